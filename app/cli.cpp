@@ -1,0 +1,32 @@
+#include "app/cli.hpp"
+
+#include <iostream>
+
+namespace po = boost::program_options;
+
+namespace pollscale::app {
+
+output_format parse_format(std::string_view text) {
+  if (text == "table") return output_format::table;
+  if (text == "csv") return output_format::csv;
+  if (text == "json") return output_format::json;
+  throw usage_error("--format: '" + std::string(text) + "' is not one of table, csv, json");
+}
+
+bool parse_command_line(const std::vector<std::string>& args, const po::options_description& opts,
+                        const po::positional_options_description& pos, po::variables_map& vm,
+                        std::string_view usage) {
+  try {
+    po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
+    if (vm.count("help")) {
+      std::cout << usage << "\n\n" << opts << "\n";
+      return false;
+    }
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw usage_error(e.what());
+  }
+  return true;
+}
+
+}  // namespace pollscale::app

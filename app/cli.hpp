@@ -1,0 +1,42 @@
+// What every subcommand shares: the usage error type, the parsed output format and the
+// signature of a subcommand's entry point.
+#pragma once
+
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <boost/program_options.hpp>
+
+namespace pollscale::app {
+
+/// Bad usage or a bad flag value: main prints "pollscale: <message>" and exits 2.
+class usage_error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+enum class output_format { table, csv, json };
+
+/// Parses "table", "csv" or "json"; throws usage_error naming --format otherwise.
+output_format parse_format(std::string_view text);
+
+/// A subcommand: receives its own arguments (argv after the subcommand name).
+using command_fn = std::function<int(const std::vector<std::string>& args)>;
+
+struct command {
+  std::string_view name;
+  std::string_view summary;  ///< one line for `pollscale --help`
+  command_fn run;
+};
+
+/// Parses `args` against `opts` (and positional `pos`), turning every Boost error into a
+/// usage_error that names the flag. Returns false after printing help when --help is given.
+bool parse_command_line(const std::vector<std::string>& args,
+                        const boost::program_options::options_description& opts,
+                        const boost::program_options::positional_options_description& pos,
+                        boost::program_options::variables_map& vm, std::string_view usage);
+
+}  // namespace pollscale::app

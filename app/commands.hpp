@@ -1,0 +1,14 @@
+// Entry points of the subcommands, one file each (cmd_<name>.cpp). Each receives the
+// arguments after its name and returns an exit code (app/exit_codes.hpp).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace pollscale::app {
+
+using args_t = std::vector<std::string>;
+
+int cmd_calibrate(const args_t& args);
+
+}  // namespace pollscale::app

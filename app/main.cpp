@@ -1,0 +1,91 @@
+// pollscale: measure, model and simulate Linux readiness notification.
+// main() owns the one place where exceptions become exit codes.
+
+#include <csignal>
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "app/cli.hpp"
+#include "app/commands.hpp"
+#include "app/exit_codes.hpp"
+#include "calibrate/sys/syscall.hpp"
+#include "datasets/csv_table.hpp"
+
+namespace {
+
+using namespace pollscale::app;
+
+const command commands[] = {
+    {"calibrate", "measure this machine's readiness mechanisms into a dataset", cmd_calibrate},
+};
+
+void print_help(std::ostream& out) {
+  out << "pollscale " << POLLSCALE_VERSION
+      << " - what waiting for events costs at N descriptors and C CPUs\n\n"
+         "usage: pollscale COMMAND [options]    (pollscale COMMAND --help for its options)\n\n"
+         "commands:\n";
+  for (const auto& c : commands) {
+    std::string name(c.name);
+    name.resize(12, ' ');
+    out << "  " << name << c.summary << "\n";
+  }
+  out << "\nexit codes: 0 ok, 1 runtime failure, 2 bad usage or bad input, 130 interrupted\n"
+         "data goes to stdout; progress and diagnostics to stderr.\n";
+}
+
+extern "C" void on_stop_signal(int) {
+  pollscale::calibrate::sys::stop_requested.store(true, std::memory_order_relaxed);
+}
+
+void install_stop_handlers() {
+  struct sigaction sa {};
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = 0;  // no SA_RESTART: blocking calls return EINTR and see the flag
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  std::signal(SIGPIPE, SIG_IGN);  // a closed peer is reported as EPIPE, not a crash
+}
+
+int dispatch(int argc, char** argv) {
+  if (argc < 2) {
+    print_help(std::cerr);
+    return exit_bad_input;
+  }
+  const std::string name = argv[1];
+  if (name == "--help" || name == "-h" || name == "help") {
+    print_help(std::cout);
+    return exit_ok;
+  }
+  if (name == "--version") {
+    std::cout << "pollscale " << POLLSCALE_VERSION << " (" << POLLSCALE_GIT_HASH << ")\n";
+    return exit_ok;
+  }
+  for (const auto& c : commands)
+    if (c.name == name) return c.run(args_t(argv + 2, argv + argc));
+  throw usage_error("unknown command '" + name + "' (see pollscale --help)");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  install_stop_handlers();
+  try {
+    return dispatch(argc, argv);
+  } catch (const usage_error& e) {
+    std::cerr << "pollscale: " << e.what() << "\n";
+    return exit_bad_input;
+  } catch (const pollscale::datasets::format_error& e) {
+    std::cerr << "pollscale: " << e.what() << "\n";
+    return exit_bad_input;
+  } catch (const pollscale::calibrate::sys::interrupted&) {
+    std::cerr << "pollscale: interrupted\n";
+    return exit_interrupted;
+  } catch (const std::exception& e) {
+    std::cerr << "pollscale: " << e.what() << "\n";
+    return exit_failure;
+  }
+}

@@ -1,0 +1,57 @@
+#include "app/table_writer.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <iomanip>
+#include <sstream>
+
+#include "datasets/csv_table.hpp"
+
+namespace pollscale::app {
+
+void write_table(std::ostream& out, const text_table& t) {
+  std::vector<std::size_t> width(t.columns.size());
+  for (std::size_t c = 0; c < t.columns.size(); ++c) width[c] = t.columns[c].size();
+  for (const auto& r : t.rows)
+    for (std::size_t c = 0; c < r.size() && c < width.size(); ++c)
+      width[c] = std::max(width[c], r[c].size());
+  auto line = [&](const std::vector<std::string>& cells) {
+    for (std::size_t c = 0; c < width.size(); ++c) {
+      const bool right = c < t.numeric.size() && t.numeric[c];
+      const std::string& cell = c < cells.size() ? cells[c] : std::string{};
+      out << (c ? "  " : "") << (right ? std::right : std::left)
+          << std::setw(static_cast<int>(width[c])) << cell;
+    }
+    out << "\n";
+  };
+  line(t.columns);
+  std::vector<std::string> rule;
+  for (auto w : width) rule.emplace_back(w, '-');
+  line(rule);
+  for (const auto& r : t.rows) line(r);
+}
+
+void write_csv(std::ostream& out, const text_table& t) {
+  auto line = [&](const std::vector<std::string>& cells) {
+    for (std::size_t c = 0; c < cells.size(); ++c)
+      out << (c ? "," : "") << datasets::csv_escape(cells[c]);
+    out << "\n";
+  };
+  line(t.columns);
+  for (const auto& r : t.rows) line(r);
+}
+
+std::string format_number(double v, int significant) {
+  if (!std::isfinite(v)) return std::isnan(v) ? "nan" : (v > 0 ? "inf" : "-inf");
+  std::ostringstream s;
+  const double a = std::fabs(v);
+  if (a != 0 && (a < 1e-3 || a >= 1e9)) {
+    s << std::setprecision(significant) << v;
+  } else {
+    const int digits = a == 0 ? 0 : static_cast<int>(std::floor(std::log10(a))) + 1;
+    s << std::fixed << std::setprecision(std::max(0, significant - digits)) << v;
+  }
+  return s.str();
+}
+
+}  // namespace pollscale::app

@@ -1,0 +1,24 @@
+// Renders rows of named columns as an aligned text table or as CSV. JSON output is built
+// by each command with nlohmann::json, because its shape is richer than a table's.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace pollscale::app {
+
+struct text_table {
+  std::vector<std::string> columns;
+  std::vector<std::vector<std::string>> rows;
+  /// Columns whose cells are right-aligned (numbers); others are left-aligned.
+  std::vector<bool> numeric;
+};
+
+void write_table(std::ostream& out, const text_table& t);
+void write_csv(std::ostream& out, const text_table& t);
+
+/// A number with `significant` significant digits, no exponent for 1e-3 <= |v| < 1e9.
+std::string format_number(double v, int significant = 4);
+
+}  // namespace pollscale::app

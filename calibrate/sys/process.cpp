@@ -1,0 +1,66 @@
+#include "calibrate/sys/process.hpp"
+
+#include <dirent.h>
+#include <sched.h>
+#include <sys/resource.h>
+
+#include <string>
+
+#include "calibrate/sys/syscall.hpp"
+
+namespace pollscale::calibrate::sys {
+
+nofile_limit current_nofile_limit() {
+  rlimit r{};
+  call("getrlimit(RLIMIT_NOFILE)", [&] { return ::getrlimit(RLIMIT_NOFILE, &r); });
+  return {r.rlim_cur, r.rlim_cur, r.rlim_max};
+}
+
+nofile_limit raise_nofile_limit() {
+  nofile_limit l = current_nofile_limit();
+  if (l.soft < l.hard) {
+    rlimit r{l.hard, l.hard};
+    call("setrlimit(RLIMIT_NOFILE)", [&] { return ::setrlimit(RLIMIT_NOFILE, &r); });
+    l.soft = l.hard;
+  }
+  return l;
+}
+
+std::size_t open_fd_count() {
+  DIR* d = ::opendir("/proc/self/fd");
+  if (!d) throw_errno(errno, "opendir(/proc/self/fd)");
+  std::size_t n = 0;
+  while (const dirent* e = ::readdir(d))
+    if (e->d_name[0] != '.') ++n;
+  ::closedir(d);
+  return n - 1;  // the DIR's own descriptor
+}
+
+std::vector<int> allowed_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  call("sched_getaffinity", [&] { return ::sched_getaffinity(0, sizeof set, &set); });
+  std::vector<int> cpus;
+  for (std::size_t c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &set)) cpus.push_back(static_cast<int>(c));
+  return cpus;
+}
+
+void set_current_thread_affinity(const std::vector<int>& cpus) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (int c : cpus) CPU_SET(static_cast<std::size_t>(c), &set);
+  call("sched_setaffinity", [&] { return ::sched_setaffinity(0, sizeof set, &set); });
+}
+
+void pin_current_thread(int cpu) {
+  try {
+    set_current_thread_affinity({cpu});
+  } catch (const std::system_error& e) {
+    throw std::system_error(e.code(), "pin to CPU " + std::to_string(cpu));
+  }
+}
+
+int current_cpu() { return call("sched_getcpu", [] { return ::sched_getcpu(); }); }
+
+}  // namespace pollscale::calibrate::sys

@@ -1,0 +1,38 @@
+// Process-level facts and settings the probes depend on: the descriptor limit, CPU
+// affinity, and how many descriptors are open (for leak checks).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace pollscale::calibrate::sys {
+
+struct nofile_limit {
+  std::uint64_t soft_before = 0;  ///< soft RLIMIT_NOFILE when pollscale started
+  std::uint64_t soft = 0;         ///< soft limit now
+  std::uint64_t hard = 0;         ///< hard limit (cannot be raised without CAP_SYS_RESOURCE)
+};
+
+/// Raises the soft RLIMIT_NOFILE to the hard limit and reports both.
+nofile_limit raise_nofile_limit();
+
+/// Current soft and hard RLIMIT_NOFILE without changing them.
+nofile_limit current_nofile_limit();
+
+/// Number of entries in /proc/self/fd (the directory's own descriptor excluded).
+std::size_t open_fd_count();
+
+/// CPUs in this process's affinity mask, ascending.
+std::vector<int> allowed_cpus();
+
+/// Pins the calling thread to one CPU. Throws std::system_error if the CPU is not allowed.
+void pin_current_thread(int cpu);
+
+/// Restores the calling thread's affinity to every CPU in `cpus`.
+void set_current_thread_affinity(const std::vector<int>& cpus);
+
+/// The CPU the caller runs on now (sched_getcpu).
+int current_cpu();
+
+}  // namespace pollscale::calibrate::sys

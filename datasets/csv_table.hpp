@@ -1,0 +1,50 @@
+// A parsed CSV file (RFC 4180, via libcsv) that remembers the line each record ended on,
+// so every complaint about a value can name file:line.
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace pollscale::datasets {
+
+/// Malformed input: the message always starts with "file:line: " (or "file: ").
+class format_error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct csv_record {
+  std::size_t line = 0;  ///< 1-based line on which the record ends
+  std::vector<std::string> fields;
+};
+
+struct csv_table {
+  std::filesystem::path path;
+  std::vector<std::string> header;
+  std::vector<csv_record> records;
+
+  /// Index of `column` in the header, or nullopt.
+  std::optional<std::size_t> column(std::string_view name) const;
+  /// Like column(), but throws format_error naming the file when absent.
+  std::size_t require_column(std::string_view name) const;
+  /// "path:line: " for messages about `r`.
+  std::string where(const csv_record& r) const;
+};
+
+/// Parses CSV text. Blank lines are skipped; a record whose field count differs from the
+/// header's throws format_error naming the line; so do an unterminated quote and an
+/// empty input without a header.
+csv_table parse_csv(std::string_view text, const std::filesystem::path& name);
+
+/// Reads and parses a file; I/O failures throw format_error naming the path.
+csv_table read_csv(const std::filesystem::path& path);
+
+/// Quotes one field when it holds a comma, quote or line break (RFC 4180).
+std::string csv_escape(std::string_view field);
+
+}  // namespace pollscale::datasets

@@ -1,0 +1,165 @@
+#include "datasets/dataset.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "datasets/atomic_file.hpp"
+#include "datasets/csv_table.hpp"
+
+namespace pollscale::datasets {
+namespace {
+
+constexpr const char* summary_stat_columns[] = {"n",           "median",  "mean",
+                                                "stddev",      "stderr_mean", "ci95_lo",
+                                                "ci95_hi",     "min",     "max"};
+
+std::string number_text(double v) {
+  char buf[32];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);  // shortest round-trip form
+  return std::string(buf, end);
+}
+
+std::string key_header() {
+  std::string h;
+  for (auto c : key_columns()) h += std::string(c) + ",";
+  return h;
+}
+
+std::string key_text(const key& k) {
+  std::string out;
+  for (auto c : key_columns()) out += csv_escape(key_field(k, c)) + ",";
+  return out;
+}
+
+nlohmann::json read_context(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  if (!in) throw format_error(p.string() + ": cannot open for reading");
+  try {
+    auto j = nlohmann::json::parse(in);
+    if (!j.is_object() || !j.contains("schema_version"))
+      throw format_error(p.string() + ": not a context block (no schema_version)");
+    if (j["schema_version"] != schema_version)
+      throw format_error(p.string() + ": schema_version " + j["schema_version"].dump() +
+                         " is not supported (this build reads " + std::to_string(schema_version) + ")");
+    return j;
+  } catch (const nlohmann::json::parse_error& e) {
+    throw format_error(p.string() + ": invalid JSON: " + e.what());
+  }
+}
+
+}  // namespace
+
+/// A finite, non-negative number, or a format_error naming the record and column.
+double parse_value(const csv_table& t, const csv_record& r, std::string_view column) {
+  const std::string& s = r.fields[t.require_column(column)];
+  double v = 0;
+  const char* end = s.data() + s.size();
+  auto [ptr, ec] = std::from_chars(s.data(), end, v);
+  if (s.empty() || ec != std::errc{} || ptr != end)
+    throw format_error(t.where(r) + "column '" + std::string(column) + "': '" + s +
+                       "' is not a number");
+  if (!std::isfinite(v))
+    throw format_error(t.where(r) + "column '" + std::string(column) + "': not finite ('" + s + "')");
+  if (v < 0)
+    throw format_error(t.where(r) + "column '" + std::string(column) + "': negative value " + s);
+  return v;
+}
+
+key parse_key(const csv_table& t, const csv_record& r) {
+  key k;
+  for (auto c : key_columns()) {
+    const auto idx = t.column(c);
+    if (!idx) {
+      if (c == "pinning") continue;  // optional: older and historical tables lack it
+      throw format_error(t.path.string() + ":1: missing column '" + std::string(c) + "'");
+    }
+    try {
+      set_key_field(k, c, r.fields[*idx]);
+    } catch (const std::invalid_argument& e) {
+      throw format_error(t.where(r) + e.what());
+    }
+  }
+  if (k.scenario.empty()) throw format_error(t.where(r) + "column 'scenario' is empty");
+  if (k.metric.empty()) throw format_error(t.where(r) + "column 'metric' is empty");
+  if (k.unit.empty()) throw format_error(t.where(r) + "column 'unit' is empty");
+  return k;
+}
+
+std::vector<summary_row> summarise_samples(const std::vector<sample_row>& samples) {
+  std::map<key, std::vector<double>> groups;
+  for (const auto& s : samples) groups[s.k].push_back(s.value);
+  std::vector<summary_row> out;
+  out.reserve(groups.size());
+  for (const auto& [k, values] : groups) out.push_back({k, summarise(values)});
+  return out;
+}
+
+std::string samples_csv(const std::vector<sample_row>& rows) {
+  std::ostringstream out;
+  out << key_header() << "rep,value\n";
+  for (const auto& r : rows) out << key_text(r.k) << r.rep << "," << number_text(r.value) << "\n";
+  return out.str();
+}
+
+std::string summary_csv(const std::vector<summary_row>& rows) {
+  std::ostringstream out;
+  out << key_header() << "n,median,mean,stddev,stderr_mean,ci95_lo,ci95_hi,min,max\n";
+  for (const auto& r : rows) {
+    const auto& s = r.s;
+    out << key_text(r.k) << s.n;
+    for (double v : {s.median, s.mean, s.stddev, s.stderr_mean, s.ci95_lo, s.ci95_hi, s.min, s.max})
+      out << "," << number_text(v);
+    out << "\n";
+  }
+  return out.str();
+}
+
+void write_dataset(const std::filesystem::path& dir, const dataset& d) {
+  std::filesystem::create_directories(dir);
+  write_file_atomically(dir / "samples.csv", samples_csv(d.samples));
+  write_file_atomically(dir / "summary.csv", summary_csv(d.summaries));
+  write_file_atomically(dir / "context.json", d.context.dump(2) + "\n");
+}
+
+std::vector<sample_row> parse_samples(const csv_table& t) {
+  std::vector<sample_row> rows;
+  rows.reserve(t.records.size());
+  for (const auto& r : t.records) {
+    sample_row s{parse_key(t, r), 0, parse_value(t, r, "value")};
+    s.rep = static_cast<std::int64_t>(parse_value(t, r, "rep"));
+    rows.push_back(std::move(s));
+  }
+  return rows;
+}
+
+std::vector<summary_row> parse_summaries(const csv_table& t) {
+  std::vector<summary_row> rows;
+  for (const auto& r : t.records) {
+    summary_row s{parse_key(t, r), {}};
+    double v[9];
+    for (int i = 0; i < 9; ++i) v[i] = parse_value(t, r, summary_stat_columns[i]);
+    s.s = {static_cast<std::size_t>(v[0]), v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8]};
+    if (s.s.n == 0) throw format_error(t.where(r) + "column 'n': a summary of no samples");
+    const auto& x = s.s;  // the mean may differ from min == max by rounding
+    if (!(x.min <= x.ci95_lo && x.ci95_lo <= x.median && x.median <= x.ci95_hi &&
+          x.ci95_hi <= x.max && x.min * (1 - 1e-9) <= x.mean && x.mean <= x.max * (1 + 1e-9)))
+      throw format_error(t.where(r) + "inconsistent summary (min <= ci95_lo <= median <= ci95_hi <= max mean within [min, max] violated)");
+    rows.push_back(std::move(s));
+  }
+  return rows;
+}
+
+dataset read_dataset(const std::filesystem::path& dir) {
+  if (!std::filesystem::is_directory(dir))
+    throw format_error(dir.string() + ": not a dataset directory");
+  dataset d;
+  d.context = read_context(dir / "context.json");
+  d.samples = parse_samples(read_csv(dir / "samples.csv"));
+  d.summaries = parse_summaries(read_csv(dir / "summary.csv"));
+  return d;
+}
+
+}  // namespace pollscale::datasets

@@ -1,0 +1,70 @@
+// A calibration dataset: a directory with context.json, samples.csv and summary.csv
+// (ARCHITECTURE.md, "Data contracts"). Writing is atomic per file; reading validates
+// every row and names file:line for the first one it cannot trust.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "datasets/schema.hpp"
+#include "datasets/statistics.hpp"
+
+namespace pollscale::datasets {
+
+struct csv_table;
+struct csv_record;
+
+/// One timed repetition. `value` is in `k.unit`, finite and >= 0.
+struct sample_row {
+  key k;
+  std::int64_t rep = 0;
+  double value = 0;
+};
+
+/// One measured point, summarised over its repetitions.
+struct summary_row {
+  key k;
+  summary s;
+};
+
+/// A probe point that could not run here, with the reason (kept in context.json).
+struct skipped_point {
+  key k;
+  std::string reason;
+};
+
+struct dataset {
+  nlohmann::json context;  ///< the context block; "warnings" and "skipped" live here
+  std::vector<sample_row> samples;
+  std::vector<summary_row> summaries;
+};
+
+/// Summarises samples grouped by key, in key order.
+std::vector<summary_row> summarise_samples(const std::vector<sample_row>& samples);
+
+std::string samples_csv(const std::vector<sample_row>& rows);
+std::string summary_csv(const std::vector<summary_row>& rows);
+
+/// Creates `dir` if needed and writes the three files, each atomically.
+void write_dataset(const std::filesystem::path& dir, const dataset& d);
+
+/// Reads and validates a dataset directory. Throws format_error ("file:line: what") for
+/// missing files, bad JSON, missing columns, unknown names, non-numeric, NaN, infinite
+/// or negative values, and summaries inconsistent with their own fields (min > max).
+dataset read_dataset(const std::filesystem::path& dir);
+
+/// The key columns of record `r` of table `t`; format_error naming file:line when invalid.
+key parse_key(const csv_table& t, const csv_record& r);
+
+/// A finite, non-negative number from `column` of record `r`; format_error otherwise.
+double parse_value(const csv_table& t, const csv_record& r, std::string_view column);
+
+/// Parsers for the two CSV tables alone (used by read_dataset and by tests).
+std::vector<sample_row> parse_samples(const csv_table& t);
+std::vector<summary_row> parse_summaries(const csv_table& t);
+
+}  // namespace pollscale::datasets

@@ -1,0 +1,124 @@
+#include "datasets/schema.hpp"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <stdexcept>
+
+namespace pollscale::datasets {
+namespace {
+
+constexpr std::array<std::string_view, 14> key_column_names = {
+    "scenario", "mechanism", "variant", "fd_kind", "n_fds",   "n_active", "active_pos",
+    "max_fd",   "blocking",  "threads", "cpus",    "pinning", "metric",   "unit"};
+constexpr std::array<std::string_view, 7> measured = {"select", "pselect", "poll", "ppoll",
+                                                      "epoll",  "rtsig",   "io_uring"};
+constexpr std::array<std::string_view, 3> historical = {"devpoll", "poll2", "kqueue"};
+constexpr std::array<std::string_view, 7> kinds = {"pipe", "eventfd", "socketpair", "tcp",
+                                                   "udp",  "fifo",    "tmpfile"};
+constexpr std::array<std::string_view, 7> unit_names = {"ns", "us", "ms", "s", "1/s", "1/ms", "B"};
+
+bool contains(std::span<const std::string_view> names, std::string_view name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+std::optional<std::int64_t> parse_count(std::string_view column, std::string_view text) {
+  if (text.empty()) return std::nullopt;
+  std::int64_t v = 0;
+  const auto* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, v);
+  if (ec != std::errc{} || ptr != end || v < 0)
+    throw std::invalid_argument("column '" + std::string(column) + "': '" + std::string(text) +
+                                "' is not a non-negative integer");
+  return v;
+}
+
+std::string count_text(const std::optional<std::int64_t>& v) {
+  return v ? std::to_string(*v) : std::string{};
+}
+
+void check_name(std::string_view column, std::string_view text, bool ok) {
+  if (!text.empty() && !ok)
+    throw std::invalid_argument("column '" + std::string(column) + "': unknown name '" +
+                                std::string(text) + "'");
+}
+
+}  // namespace
+
+std::span<const std::string_view> key_columns() { return key_column_names; }
+std::span<const std::string_view> measured_mechanisms() { return measured; }
+std::span<const std::string_view> historical_mechanisms() { return historical; }
+std::span<const std::string_view> fd_kinds() { return kinds; }
+std::span<const std::string_view> units() { return unit_names; }
+
+bool is_known_mechanism(std::string_view n) { return contains(measured, n) || contains(historical, n); }
+bool is_known_fd_kind(std::string_view n) { return contains(kinds, n); }
+bool is_known_unit(std::string_view n) { return contains(unit_names, n); }
+
+std::string key_field(const key& k, std::string_view c) {
+  if (c == "scenario") return k.scenario;
+  if (c == "mechanism") return k.mechanism;
+  if (c == "variant") return k.variant;
+  if (c == "fd_kind") return k.fd_kind;
+  if (c == "n_fds") return count_text(k.n_fds);
+  if (c == "n_active") return count_text(k.n_active);
+  if (c == "active_pos") return k.active_pos;
+  if (c == "max_fd") return count_text(k.max_fd);
+  if (c == "blocking") return count_text(k.blocking);
+  if (c == "threads") return count_text(k.threads);
+  if (c == "cpus") return count_text(k.cpus);
+  if (c == "pinning") return k.pinning;
+  if (c == "metric") return k.metric;
+  if (c == "unit") return k.unit;
+  throw std::invalid_argument("unknown key column '" + std::string(c) + "'");
+}
+
+void set_key_field(key& k, std::string_view c, std::string_view t) {
+  const std::string s(t);
+  if (c == "mechanism") check_name(c, t, is_known_mechanism(t));
+  if (c == "fd_kind") check_name(c, t, is_known_fd_kind(t));
+  if (c == "unit") check_name(c, t, is_known_unit(t));
+  if (c == "scenario") k.scenario = s;
+  else if (c == "mechanism") k.mechanism = s;
+  else if (c == "variant") k.variant = s;
+  else if (c == "fd_kind") k.fd_kind = s;
+  else if (c == "n_fds") k.n_fds = parse_count(c, t);
+  else if (c == "n_active") k.n_active = parse_count(c, t);
+  else if (c == "active_pos") k.active_pos = s;
+  else if (c == "max_fd") k.max_fd = parse_count(c, t);
+  else if (c == "blocking") k.blocking = parse_count(c, t);
+  else if (c == "threads") k.threads = parse_count(c, t);
+  else if (c == "cpus") k.cpus = parse_count(c, t);
+  else if (c == "pinning") k.pinning = s;
+  else if (c == "metric") k.metric = s;
+  else if (c == "unit") k.unit = s;
+  else throw std::invalid_argument("unknown key column '" + std::string(c) + "'");
+  if (c == "blocking" && k.blocking && *k.blocking > 1)
+    throw std::invalid_argument("column 'blocking': '" + s + "' is not 0 or 1");
+}
+
+double to_si_factor(std::string_view unit) {
+  if (unit == "ns") return 1e-9;
+  if (unit == "us") return 1e-6;
+  if (unit == "ms") return 1e-3;
+  if (unit == "s") return 1.0;
+  if (unit == "1/s") return 1.0;
+  if (unit == "1/ms") return 1e3;
+  throw std::invalid_argument("unit '" + std::string(unit) + "' is neither a time nor a rate");
+}
+
+std::string describe(const key& k) {
+  std::string out = k.scenario + "/" + (k.mechanism.empty() ? "-" : k.mechanism);
+  if (!k.variant.empty()) out += "/" + k.variant;
+  if (!k.fd_kind.empty()) out += "/" + k.fd_kind;
+  if (k.n_fds) out += " n=" + std::to_string(*k.n_fds);
+  if (k.n_active) out += " k=" + std::to_string(*k.n_active);
+  if (!k.active_pos.empty()) out += " pos=" + k.active_pos;
+  if (k.max_fd) out += " maxfd=" + std::to_string(*k.max_fd);
+  if (k.blocking) out += *k.blocking ? " blocking" : " t0";
+  if (!k.pinning.empty()) out += " cpu=" + k.pinning;
+  out += " " + k.metric;
+  return out;
+}
+
+}  // namespace pollscale::datasets

@@ -1,0 +1,45 @@
+// Descriptive statistics of repeated measurements, each named for exactly what it is:
+// `stddev` is the sample standard deviation of the values, `stderr_mean` the standard
+// error of their mean, and `ci95_lo/hi` a distribution-free 95% confidence interval of
+// the *median* (order statistics, binomial), because medians are what pollscale reports.
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <utility>
+#include <vector>
+
+namespace pollscale::datasets {
+
+struct summary {
+  std::size_t n = 0;
+  double median = 0;
+  double mean = 0;
+  double stddev = 0;       ///< sample standard deviation (n-1 denominator); 0 when n < 2
+  double stderr_mean = 0;  ///< stddev / sqrt(n)
+  double ci95_lo = 0;      ///< lower end of the 95% confidence interval of the median
+  double ci95_hi = 0;      ///< upper end; [min, max] when n is too small for 95%
+  double min = 0;
+  double max = 0;
+};
+
+/// Summarises `values` (any order). Precondition: non-empty and all finite.
+summary summarise(std::span<const double> values);
+
+/// Median of `values` (any order); the mean of the two middle values when n is even.
+double median(std::span<const double> values);
+
+/// Quantile q in [0,1] by linear interpolation between order statistics (Hyndman-Fan
+/// type 7, the default of R and NumPy). Precondition: non-empty.
+double quantile(std::span<const double> values, double q);
+
+/// Zero-based order-statistic indices (lo, hi) of a sorted sample of size n whose interval
+/// [x_lo, x_hi] covers the population median with probability >= `level`, the narrowest
+/// symmetric such pair; (0, n-1) when even that cannot reach `level`. Precondition: n >= 1.
+std::pair<std::size_t, std::size_t> median_ci_ranks(std::size_t n, double level);
+
+/// Half-width of the 95% median interval relative to the median: max(med-lo, hi-med)/med.
+/// Used as the runner's stopping rule. Returns +inf when the median is 0 or n is tiny.
+double relative_median_halfwidth(const summary& s);
+
+}  // namespace pollscale::datasets

@@ -1,0 +1,148 @@
+#include "datasets/dataset.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+
+#include "datasets/csv_table.hpp"
+#include "datasets/historical.hpp"
+
+namespace pollscale::datasets {
+namespace {
+
+namespace fs = std::filesystem;
+
+class DatasetTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("pollscale_ds_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  static dataset small() {
+    dataset d;
+    d.context = {{"schema_version", schema_version}, {"host", "test"}};
+    key k;
+    k.scenario = "find_active";
+    k.mechanism = "poll";
+    k.fd_kind = "pipe";
+    k.n_fds = 10;
+    k.metric = "time_per_call";
+    k.unit = "ns";
+    for (int i = 0; i < 7; ++i) d.samples.push_back({k, i, 100.0 + i * 0.1});
+    k.n_fds = 100;
+    for (int i = 0; i < 7; ++i) d.samples.push_back({k, i, 1000.0 / 3 + i});
+    d.summaries = summarise_samples(d.samples);
+    return d;
+  }
+
+  void replace_in(const std::string& file, const std::string& from, const std::string& to) {
+    std::ifstream in(dir_ / file);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const auto pos = text.find(from);
+    ASSERT_NE(pos, std::string::npos) << from;
+    text.replace(pos, from.size(), to);
+    std::ofstream(dir_ / file) << text;
+  }
+
+  std::string read_error() {
+    try {
+      read_dataset(dir_);
+    } catch (const format_error& e) {
+      return e.what();
+    }
+    return "no error";
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(DatasetTest, RoundTripIsExact) {
+  const dataset d = small();
+  write_dataset(dir_, d);
+  const dataset back = read_dataset(dir_);
+  ASSERT_EQ(back.samples.size(), d.samples.size());
+  for (std::size_t i = 0; i < d.samples.size(); ++i) {
+    EXPECT_EQ(back.samples[i].k, d.samples[i].k);
+    EXPECT_EQ(back.samples[i].value, d.samples[i].value);  // shortest round-trip text
+  }
+  ASSERT_EQ(back.summaries.size(), 2u);
+  EXPECT_EQ(back.summaries[1].s.median, d.summaries[1].s.median);
+  EXPECT_EQ(back.context["host"], "test");
+  // Atomic writes leave no temporary files behind.
+  for (const auto& e : fs::directory_iterator(dir_)) EXPECT_NE(e.path().filename().string()[0], '.');
+}
+
+TEST_F(DatasetTest, RejectsNaNNamingFileAndLine) {
+  write_dataset(dir_, small());
+  replace_in("samples.csv", ",100.1\n", ",nan\n");
+  EXPECT_EQ(read_error(), (dir_ / "samples.csv").string() + ":3: column 'value': not finite ('nan')");
+}
+
+TEST_F(DatasetTest, RejectsNegativeEmptyAndTextValues) {
+  write_dataset(dir_, small());
+  replace_in("samples.csv", ",100.1\n", ",-5\n");
+  EXPECT_NE(read_error().find("samples.csv:3: column 'value': negative value -5"), std::string::npos);
+  write_dataset(dir_, small());
+  replace_in("samples.csv", ",100.1\n", ",\n");
+  EXPECT_NE(read_error().find("samples.csv:3: column 'value': '' is not a number"), std::string::npos);
+  write_dataset(dir_, small());
+  replace_in("samples.csv", ",100.1\n", ",fast\n");
+  EXPECT_NE(read_error().find(":3: column 'value': 'fast' is not a number"), std::string::npos);
+}
+
+TEST_F(DatasetTest, RejectsMissingColumnUnknownMechanismAndBadSummary) {
+  write_dataset(dir_, small());
+  replace_in("samples.csv", "scenario,", "scenery,");
+  EXPECT_NE(read_error().find("samples.csv:1: missing column 'scenario'"), std::string::npos);
+  write_dataset(dir_, small());
+  replace_in("samples.csv", "find_active,poll,", "find_active,pole,");
+  EXPECT_NE(read_error().find("samples.csv:2: column 'mechanism': unknown name 'pole'"),
+            std::string::npos);
+  write_dataset(dir_, small());
+  replace_in("summary.csv", ",100.3,", ",1e9,");  // a median above the max
+  EXPECT_NE(read_error().find("summary.csv:2: inconsistent summary"), std::string::npos);
+}
+
+TEST_F(DatasetTest, RejectsMissingFilesAndBadContext) {
+  EXPECT_NE(read_error().find("not a dataset directory"), std::string::npos);
+  write_dataset(dir_, small());
+  std::ofstream(dir_ / "context.json") << "{\"schema_version\": ";
+  EXPECT_NE(read_error().find("context.json: invalid JSON"), std::string::npos);
+  std::ofstream(dir_ / "context.json") << "{\"schema_version\": 99}";
+  EXPECT_NE(read_error().find("schema_version 99 is not supported"), std::string::npos);
+  write_dataset(dir_, small());
+  fs::remove(dir_ / "summary.csv");
+  EXPECT_NE(read_error().find("summary.csv: cannot open"), std::string::npos);
+}
+
+TEST_F(DatasetTest, HistoricalReaderValidatesProvenance) {
+  fs::create_directories(dir_);
+  const std::string header =
+      "scenario,mechanism,variant,fd_kind,n_fds,n_active,active_pos,max_fd,blocking,threads,"
+      "cpus,metric,unit,value,stddev,source,platform,kernel,cpu_mhz,note\n";
+  std::ofstream(dir_ / "h.csv") << header
+      << "find_active,poll,,pipe,100,1,,,0,,,time_per_op,us,49,,seed 000 Dan Kegel 2000,"
+         "dual PIII,2.4.0,650,\n";
+  const auto rows = read_historical(dir_ / "h.csv");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].value, 49);
+  EXPECT_FALSE(rows[0].stddev.has_value());
+  EXPECT_EQ(rows[0].cpu_mhz, 650);
+  EXPECT_EQ(rows[0].line, 2u);
+  std::ofstream(dir_ / "h.csv") << header
+      << "find_active,poll,,pipe,100,1,,,0,,,time_per_op,us,49,,,dual PIII,2.4.0,650,\n";
+  try {
+    read_historical(dir_ / "h.csv");
+    FAIL();
+  } catch (const format_error& e) {
+    EXPECT_NE(std::string(e.what()).find("h.csv:2: column 'source' is empty"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace pollscale::datasets
