@@ -18,9 +18,17 @@ namespace {
 
 using namespace pollscale::app;
 
-const command commands[] = {
-    {"calibrate", "measure this machine's readiness mechanisms into a dataset", cmd_calibrate},
+// One line per subcommand, in the order `pollscale --help` lists them.
+int cmd_version(const args_t&);
+
+const std::vector<command> commands = {
+    {"version", "print the version and git hash", cmd_version},
 };
+
+int cmd_version(const args_t&) {
+  std::cout << "pollscale " << POLLSCALE_VERSION << " (" << POLLSCALE_GIT_HASH << ")\n";
+  return exit_ok;
+}
 
 void print_help(std::ostream& out) {
   out << "pollscale " << POLLSCALE_VERSION
@@ -60,10 +68,7 @@ int dispatch(int argc, char** argv) {
     print_help(std::cout);
     return exit_ok;
   }
-  if (name == "--version") {
-    std::cout << "pollscale " << POLLSCALE_VERSION << " (" << POLLSCALE_GIT_HASH << ")\n";
-    return exit_ok;
-  }
+  if (name == "--version") return cmd_version({});
   for (const auto& c : commands)
     if (c.name == name) return c.run(args_t(argv + 2, argv + argc));
   throw usage_error("unknown command '" + name + "' (see pollscale --help)");
