@@ -1,0 +1,75 @@
+// What a probe is. A probe measures one scenario (find_active, token_ring, ...): it lists
+// the points it can measure for a profile, and for one point builds an *instance* whose
+// run(ops) performs `ops` operations back to back, checks every answer, and returns the
+// nanoseconds spent in the part its essay says is timed. The runner (runner.hpp) decides
+// batch sizes, warm-up and repetitions; the probe decides what one operation is.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "calibrate/channel.hpp"
+#include "calibrate/mechanism.hpp"
+#include "datasets/schema.hpp"
+
+namespace pollscale::calibrate {
+
+/// The point cannot run on this machine (mechanism refused, descriptor limit, one CPU...);
+/// the runner records it as skipped with this reason and goes on.
+class probe_skipped : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// A call returned a wrong answer (not exactly the expected descriptors ready). Fatal for
+/// the run: a probe that measures the wrong thing must fail loudly.
+class probe_failure : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class probe_instance {
+ public:
+  virtual ~probe_instance() = default;
+  /// Performs `ops` >= 1 operations; returns the timed nanoseconds for all of them.
+  virtual std::uint64_t run(std::size_t ops) = 0;
+};
+
+/// How much work a calibration may do.
+enum class profile_kind { quick, full };
+
+/// What the user asked for, as probes need it to list their points.
+struct selection {
+  profile_kind profile = profile_kind::quick;
+  std::vector<std::int64_t> n_override;  ///< --n: replaces each probe's grid of n when set
+  std::size_t max_fds = 0;               ///< descriptors this process may open (soft limit - reserve)
+  std::vector<int> cpus;                 ///< CPUs in the affinity mask
+  std::uint64_t seed = 1;
+};
+
+struct probe_def {
+  std::string_view scenario;
+  std::string_view essay;  ///< one line: what one operation is (for --list)
+  /// The points this probe would measure, for the mechanisms in `mechs`.
+  std::function<std::vector<datasets::key>(const selection&, std::span<const flavour> mechs)> points;
+  /// Builds the instance for one point; throws probe_skipped when it cannot run here.
+  std::function<std::unique_ptr<probe_instance>(const datasets::key&, const selection&)> make;
+};
+
+/// Log-spaced integer grid from lo to hi (both included), `count` points, duplicates removed.
+std::vector<std::int64_t> log_grid(std::int64_t lo, std::int64_t hi, int count);
+
+/// The flavour a key names; throws std::invalid_argument for an unknown one.
+flavour flavour_of(const datasets::key& k);
+
+/// The fd kind a key names; throws std::invalid_argument for an unknown one.
+fd_kind fd_kind_of(const datasets::key& k);
+
+}  // namespace pollscale::calibrate
