@@ -1,0 +1,90 @@
+// A fitted model set: what model.json holds (ARCHITECTURE.md, "Model"). One cell_model per
+// cell, a cell being every key column except the regressors (n_fds, n_active, active_pos,
+// max_fd), plus the platform and kernel of historical rows.
+#pragma once
+
+#include <cstddef>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <Eigen/Dense>
+#include <nlohmann/json.hpp>
+
+#include "datasets/schema.hpp"
+#include "model/basis.hpp"
+
+namespace pollscale::model {
+
+inline constexpr int model_schema_version = 1;
+inline constexpr double not_available = std::numeric_limits<double>::quiet_NaN();
+
+/// One term of a formula: a basis times a fitted coefficient.
+struct term {
+  basis b;
+  std::string name;     ///< basis_name(b)
+  std::string meaning;  ///< basis_meaning(b)
+  std::string unit;     ///< unit of the coefficient, e.g. "ns/fd"
+  double coefficient = 0;
+  double ci95_lo = not_available;  ///< 95% interval (Student t); NaN when df = 0
+  double ci95_hi = not_available;
+  bool at_bound = false;    ///< held at 0 by the non-negativity constraint
+  bool from_prior = false;  ///< the data cannot identify it: a prior sets it (working set)
+};
+
+struct fit_statistics {
+  std::size_t n_points = 0;  ///< measured points (medians) the fit used
+  std::size_t df = 0;        ///< residual degrees of freedom: points - free coefficients
+  double mape_in_sample = not_available;  ///< mean |ŷ-y|/y over the fitted points (fraction)
+  double mape_loo = not_available;        ///< the same, each point predicted without itself
+  /// Standard deviation of the relative residuals (y-ŷ)/ŷ, in-sample, df-corrected.
+  double residual_spread = not_available;
+  /// Relative spread of one new point around the model, used for prediction intervals:
+  /// the larger of residual_spread and the LOO root-mean-square relative error.
+  double sigma_rel = not_available;
+  std::string method;  ///< e.g. "nnls+huber, weights 1/ŷ²"
+};
+
+/// The measured range of each regressor (training points only).
+struct domain {
+  double n_min = 0, n_max = 0;
+  double k_min = 0, k_max = 0;
+  double words_min = 0, words_max = 0;
+};
+
+/// A candidate form that model selection considered.
+struct rival {
+  std::string form;
+  std::size_t n_terms = 0;
+  double mape_loo = not_available;  ///< NaN when the form could not be scored
+  std::string note;                 ///< why it was not scored or not chosen
+};
+
+struct cell_model {
+  datasets::key cell;    ///< key columns; n_fds, n_active, active_pos, max_fd empty
+  std::string platform;  ///< historical rows: the machine; "" for a calibration dataset
+  std::string kernel;    ///< historical rows: the kernel or OS release
+  std::string formula;   ///< e.g. "T(n,k) = fixed + per_fd·n + per_ready·k"
+  /// Rates (1/s, 1/ms) are modelled through their reciprocal, the time per operation, so
+  /// terms add up; coefficients are then in the reciprocal unit ("s", "ms").
+  bool reciprocal = false;
+  std::vector<term> terms;
+  Eigen::MatrixXd covariance;  ///< of the coefficients, in the terms' order
+  double t95 = not_available;  ///< Student t 0.975 quantile for stats.df
+  fit_statistics stats;
+  domain dom;
+  std::string chosen_by;  ///< "leave-one-out + parsimony", "forced", ...
+  std::vector<rival> rivals;
+  /// Optional bootstrap (rows = replicates of the coefficients); empty when the analytic
+  /// interval is used. Each replicate is paired with a resampled relative residual.
+  Eigen::MatrixXd bootstrap;
+  std::vector<double> bootstrap_residuals;
+};
+
+struct model_set {
+  nlohmann::json context;  ///< the context block of the data the models were fitted on
+  std::string source;      ///< the dataset directory or historical file fitted
+  std::vector<cell_model> cells;
+};
+
+}  // namespace pollscale::model

@@ -1,0 +1,58 @@
+// The public face of model/: load a fitted model.json and ask it what one operation
+// costs at a point nobody measured. sim/ and app/ use only this header; how the models
+// were chosen and fitted stays inside model/.
+//
+//   const auto models = pollscale::model::load_model("model.json");
+//   datasets::key q;  q.scenario = "find_active"; q.mechanism = "poll";
+//   q.fd_kind = "pipe"; q.metric = "time_per_call"; q.n_fds = 100000; q.n_active = 1;
+//   const auto p = pollscale::model::predict(models, q);   // p.value, p.lo, p.hi in p.unit
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "datasets/schema.hpp"
+#include "model/model_set.hpp"
+
+namespace pollscale::model {
+
+/// What a model says about one query point.
+struct prediction {
+  double value = 0;  ///< the predicted median of one operation, in `unit` (> 0)
+  /// 95% prediction interval for a new measurement's median at this point, in `unit`.
+  /// Both are NaN when `has_interval` is false (a fit with no residual degrees of freedom).
+  double lo = 0;
+  double hi = 0;
+  bool has_interval = false;
+  std::string unit;  ///< the unit of the data the model was fitted on (e.g. "ns", "1/s")
+  /// True when any regressor (n_fds, n_active, max_fd) lies outside the measured range.
+  bool extrapolated = false;
+  /// Query n_fds divided by the largest measured n_fds (1 when the model ignores n_fds).
+  double extrapolation_factor = 1;
+  std::string formula;  ///< the chosen form, e.g. "fixed + per_fd·n + working_set·n·Δlat(n·B)"
+  std::string model;    ///< which fitted cell answered, as datasets::describe() writes it
+};
+
+/// Reads and checks a model.json written by save_model / `pollscale fit`. Throws
+/// datasets::format_error ("path: what") when the file is missing, not JSON, of another
+/// schema version, or has a model whose terms, coefficients or covariance are malformed.
+model_set load_model(const std::filesystem::path& path);
+
+/// Predicts the metric at `query`. Key columns left empty in `query` (variant, pinning,
+/// threads, ...) match any model; filled ones must match exactly. Regressors come from
+/// `query.n_fds`, `n_active` (default 1), `active_pos` (default: random positions) and
+/// `max_fd` (default: n_fds + 2). Throws std::invalid_argument with a one-line message
+/// when no model matches, when several match (naming the columns that would tell them
+/// apart), or when a regressor the model needs is missing or negative.
+prediction predict(const model_set& models, const datasets::key& query);
+
+/// The cells of `models` that `query` matches (the candidates predict() chooses among).
+std::vector<const cell_model*> matching_models(const model_set& models,
+                                               const datasets::key& query);
+
+/// `p.value` (and lo, hi) converted to seconds for a time unit, or to 1/s for a rate
+/// (datasets::to_si_factor). Throws std::invalid_argument for other units.
+prediction to_si(const prediction& p);
+
+}  // namespace pollscale::model
