@@ -7,6 +7,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <sys/resource.h>
+
+#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -98,6 +101,7 @@ channel_set::channel_set(fd_kind kind, std::size_t n, const channel_options& opt
   watched_.reserve(n);
   trigger_.reserve(n);
   if (kind == fd_kind::tcp) listener_ = make_listener();
+  if (kind != fd_kind::eventfd) high_base_ = trigger_region_start(n, opts);
   std::vector<int> to_park;
   for (std::size_t i = 0; i < n; ++i) {
     if (kind == fd_kind::eventfd) {
@@ -132,6 +136,12 @@ void channel_set::make_pipe_like(std::size_t i, const channel_options& opts, std
     std::tie(w, t) = tcp_pair(listener_.get());
   }
   set_nonblocking(w.get());
+  if (high_base_ > 0) {
+    // Move the trigger end to the top of the table so that its low number is reused by
+    // the next watched end: watched descriptors stay ascending with the channel index,
+    // and "first"/"last" mean the same in fd order (select) and array order (poll).
+    t.reset(sys::call("fcntl(F_DUPFD_CLOEXEC)", [&] { return ::fcntl(t.get(), F_DUPFD_CLOEXEC, high_base_); }));
+  }
   if (opts.ready_initially(i)) write_token(kind_, t.get());
   watched_.push_back(std::move(w));
   if (opts.keep_trigger(i)) {
@@ -140,6 +150,16 @@ void channel_set::make_pipe_like(std::size_t i, const channel_options& opts, std
     to_park.push_back(t.release());
     trigger_.emplace_back();
   }
+}
+
+int channel_set::trigger_region_start(std::size_t n, const channel_options& opts) {
+  rlimit r{};
+  ::getrlimit(RLIMIT_NOFILE, &r);
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < n; ++i) kept += opts.keep_trigger(i) ? 1u : 0u;
+  const std::size_t region = kept + park_batch + 16;
+  if (r.rlim_cur == RLIM_INFINITY || r.rlim_cur < n + region + 64 || r.rlim_cur > (1u << 30)) return 0;
+  return static_cast<int>(r.rlim_cur - region);
 }
 
 void channel_set::flush_parking(std::vector<int>& to_park) {
@@ -174,8 +194,9 @@ void channel_set::consume(std::size_t i) const {
 std::size_t channel_set::fds_needed(fd_kind kind, std::size_t n, std::size_t kept) {
   if (kind == fd_kind::eventfd) return n;
   const std::size_t parked = n - std::min(n, kept);
-  return n + std::min(n, kept) + std::min(parked, park_batch) + (parked ? 1 : 0) +
-         (kind == fd_kind::tcp ? 2 : 0);
+  // + the keeper's socket, the transient F_DUPFD copy, and the tcp listener.
+  return n + std::min(n, kept) + std::min(parked, park_batch) + (parked ? 1 : 0) + 1 +
+         (kind == fd_kind::tcp ? 1 : 0);
 }
 
 }  // namespace pollscale::calibrate

@@ -33,7 +33,9 @@ struct channel_options {
 
 class channel_set {
  public:
-  /// Creates n channels. Throws std::system_error (EMFILE...) naming the call that failed.
+  /// Creates n channels with ascending watched descriptors (watched(i) < watched(i+1)) when
+  /// the descriptor limit leaves room to move trigger ends to the top of the table.
+  /// Throws std::system_error naming the call that failed (EMFILE...).
   channel_set(fd_kind kind, std::size_t n, const channel_options& opts = {});
   ~channel_set();
   channel_set(const channel_set&) = delete;
@@ -58,11 +60,13 @@ class channel_set {
  private:
   void make_pipe_like(std::size_t i, const channel_options& opts, std::vector<int>& to_park);
   void flush_parking(std::vector<int>& to_park);
+  static int trigger_region_start(std::size_t n, const channel_options& opts);
 
   fd_kind kind_;
   std::vector<sys::unique_fd> watched_;
   std::vector<sys::unique_fd> trigger_;  // empty entries: parked (or eventfd: same as watched)
   sys::unique_fd listener_;              // tcp only
+  int high_base_ = 0;                    // trigger ends live at or above this fd (0: anywhere)
   std::unique_ptr<fd_parking> parking_;
 };
 

@@ -1,5 +1,6 @@
 #include "datasets/dataset.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <fstream>
@@ -99,8 +100,9 @@ std::vector<summary_row> summarise_samples(const std::vector<sample_row>& sample
 
 std::string samples_csv(const std::vector<sample_row>& rows) {
   std::ostringstream out;
-  out << key_header() << "rep,value\n";
-  for (const auto& r : rows) out << key_text(r.k) << r.rep << "," << number_text(r.value) << "\n";
+  out << key_header() << "rep,value,batch\n";
+  for (const auto& r : rows)
+    out << key_text(r.k) << r.rep << "," << number_text(r.value) << "," << r.batch << "\n";
   return out.str();
 }
 
@@ -130,6 +132,7 @@ std::vector<sample_row> parse_samples(const csv_table& t) {
   for (const auto& r : t.records) {
     sample_row s{parse_key(t, r), 0, parse_value(t, r, "value")};
     s.rep = static_cast<std::int64_t>(parse_value(t, r, "rep"));
+    if (t.column("batch")) s.batch = std::max<std::int64_t>(1, static_cast<std::int64_t>(parse_value(t, r, "batch")));
     rows.push_back(std::move(s));
   }
   return rows;

@@ -23,6 +23,7 @@ struct sample_row {
   key k;
   std::int64_t rep = 0;
   double value = 0;
+  std::int64_t batch = 1;  ///< operations timed back to back in this sample (extra column)
 };
 
 /// One measured point, summarised over its repetitions.

@@ -79,19 +79,19 @@ TEST_F(DatasetTest, RoundTripIsExact) {
 
 TEST_F(DatasetTest, RejectsNaNNamingFileAndLine) {
   write_dataset(dir_, small());
-  replace_in("samples.csv", ",100.1\n", ",nan\n");
+  replace_in("samples.csv", ",100.1,", ",nan,");
   EXPECT_EQ(read_error(), (dir_ / "samples.csv").string() + ":3: column 'value': not finite ('nan')");
 }
 
 TEST_F(DatasetTest, RejectsNegativeEmptyAndTextValues) {
   write_dataset(dir_, small());
-  replace_in("samples.csv", ",100.1\n", ",-5\n");
+  replace_in("samples.csv", ",100.1,", ",-5,");
   EXPECT_NE(read_error().find("samples.csv:3: column 'value': negative value -5"), std::string::npos);
   write_dataset(dir_, small());
-  replace_in("samples.csv", ",100.1\n", ",\n");
+  replace_in("samples.csv", ",100.1,", ",,");
   EXPECT_NE(read_error().find("samples.csv:3: column 'value': '' is not a number"), std::string::npos);
   write_dataset(dir_, small());
-  replace_in("samples.csv", ",100.1\n", ",fast\n");
+  replace_in("samples.csv", ",100.1,", ",fast,");
   EXPECT_NE(read_error().find(":3: column 'value': 'fast' is not a number"), std::string::npos);
 }
 

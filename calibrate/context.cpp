@@ -1,0 +1,132 @@
+#include "calibrate/context.hpp"
+
+#include <sys/resource.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "datasets/schema.hpp"
+
+namespace pollscale::calibrate {
+namespace {
+
+nlohmann::json text_or_null(const std::string& path) {
+  const std::string s = read_first_line(path);
+  return s.empty() ? nlohmann::json(nullptr) : nlohmann::json(s);
+}
+
+std::string cpuinfo_field(const std::string& field) {
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind(field, 0) == 0) {
+      const auto colon = line.find(':');
+      if (colon != std::string::npos) return line.substr(line.find_first_not_of(' ', colon + 1));
+    }
+  return "";
+}
+
+nlohmann::json virtualization() {
+  const std::string flags = cpuinfo_field("flags");
+  nlohmann::json v;
+  v["hypervisor_flag"] = flags.find(" hypervisor") != std::string::npos;
+  v["sys_vendor"] = text_or_null("/sys/class/dmi/id/sys_vendor");
+  v["product_name"] = text_or_null("/sys/class/dmi/id/product_name");
+  v["hypervisor_type"] = text_or_null("/sys/hypervisor/type");
+  return v;
+}
+
+nlohmann::json rlimit_json(int resource) {
+  rlimit r{};
+  if (::getrlimit(resource, &r) != 0) return nullptr;
+  auto val = [](rlim_t x) { return x == RLIM_INFINITY ? nlohmann::json("unlimited") : nlohmann::json(x); };
+  return {{"soft", val(r.rlim_cur)}, {"hard", val(r.rlim_max)}};
+}
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  ::gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+}  // namespace
+
+std::string read_first_line(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  if (in) std::getline(in, line);
+  return line;
+}
+
+std::uint64_t parse_size_text(const std::string& text) {
+  std::size_t used = 0;
+  std::uint64_t v = 0;
+  try {
+    v = std::stoull(text, &used);
+  } catch (...) {
+    return 0;
+  }
+  const std::string suffix = text.substr(used);
+  if (suffix == "K") return v << 10;
+  if (suffix == "M") return v << 20;
+  if (suffix == "G") return v << 30;
+  return suffix.empty() ? v : 0;
+}
+
+nlohmann::json read_caches(const std::string& cpu_dir) {
+  nlohmann::json caches = nlohmann::json::array();
+  for (int i = 0;; ++i) {
+    const std::string d = cpu_dir + "/cache/index" + std::to_string(i);
+    if (!std::filesystem::exists(d)) break;
+    const std::string type = read_first_line(d + "/type");
+    if (type == "Instruction") continue;
+    caches.push_back({{"level", std::stoi(read_first_line(d + "/level"))},
+                      {"type", type},
+                      {"size_bytes", parse_size_text(read_first_line(d + "/size"))},
+                      {"line_bytes", parse_size_text(read_first_line(d + "/coherency_line_size"))},
+                      {"shared_cpus", read_first_line(d + "/shared_cpu_list")}});
+  }
+  return caches;
+}
+
+nlohmann::json capture_context(const sys::nofile_limit& nofile, const timer_facts& timer) {
+  nlohmann::json c;
+  c["schema_version"] = datasets::schema_version;
+  c["time_utc"] = utc_now();
+  utsname u{};
+  ::uname(&u);
+  c["host"] = u.nodename;
+  c["kernel"] = u.release;
+  c["kernel_version"] = u.version;
+  c["machine"] = u.machine;
+  c["cpu_model"] = cpuinfo_field("model name");
+  c["cpus_online"] = ::sysconf(_SC_NPROCESSORS_ONLN);
+  c["cpus_allowed"] = sys::allowed_cpus();
+  c["caches"] = read_caches();
+  c["virtualization"] = virtualization();
+  c["clocksource"] = text_or_null("/sys/devices/system/clocksource/clocksource0/current_clocksource");
+  c["governor"] = text_or_null("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
+  c["rlimit_nofile"] = {{"soft_at_start", nofile.soft_before}, {"soft", nofile.soft}, {"hard", nofile.hard}};
+  c["rlimit_sigpending"] = rlimit_json(RLIMIT_SIGPENDING);
+  c["rlimit_memlock"] = rlimit_json(RLIMIT_MEMLOCK);
+  c["io_uring_disabled"] = text_or_null("/proc/sys/kernel/io_uring_disabled");
+  c["pipe_user_pages_soft"] = text_or_null("/proc/sys/fs/pipe-user-pages-soft");
+  c["ip_local_port_range"] = text_or_null("/proc/sys/net/ipv4/ip_local_port_range");
+  c["loadavg_at_start"] = text_or_null("/proc/loadavg");
+  c["timer"] = {{"clock", "CLOCK_MONOTONIC"},
+                {"overhead_ns", timer.overhead_ns},
+                {"resolution_ns", timer.resolution_ns},
+                {"clock_getres_ns", timer.reported_res_ns}};
+  c["warnings"] = nlohmann::json::array();
+  c["skipped"] = nlohmann::json::array();
+  return c;
+}
+
+}  // namespace pollscale::calibrate

@@ -1,0 +1,27 @@
+// The context block that opens every dataset (ARCHITECTURE.md): what machine, kernel,
+// limits, clocks and options produced the numbers, so that they can be compared honestly.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "calibrate/sys/process.hpp"
+#include "calibrate/timer.hpp"
+
+namespace pollscale::calibrate {
+
+/// Facts read from /proc and /sys, plus what the caller knows (limits, timer, options).
+/// Fields that cannot be read here are null, never guessed.
+nlohmann::json capture_context(const sys::nofile_limit& nofile, const timer_facts& timer);
+
+/// The data caches of CPU 0 from sysfs: [{level, type, size_bytes, line_bytes, shared_cpus}].
+nlohmann::json read_caches(const std::string& sysfs_cpu_dir = "/sys/devices/system/cpu/cpu0");
+
+/// "32K", "2048K", "32M" (sysfs cache size text) in bytes; 0 when unparsable.
+std::uint64_t parse_size_text(const std::string& text);
+
+/// First line of a file without its newline, or "" if it cannot be read.
+std::string read_first_line(const std::string& path);
+
+}  // namespace pollscale::calibrate
