@@ -46,9 +46,13 @@ struct basis {
   double i = 0;  ///< power_log: exponent of n
   double j = 0;  ///< power_log: exponent of log2 n
   double bytes_per_fd = 0;  ///< working_set: kernel bytes touched per fd per call
-  /// working_set: (working-set bytes, extra ns per dependent load) knots, increasing in
-  /// bytes, interpolated linearly in log(bytes) and held flat outside.
+  /// working_set, sorted by bytes. Measured (latency_measured): (working-set bytes, extra
+  /// ns per dependent load) knots, interpolated linearly in log(bytes), flat outside.
+  /// From cache geometry: (level size in bytes, ns added by missing that level), the extra
+  /// latency at working set W being the sum of delta * max(0, 1 - size/W).
   std::vector<std::pair<double, double>> latency;
+  bool latency_measured = false;
+  double latency_scale = 1;  ///< working_set: converts ns into the response's unit
   double threshold = 0;  ///< overflow: events the signal queue holds
 
   /// The value of this regressor at `x`.
