@@ -1,0 +1,103 @@
+#include "sim/output_analysis.hpp"
+
+#include <boost/math/distributions/students_t.hpp>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <stdexcept>
+
+#include "sim/invariant.hpp"
+
+namespace pollscale::sim {
+
+double interval::relative_half_width() const {
+  if (n < 2 || mean == 0) return std::numeric_limits<double>::infinity();
+  return half_width / std::fabs(mean);
+}
+
+interval t_interval(std::span<const double> values, double level) {
+  POLLSCALE_SIM_EXPECT(level > 0 && level < 1, "confidence level outside (0, 1)");
+  interval r;
+  r.n = values.size();
+  if (r.n == 0) {
+    r.half_width = std::numeric_limits<double>::infinity();
+    r.lo = -r.half_width;
+    r.hi = r.half_width;
+    return r;
+  }
+  const double n = static_cast<double>(r.n);
+  r.mean = std::accumulate(values.begin(), values.end(), 0.0) / n;
+  if (r.n < 2) {
+    r.half_width = std::numeric_limits<double>::infinity();
+  } else {
+    double ss = 0;
+    for (double v : values) ss += (v - r.mean) * (v - r.mean);
+    const double stderr_mean = std::sqrt(ss / (n - 1) / n);
+    const boost::math::students_t t(n - 1);
+    r.half_width = boost::math::quantile(t, 0.5 + level / 2) * stderr_mean;
+  }
+  r.lo = r.mean - r.half_width;
+  r.hi = r.mean + r.half_width;
+  return r;
+}
+
+interval batch_means(std::span<const double> series, std::size_t batches, double level) {
+  POLLSCALE_SIM_EXPECT(batches >= 2 && series.size() >= batches, "too few observations for batch means");
+  const std::size_t size = series.size() / batches;
+  const std::size_t skip = series.size() - size * batches;
+  std::vector<double> means(batches);
+  for (std::size_t b = 0; b < batches; ++b) {
+    const auto first = series.begin() + static_cast<std::ptrdiff_t>(skip + b * size);
+    means[b] = std::accumulate(first, first + static_cast<std::ptrdiff_t>(size), 0.0) /
+               static_cast<double>(size);
+  }
+  return t_interval(means, level);
+}
+
+std::size_t mser5_truncation(std::span<const double> series) {
+  const std::size_t m = series.size() / 5;
+  if (m < 2) return 0;
+  std::vector<double> y(m);
+  for (std::size_t i = 0; i < m; ++i)
+    y[i] = (series[5 * i] + series[5 * i + 1] + series[5 * i + 2] + series[5 * i + 3] +
+            series[5 * i + 4]) / 5;
+  // Suffix sums give every candidate's mean and sum of squares in O(m).
+  std::vector<double> sum(m + 1, 0.0), sum2(m + 1, 0.0);
+  for (std::size_t i = m; i-- > 0;) {
+    sum[i] = sum[i + 1] + y[i];
+    sum2[i] = sum2[i + 1] + y[i] * y[i];
+  }
+  std::size_t best = 0;
+  double best_score = std::numeric_limits<double>::infinity();
+  for (std::size_t d = 0; d <= m / 2; ++d) {
+    const double k = static_cast<double>(m - d);
+    const double ss = std::max(0.0, sum2[d] - sum[d] * sum[d] / k);
+    const double score = ss / (k * k);
+    if (score < best_score) {
+      best_score = score;
+      best = d;
+    }
+  }
+  return 5 * best;
+}
+
+replication_run replicate(const stopping_rule& rule, const std::function<double(std::size_t)>& one) {
+  if (rule.min_replications < 2) throw std::invalid_argument("min_replications must be >= 2");
+  if (rule.max_replications < rule.min_replications)
+    throw std::invalid_argument("max_replications must be >= min_replications");
+  if (!(rule.relative_half_width > 0) || !std::isfinite(rule.relative_half_width))
+    throw std::invalid_argument("relative half-width target must be finite and > 0");
+  replication_run run;
+  while (run.values.size() < rule.max_replications) {
+    run.values.push_back(one(run.values.size()));
+    if (run.values.size() < rule.min_replications) continue;
+    run.estimate = t_interval(run.values, rule.level);
+    if (run.estimate.relative_half_width() <= rule.relative_half_width) {
+      run.converged = true;
+      break;
+    }
+  }
+  return run;
+}
+
+}  // namespace pollscale::sim

@@ -1,0 +1,61 @@
+// From simulated observations to estimates with 95% intervals (Law, "Simulation Modeling
+// and Analysis", ch. 9): independent replications, batch means within one long run,
+// warm-up removal by MSER-5, and the stopping rule "half-width <= 3% of the mean" that JMT
+// uses. Intervals are Student t intervals of a mean: `half_width` is t * stderr_mean.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <span>
+#include <vector>
+
+namespace pollscale::sim {
+
+/// A confidence interval for a mean.
+struct interval {
+  double mean = 0;
+  double half_width = 0;   ///< t_{n-1, (1+level)/2} * stderr_mean; +inf when n < 2
+  double lo = 0;           ///< mean - half_width
+  double hi = 0;           ///< mean + half_width
+  std::size_t n = 0;       ///< independent values it rests on (replications or batches)
+  /// half_width / |mean|; +inf when the mean is 0 or n < 2.
+  double relative_half_width() const;
+  bool contains(double v) const { return lo <= v && v <= hi; }
+};
+
+/// Student t interval of the mean of independent, identically distributed `values`
+/// (replication means). Precondition: values finite, level in (0, 1).
+interval t_interval(std::span<const double> values, double level = 0.95);
+
+/// Batch means: splits `series` (one run's correlated observations, in time order, warm-up
+/// already removed) into `batches` contiguous batches of equal size (the remainder at the
+/// start is dropped) and returns the t interval of the batch means. Precondition:
+/// series.size() >= batches >= 2.
+interval batch_means(std::span<const double> series, std::size_t batches = 20, double level = 0.95);
+
+/// MSER-5 warm-up truncation (White 1997): the number of leading observations to drop,
+/// a multiple of 5 chosen to minimise the squared standard error of the remaining mean,
+/// never more than half the series.
+std::size_t mser5_truncation(std::span<const double> series);
+
+/// When to stop adding replications.
+struct stopping_rule {
+  double relative_half_width = 0.03;  ///< stop once half-width <= this * |mean|
+  std::size_t min_replications = 5;
+  std::size_t max_replications = 200;
+  double level = 0.95;
+};
+
+/// Result of replicate(): the primary metric per replication and whether the rule was met.
+struct replication_run {
+  std::vector<double> values;
+  interval estimate;
+  bool converged = false;  ///< false when max_replications ran out first
+};
+
+/// Runs `one(i)` for i = 0, 1, ... (each an independent replication returning its value of
+/// the primary metric) until the rule holds or max_replications is reached.
+/// Throws std::invalid_argument for a rule with min < 2, max < min or a bad fraction.
+replication_run replicate(const stopping_rule& rule, const std::function<double(std::size_t)>& one);
+
+}  // namespace pollscale::sim

@@ -1,0 +1,109 @@
+#include "sim/output_analysis.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "sim/accumulators.hpp"
+#include "sim/random.hpp"
+
+namespace pollscale::sim {
+namespace {
+
+TEST(OutputAnalysisTest, TIntervalMatchesHandComputedValue) {
+  // 1..5: mean 3, s^2 = 10/4, stderr = sqrt(1/2), t_{4, 0.975} = 2.7764451051977987.
+  const std::vector<double> v = {1, 2, 3, 4, 5};
+  const interval i = t_interval(v);
+  EXPECT_DOUBLE_EQ(i.mean, 3);
+  EXPECT_NEAR(i.half_width, 2.7764451051977987 * std::sqrt(0.5), 1e-12);
+  EXPECT_NEAR(i.lo, 3 - i.half_width, 1e-15);
+  EXPECT_EQ(i.n, 5U);
+  EXPECT_NEAR(i.relative_half_width(), i.half_width / 3, 1e-15);
+  EXPECT_TRUE(i.contains(3));
+  EXPECT_FALSE(i.contains(6));
+}
+
+TEST(OutputAnalysisTest, TIntervalOfOneValueIsUnbounded) {
+  const std::vector<double> v = {7};
+  EXPECT_TRUE(std::isinf(t_interval(v).half_width));
+  EXPECT_TRUE(std::isinf(t_interval(v).relative_half_width()));
+}
+
+TEST(OutputAnalysisTest, BatchMeansDropsTheRemainderAtTheStart) {
+  // 5 values in 2 batches of 2: the leading value is dropped, batches {1,1}, {3,3}: mean 2.
+  const std::vector<double> v = {100, 1, 1, 3, 3};
+  const interval i = batch_means(v, 2);
+  EXPECT_DOUBLE_EQ(i.mean, 2);
+  EXPECT_EQ(i.n, 2U);
+}
+
+TEST(OutputAnalysisTest, Mser5RemovesAnInitialTransient) {
+  // 100 observations far above the steady level, then 900 noisy steady ones.
+  std::vector<double> v;
+  rng g(3);
+  for (int i = 0; i < 100; ++i) v.push_back(50.0 - 0.4 * i);
+  for (int i = 0; i < 900; ++i) v.push_back(10.0 + uniform01(g));
+  const std::size_t d = mser5_truncation(v);
+  EXPECT_EQ(d % 5, 0U);
+  EXPECT_GE(d, 95U);
+  EXPECT_LE(d, 150U);
+}
+
+TEST(OutputAnalysisTest, Mser5KeepsAStationarySeries) {
+  std::vector<double> v;
+  rng g(4);
+  for (int i = 0; i < 1000; ++i) v.push_back(uniform01(g));
+  EXPECT_LE(mser5_truncation(v), 100U);
+}
+
+TEST(OutputAnalysisTest, ReplicateStopsOnceTheIntervalIsTightEnough) {
+  rng g(5);
+  const stopping_rule rule{0.03, 5, 1000, 0.95};
+  // Values 10 +- uniform noise: half-width falls below 0.3 after a few dozen runs.
+  const replication_run run = replicate(rule, [&](std::size_t) { return 10 + 2 * (uniform01(g) - 0.5); });
+  EXPECT_TRUE(run.converged);
+  EXPECT_LE(run.estimate.relative_half_width(), 0.03);
+  EXPECT_GE(run.values.size(), 5U);
+  EXPECT_LT(run.values.size(), 1000U);
+}
+
+TEST(OutputAnalysisTest, ReplicateGivesUpAtTheMaximum) {
+  rng g(6);
+  const stopping_rule rule{1e-6, 2, 7, 0.95};
+  const replication_run run = replicate(rule, [&](std::size_t) { return uniform01(g); });
+  EXPECT_FALSE(run.converged);
+  EXPECT_EQ(run.values.size(), 7U);
+}
+
+TEST(OutputAnalysisTest, ReplicateRejectsABadRule) {
+  auto one = [](std::size_t) { return 1.0; };
+  EXPECT_THROW(replicate({0.03, 1, 10, 0.95}, one), std::invalid_argument);
+  EXPECT_THROW(replicate({0.03, 5, 4, 0.95}, one), std::invalid_argument);
+  EXPECT_THROW(replicate({std::nan(""), 5, 10, 0.95}, one), std::invalid_argument);
+}
+
+TEST(AccumulatorsTest, RunningStatsMatchesTheTwoPassFormulas) {
+  running_stats s;
+  for (double x : {2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0}) s.add(x);
+  EXPECT_EQ(s.count(), 8U);
+  EXPECT_DOUBLE_EQ(s.mean(), 5);
+  EXPECT_DOUBLE_EQ(s.variance(), 32.0 / 7);
+  EXPECT_EQ(s.min(), 2);
+  EXPECT_EQ(s.max(), 9);
+}
+
+TEST(AccumulatorsTest, TimeWeightedAverageOfAStepFunction) {
+  // Value 0 on [0,2), 3 on [2,3), 1 on [3,6): area 0 + 3 + 3 = 6 over 6 s.
+  time_weighted w;
+  w.reset(0);
+  w.set(2, 3);
+  w.add(3, -2);
+  EXPECT_DOUBLE_EQ(w.mean(6), 1.0);
+  EXPECT_DOUBLE_EQ(w.value(), 1.0);
+  w.reset(6);  // keeps the value: average over [6, 8] is 1
+  EXPECT_DOUBLE_EQ(w.mean(8), 1.0);
+}
+
+}  // namespace
+}  // namespace pollscale::sim
