@@ -9,5 +9,7 @@ namespace pollscale::app {
 
 using args_t = std::vector<std::string>;
 
+int cmd_calibrate(const args_t& args);
+
 
 }  // namespace pollscale::app

@@ -22,6 +22,7 @@ using namespace pollscale::app;
 int cmd_version(const args_t&);
 
 const std::vector<command> commands = {
+    {"calibrate", "measure this machine's readiness mechanisms into a dataset", cmd_calibrate},
     {"version", "print the version and git hash", cmd_version},
 };
 

@@ -40,6 +40,8 @@ class probe_instance {
   virtual ~probe_instance() = default;
   /// Performs `ops` >= 1 operations; returns the timed nanoseconds for all of them.
   virtual std::uint64_t run(std::size_t ops) = 0;
+  /// Fills key columns known only once set up (e.g. max_fd, the highest descriptor).
+  virtual void annotate(datasets::key& k) const { (void)k; }
 };
 
 /// How much work a calibration may do.

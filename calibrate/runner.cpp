@@ -47,7 +47,7 @@ std::size_t runner::size_batch(probe_instance& inst) const {
     const auto t = static_cast<double>(inst.run(ops));
     if (t >= opts_.min_sample_ns) return ops;
     if (t > opts_.min_sample_ns / 8)
-      return std::max(ops + 1, static_cast<std::size_t>(std::ceil(ops * opts_.min_sample_ns / t)));
+      return std::max(ops + 1, static_cast<std::size_t>(std::ceil(static_cast<double>(ops) * opts_.min_sample_ns / t)));
     if (ops >= (std::size_t{1} << 24)) return ops;
     ops *= 2;
   }
@@ -65,6 +65,7 @@ point_result runner::measure(const probe_def& probe, const datasets::key& k, con
     r.wall_s = seconds_since(start);
     return r;
   }
+  inst->annotate(r.key);
   const std::size_t ops = size_batch(*inst);
   const std::uint64_t warm = clock_ns();
   for (int i = 0; i < 2 || seconds_since(warm) < opts_.warmup_s; ++i) {

@@ -1,0 +1,149 @@
+// pollscale calibrate: measure this machine into a dataset directory.
+
+#include <unistd.h>
+
+#include <ctime>
+#include <iostream>
+#include <sstream>
+
+#include "app/cli.hpp"
+#include "app/commands.hpp"
+#include "app/exit_codes.hpp"
+#include "app/summary_view.hpp"
+#include "calibrate/calibration.hpp"
+#include "calibrate/context.hpp"
+#include "calibrate/registry.hpp"
+#include "calibrate/sys/process.hpp"
+
+namespace po = boost::program_options;
+
+namespace pollscale::app {
+namespace {
+
+constexpr std::size_t reserved_fds = 32;  // stdio, dataset files, the keeper's socket...
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream ss(text);
+  for (std::string item; std::getline(ss, item, ',');)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+std::vector<calibrate::flavour> parse_mechanisms(const std::string& text) {
+  std::vector<calibrate::flavour> out;
+  const auto items = text.empty() ? std::vector<std::string>{} : split_list(text);
+  for (calibrate::mechanism m : calibrate::all_mechanisms)
+    for (auto v : calibrate::variants_of(m)) {
+      const std::string label = calibrate::flavour{m, std::string(v)}.label();
+      const bool wanted = items.empty() || std::find_if(items.begin(), items.end(), [&](const std::string& i) {
+                                             return i == label || i == calibrate::name_of(m);
+                                           }) != items.end();
+      if (wanted) out.push_back({m, std::string(v)});
+    }
+  for (const auto& i : items) {
+    const bool known = std::any_of(out.begin(), out.end(), [&](const calibrate::flavour& f) {
+      return f.label() == i || std::string(calibrate::name_of(f.mech)) == i;
+    });
+    if (!known) throw usage_error("--mechanisms: unknown mechanism '" + i + "' (select, pselect, poll, ppoll, epoll[/lt|/et|/oneshot], rtsig, io_uring[/oneshot|/multishot])");
+  }
+  return out;
+}
+
+std::vector<std::int64_t> parse_n_list(const std::string& text) {
+  std::vector<std::int64_t> out;
+  for (const auto& item : split_list(text)) {
+    std::size_t used = 0;
+    long long v = 0;
+    try {
+      v = std::stoll(item, &used);
+    } catch (...) {
+      used = 0;
+    }
+    if (used != item.size() || v < 1) throw usage_error("--n: '" + item + "' is not a positive integer");
+    out.push_back(v);
+  }
+  if (out.empty()) throw usage_error("--n: empty list");
+  return out;
+}
+
+std::string default_out_dir() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  ::gmtime_r(&t, &tm);
+  char buf[64];
+  std::strftime(buf, sizeof buf, "out/calibrate-%Y%m%d-%H%M%S", &tm);
+  return buf;
+}
+
+po::options_description calibrate_options() {
+  po::options_description o("calibrate options");
+  o.add_options()("help,h", "show this help")
+      ("quick", "the quick profile (default): every mechanism and scenario, >= 6 n values, ~3 min")
+      ("full", "the full campaign: every fd kind, k, position and threshold (<= 30 min)")
+      ("scenarios", po::value<std::string>()->default_value(""), "comma list of scenarios (default: all; see --list)")
+      ("mechanisms", po::value<std::string>()->default_value(""), "comma list: select, pselect, poll, ppoll, epoll, epoll/lt, epoll/et, epoll/oneshot, rtsig, io_uring, io_uring/oneshot, io_uring/multishot (default: all)")
+      ("n", po::value<std::string>(), "comma list of descriptor counts replacing each probe's n grid")
+      ("out,o", po::value<std::string>(), "dataset directory (default out/calibrate-<UTC time>)")
+      ("seed", po::value<std::uint64_t>()->default_value(1), "seed for random active positions")
+      ("max-seconds-per-point", po::value<double>(), "time cap for one point's repetitions (quick 0.25, full 2)")
+      ("format", po::value<std::string>()->default_value("table"), "summary on stdout: table, csv or json")
+      ("list", "print the points that would be measured, measure nothing")
+      ("no-progress", "no progress line on stderr even when it is a terminal");
+  return o;
+}
+
+calibrate::calibration_request make_request(const po::variables_map& vm, const calibrate::timer_facts& timer,
+                                             const calibrate::sys::nofile_limit& lim) {
+  if (vm.count("quick") && vm.count("full")) throw usage_error("--quick and --full exclude each other");
+  calibrate::calibration_request req;
+  req.sel.profile = vm.count("full") ? calibrate::profile_kind::full : calibrate::profile_kind::quick;
+  if (vm.count("n")) req.sel.n_override = parse_n_list(vm["n"].as<std::string>());
+  req.sel.max_fds = lim.soft > reserved_fds ? lim.soft - reserved_fds : 0;
+  req.sel.cpus = calibrate::sys::allowed_cpus();
+  req.sel.seed = vm["seed"].as<std::uint64_t>();
+  req.scenarios = split_list(vm["scenarios"].as<std::string>());
+  for (const auto& s : req.scenarios)
+    if (!calibrate::find_probe(s)) throw usage_error("--scenarios: unknown scenario '" + s + "' (see --list)");
+  req.mechs = parse_mechanisms(vm["mechanisms"].as<std::string>());
+  req.runner = calibrate::options_for(req.sel.profile, timer);
+  if (vm.count("max-seconds-per-point")) {
+    const double s = vm["max-seconds-per-point"].as<double>();
+    if (!(s > 0 && s <= 600)) throw usage_error("--max-seconds-per-point: '" + std::to_string(s) + "' is not in (0, 600]");
+    req.runner.max_s_per_point = s;
+  }
+  req.out = vm.count("out") ? vm["out"].as<std::string>() : default_out_dir();
+  req.progress = !vm.count("no-progress") && ::isatty(STDERR_FILENO);
+  return req;
+}
+
+int list_points(const calibrate::calibration_request& req) {
+  for (const auto& p : calibrate::plan(req)) std::cout << datasets::describe(p.key) << "\n";
+  return exit_ok;
+}
+
+}  // namespace
+
+int cmd_calibrate(const args_t& args) {
+  const auto opts = calibrate_options();
+  po::variables_map vm;
+  if (!parse_command_line(args, opts, {}, vm,
+                          "usage: pollscale calibrate [--quick|--full] [--scenarios S,..] [--mechanisms M,..] [--n N,..] [--out DIR]"))
+    return exit_ok;
+  const output_format format = parse_format(vm["format"].as<std::string>());
+  const auto lim = calibrate::sys::raise_nofile_limit();
+  const auto timer = calibrate::measure_timer();
+  auto req = make_request(vm, timer, lim);
+  if (vm.count("list")) return list_points(req);
+  std::cerr << "pollscale: calibrating (" << (vm.count("full") ? "full" : "quick") << ") into " << req.out.string()
+            << "; RLIMIT_NOFILE " << lim.soft << " (hard " << lim.hard << "), timer read " << timer.overhead_ns << " ns\n";
+  const auto outcome = calibrate::run_calibration(req, calibrate::capture_context(lim, timer));
+  print_summaries(std::cout, outcome.data.summaries, format);
+  std::cerr << "pollscale: " << outcome.measured << " points measured, " << outcome.skipped << " skipped, "
+            << outcome.failed << " failed of " << outcome.planned << " in " << outcome.wall_s << " s; dataset in "
+            << req.out.string() << "\n";
+  if (outcome.interrupted) return exit_interrupted;
+  return outcome.failed ? exit_failure : exit_ok;
+}
+
+}  // namespace pollscale::app

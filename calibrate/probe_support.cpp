@@ -1,0 +1,119 @@
+#include "calibrate/probe_support.hpp"
+
+#include <algorithm>
+#include <random>
+#include <stdexcept>
+
+#include "calibrate/channel.hpp"
+#include "calibrate/sys/process.hpp"
+
+namespace pollscale::calibrate {
+
+std::vector<std::size_t> active_positions(std::string_view pos, std::size_t n, std::size_t k, std::uint64_t seed) {
+  if (k > n) throw std::invalid_argument("more active descriptors than registered ones");
+  std::vector<std::size_t> idx(k);
+  if (pos == "first") {
+    for (std::size_t i = 0; i < k; ++i) idx[i] = i;
+  } else if (pos == "last" || pos == "top") {
+    for (std::size_t i = 0; i < k; ++i) idx[i] = n - k + i;
+  } else if (pos == "middle") {
+    for (std::size_t i = 0; i < k; ++i) idx[i] = (n - k) / 2 + i;
+  } else if (pos == "spread") {
+    for (std::size_t i = 0; i < k; ++i) idx[i] = (2 * i + 1) * n / (2 * k);
+  } else if (pos == "random") {
+    std::vector<std::size_t> all(n);
+    for (std::size_t i = 0; i < n; ++i) all[i] = i;
+    std::mt19937_64 rng(seed);
+    for (std::size_t i = 0; i < k; ++i)  // partial Fisher-Yates, reproducible across libstdc++
+      std::swap(all[i], all[i + static_cast<std::size_t>(rng() % (n - i))]);
+    idx.assign(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(k));
+  } else {
+    throw std::invalid_argument("unknown active position '" + std::string(pos) + "'");
+  }
+  std::sort(idx.begin(), idx.end());
+  return idx;
+}
+
+void require_fds(std::size_t needed, const selection& sel) {
+  if (needed <= sel.max_fds) return;
+  const auto lim = sys::current_nofile_limit();
+  throw probe_skipped("needs " + std::to_string(needed) + " descriptors in this process; RLIMIT_NOFILE is " +
+                      std::to_string(lim.soft) + " (hard " + std::to_string(lim.hard) +
+                      ", not raisable without CAP_SYS_RESOURCE) and " +
+                      std::to_string(lim.soft - sel.max_fds) + " are reserved");
+}
+
+int partner_cpu(const selection& sel, bool same_cpu) {
+  if (sel.cpus.empty()) throw probe_skipped("no CPU in the affinity mask");
+  if (same_cpu) return sel.cpus[0];
+  if (sel.cpus.size() < 2) throw probe_skipped("cross-CPU point needs two CPUs; the affinity mask holds one");
+  return sel.cpus[1];
+}
+
+std::pair<int, int> parse_pinning_pair(const std::string& pinning) {
+  const auto plus = pinning.find('+');
+  if (plus == std::string::npos) throw std::invalid_argument("pinning '" + pinning + "' is not 'A+B'");
+  return {std::stoi(pinning.substr(0, plus)), std::stoi(pinning.substr(plus + 1))};
+}
+
+partner_thread::partner_thread(int cpu, std::function<void(const std::atomic<bool>&)> body, std::function<void()> wake)
+    : wake_(std::move(wake)) {
+  thread_ = std::thread([this, cpu, body = std::move(body)] {
+    try {
+      sys::pin_current_thread(cpu);
+      body(stop_);
+    } catch (...) {
+      error_ = std::current_exception();
+    }
+  });
+}
+
+partner_thread::~partner_thread() {
+  stop_ = true;
+  try {
+    if (wake_) wake_();
+  } catch (...) {  // the partner may already be gone; joining is what matters
+  }
+  if (thread_.joinable()) thread_.join();
+}
+
+void partner_thread::check() {
+  if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
+}
+
+answer_checker::answer_checker(std::size_t n, const std::vector<std::size_t>& active) : seen_(n, 0), active_(n, false) {
+  for (std::size_t i : active) active_[i] = true;
+}
+
+void answer_checker::accept(const std::vector<std::uint32_t>& tags, std::string_view what) {
+  for (std::uint32_t t : tags) {
+    if (t >= active_.size() || !active_[t])
+      throw probe_failure(std::string(what) + " reported descriptor #" + std::to_string(t) + ", which is not active");
+    if (seen_[t] == generation_)
+      throw probe_failure(std::string(what) + " reported descriptor #" + std::to_string(t) + " twice in one operation");
+    seen_[t] = generation_;
+  }
+}
+
+std::size_t harvest(waiter& w, const channel_set& ch, answer_checker& check, std::size_t expected, int timeout_ms,
+                    std::vector<std::uint32_t>& scratch, int max_empty) {
+  std::size_t got = 0;
+  int empty = 0;
+  while (got < expected) {
+    if (w.wait(scratch, timeout_ms) == 0) {
+      if (++empty >= max_empty)
+        throw probe_failure("expected " + std::to_string(expected) + " ready descriptors, saw " + std::to_string(got));
+      continue;
+    }
+    empty = 0;
+    check.accept(scratch, "wait");
+    for (std::uint32_t t : scratch) {
+      ch.consume(t);
+      w.rearm(ch.watched(t), t);
+    }
+    got += scratch.size();
+  }
+  return got;
+}
+
+}  // namespace pollscale::calibrate

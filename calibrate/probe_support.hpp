@@ -1,0 +1,75 @@
+// Pieces every probe needs: where the active descriptors sit, whether enough descriptors
+// are left, a pinned partner thread, and a checker that a wait returned exactly the
+// expected descriptors.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "calibrate/probe.hpp"
+#include "calibrate/waiter.hpp"
+
+namespace pollscale::calibrate {
+
+/// Indices of the k active channels among n: "first" (0..k-1), "last" (n-k..n-1),
+/// "middle" (centred), "spread" (evenly spaced), "random" (seeded, distinct). Sorted.
+/// Throws std::invalid_argument for an unknown position or k > n.
+std::vector<std::size_t> active_positions(std::string_view pos, std::size_t n, std::size_t k, std::uint64_t seed);
+
+/// Throws probe_skipped naming the limit when `needed` descriptors exceed sel.max_fds.
+void require_fds(std::size_t needed, const selection& sel);
+
+/// The CPU a partner thread uses: sel.cpus[0] when same_cpu, else sel.cpus[1];
+/// probe_skipped when the affinity mask holds a single CPU.
+int partner_cpu(const selection& sel, bool same_cpu);
+
+/// Reads the pinning column ("0+1") of a key: {waiter CPU, partner CPU}.
+std::pair<int, int> parse_pinning_pair(const std::string& pinning);
+
+/// A thread pinned to one CPU that runs `body(stop)` until stop is set. The destructor
+/// sets stop, calls `wake` (to unblock the body) and joins. An exception in the body is
+/// kept and rethrown by check().
+class partner_thread {
+ public:
+  partner_thread(int cpu, std::function<void(const std::atomic<bool>& stop)> body, std::function<void()> wake);
+  ~partner_thread();
+  partner_thread(const partner_thread&) = delete;
+  partner_thread& operator=(const partner_thread&) = delete;
+  /// Rethrows the body's exception, if it threw.
+  void check();
+
+ private:
+  std::atomic<bool> stop_{false};
+  std::function<void()> wake_;
+  std::exception_ptr error_;
+  std::thread thread_;
+};
+
+/// Checks that the tags a waiter reports are expected ones and that none repeats within
+/// one operation. O(1) per tag (about a nanosecond), so it runs inside timed loops.
+class answer_checker {
+ public:
+  answer_checker(std::size_t n, const std::vector<std::size_t>& active);
+  /// Starts a new operation: every active tag may be reported once again.
+  void reset() { ++generation_; }
+  /// Accepts `tags` or throws probe_failure naming `what` and the offending tag.
+  void accept(const std::vector<std::uint32_t>& tags, std::string_view what);
+
+ private:
+  std::vector<std::uint64_t> seen_;  // generation in which each tag was last reported
+  std::vector<bool> active_;
+  std::uint64_t generation_ = 1;
+};
+
+/// Waits with `timeout_ms` until `expected` distinct events were reported, consuming each
+/// one's data and re-arming it. Throws probe_failure after `max_empty` empty waits in a row.
+std::size_t harvest(waiter& w, const channel_set& ch, answer_checker& check, std::size_t expected,
+                    int timeout_ms, std::vector<std::uint32_t>& scratch, int max_empty = 100000);
+
+}  // namespace pollscale::calibrate

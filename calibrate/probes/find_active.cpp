@@ -1,0 +1,179 @@
+// find_active — "find the active descriptors among n" (Kegel's Poller_bench, seeds 000/001).
+//
+// n descriptors of one kind are registered with the mechanism; k of them are active at
+// chosen positions (first, middle, last, spread, random). One operation is, by metric:
+//  - time_per_call (level-triggered mechanisms, timeout 0): one wait call while the k
+//    descriptors stay readable (their data is never read), plus the caller's scan of the
+//    result. Nothing else is timed: this is the wait call's own cost.
+//  - time_per_op, blocking=0 (every mechanism): Kegel's cycle — write one byte to each
+//    active descriptor, wait with timeout 0 until all k are reported, read the bytes back
+//    and re-arm where the mechanism needs it (EPOLLONESHOT, io_uring one-shot). The writes
+//    and reads are timed too: edge-, signal- and completion-based mechanisms have no cost
+//    without them, and Kegel's published figures include them.
+//  - time_per_op, blocking=1, threads=1: the same cycle with an infinite timeout, the data
+//    already present on entry: the kernel registers a wait entry for each descriptor it
+//    scans before the first ready one, so the active position matters (KERNEL_COSTS.md).
+//  - time_per_op, blocking=1, threads=2: the waiter sleeps in the mechanism with nothing
+//    ready; a writer thread pinned to the same or the other CPU (pinning "A+B") writes
+//    the k bytes; the waiter wakes, reads them and wakes the writer through an eventfd.
+//    One operation is that round trip: two wake-ups plus the scan.
+// Every call's answer is checked (exactly the active descriptors, none twice) inside the
+// timed loop, at about a nanosecond per reported descriptor — what dispatch costs anyway.
+// Trigger ends of inactive channels live in a keeper process, so n reaches ~19700 under
+// RLIMIT_NOFILE = 20000; points beyond the limit are skipped with the reason.
+
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <set>
+
+#include "calibrate/probe_support.hpp"
+#include "calibrate/probes/probes.hpp"
+#include "calibrate/sys/syscall.hpp"
+#include "calibrate/timer.hpp"
+
+namespace pollscale::calibrate::probes {
+namespace {
+
+constexpr std::string_view scenario = "find_active";
+
+/// The channels, the waiter holding all of them, and the expected answer.
+struct find_active_setup {
+  std::size_t k;
+  std::vector<std::size_t> active;
+  std::unique_ptr<channel_set> ch;
+  std::unique_ptr<waiter> w;
+  answer_checker check;
+  std::vector<std::uint32_t> scratch;
+
+  find_active_setup(const datasets::key& key, const selection& sel, bool persistent)
+      : k(static_cast<std::size_t>(key.n_active.value_or(1))),
+        active(active_positions(key.active_pos, static_cast<std::size_t>(*key.n_fds), k, sel.seed)),
+        check(static_cast<std::size_t>(*key.n_fds), active) {
+    const auto n = static_cast<std::size_t>(*key.n_fds);
+    const fd_kind kind = fd_kind_of(key);
+    require_fds(channel_set::fds_needed(kind, n, persistent ? 0 : k) + 4, sel);
+    std::vector<bool> is_active(n, false);
+    for (std::size_t i : active) is_active[i] = true;
+    channel_options opts;
+    opts.keep_trigger = [&](std::size_t i) { return !persistent && is_active[i]; };
+    opts.ready_initially = [&](std::size_t i) { return persistent && is_active[i]; };
+    ch = std::make_unique<channel_set>(kind, n, opts);
+    w = make_waiter(flavour_of(key), n);
+    for (std::size_t i = 0; i < n; ++i) w->add(ch->watched(i), static_cast<std::uint32_t>(i));
+    scratch.reserve(n);
+  }
+
+  void trigger_all() const {
+    for (std::size_t i : active) ch->trigger(i);
+  }
+
+  /// One untimed cycle with timeout 0 proves the mechanism delivers on this fd kind.
+  void prove_delivery(const datasets::key& key) {
+    check.reset();
+    trigger_all();
+    try {
+      harvest(*w, *ch, check, k, 0, scratch, 2000);
+    } catch (const probe_failure&) {
+      if (key.mechanism == "rtsig")
+        throw probe_skipped("the kernel queues no signal for " + key.fd_kind + " (its file has no fasync)");
+      throw;
+    }
+  }
+};
+
+class call_instance final : public probe_instance {
+ public:
+  call_instance(const datasets::key& key, const selection& sel) : s_(key, sel, true) {
+    if (!s_.w->level_triggered()) throw std::invalid_argument("time_per_call needs a level-triggered mechanism");
+    run(1);  // proves the answer before anything is timed
+  }
+  std::uint64_t run(std::size_t ops) override {
+    const std::uint64_t t0 = clock_ns();
+    for (std::size_t i = 0; i < ops; ++i) {
+      if (s_.w->wait(s_.scratch, 0) != s_.k)
+        throw probe_failure("wait returned " + std::to_string(s_.scratch.size()) + " ready, expected " + std::to_string(s_.k));
+      s_.check.reset();
+      s_.check.accept(s_.scratch, "wait");
+    }
+    return clock_ns() - t0;
+  }
+  void annotate(datasets::key& k) const override { k.max_fd = s_.ch->watched(s_.ch->size() - 1); }
+
+ private:
+  find_active_setup s_;
+};
+
+class cycle_instance final : public probe_instance {
+ public:
+  cycle_instance(const datasets::key& key, const selection& sel)
+      : s_(key, sel, false), timeout_ms_(key.blocking.value_or(0) ? -1 : 0) {
+    s_.prove_delivery(key);
+  }
+  std::uint64_t run(std::size_t ops) override {
+    const std::uint64_t t0 = clock_ns();
+    for (std::size_t i = 0; i < ops; ++i) {
+      s_.check.reset();
+      s_.trigger_all();
+      harvest(*s_.w, *s_.ch, s_.check, s_.k, timeout_ms_, s_.scratch);
+    }
+    return clock_ns() - t0;
+  }
+  void annotate(datasets::key& k) const override { k.max_fd = s_.ch->watched(s_.ch->size() - 1); }
+
+ private:
+  find_active_setup s_;
+  int timeout_ms_;
+};
+
+class woken_instance final : public probe_instance {
+ public:
+  woken_instance(const datasets::key& key, const selection& sel)
+      : s_(key, sel, false), go_(sys::call("eventfd", [] { return ::eventfd(0, EFD_CLOEXEC); })) {
+    s_.prove_delivery(key);
+    const auto [waiter_cpu, writer_cpu] = parse_pinning_pair(key.pinning);
+    (void)waiter_cpu;
+    writer_ = std::make_unique<partner_thread>(
+        writer_cpu,
+        [this](const std::atomic<bool>& stop) {
+          std::uint64_t v = 0;
+          while (sys::call("read(go)", [&] { return ::read(go_.get(), &v, sizeof v); }) > 0 && !stop) s_.trigger_all();
+        },
+        [this] { write_token(fd_kind::eventfd, go_.get()); });
+  }
+  ~woken_instance() override { writer_.reset(); }
+
+  std::uint64_t run(std::size_t ops) override {
+    const std::uint64_t t0 = clock_ns();
+    for (std::size_t i = 0; i < ops; ++i) {
+      s_.check.reset();
+      write_token(fd_kind::eventfd, go_.get());
+      harvest(*s_.w, *s_.ch, s_.check, s_.k, -1, s_.scratch);
+    }
+    const std::uint64_t t = clock_ns() - t0;
+    writer_->check();
+    return t;
+  }
+  void annotate(datasets::key& k) const override { k.max_fd = s_.ch->watched(s_.ch->size() - 1); }
+
+ private:
+  find_active_setup s_;
+  sys::unique_fd go_;
+  std::unique_ptr<partner_thread> writer_;
+};
+
+std::unique_ptr<probe_instance> make_instance(const datasets::key& key, const selection& sel) {
+  if (key.metric == "time_per_call") return std::make_unique<call_instance>(key, sel);
+  if (key.threads.value_or(1) == 2) return std::make_unique<woken_instance>(key, sel);
+  return std::make_unique<cycle_instance>(key, sel);
+}
+
+}  // namespace
+
+probe_def find_active() {
+  return {scenario, "one wait over n fds with k ready (timeout 0, ready-at-entry, or woken by a writer)",
+          find_active_points, make_instance};
+}
+
+}  // namespace pollscale::calibrate::probes

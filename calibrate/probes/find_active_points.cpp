@@ -1,0 +1,115 @@
+// The grid of find_active points per profile. quick covers every mechanism at 8 n values
+// (plus fd kinds, k, positions and blocking at a few n) in about a minute; full covers
+// every fd kind, k in {1, 10, 100, n}, every position and the kernel's allocation
+// thresholds (poll 30/31 and ~540 pollfds, select 320/321 descriptors).
+
+#include <algorithm>
+#include <set>
+
+#include "calibrate/probes/probes.hpp"
+
+namespace pollscale::calibrate::probes {
+namespace {
+
+struct grid_builder {
+  const selection& sel;
+  std::span<const flavour> mechs;
+  std::vector<datasets::key> out;
+
+  bool wanted(const flavour& f) const {
+    return std::any_of(mechs.begin(), mechs.end(),
+                       [&](const flavour& m) { return m.mech == f.mech && m.variant == f.variant; });
+  }
+
+  void add(const flavour& f, fd_kind kind, std::string_view metric, std::int64_t n, std::int64_t k,
+           std::string_view pos, int blocking, int threads, const std::string& pinning) {
+    if (!wanted(f) || k > n) return;
+    datasets::key key = base_key("find_active", f, kind, metric, "ns");
+    key.n_fds = n;
+    key.n_active = k;
+    key.active_pos = std::string(pos);
+    key.blocking = blocking;
+    key.threads = threads;
+    key.cpus = distinct_cpus(pinning);
+    key.pinning = pinning;
+    out.push_back(std::move(key));
+  }
+};
+
+std::vector<flavour> level_triggered() {
+  return {{mechanism::select, ""}, {mechanism::pselect, ""}, {mechanism::poll, ""}, {mechanism::ppoll, ""},
+          {mechanism::epoll, "lt"}};
+}
+
+std::vector<flavour> every_flavour() {
+  std::vector<flavour> fs;
+  for (mechanism m : all_mechanisms)
+    for (auto v : variants_of(m)) fs.push_back({m, std::string(v)});
+  return fs;
+}
+
+std::vector<flavour> blocking_flavours() {
+  return {{mechanism::select, ""}, {mechanism::poll, ""}, {mechanism::epoll, "lt"}, {mechanism::rtsig, ""},
+          {mechanism::io_uring, "oneshot"}};
+}
+
+std::vector<std::int64_t> pick(const std::vector<std::int64_t>& wanted, std::int64_t n_max) {
+  std::vector<std::int64_t> r;
+  for (auto n : wanted) r.push_back(std::min(n, n_max));
+  std::sort(r.begin(), r.end());
+  r.erase(std::unique(r.begin(), r.end()), r.end());
+  return r;
+}
+
+}  // namespace
+
+std::vector<datasets::key> find_active_points(const selection& sel, std::span<const flavour> mechs) {
+  grid_builder g{sel, mechs, {}};
+  const bool full = sel.profile == profile_kind::full;
+  const std::string cpu0 = sel.cpus.empty() ? "0" : std::to_string(sel.cpus[0]);
+  const std::string cpu1 = sel.cpus.size() > 1 ? std::to_string(sel.cpus[1]) : cpu0;
+  const std::vector<fd_kind> kinds =
+      full ? std::vector<fd_kind>(std::begin(all_fd_kinds), std::end(all_fd_kinds)) : std::vector{fd_kind::pipe, fd_kind::eventfd};
+  // 1. The wait call alone, level-triggered mechanisms, k = 1 in the middle.
+  for (fd_kind kind : kinds) {
+    auto ns = n_grid(sel, max_channels(kind, 0, 8, sel), 8, 16);
+    if (full) ns.insert(ns.end(), {30, 31, 320, 321, 540, 541});
+    for (const auto& f : level_triggered())
+      for (auto n : std::set<std::int64_t>(ns.begin(), ns.end())) g.add(f, kind, "time_per_call", n, 1, "middle", 0, 1, cpu0);
+  }
+  // 2. Kegel's cycle (write, wait, read), every mechanism.
+  for (fd_kind kind : full ? kinds : std::vector{fd_kind::pipe})
+    for (const auto& f : every_flavour())
+      for (auto n : n_grid(sel, max_channels(kind, 1, 8, sel), 8, 12)) g.add(f, kind, "time_per_op", n, 1, "middle", 0, 1, cpu0);
+  if (!sel.n_override.empty()) return g.out;
+  // 3. Other fd kinds at a few n (quick only; full has them above).
+  if (!full)
+    for (fd_kind kind : {fd_kind::socketpair, fd_kind::tcp})
+      for (auto n : pick({10, 1000, max_channels(kind, 0, 8, sel)}, max_channels(kind, 0, 8, sel)))
+        for (const auto& f : {flavour{mechanism::poll, ""}, flavour{mechanism::epoll, "lt"}})
+          g.add(f, kind, "time_per_call", n, 1, "middle", 0, 1, cpu0);
+  // 4. k ready: level-triggered by the call, the others by the cycle.
+  const std::int64_t n_k = 1000;
+  const std::vector<std::int64_t> ks = full ? std::vector<std::int64_t>{1, 10, 100, n_k} : std::vector<std::int64_t>{10, 100, n_k};
+  const std::vector<std::string_view> positions =
+      full ? std::vector<std::string_view>{"first", "middle", "last", "spread", "random"} : std::vector<std::string_view>{"spread"};
+  for (auto k : ks)
+    for (auto pos : positions)
+      for (const auto& f : every_flavour()) {
+        const bool lt = f.mech != mechanism::rtsig && f.mech != mechanism::io_uring && f.variant != "et" && f.variant != "oneshot";
+        g.add(f, fd_kind::pipe, lt ? "time_per_call" : "time_per_op", n_k, k, pos, 0, 1, cpu0);
+      }
+  // 5. Blocking with the data present on entry: registration up to the first ready fd.
+  for (auto n : full ? n_grid(sel, max_channels(fd_kind::pipe, 1, 8, sel), 8, 8) : pick({100, 1000, 10000}, max_channels(fd_kind::pipe, 1, 8, sel)))
+    for (auto pos : full ? std::vector<std::string_view>{"first", "middle", "last"} : std::vector<std::string_view>{"first", "last"})
+      for (const auto& f : {flavour{mechanism::select, ""}, flavour{mechanism::poll, ""}, flavour{mechanism::epoll, "lt"}})
+        g.add(f, fd_kind::pipe, "time_per_op", n, 1, pos, 1, 1, cpu0);
+  // 6. Blocking, woken by a writer thread on the same or the other CPU.
+  for (auto n : pick({10, 1000, 10000}, max_channels(fd_kind::pipe, 1, 10, sel)))
+    for (const auto& pin : {cpu0 + "+" + cpu0, cpu0 + "+" + cpu1})
+      for (auto k : full ? std::vector<std::int64_t>{1, 10} : std::vector<std::int64_t>{1})
+        for (const auto& f : blocking_flavours()) g.add(f, fd_kind::pipe, "time_per_op", n, k, "middle", 1, 2, pin);
+  return g.out;
+}
+
+}  // namespace pollscale::calibrate::probes

@@ -1,0 +1,30 @@
+// Every probe, one per scenario; the registry (calibrate/registry.cpp) lists them.
+#pragma once
+
+#include <span>
+#include <vector>
+
+#include "calibrate/probe.hpp"
+
+namespace pollscale::calibrate::probes {
+
+probe_def find_active();
+
+/// find_active's grid for a profile (find_active_points.cpp).
+std::vector<datasets::key> find_active_points(const selection& sel, std::span<const flavour> mechs);
+
+/// The largest n of `kind` that fits in sel.max_fds with `kept` trigger ends kept and
+/// `extra` other descriptors open.
+std::int64_t max_channels(fd_kind kind, std::size_t kept, std::size_t extra, const selection& sel);
+
+/// The n grid of a profile up to n_max (or sel.n_override when given).
+std::vector<std::int64_t> n_grid(const selection& sel, std::int64_t n_max, int quick_points, int full_points);
+
+/// Number of distinct CPUs named in a pinning column ("0+0" -> 1, "0+1" -> 2, "" -> 0).
+std::int64_t distinct_cpus(const std::string& pinning);
+
+/// A key with the columns every probe fills the same way.
+datasets::key base_key(std::string_view scenario, const flavour& f, fd_kind kind, std::string_view metric,
+                       std::string_view unit);
+
+}  // namespace pollscale::calibrate::probes

@@ -1,0 +1,22 @@
+#include "calibrate/registry.hpp"
+
+#include <vector>
+
+#include "calibrate/probes/probes.hpp"
+
+namespace pollscale::calibrate {
+
+std::span<const probe_def> all_probes() {
+  static const std::vector<probe_def> table = {
+      probes::find_active(),
+  };
+  return table;
+}
+
+const probe_def* find_probe(std::string_view scenario) {
+  for (const auto& p : all_probes())
+    if (p.scenario == scenario) return &p;
+  return nullptr;
+}
+
+}  // namespace pollscale::calibrate

@@ -1,0 +1,61 @@
+#include "calibrate/context.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace pollscale::calibrate {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(ContextTest, ParsesSysfsSizeText) {
+  EXPECT_EQ(parse_size_text("32K"), 32u * 1024);
+  EXPECT_EQ(parse_size_text("2048K"), 2048u * 1024);
+  EXPECT_EQ(parse_size_text("32M"), 32u << 20);
+  EXPECT_EQ(parse_size_text("64"), 64u);
+  EXPECT_EQ(parse_size_text("lots"), 0u);
+  EXPECT_EQ(parse_size_text("12Q"), 0u);
+}
+
+TEST(ContextTest, ReadsDataCachesFromAFakeSysfsTree) {
+  const fs::path cpu = fs::temp_directory_path() / ("pollscale_cpu_" + std::to_string(::getpid()));
+  fs::remove_all(cpu);
+  auto index = [&](int i, const char* level, const char* type, const char* size) {
+    const fs::path d = cpu / "cache" / ("index" + std::to_string(i));
+    fs::create_directories(d);
+    std::ofstream(d / "level") << level << "\n";
+    std::ofstream(d / "type") << type << "\n";
+    std::ofstream(d / "size") << size << "\n";
+    std::ofstream(d / "coherency_line_size") << "64\n";
+    std::ofstream(d / "shared_cpu_list") << "0\n";
+  };
+  index(0, "1", "Data", "48K");
+  index(1, "1", "Instruction", "32K");
+  index(2, "2", "Unified", "1024K");
+  const auto caches = read_caches(cpu.string());
+  fs::remove_all(cpu);
+  ASSERT_EQ(caches.size(), 2u);  // the instruction cache is left out
+  EXPECT_EQ(caches[0]["level"], 1);
+  EXPECT_EQ(caches[0]["size_bytes"], 48u * 1024);
+  EXPECT_EQ(caches[1]["type"], "Unified");
+  EXPECT_EQ(caches[1]["size_bytes"], 1024u * 1024);
+  EXPECT_EQ(caches[1]["line_bytes"], 64);
+}
+
+TEST(ContextTest, CaptureHasEveryContractField) {
+  sys::nofile_limit lim{1024, 20000, 20000};
+  timer_facts t{20, 1, 1};
+  const auto c = capture_context(lim, t);
+  for (const char* f : {"schema_version", "time_utc", "host", "kernel", "cpu_model", "cpus_online", "cpus_allowed",
+                        "caches", "virtualization", "clocksource", "governor", "rlimit_nofile", "rlimit_sigpending",
+                        "timer", "warnings", "skipped"})
+    EXPECT_TRUE(c.contains(f)) << f;
+  EXPECT_EQ(c["rlimit_nofile"]["hard"], 20000);
+  EXPECT_EQ(c["timer"]["overhead_ns"], 20);
+  EXPECT_FALSE(c["kernel"].get<std::string>().empty());
+}
+
+}  // namespace
+}  // namespace pollscale::calibrate

@@ -1,0 +1,117 @@
+// find_active at small n for every mechanism and metric: instances build, run, check their
+// answers and leave no descriptor behind. (Timings are not asserted.)
+
+#include <gtest/gtest.h>
+
+#include "calibrate/probe_support.hpp"
+#include "calibrate/probes/probes.hpp"
+#include "calibrate/registry.hpp"
+#include "calibrate/sys/process.hpp"
+
+namespace pollscale::calibrate {
+namespace {
+
+selection small_selection() {
+  selection s;
+  s.max_fds = 2000;
+  s.cpus = sys::allowed_cpus();
+  s.n_override = {1, 7, 40};
+  return s;
+}
+
+std::vector<flavour> every_flavour() {
+  std::vector<flavour> fs;
+  for (mechanism m : all_mechanisms)
+    for (auto v : variants_of(m)) fs.push_back({m, std::string(v)});
+  return fs;
+}
+
+TEST(FindActiveTest, EveryPointRunsAndChecksItsAnswers) {
+  const auto* probe = find_probe("find_active");
+  ASSERT_NE(probe, nullptr);
+  const auto sel = small_selection();
+  const auto mechs = every_flavour();
+  const auto points = probe->points(sel, mechs);
+  ASSERT_GE(points.size(), 10u * 3);  // every flavour, every n
+  const std::size_t before = sys::open_fd_count();
+  for (const auto& k : points) {
+    SCOPED_TRACE(datasets::describe(k));
+    auto inst = probe->make(k, sel);
+    EXPECT_GT(inst->run(3), 0u);
+  }
+  EXPECT_EQ(sys::open_fd_count(), before);
+}
+
+TEST(FindActiveTest, BlockingAndManyActiveVariants) {
+  const auto* probe = find_probe("find_active");
+  auto sel = small_selection();
+  sel.n_override.clear();
+  sel.max_fds = 4000;  // k = n = 1000 pipes keep 1000 trigger ends here too
+  const auto mechs = every_flavour();
+  int ran = 0;
+  for (auto k : probe->points(sel, mechs)) {
+    if (*k.n_fds > 1000) continue;  // keep the test small; large n is calibration's job
+    SCOPED_TRACE(datasets::describe(k));
+    try {
+      auto inst = probe->make(k, sel);
+      inst->run(2);
+      ++ran;
+    } catch (const probe_skipped& e) {
+      // Only cross-CPU points on a one-CPU mask may skip here.
+      EXPECT_NE(std::string(e.what()).find("CPU"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_GT(ran, 30);
+}
+
+TEST(FindActiveTest, RtsigOnEventfdIsSkippedWithAReason) {
+  const auto* probe = find_probe("find_active");
+  const auto sel = small_selection();
+  datasets::key k = probes::base_key("find_active", {mechanism::rtsig, ""}, fd_kind::eventfd, "time_per_op", "ns");
+  k.n_fds = 4;
+  k.n_active = 1;
+  k.active_pos = "first";
+  k.blocking = 0;
+  try {
+    probe->make(k, sel);
+    FAIL() << "not skipped";
+  } catch (const probe_skipped& e) {
+    EXPECT_NE(std::string(e.what()).find("fasync"), std::string::npos);
+  }
+}
+
+TEST(FindActiveTest, PointsBeyondTheDescriptorLimitAreSkipped) {
+  const auto* probe = find_probe("find_active");
+  auto sel = small_selection();
+  sel.max_fds = 100;
+  datasets::key k = probes::base_key("find_active", {mechanism::poll, ""}, fd_kind::pipe, "time_per_call", "ns");
+  k.n_fds = 500;
+  k.n_active = 1;
+  k.active_pos = "middle";
+  EXPECT_THROW(probe->make(k, sel), probe_skipped);
+}
+
+TEST(ActivePositionsTest, PlacesActiveDescriptors) {
+  using v = std::vector<std::size_t>;
+  EXPECT_EQ(active_positions("first", 10, 2, 1), (v{0, 1}));
+  EXPECT_EQ(active_positions("last", 10, 2, 1), (v{8, 9}));
+  EXPECT_EQ(active_positions("middle", 10, 2, 1), (v{4, 5}));
+  EXPECT_EQ(active_positions("spread", 10, 2, 1), (v{2, 7}));
+  const auto r1 = active_positions("random", 100, 5, 7), r2 = active_positions("random", 100, 5, 7);
+  EXPECT_EQ(r1, r2);  // same seed, same answer
+  EXPECT_EQ(std::set<std::size_t>(r1.begin(), r1.end()).size(), 5u);
+  EXPECT_THROW(active_positions("nowhere", 10, 1, 1), std::invalid_argument);
+  EXPECT_THROW(active_positions("first", 2, 3, 1), std::invalid_argument);
+}
+
+TEST(LogGridTest, SpansTheRangeWithoutDuplicates) {
+  const auto g = log_grid(1, 19000, 8);
+  EXPECT_EQ(g.front(), 1);
+  EXPECT_EQ(g.back(), 19000);
+  EXPECT_EQ(g.size(), 8u);
+  EXPECT_TRUE(std::is_sorted(g.begin(), g.end()));
+  EXPECT_EQ(log_grid(1, 3, 8), (std::vector<std::int64_t>{1, 2, 3}));
+}
+
+}  // namespace
+}  // namespace pollscale::calibrate

@@ -1,0 +1,116 @@
+// The runner against a fake probe whose "time" is scripted: batch sizing, the stopping
+// rule, unit conversion and skipped points are checked without measuring anything real.
+
+#include "calibrate/runner.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace pollscale::calibrate {
+namespace {
+
+/// Reports `ns_per_op` per operation, optionally with a deterministic ±jitter pattern.
+class fake_instance final : public probe_instance {
+ public:
+  fake_instance(double ns_per_op, double jitter, std::vector<std::size_t>* batches)
+      : ns_(ns_per_op), jitter_(jitter), batches_(batches) {}
+  std::uint64_t run(std::size_t ops) override {
+    batches_->push_back(ops);
+    const double j = (calls_++ % 2 ? 1 : -1) * jitter_;
+    return static_cast<std::uint64_t>(std::llround(static_cast<double>(ops) * ns_ * (1 + j)));
+  }
+  void annotate(datasets::key& k) const override { k.max_fd = 42; }
+
+ private:
+  double ns_, jitter_;
+  std::vector<std::size_t>* batches_;
+  int calls_ = 0;
+};
+
+probe_def fake_probe(double ns_per_op, double jitter, std::vector<std::size_t>* batches, bool skip = false) {
+  probe_def p;
+  p.scenario = "fake";
+  p.make = [=](const datasets::key&, const selection&) -> std::unique_ptr<probe_instance> {
+    if (skip) throw probe_skipped("not here");
+    return std::make_unique<fake_instance>(ns_per_op, jitter, batches);
+  };
+  return p;
+}
+
+datasets::key key_in(const std::string& unit) {
+  datasets::key k;
+  k.scenario = "fake";
+  k.metric = "time_per_op";
+  k.unit = unit;
+  return k;
+}
+
+runner_options fast_options() {
+  runner_options o;
+  o.warmup_s = 0;
+  o.min_sample_ns = 10'000;
+  return o;
+}
+
+TEST(RunnerTest, BatchesCheapOperationsToTheMinimumSampleLength) {
+  std::vector<std::size_t> batches;
+  const auto r = runner(fast_options()).measure(fake_probe(100, 0, &batches), key_in("ns"), {});
+  ASSERT_TRUE(r.skipped.empty());
+  EXPECT_TRUE(r.converged);
+  EXPECT_GE(r.values.size(), fast_options().min_samples);
+  // 100 ns per op and 10 µs per sample: at least 100 operations per timed batch.
+  for (auto b : r.batches) EXPECT_GE(b, 100u);
+  for (double v : r.values) EXPECT_DOUBLE_EQ(v, 100.0);
+  EXPECT_EQ(r.key.max_fd, 42);  // annotate() reached the key
+}
+
+TEST(RunnerTest, SlowOperationsAreTimedOneByOne) {
+  std::vector<std::size_t> batches;
+  const auto r = runner(fast_options()).measure(fake_probe(50'000, 0, &batches), key_in("us"), {});
+  for (auto b : r.batches) EXPECT_EQ(b, 1u);
+  EXPECT_DOUBLE_EQ(r.values.front(), 50.0);  // converted to µs
+}
+
+TEST(RunnerTest, NoisyPointsStopAtTheTimeCapUnconverged) {
+  std::vector<std::size_t> batches;
+  auto o = fast_options();
+  o.max_s_per_point = 0.02;
+  // ±10% alternating: the median's interval never narrows to ±2%.
+  const auto r = runner(o).measure(fake_probe(2'000'000, 0.10, &batches), key_in("ns"), {});
+  EXPECT_FALSE(r.converged);
+  EXPECT_GE(r.values.size(), o.min_samples);
+}
+
+TEST(RunnerTest, RatesAreConvertedFromTimePerOperation) {
+  std::vector<std::size_t> batches;
+  const auto r = runner(fast_options()).measure(fake_probe(250, 0, &batches), key_in("1/s"), {});
+  EXPECT_DOUBLE_EQ(r.values.front(), 4e6);
+  EXPECT_DOUBLE_EQ(convert_ns_per_op(2e6, "ms"), 2.0);
+  EXPECT_THROW(convert_ns_per_op(1, "B"), std::invalid_argument);
+}
+
+TEST(RunnerTest, SkippedProbeIsRecordedWithItsReason) {
+  std::vector<std::size_t> batches;
+  const auto r = runner(fast_options()).measure(fake_probe(1, 0, &batches, true), key_in("ns"), {});
+  EXPECT_EQ(r.skipped, "not here");
+  EXPECT_TRUE(r.values.empty());
+}
+
+TEST(RunnerTest, OptionsFollowTheTimer) {
+  timer_facts t;
+  t.overhead_ns = 500;  // a slow clock: 100 reads = 50 µs
+  t.resolution_ns = 1;
+  EXPECT_DOUBLE_EQ(options_for(profile_kind::quick, t).min_sample_ns, 50'000);
+  EXPECT_GT(options_for(profile_kind::full, t).max_s_per_point, options_for(profile_kind::quick, t).max_s_per_point);
+}
+
+TEST(TimerTest, MeasuresAPlausibleClock) {
+  const auto t = measure_timer(20000);
+  EXPECT_GT(t.overhead_ns, 0);
+  EXPECT_GT(t.resolution_ns, 0);
+  EXPECT_LT(t.overhead_ns, 1e6);  // a sanity bound, not a performance goal
+}
+
+}  // namespace
+}  // namespace pollscale::calibrate
