@@ -19,7 +19,11 @@ namespace {
 
 void write_file_atomically(const std::filesystem::path& path, std::string_view content) {
   const auto dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
-  std::string tmpl = (dir / ("." + path.filename().string() + ".XXXXXX")).string();
+  // Built by appending, not operator+: GCC 12 warns falsely (-Wrestrict, PR105329) on
+  // "." + string at -O2.
+  std::string hidden(1, '.');
+  hidden.append(path.filename().string()).append(".XXXXXX");
+  std::string tmpl = (dir / hidden).string();
   const int fd = ::mkstemp(tmpl.data());
   if (fd < 0) fail("cannot create a temporary file for", path);
   std::size_t done = 0;
