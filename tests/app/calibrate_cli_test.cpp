@@ -1,0 +1,66 @@
+// pollscale calibrate end to end: bad input gets one line on stderr and exit 2; a tiny
+// real calibration writes a dataset the reader accepts.
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "datasets/dataset.hpp"
+#include "tests/app/run_command.hpp"
+
+namespace pollscale::test {
+namespace {
+
+int lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
+
+TEST(CalibrateCliTest, BadInputIsOneLineAndExitTwo) {
+  for (const char* args : {"calibrate --n 0", "calibrate --n 5,x", "calibrate --bogus", "calibrate --mechanisms kqueue",
+                           "calibrate --scenarios nowhere", "calibrate --format xml", "calibrate --quick --full",
+                           "calibrate --max-seconds-per-point -1", "nosuchcommand"}) {
+    SCOPED_TRACE(args);
+    const auto r = run_pollscale(args);
+    EXPECT_EQ(r.rc, 2);
+    EXPECT_EQ(lines(r.err), 1) << r.err;
+    EXPECT_EQ(r.err.rfind("pollscale: ", 0), 0u) << r.err;
+    EXPECT_TRUE(r.out.empty());
+  }
+}
+
+TEST(CalibrateCliTest, ErrorsNameTheCulprit) {
+  EXPECT_NE(run_pollscale("calibrate --n 5,x").err.find("'x'"), std::string::npos);
+  EXPECT_NE(run_pollscale("calibrate --mechanisms poll,kqueue").err.find("'kqueue'"), std::string::npos);
+  EXPECT_NE(run_pollscale("calibrate --format xml").err.find("--format"), std::string::npos);
+}
+
+TEST(CalibrateCliTest, HelpDescribesEveryOption) {
+  const auto r = run_pollscale("calibrate --help");
+  EXPECT_EQ(r.rc, 0);
+  for (const char* opt : {"--quick", "--full", "--scenarios", "--mechanisms", "--n", "--out", "--seed", "--format",
+                          "--list", "--max-seconds-per-point", "--no-progress"})
+    EXPECT_NE(r.out.find(opt), std::string::npos) << opt;
+  EXPECT_NE(run_pollscale("--help").out.find("calibrate"), std::string::npos);
+}
+
+TEST(CalibrateCliTest, TinyCalibrationWritesAReadableDataset) {
+  const auto dir = std::filesystem::temp_directory_path() / ("pollscale_cal_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  const auto r = run_pollscale("calibrate --scenarios find_active --mechanisms poll,epoll/et --n 1,16 "
+                               "--max-seconds-per-point 0.02 --format json --out " + dir.string());
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const auto d = datasets::read_dataset(dir);
+  EXPECT_FALSE(d.samples.empty());
+  EXPECT_FALSE(d.summaries.empty());
+  for (const auto& s : d.summaries) {
+    EXPECT_EQ(s.k.scenario, "find_active");
+    EXPECT_TRUE(s.k.mechanism == "poll" || s.k.mechanism == "epoll");
+    EXPECT_TRUE(*s.k.n_fds == 1 || *s.k.n_fds == 16);
+    EXPECT_FALSE(s.k.pinning.empty());
+  }
+  EXPECT_EQ(d.context["rlimit_nofile"]["soft"], d.context["rlimit_nofile"]["hard"]);
+  EXPECT_TRUE(d.context["timer"]["overhead_ns"].get<double>() > 0);
+  EXPECT_EQ(r.out.front(), '[');  // --format json on stdout
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace pollscale::test
