@@ -1,0 +1,282 @@
+#include "model/cell_fit.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "datasets/csv_table.hpp"
+#include "model/bootstrap.hpp"
+#include "model/cell_points.hpp"
+#include "model/nonlinear_fit.hpp"
+
+namespace pollscale::model {
+namespace {
+
+constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+
+cell_points points_of(const std::vector<const observation*>& rows, bool reciprocal) {
+  cell_points p;
+  p.reciprocal = reciprocal;
+  p.y.resize(static_cast<Eigen::Index>(rows.size()));
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto& o = *rows[i];
+    if (!(o.value > 0))
+      throw datasets::format_error(o.where + ": value " + std::to_string(o.value) +
+                                   " cannot be modelled (costs and rates must be positive)");
+    p.x.push_back(point_of(o.k));
+    p.value.push_back(o.value);
+    p.y(static_cast<Eigen::Index>(i)) = reciprocal ? 1 / o.value : o.value;
+    p.rows.push_back(&o);
+  }
+  return p;
+}
+
+bool varies(const std::vector<point>& x, double point::*field) {
+  return std::any_of(x.begin(), x.end(), [&](const point& q) { return q.*field != x.front().*field; });
+}
+
+form_request request_for(const cell_id& id, const cell_points& p, const fit_environment& env, family fam) {
+  form_request r;
+  r.cell = id;
+  r.fam = fam;
+  r.n_varies = varies(p.x, &point::n);
+  r.k_varies = varies(p.x, &point::k);
+  r.words_vary = varies(p.x, &point::words);
+  r.p_varies = varies(p.x, &point::p);
+  r.curve = env.curve;
+  r.overflow_threshold = env.signal_queue_limit;
+  return r;
+}
+
+// A robust fit of `f` on `pts` (rows flagged in `keep`, all when empty).
+std::optional<linear_solution> fit_on(const form& f, const cell_points& pts, const std::vector<bool>& keep,
+                                      const robust_options& ro) {
+  const linear_problem prob = problem_for(f, pts, keep);
+  if (!identifiable(prob.x, prob.priors)) return std::nullopt;
+  return solve_robust(prob, ro);
+}
+
+double relative_error(double response, double value, bool reciprocal) {
+  if (!(response > 0)) return reciprocal ? 1e6 : -1;  // a failed prediction, scored as such
+  return ((reciprocal ? 1 / response : response) - value) / value;
+}
+
+struct scored {
+  form f;
+  std::optional<linear_solution> fit;
+  std::vector<double> loo;  ///< signed relative errors; empty when not scorable
+  double loo_mape = nan;
+  std::string note;
+};
+
+std::size_t data_parameters(const form& f) { return f.terms.size() - (f.working_set ? 1 : 0); }
+
+scored score(const form& f, const cell_points& pts, const fit_options& o) {
+  scored s{f, fit_on(f, pts, {}, o.robust), {}, nan, ""};
+  if (!s.fit) {
+    s.note = "not identifiable: its terms are collinear on these points";
+    return s;
+  }
+  const std::size_t m = pts.value.size();
+  if (m <= data_parameters(f)) {
+    s.note = "as many coefficients as points: no leave-one-out score";
+    return s;
+  }
+  robust_options quick = o.robust;
+  quick.max_iterations = std::min<std::size_t>(quick.max_iterations, 12);
+  std::vector<bool> keep(m, true);
+  for (std::size_t i = 0; i < m; ++i) {
+    keep[i] = false;
+    const auto sub = fit_on(f, pts, keep, quick);
+    keep[i] = true;
+    if (!sub) {
+      s.loo.clear();
+      s.note = "not identifiable without one of its points: no leave-one-out score";
+      return s;
+    }
+    const double r = problem_row(f, pts.x[i]).dot(sub->beta);
+    s.loo.push_back(relative_error(r, pts.value[i], pts.reciprocal));
+  }
+  double sum = 0;
+  for (double e : s.loo) sum += std::abs(e);
+  s.loo_mape = sum / static_cast<double>(m);
+  return s;
+}
+
+// The simplest form within the parsimony margin of the best LOO score; without any
+// score, the simplest identifiable form (core terms only: the kernel says they exist).
+std::size_t choose(const std::vector<scored>& c, const fit_options& o, std::string& why) {
+  double best = std::numeric_limits<double>::infinity();
+  for (const auto& s : c)
+    if (std::isfinite(s.loo_mape)) best = std::min(best, s.loo_mape);
+  std::size_t pick = c.size();
+  if (std::isfinite(best)) {
+    const double margin = best * (1 + o.parsimony_relative) + o.parsimony_absolute;
+    for (std::size_t i = 0; i < c.size(); ++i) {
+      if (!(c[i].loo_mape <= margin)) continue;
+      if (pick == c.size() || c[i].f.terms.size() < c[pick].f.terms.size() ||
+          (c[i].f.terms.size() == c[pick].f.terms.size() && c[i].loo_mape < c[pick].loo_mape))
+        pick = i;
+    }
+    why = "leave-one-out + parsimony (simplest form within 10% + 0.2 points of the best LOO MAPE)";
+    return pick;
+  }
+  for (std::size_t i = 0; i < c.size(); ++i)
+    if (c[i].fit) {
+      why = "simplest identifiable form (too few points to cross-validate)";
+      return i;
+    }
+  return c.size();
+}
+
+// Levenberg-Marquardt on log(bytes per fd) when the data reach past a cache knee: the
+// knee's position then tells the footprint better than the prior does.
+void refine_footprint(scored& s, const cell_points& pts, const fit_options& o, std::string& method) {
+  if (!s.f.working_set || !s.fit) return;
+  basis& ws = s.f.terms[*s.f.working_set];
+  double n_max = 0;
+  for (const auto& q : pts.x) n_max = std::max(n_max, q.n);
+  const double first_knee = ws.latency.empty() ? 0 : ws.latency.front().first;
+  if (n_max * ws.bytes_per_fd < 1.5 * first_knee || pts.value.size() < data_parameters(s.f) + 3) return;
+  const double prior_bytes = ws.bytes_per_fd;
+  form trial = s.f;
+  double memo_theta = nan;
+  Eigen::VectorXd memo_fit;
+  nonlinear_problem nl;
+  nl.y = pts.y;
+  nl.w = pts.y.cwiseInverse().cwiseAbs2();
+  nl.start = Eigen::VectorXd::Constant(1, std::log(prior_bytes));
+  nl.max_evaluations = 200;
+  nl.f = [&](const Eigen::VectorXd& theta, std::size_t i) {
+    if (theta(0) != memo_theta) {
+      memo_theta = theta(0);
+      trial.terms[*trial.working_set].bytes_per_fd = std::exp(theta(0));
+      const auto fit = fit_on(trial, pts, {}, {.relative = true, .huber = false, .max_iterations = 8});
+      memo_fit = fit ? fit->fitted : Eigen::VectorXd::Constant(pts.y.size(), nan);
+    }
+    return memo_fit(static_cast<Eigen::Index>(i));
+  };
+  const auto sol = solve_levenberg_marquardt(nl);
+  const double bytes = std::exp(sol.theta(0));
+  if (!sol.converged || bytes < prior_bytes / 4 || bytes > prior_bytes * 4) return;
+  ws.bytes_per_fd = bytes;
+  s.fit = fit_on(s.f, pts, {}, o.robust);
+  method += "; bytes per fd fitted by Levenberg-Marquardt: " + std::to_string(static_cast<int>(std::lround(bytes))) +
+            " B (prior " + std::to_string(static_cast<int>(prior_bytes)) + " B)";
+}
+
+std::vector<term> make_terms(const scored& s, const std::string& unit, double t) {
+  std::vector<term> out;
+  for (std::size_t j = 0; j < s.f.terms.size(); ++j) {
+    const auto jj = static_cast<Eigen::Index>(j);
+    term tm{s.f.terms[j], basis_name(s.f.terms[j]), basis_meaning(s.f.terms[j]),
+            coefficient_unit(s.f.terms[j], unit), s.fit->beta(jj)};
+    tm.at_bound = s.fit->at_bound[j];
+    const double se = std::sqrt(std::max(0.0, s.fit->covariance(jj, jj)));
+    if (std::isfinite(t) && !tm.at_bound) {
+      tm.ci95_lo = tm.coefficient - t * se;
+      tm.ci95_hi = tm.coefficient + t * se;
+    }
+    if (s.f.working_set == j) {
+      tm.from_prior = se > 0.5 * s.f.ws_prior.loads_sd;  // the data barely narrowed the prior
+      tm.meaning += "; prior " + std::to_string(s.f.ws_prior.loads_mean).substr(0, 4) + " ± " +
+                    std::to_string(s.f.ws_prior.loads_sd).substr(0, 4) + ": " + s.f.ws_prior.why;
+    }
+    out.push_back(std::move(tm));
+  }
+  return out;
+}
+
+domain domain_of(const cell_points& p) {
+  domain d{p.x[0].n, p.x[0].n, p.x[0].k, p.x[0].k, p.x[0].words, p.x[0].words};
+  for (const auto& q : p.x) {
+    d.n_min = std::min(d.n_min, q.n), d.n_max = std::max(d.n_max, q.n);
+    d.k_min = std::min(d.k_min, q.k), d.k_max = std::max(d.k_max, q.k);
+    d.words_min = std::min(d.words_min, q.words), d.words_max = std::max(d.words_max, q.words);
+  }
+  return d;
+}
+
+void fill_statistics(cell_model& m, const scored& s, const cell_points& p, std::string method) {
+  auto& st = m.stats;
+  st.n_points = p.value.size();
+  st.df = static_cast<std::size_t>(std::max(0.0, std::round(s.fit->df)));
+  double sum = 0;
+  for (std::size_t i = 0; i < p.value.size(); ++i)
+    sum += std::abs(relative_error(s.fit->fitted(static_cast<Eigen::Index>(i)), p.value[i], p.reciprocal));
+  st.mape_in_sample = sum / static_cast<double>(p.value.size());
+  st.mape_loo = s.loo_mape;
+  st.residual_spread = std::isfinite(s.fit->sigma2) ? std::sqrt(s.fit->sigma2) : nan;
+  double loo_ms = 0;
+  for (double e : s.loo) loo_ms += e * e;
+  const double loo_rms = s.loo.empty() ? nan : std::sqrt(loo_ms / static_cast<double>(s.loo.size()));
+  st.sigma_rel = std::isfinite(loo_rms) ? std::max(loo_rms, st.residual_spread) : st.residual_spread;
+  st.method = std::move(method);
+  m.t95 = t975(s.fit->df);
+  // The coefficients' covariance is rescaled to the spread intervals are built from.
+  m.covariance = s.fit->covariance;
+  if (std::isfinite(st.sigma_rel) && st.residual_spread > 0)
+    m.covariance *= std::pow(st.sigma_rel / st.residual_spread, 2);
+}
+
+}  // namespace
+
+Eigen::VectorXd problem_row(const form& f, const point& x) {
+  Eigen::VectorXd v(static_cast<Eigen::Index>(f.terms.size()));
+  for (std::size_t j = 0; j < f.terms.size(); ++j) v(static_cast<Eigen::Index>(j)) = f.terms[j](x);
+  return v;
+}
+
+linear_problem problem_for(const form& f, const cell_points& pts, const std::vector<bool>& keep) {
+  std::vector<std::size_t> rows;
+  for (std::size_t i = 0; i < pts.x.size(); ++i)
+    if (keep.empty() || keep[i]) rows.push_back(i);
+  linear_problem p;
+  p.x.resize(static_cast<Eigen::Index>(rows.size()), static_cast<Eigen::Index>(f.terms.size()));
+  p.y.resize(static_cast<Eigen::Index>(rows.size()));
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    p.x.row(static_cast<Eigen::Index>(r)) = problem_row(f, pts.x[rows[r]]).transpose();
+    p.y(static_cast<Eigen::Index>(r)) = pts.y(static_cast<Eigen::Index>(rows[r]));
+  }
+  p.nonneg.assign(f.terms.size(), true);
+  if (f.working_set) p.priors.push_back({*f.working_set, f.ws_prior.loads_mean, f.ws_prior.loads_sd});
+  return p;
+}
+
+cell_model fit_cell(const cell_id& id, const std::vector<const observation*>& rows, const fit_environment& env,
+                    const fit_options& o) {
+  if (rows.empty()) throw datasets::format_error(describe_cell(id) + ": no points to fit");
+  const bool reciprocal = is_rate(id.k);
+  const cell_points pts = points_of(rows, reciprocal);
+  const form_request request = request_for(id, pts, env, o.fam);
+  if (const auto why = unfittable_core(request); !why.empty())
+    throw too_few_points(rows.front()->where + ": too few points for the form of " + describe_cell(id) + ": " + why +
+                         " (" + std::to_string(rows.size()) + " points)");
+  std::vector<scored> cands;
+  for (const auto& f : candidate_forms(request)) cands.push_back(score(f, pts, o));
+  cell_model m;
+  const std::size_t pick = choose(cands, o, m.chosen_by);
+  if (pick == cands.size())
+    throw too_few_points(rows.front()->where + ": too few distinct points to fit any form for " +
+                                 describe_cell(id) + " (" + std::to_string(rows.size()) + " points)");
+  scored& best = cands[pick];
+  std::string method = "non-negative least squares, weights 1/ŷ² (relative errors)";
+  if (o.robust.huber) method += ", Huber IRLS (c = 1.345 MAD)";
+  refine_footprint(best, pts, o, method);
+  m.cell = id.k;
+  m.platform = id.platform;
+  m.kernel = id.kernel;
+  m.reciprocal = reciprocal;
+  const std::string unit = reciprocal ? id.k.unit.substr(2) : id.k.unit;
+  m.formula = best.f.formula(reciprocal ? "1/X" : "T");
+  fill_statistics(m, best, pts, method);
+  m.terms = make_terms(best, unit, m.t95);
+  m.dom = domain_of(pts);
+  for (std::size_t i = 0; i < cands.size(); ++i)
+    m.rivals.push_back({cands[i].f.name(), cands[i].f.terms.size(), cands[i].loo_mape,
+                        i == pick ? "chosen" : cands[i].note});
+  if (o.bootstrap_replicates > 0) add_bootstrap(m, best.f, pts, best.loo, o);
+  return m;
+}
+
+}  // namespace pollscale::model

@@ -1,0 +1,54 @@
+// Fitting one cell: every candidate form is fitted (non-negative, relative weights, Huber),
+// scored by leave-one-out cross-validation, and the simplest form whose LOO error is
+// within the parsimony margin of the best wins. The winner gets coefficient intervals,
+// fit statistics and, on request, a seeded bootstrap.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "datasets/csv_table.hpp"
+#include "model/forms.hpp"
+#include "model/linear_fit.hpp"
+#include "model/model_set.hpp"
+#include "model/observations.hpp"
+#include "model/working_set.hpp"
+
+namespace pollscale::model {
+
+struct fit_options {
+  family fam = family::mechanistic;  ///< extra_p forces the generic family everywhere
+  robust_options robust{};
+  /// Parsimony: a form with fewer terms wins when its LOO MAPE is at most
+  /// best * (1 + relative) + absolute (fractions).
+  double parsimony_relative = 0.10;
+  double parsimony_absolute = 0.002;
+  /// Bootstrap replicates for prediction intervals (0: analytic intervals).
+  std::size_t bootstrap_replicates = 0;
+  std::uint64_t seed = 1;  ///< seeds the bootstrap; same seed, same model
+  /// Leave out (and list in model_set::skipped) cells with too few points for their
+  /// form, instead of failing the whole fit.
+  bool skip_unfittable = false;
+};
+
+/// What the dataset says about the machine, shared by all its cells.
+struct fit_environment {
+  std::optional<latency_curve> curve;        ///< nullopt for historical data
+  std::optional<double> signal_queue_limit;  ///< RLIMIT_SIGPENDING soft limit
+};
+
+/// Too few points for the form a cell needs (e.g. poll measured at one n only).
+class too_few_points : public datasets::format_error {
+ public:
+  using datasets::format_error::format_error;
+};
+
+/// Fits the cell `id` to `rows` (all belonging to it). Throws datasets::format_error
+/// naming a row for a value the model cannot use (zero, or a zero rate), and when `rows`
+/// is empty; too_few_points when the points cannot support the cell's core terms.
+cell_model fit_cell(const cell_id& id, const std::vector<const observation*>& rows,
+                    const fit_environment& env, const fit_options& options);
+
+}  // namespace pollscale::model

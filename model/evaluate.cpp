@@ -1,0 +1,101 @@
+#include "model/evaluate.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+namespace pollscale::model {
+namespace {
+
+constexpr double inf = std::numeric_limits<double>::infinity();
+
+Eigen::VectorXd regressors(const cell_model& m, const point& x) {
+  Eigen::VectorXd v(static_cast<Eigen::Index>(m.terms.size()));
+  for (std::size_t j = 0; j < m.terms.size(); ++j) v(static_cast<Eigen::Index>(j)) = m.terms[j].b(x);
+  return v;
+}
+
+double coefficient_dot(const cell_model& m, const Eigen::VectorXd& v) {
+  double s = 0;
+  for (std::size_t j = 0; j < m.terms.size(); ++j) s += m.terms[j].coefficient * v(static_cast<Eigen::Index>(j));
+  return s;
+}
+
+bool depends_on_n(basis_kind k) {
+  return k == basis_kind::per_fd || k == basis_kind::log_n || k == basis_kind::fd_per_ready ||
+         k == basis_kind::power_log || k == basis_kind::working_set || k == basis_kind::overflow ||
+         k == basis_kind::per_registered || k == basis_kind::per_word;
+}
+
+bool depends_on_k(basis_kind k) {
+  return k == basis_kind::per_ready || k == basis_kind::fd_per_ready || k == basis_kind::inverse_ready ||
+         k == basis_kind::overflow;
+}
+
+// Interval in the response space, [lo, hi] with lo >= 0.
+std::pair<double, double> response_interval(const cell_model& m, const Eigen::VectorXd& v, double yhat) {
+  if (m.bootstrap.rows() > 0) {
+    std::vector<double> draws(static_cast<std::size_t>(m.bootstrap.rows()));
+    for (Eigen::Index b = 0; b < m.bootstrap.rows(); ++b) {
+      const double e = m.bootstrap_residuals.empty()
+                           ? 0.0
+                           : m.bootstrap_residuals[static_cast<std::size_t>(b) % m.bootstrap_residuals.size()];
+      draws[static_cast<std::size_t>(b)] = m.bootstrap.row(b).dot(v) * (1 + e);
+    }
+    std::sort(draws.begin(), draws.end());
+    const auto at = [&](double q) {
+      const double h = q * static_cast<double>(draws.size() - 1);
+      const auto i = static_cast<std::size_t>(std::floor(h));
+      const std::size_t j = std::min(i + 1, draws.size() - 1);
+      return draws[i] + (h - static_cast<double>(i)) * (draws[j] - draws[i]);
+    };
+    return {std::max(0.0, at(0.025)), at(0.975)};
+  }
+  const double var = v.dot(m.covariance * v) + std::pow(m.stats.sigma_rel * yhat, 2);
+  const double half = m.t95 * std::sqrt(std::max(var, 0.0));
+  return {std::max(0.0, yhat - half), yhat + half};
+}
+
+}  // namespace
+
+double response_at(const cell_model& m, const point& x) { return coefficient_dot(m, regressors(m, x)); }
+
+bool uses_n(const cell_model& m) {
+  return std::any_of(m.terms.begin(), m.terms.end(), [](const term& t) { return depends_on_n(t.b.kind); });
+}
+
+point_prediction evaluate(const cell_model& m, const point& x) {
+  point_prediction out;
+  const Eigen::VectorXd v = regressors(m, x);
+  const double yhat = coefficient_dot(m, v);
+  const double tol = 1e-9;
+  const bool n_used = uses_n(m);
+  const bool k_used = std::any_of(m.terms.begin(), m.terms.end(), [](const term& t) { return depends_on_k(t.b.kind); });
+  if (n_used) {
+    out.extrapolated |= x.n > m.dom.n_max * (1 + tol) || x.n < m.dom.n_min * (1 - tol);
+    if (m.dom.n_max > 0) out.extrapolation_factor = x.n / m.dom.n_max;
+  }
+  if (k_used) out.extrapolated |= x.k > m.dom.k_max * (1 + tol) || x.k < m.dom.k_min * (1 - tol);
+  const bool words_used = std::any_of(m.terms.begin(), m.terms.end(), [](const term& t) { return t.b.kind == basis_kind::per_word; });
+  if (words_used) out.extrapolated |= x.words > m.dom.words_max * (1 + tol) || x.words < m.dom.words_min * (1 - tol);
+  if (!(yhat > 0) || !std::isfinite(yhat)) {
+    out.value = not_available;
+    return out;
+  }
+  out.value = m.reciprocal ? 1 / yhat : yhat;
+  const bool analytic_ok = std::isfinite(m.t95) && std::isfinite(m.stats.sigma_rel) && m.covariance.allFinite();
+  if (m.bootstrap.rows() == 0 && !analytic_ok) return out;
+  const auto [lo, hi] = response_interval(m, v, yhat);
+  out.has_interval = true;
+  if (m.reciprocal) {
+    out.lo = hi > 0 ? 1 / hi : 0;
+    out.hi = lo > 0 ? 1 / lo : inf;
+  } else {
+    out.lo = lo;
+    out.hi = hi;
+  }
+  return out;
+}
+
+}  // namespace pollscale::model

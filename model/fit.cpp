@@ -1,0 +1,68 @@
+#include "model/fit.hpp"
+
+#include <map>
+
+#include "datasets/csv_table.hpp"
+
+namespace pollscale::model {
+namespace {
+
+constexpr const char* memory_scenario = "memory_latency";
+
+std::vector<latency_point> memory_points(const observation_set& data) {
+  std::vector<latency_point> pts = latency_points_from_context(data.context);
+  if (!pts.empty()) return pts;
+  for (const auto& o : data.rows)
+    if (o.k.scenario == memory_scenario && o.k.n_fds && o.k.unit == "ns" && *o.k.n_fds > 0)
+      pts.push_back({static_cast<double>(*o.k.n_fds), o.value});
+  return pts;
+}
+
+}  // namespace
+
+fit_environment environment_of(const observation_set& data) {
+  fit_environment env;
+  if (data.historical) return env;  // no cache geometry was recorded for those machines
+  env.curve = make_latency_curve(caches_from_context(data.context), memory_points(data));
+  const auto& c = data.context;
+  if (c.is_object() && c.contains("rlimit_sigpending") && c["rlimit_sigpending"].is_object() &&
+      c["rlimit_sigpending"].contains("soft") && c["rlimit_sigpending"]["soft"].is_number())
+    env.signal_queue_limit = c["rlimit_sigpending"]["soft"].get<double>();
+  return env;
+}
+
+std::vector<std::pair<cell_id, std::vector<const observation*>>> cells_of(
+    const std::vector<const observation*>& rows) {
+  std::map<cell_id, std::vector<const observation*>> groups;
+  for (const auto* o : rows)
+    if (o->k.scenario != memory_scenario) groups[cell_of(*o)].push_back(o);
+  return {groups.begin(), groups.end()};
+}
+
+model_set fit_models(const observation_set& data, const std::vector<const observation*>& rows,
+                     const fit_options& options) {
+  const auto cells = cells_of(rows);
+  if (cells.empty()) throw datasets::format_error(data.source + ": no rows to fit");
+  const fit_environment env = environment_of(data);
+  model_set out;
+  out.context = data.context;
+  out.source = data.source;
+  for (const auto& [id, members] : cells) {
+    try {
+      out.cells.push_back(fit_cell(id, members, env, options));
+    } catch (const too_few_points& e) {
+      if (!options.skip_unfittable) throw;
+      out.skipped.push_back(e.what());
+    }
+  }
+  if (out.cells.empty()) throw datasets::format_error(data.source + ": no cell could be fitted");
+  return out;
+}
+
+model_set fit_models(const observation_set& data, const fit_options& options) {
+  std::vector<const observation*> rows;
+  for (const auto& o : data.rows) rows.push_back(&o);
+  return fit_models(data, rows, options);
+}
+
+}  // namespace pollscale::model

@@ -1,0 +1,167 @@
+#include "model/forms.hpp"
+
+#include <algorithm>
+#include <array>
+
+namespace pollscale::model {
+namespace {
+
+basis of(basis_kind k) {
+  basis b;
+  b.kind = k;
+  return b;
+}
+
+bool one_of(const std::string& s, std::initializer_list<const char*> names) {
+  return std::any_of(names.begin(), names.end(), [&](const char* n) { return s == n; });
+}
+
+struct pool {
+  std::vector<basis> core;
+  std::vector<basis> optional;
+  bool working_set = false;
+};
+
+// Which regressor a basis needs to vary before the data can say anything about it.
+bool fittable(const basis& b, const form_request& r) {
+  switch (b.kind) {
+    case basis_kind::constant: return true;
+    case basis_kind::per_fd:
+    case basis_kind::log_n:
+    case basis_kind::power_log: return r.n_varies;
+    case basis_kind::fd_per_ready: return r.n_varies || r.k_varies;
+    case basis_kind::per_ready:
+    case basis_kind::inverse_ready: return r.k_varies;
+    case basis_kind::per_word: return r.words_vary;
+    case basis_kind::per_registered: return r.p_varies;
+    case basis_kind::overflow: return r.k_varies && r.n_varies;
+    case basis_kind::working_set: return true;  // a prior carries it
+  }
+  return false;
+}
+
+// The kernel's work per operation (../shared/design/KERNEL_COSTS.md), as terms.
+pool mechanistic_pool(const form_request& r) {
+  const auto& k = r.cell.k;
+  const bool scanning = scans_every_fd(k.mechanism);
+  pool p;
+  p.core.push_back(of(basis_kind::constant));
+  if (k.scenario == "interest_churn") {
+    if (k.mechanism == "poll") p.core.push_back(of(basis_kind::per_fd));  // fills n entries
+    if (k.mechanism == "epoll") p.optional.push_back(of(basis_kind::log_n));  // rb-tree depth
+    if (k.mechanism != "poll") p.optional.push_back(of(basis_kind::per_fd));
+    return p;
+  }
+  if (k.scenario == "wakeup" || k.scenario == "ipc") {
+    p.optional.push_back(of(basis_kind::per_fd));
+    return p;
+  }
+  if (scanning) {
+    p.core.push_back(of(basis_kind::per_fd));  // copy-in, lookup and query of every fd
+    p.working_set = true;
+    if (k.mechanism == "select" || k.mechanism == "pselect") p.optional.push_back(of(basis_kind::per_word));
+    if (k.blocking && *k.blocking == 1) p.optional.push_back(of(basis_kind::per_registered));
+  } else {
+    p.optional.push_back(of(basis_kind::per_fd));  // a rival: memory effects of n watched fds
+  }
+  p.optional.push_back(of(basis_kind::per_ready));
+  if (k.scenario == "token_ring") {  // tokens in flight share each call among k passes
+    if (scanning) p.optional.push_back(of(basis_kind::fd_per_ready));
+    p.optional.push_back(of(basis_kind::inverse_ready));
+  }
+  if (k.mechanism == "rtsig" && r.overflow_threshold) {
+    basis b = of(basis_kind::overflow);
+    b.threshold = *r.overflow_threshold;
+    p.optional.push_back(b);
+  }
+  return p;
+}
+
+std::vector<form> mechanistic_forms(const form_request& r) {
+  pool p = mechanistic_pool(r);
+  std::erase_if(p.core, [&](const basis& b) { return !fittable(b, r); });
+  std::erase_if(p.optional, [&](const basis& b) { return !fittable(b, r); });
+  const bool rate = is_rate(r.cell.k);
+  const double scale = ns_to_unit(rate ? r.cell.k.unit.substr(2) : r.cell.k.unit);
+  const bool with_ws = p.working_set && r.curve && scale > 0 &&
+                       std::any_of(p.core.begin(), p.core.end(), [](const basis& b) { return b.kind == basis_kind::per_fd; });
+  std::vector<form> out;
+  const std::size_t options = p.optional.size();
+  for (std::size_t mask = 0; mask < (std::size_t{1} << options); ++mask) {
+    form f;
+    f.terms = p.core;
+    for (std::size_t j = 0; j < options; ++j)
+      if (mask & (std::size_t{1} << j)) f.terms.push_back(p.optional[j]);
+    if (with_ws) {
+      f.ws_prior = footprint_for(r.cell.k.fd_kind);
+      f.working_set = f.terms.size();
+      f.terms.push_back(working_set_basis(*r.curve, f.ws_prior, rate ? r.cell.k.unit.substr(2) : r.cell.k.unit));
+    }
+    out.push_back(std::move(f));
+  }
+  std::stable_sort(out.begin(), out.end(), [](const form& a, const form& b) { return a.terms.size() < b.terms.size(); });
+  return out;
+}
+
+// Extra-P's default search space for one parameter: n^i log2(n)^j.
+std::vector<form> extra_p_forms(const form_request& r) {
+  static constexpr std::array<double, 19> exponents = {0,       0.25, 1.0 / 3, 0.5,  2.0 / 3, 0.75,   1,
+                                                       1.25,    4.0 / 3, 1.5, 5.0 / 3, 1.75, 2,     2.25,
+                                                       7.0 / 3, 2.5,  8.0 / 3, 2.75, 3};
+  std::vector<form> out;
+  out.push_back(form{{of(basis_kind::constant)}, std::nullopt, {}});
+  if (!r.n_varies) return out;
+  for (double i : exponents)
+    for (double j : {0.0, 1.0, 2.0}) {
+      if (i == 0 && j == 0) continue;
+      basis b = of(basis_kind::power_log);
+      b.i = i;
+      b.j = j;
+      out.push_back(form{{of(basis_kind::constant), b}, std::nullopt, {}});
+    }
+  return out;
+}
+
+}  // namespace
+
+std::string unfittable_core(const form_request& r) {
+  if (r.fam != family::mechanistic || !has_mechanistic_family(r.cell)) return "";
+  for (const auto& b : mechanistic_pool(r).core)
+    if (!fittable(b, r)) return "term '" + basis_name(b) + "' needs points at two or more distinct n_fds";
+  return "";
+}
+
+std::string form::name() const {
+  std::string s;
+  for (const auto& b : terms) s += (s.empty() ? "" : " + ") + basis_name(b);
+  return s;
+}
+
+std::string form::formula(const std::string& response) const {
+  std::string s = response + " =";
+  bool first = true;
+  for (const auto& b : terms) {
+    s += first ? " " : " + ";
+    s += basis_name(b);
+    if (b.kind != basis_kind::constant && !(b.kind == basis_kind::power_log && b.i == 0 && b.j == 0))
+      s += "·" + basis_symbol(b);
+    first = false;
+  }
+  return s;
+}
+
+bool is_rate(const datasets::key& cell) { return cell.unit == "1/s" || cell.unit == "1/ms"; }
+
+bool has_mechanistic_family(const cell_id& c) {
+  const auto& k = c.k;
+  if (!one_of(k.scenario, {"find_active", "fd_range", "token_ring", "server", "interest_churn", "wakeup", "ipc"}))
+    return false;
+  return k.mechanism.empty() || datasets::is_known_mechanism(k.mechanism);
+}
+
+std::vector<form> candidate_forms(const form_request& r) {
+  if (r.fam == family::mechanistic && has_mechanistic_family(r.cell)) return mechanistic_forms(r);
+  return extra_p_forms(r);
+}
+
+}  // namespace pollscale::model

@@ -1,0 +1,54 @@
+// Candidate forms for a cell. A mechanism we know gets a mechanistic family: core terms
+// the kernel's code guarantees (every scan-based call pays per fd), optional terms that
+// model selection may add, and always-on prior terms (the working set). Anything else
+// gets the Extra-P family: a constant plus one n^i·log2(n)^j term.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/basis.hpp"
+#include "model/observations.hpp"
+#include "model/working_set.hpp"
+
+namespace pollscale::model {
+
+/// A form: the terms of one candidate model. Every coefficient is non-negative (costs add).
+struct form {
+  std::vector<basis> terms;
+  /// Index into `terms` of the working-set term and its prior, when present.
+  std::optional<std::size_t> working_set;
+  footprint_prior ws_prior;
+
+  std::string name() const;  ///< "fixed + per_fd + per_ready"
+  std::string formula(const std::string& response) const;  ///< "T = fixed + per_fd·n"
+};
+
+enum class family { mechanistic, extra_p };
+
+struct form_request {
+  cell_id cell;
+  family fam = family::mechanistic;
+  /// Regressors that vary across the cell's training points: only those can be fitted.
+  bool n_varies = false, k_varies = false, words_vary = false, p_varies = false;
+  std::optional<latency_curve> curve;  ///< cache geometry (calibration data only)
+  std::optional<double> overflow_threshold;  ///< RT-signal queue length, when known
+};
+
+/// True when the cell's metric is a rate modelled through its reciprocal.
+bool is_rate(const datasets::key& cell);
+
+/// True when model/ knows the mechanism and scenario well enough for a mechanistic family.
+bool has_mechanistic_family(const cell_id& cell);
+
+/// Why the mechanistic family cannot be fitted to points like these: a core term (one the
+/// kernel's code guarantees, e.g. per_fd for poll) whose regressor does not vary. "" when
+/// it can, and always "" for the Extra-P family.
+std::string unfittable_core(const form_request& request);
+
+/// The candidates for a cell, simplest first. Never empty: the constant form is always a
+/// candidate.
+std::vector<form> candidate_forms(const form_request& request);
+
+}  // namespace pollscale::model

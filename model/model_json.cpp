@@ -1,0 +1,102 @@
+#include "model/model_json.hpp"
+
+#include <cmath>
+#include <fstream>
+#include <stdexcept>
+
+#include "datasets/atomic_file.hpp"
+#include "datasets/csv_table.hpp"
+#include "model/prediction.hpp"
+
+namespace pollscale::model {
+namespace {
+
+using nlohmann::json;
+using datasets::format_error;
+
+json number(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+
+json cell_json(const datasets::key& k) {
+  json c = json::object();
+  for (auto col : datasets::key_columns()) {
+    if (col == "n_fds" || col == "n_active" || col == "active_pos" || col == "max_fd") continue;
+    const std::string text = datasets::key_field(k, col);
+    const bool count = col == "blocking" || col == "threads" || col == "cpus";
+    c[std::string(col)] = count ? (text.empty() ? json(nullptr) : json(std::stoll(text))) : json(text);
+  }
+  return c;
+}
+
+json term_json(const term& t) {
+  return {{"name", t.name},           {"meaning", t.meaning},         {"unit", t.unit},
+          {"coefficient", t.coefficient}, {"ci95_lo", number(t.ci95_lo)}, {"ci95_hi", number(t.ci95_hi)},
+          {"at_bound", t.at_bound},   {"from_prior", t.from_prior},   {"basis", basis_to_json(t.b)}};
+}
+
+json matrix_json(const Eigen::MatrixXd& m) {
+  json rows = json::array();
+  for (Eigen::Index r = 0; r < m.rows(); ++r) {
+    json row = json::array();
+    for (Eigen::Index c = 0; c < m.cols(); ++c) row.push_back(number(m(r, c)));
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+json cell_model_json(const cell_model& m) {
+  json terms = json::array();
+  for (const auto& t : m.terms) terms.push_back(term_json(t));
+  json rivals = json::array();
+  for (const auto& r : m.rivals)
+    rivals.push_back({{"form", r.form}, {"n_terms", r.n_terms}, {"mape_loo", number(r.mape_loo)}, {"note", r.note}});
+  const auto& s = m.stats;
+  json j = {
+      {"cell", cell_json(m.cell)},
+      {"platform", m.platform},
+      {"kernel", m.kernel},
+      {"formula", m.formula},
+      {"response", m.reciprocal ? "reciprocal" : "value"},
+      {"terms", terms},
+      {"covariance", matrix_json(m.covariance)},
+      {"t95", number(m.t95)},
+      {"fit", {{"n_points", s.n_points}, {"df", s.df}, {"mape_in_sample", number(s.mape_in_sample)},
+               {"mape_loo", number(s.mape_loo)}, {"residual_spread", number(s.residual_spread)},
+               {"sigma_rel", number(s.sigma_rel)}, {"method", s.method}}},
+      {"domain", {{"n_min", m.dom.n_min}, {"n_max", m.dom.n_max}, {"n_active_min", m.dom.k_min},
+                  {"n_active_max", m.dom.k_max}, {"words_min", m.dom.words_min}, {"words_max", m.dom.words_max}}},
+      {"selection", {{"chosen_by", m.chosen_by}, {"rivals", rivals}}}};
+  if (m.bootstrap.rows() > 0)
+    j["bootstrap"] = {{"coefficients", matrix_json(m.bootstrap)}, {"residuals", m.bootstrap_residuals}};
+  return j;
+}
+
+}  // namespace
+
+json to_json(const model_set& models) {
+  json cells = json::array();
+  for (const auto& m : models.cells) cells.push_back(cell_model_json(m));
+  return {{"schema_version", model_schema_version},
+          {"kind", "pollscale model set"},
+          {"source", models.source},
+          {"context", models.context},
+          {"models", cells},
+          {"skipped", models.skipped}};
+}
+
+void save_model(const std::filesystem::path& path, const model_set& models) {
+  datasets::write_file_atomically(path, to_json(models).dump(2) + "\n");
+}
+
+model_set load_model(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  if (!in) throw format_error(path.string() + ": cannot open for reading");
+  json j;
+  try {
+    j = json::parse(in);
+  } catch (const json::parse_error& e) {
+    throw format_error(path.string() + ": invalid JSON: " + e.what());
+  }
+  return model_set_from_json(j, path.string());
+}
+
+}  // namespace pollscale::model

@@ -1,0 +1,164 @@
+// Reading model.json back, checking every field a prediction relies on.
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include "datasets/csv_table.hpp"
+#include "model/model_json.hpp"
+
+namespace pollscale::model {
+namespace {
+
+using nlohmann::json;
+
+constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+
+// Every malformed field becomes std::invalid_argument naming the field; the caller
+// prefixes the file and model index.
+double num(const json& j, const char* key, bool nullable = false) {
+  if (!j.contains(key)) throw std::invalid_argument(std::string("missing '") + key + "'");
+  if (nullable && j[key].is_null()) return nan;
+  if (!j[key].is_number()) throw std::invalid_argument(std::string("'") + key + "' is not a number");
+  const double v = j[key].get<double>();
+  if (!std::isfinite(v)) throw std::invalid_argument(std::string("'") + key + "' is not finite");
+  return v;
+}
+
+std::string text(const json& j, const char* key) {
+  if (!j.contains(key) || !j[key].is_string()) throw std::invalid_argument(std::string("'") + key + "' is missing or not text");
+  return j[key].get<std::string>();
+}
+
+bool flag(const json& j, const char* key) {
+  if (!j.contains(key) || !j[key].is_boolean()) throw std::invalid_argument(std::string("'") + key + "' is missing or not true/false");
+  return j[key].get<bool>();
+}
+
+const json& object(const json& j, const char* key) {
+  if (!j.contains(key) || !j[key].is_object()) throw std::invalid_argument(std::string("'") + key + "' is missing or not an object");
+  return j[key];
+}
+
+const json& array(const json& j, const char* key) {
+  if (!j.contains(key) || !j[key].is_array()) throw std::invalid_argument(std::string("'") + key + "' is missing or not a list");
+  return j[key];
+}
+
+Eigen::MatrixXd matrix(const json& rows, std::size_t cols, const char* what) {
+  Eigen::MatrixXd m(static_cast<Eigen::Index>(rows.size()), static_cast<Eigen::Index>(cols));
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    if (!rows[r].is_array() || rows[r].size() != cols)
+      throw std::invalid_argument(std::string("'") + what + "' row " + std::to_string(r) + " has the wrong length");
+    for (std::size_t c = 0; c < cols; ++c) {
+      if (!rows[r][c].is_number()) throw std::invalid_argument(std::string("'") + what + "' holds a non-number");
+      m(static_cast<Eigen::Index>(r), static_cast<Eigen::Index>(c)) = rows[r][c].get<double>();
+    }
+  }
+  return m;
+}
+
+datasets::key cell_key(const json& c) {
+  datasets::key k;
+  for (auto col : datasets::key_columns()) {
+    const std::string name(col);
+    if (!c.contains(name) || c[name].is_null()) continue;
+    const std::string value = c[name].is_number_integer() ? std::to_string(c[name].get<long long>())
+                              : c[name].is_string()       ? c[name].get<std::string>()
+                                                          : throw std::invalid_argument("cell column '" + name + "' is neither text nor an integer");
+    datasets::set_key_field(k, col, value);  // validates names and counts
+  }
+  if (k.scenario.empty() || k.metric.empty() || k.unit.empty())
+    throw std::invalid_argument("cell lacks scenario, metric or unit");
+  return k;
+}
+
+term read_term(const json& t) {
+  term out;
+  out.b = basis_from_json(object(t, "basis"));
+  out.name = text(t, "name");
+  out.meaning = text(t, "meaning");
+  out.unit = text(t, "unit");
+  out.coefficient = num(t, "coefficient");
+  out.ci95_lo = num(t, "ci95_lo", true);
+  out.ci95_hi = num(t, "ci95_hi", true);
+  out.at_bound = flag(t, "at_bound");
+  out.from_prior = flag(t, "from_prior");
+  return out;
+}
+
+void read_fit(const json& f, cell_model& m) {
+  m.stats.n_points = static_cast<std::size_t>(num(f, "n_points"));
+  m.stats.df = static_cast<std::size_t>(num(f, "df"));
+  m.stats.mape_in_sample = num(f, "mape_in_sample", true);
+  m.stats.mape_loo = num(f, "mape_loo", true);
+  m.stats.residual_spread = num(f, "residual_spread", true);
+  m.stats.sigma_rel = num(f, "sigma_rel", true);
+  m.stats.method = text(f, "method");
+}
+
+cell_model read_cell(const json& j) {
+  cell_model m;
+  m.cell = cell_key(object(j, "cell"));
+  m.platform = text(j, "platform");
+  m.kernel = text(j, "kernel");
+  m.formula = text(j, "formula");
+  const std::string response = text(j, "response");
+  if (response != "value" && response != "reciprocal") throw std::invalid_argument("'response' is neither value nor reciprocal");
+  m.reciprocal = response == "reciprocal";
+  for (const auto& t : array(j, "terms")) m.terms.push_back(read_term(t));
+  if (m.terms.empty()) throw std::invalid_argument("no terms");
+  m.covariance = matrix(array(j, "covariance"), m.terms.size(), "covariance");
+  if (m.covariance.rows() != static_cast<Eigen::Index>(m.terms.size()))
+    throw std::invalid_argument("'covariance' is not square in the number of terms");
+  m.t95 = num(j, "t95", true);
+  read_fit(object(j, "fit"), m);
+  const json& d = object(j, "domain");
+  m.dom = {num(d, "n_min"), num(d, "n_max"), num(d, "n_active_min"), num(d, "n_active_max"),
+           num(d, "words_min"), num(d, "words_max")};
+  const json& sel = object(j, "selection");
+  m.chosen_by = text(sel, "chosen_by");
+  for (const auto& r : array(sel, "rivals"))
+    m.rivals.push_back({text(r, "form"), static_cast<std::size_t>(num(r, "n_terms")), num(r, "mape_loo", true), text(r, "note")});
+  if (j.contains("bootstrap")) {
+    const json& b = object(j, "bootstrap");
+    m.bootstrap = matrix(array(b, "coefficients"), m.terms.size(), "bootstrap.coefficients");
+    for (const auto& e : array(b, "residuals")) {
+      if (!e.is_number()) throw std::invalid_argument("'bootstrap.residuals' holds a non-number");
+      m.bootstrap_residuals.push_back(e.get<double>());
+    }
+    if (m.bootstrap_residuals.size() != static_cast<std::size_t>(m.bootstrap.rows()))
+      throw std::invalid_argument("'bootstrap' has residuals and coefficients of different counts");
+  }
+  return m;
+}
+
+}  // namespace
+
+model_set model_set_from_json(const json& j, const std::string& where) {
+  if (!j.is_object() || !j.contains("schema_version"))
+    throw datasets::format_error(where + ": not a model set (no schema_version)");
+  if (j["schema_version"] != model_schema_version)
+    throw datasets::format_error(where + ": schema_version " + j["schema_version"].dump() + " is not supported (this build reads " +
+                                 std::to_string(model_schema_version) + ")");
+  model_set out;
+  try {
+    out.context = j.contains("context") ? j["context"] : json::object();
+    out.source = text(j, "source");
+    if (j.contains("skipped"))
+      for (const auto& s : array(j, "skipped"))
+        if (s.is_string()) out.skipped.push_back(s.get<std::string>());
+    const json& models = array(j, "models");
+    for (std::size_t i = 0; i < models.size(); ++i) {
+      try {
+        out.cells.push_back(read_cell(models[i]));
+      } catch (const std::exception& e) {
+        throw datasets::format_error(where + ": models[" + std::to_string(i) + "]: " + e.what());
+      }
+    }
+  } catch (const std::invalid_argument& e) {
+    throw datasets::format_error(where + ": " + e.what());
+  }
+  return out;
+}
+
+}  // namespace pollscale::model

@@ -1,0 +1,112 @@
+#include "model/observations.hpp"
+
+#include <algorithm>
+#include <array>
+#include <map>
+#include <stdexcept>
+
+#include "datasets/csv_table.hpp"
+#include "datasets/dataset.hpp"
+#include "datasets/historical.hpp"
+
+namespace pollscale::model {
+namespace {
+
+namespace fs = std::filesystem;
+using datasets::format_error;
+
+observation_set from_dataset(const fs::path& dir) {
+  const auto d = datasets::read_dataset(dir);
+  observation_set out;
+  out.context = d.context;
+  out.source = dir.string();
+  std::map<datasets::key, std::vector<double>> samples;
+  for (const auto& s : d.samples) samples[s.k].push_back(s.value);
+  std::size_t line = 1;
+  for (const auto& r : d.summaries) {
+    ++line;  // summary.csv has one record per line after its header
+    observation o;
+    o.k = r.k;
+    o.value = r.s.median;
+    if (auto it = samples.find(r.k); it != samples.end()) o.samples = it->second;
+    o.where = (dir / "summary.csv").string() + ":" + std::to_string(line);
+    out.rows.push_back(std::move(o));
+  }
+  if (out.rows.empty()) throw format_error((dir / "summary.csv").string() + ": no measured points");
+  return out;
+}
+
+observation from_historical(const datasets::historical_row& h, const fs::path& file) {
+  observation o;
+  o.k = h.k;
+  o.value = h.value;
+  o.platform = h.platform;
+  o.kernel = h.kernel;
+  o.source = h.source;
+  o.where = file.string() + ":" + std::to_string(h.line);
+  return o;
+}
+
+observation_set from_historical_file(const fs::path& file) {
+  observation_set out;
+  out.historical = true;
+  out.source = file.string();
+  for (const auto& h : datasets::read_historical(file)) out.rows.push_back(from_historical(h, file));
+  if (out.rows.empty()) throw format_error(file.string() + ": no rows");
+  return out;
+}
+
+}  // namespace
+
+observation_set load_observations(const fs::path& path) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) {
+    if (fs::exists(path / "context.json")) return from_dataset(path);
+    std::vector<fs::path> files;
+    for (const auto& e : fs::directory_iterator(path))
+      if (e.is_regular_file() && e.path().extension() == ".csv") files.push_back(e.path());
+    if (files.empty())
+      throw format_error(path.string() + ": neither a dataset (no context.json) nor a directory of historical CSVs");
+    std::sort(files.begin(), files.end());
+    observation_set all;
+    all.historical = true;
+    all.source = path.string();
+    for (const auto& f : files) {
+      auto one = from_historical_file(f);
+      all.rows.insert(all.rows.end(), one.rows.begin(), one.rows.end());
+    }
+    return all;
+  }
+  if (!fs::exists(path, ec)) throw format_error(path.string() + ": no such file or directory");
+  return from_historical_file(path);
+}
+
+std::vector<std::string_view> observation_columns() {
+  std::vector<std::string_view> cols(datasets::key_columns().begin(), datasets::key_columns().end());
+  for (std::string_view c : {"platform", "kernel", "source"}) cols.push_back(c);
+  return cols;
+}
+
+std::string column_text(const observation& o, std::string_view column) {
+  if (column == "platform") return o.platform;
+  if (column == "kernel") return o.kernel;
+  if (column == "source") return o.source;
+  return datasets::key_field(o.k, column);  // throws std::invalid_argument when unknown
+}
+
+cell_id cell_of(const observation& o) {
+  cell_id c{o.k, o.platform, o.kernel};
+  c.k.n_fds.reset();
+  c.k.n_active.reset();
+  c.k.active_pos.clear();
+  c.k.max_fd.reset();
+  return c;
+}
+
+std::string describe_cell(const cell_id& c) {
+  std::string out = datasets::describe(c.k);
+  if (!c.platform.empty() || !c.kernel.empty()) out += " @ " + c.platform + ", " + c.kernel;
+  return out;
+}
+
+}  // namespace pollscale::model

@@ -1,0 +1,63 @@
+// What the model fits and validates against: measured points from a calibration dataset
+// (summary medians, with their raw samples) or from the historical record (published
+// values with provenance), in one shape.
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "datasets/schema.hpp"
+
+namespace pollscale::model {
+
+struct observation {
+  datasets::key k;
+  double value = 0;             ///< median (dataset) or published value (historical), in k.unit
+  std::vector<double> samples;  ///< raw repetitions when the dataset has them
+  std::string platform;         ///< historical: machine; "" for a calibration dataset
+  std::string kernel;           ///< historical: kernel or OS release
+  std::string source;           ///< historical: seed file, author, date
+  std::string where;            ///< "file:line" of the row, for messages
+};
+
+struct observation_set {
+  nlohmann::json context;  ///< the dataset's context block; {} for historical data
+  std::string source;      ///< the path that was read
+  bool historical = false;
+  std::vector<observation> rows;
+};
+
+/// Reads a calibration dataset directory (context.json + summary.csv + samples.csv), a
+/// historical CSV, or a directory of historical CSVs (one without context.json).
+/// Throws datasets::format_error naming file:line for anything it cannot trust, and for
+/// a path that is none of these.
+observation_set load_observations(const std::filesystem::path& path);
+
+/// Provenance and key columns that --train and --group-by may name.
+std::vector<std::string_view> observation_columns();
+
+/// The text of `column` for `o` ("" when empty). Precondition: the column is one of
+/// observation_columns(); throws std::invalid_argument otherwise.
+std::string column_text(const observation& o, std::string_view column);
+
+/// The model cell an observation belongs to: its key with the regressors (n_fds,
+/// n_active, active_pos, max_fd) cleared, and its platform and kernel.
+struct cell_id {
+  datasets::key k;
+  std::string platform;
+  std::string kernel;
+  friend auto operator<=>(const cell_id&, const cell_id&) = default;
+  friend bool operator==(const cell_id&, const cell_id&) = default;
+};
+
+cell_id cell_of(const observation& o);
+
+/// "find_active/poll/pipe t0 time_per_call" (+ " @ platform, kernel" when historical).
+std::string describe_cell(const cell_id& c);
+
+}  // namespace pollscale::model

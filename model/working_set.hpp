@@ -1,0 +1,79 @@
+// The working-set term: a mechanism that touches every registered fd on every call
+// (select, poll, Linux /dev/poll) pays extra per fd once n x (kernel bytes per fd)
+// outgrows a cache level. The knee comes from the cache geometry in the dataset's
+// context ("caches": [{level, type, size_bytes}]); the height from a measured
+// memory-latency curve when the dataset has one, else from typical latencies. How many
+// of each fd's loads pay that latency is a prior (the dependent pointer chain per fd),
+// refined by the data when they reach beyond the knee.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "datasets/schema.hpp"
+#include "model/basis.hpp"
+
+namespace pollscale::model {
+
+struct cache_level {
+  int level = 0;
+  double size_bytes = 0;
+};
+
+/// The data/unified caches listed in a context block, one per level, sorted by level.
+/// Entries without a positive size or level are ignored; none gives an empty list.
+std::vector<cache_level> caches_from_context(const nlohmann::json& context);
+
+/// Extra latency per dependent load (ns) as a function of working-set bytes.
+struct latency_curve {
+  std::vector<std::pair<double, double>> knots;  ///< see basis::latency
+  bool measured = false;
+  std::string source;  ///< where the figures came from, for model.json
+};
+
+/// A measured (bytes, ns per dependent load) point of a memory-latency probe.
+struct latency_point {
+  double bytes = 0;
+  double ns = 0;
+};
+
+/// The latency curve for these caches. With `measured` points (a memory_latency probe:
+/// the dataset's scenario `memory_latency`, working-set bytes in n_fds, or the context's
+/// "memory_latency": [{size_bytes, ns}]) the curve is the measured latency minus the
+/// latency of an L2-resident working set; otherwise each level from L2 on adds a typical
+/// miss latency. L1 misses are left out: the out-of-order core hides L2 hits (poll's
+/// per-fd cost on this machine does not change when n x footprint crosses L1).
+/// Returns nullopt when there are no caches at L2 or above.
+std::optional<latency_curve> make_latency_curve(const std::vector<cache_level>& caches,
+                                                const std::vector<latency_point>& measured);
+
+/// Measured points from the context's "memory_latency" list (empty when absent).
+std::vector<latency_point> latency_points_from_context(const nlohmann::json& context);
+
+/// The prior on the per-fd footprint of one mechanism over one fd kind, from the kernel
+/// structures a readiness query walks (struct file, the fd kind's private state).
+struct footprint_prior {
+  double bytes_per_fd = 0;  ///< cache lines touched per fd per call, in bytes
+  double loads_mean = 0;    ///< dependent loads per fd that pay a miss (chain length)
+  double loads_sd = 0;      ///< prior standard deviation of that count
+  std::string why;
+};
+
+/// True when every call walks all n registered fds (so the working set grows with n).
+bool scans_every_fd(std::string_view mechanism);
+
+footprint_prior footprint_for(std::string_view fd_kind);
+
+/// ns -> the response unit of a cell ("ns", "us", "ms", "s"); 0 for other units.
+double ns_to_unit(std::string_view unit);
+
+/// The working-set basis for a cell whose response is in `response_unit`.
+basis working_set_basis(const latency_curve& curve, const footprint_prior& prior,
+                        std::string_view response_unit);
+
+}  // namespace pollscale::model
