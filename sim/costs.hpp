@@ -1,0 +1,86 @@
+// The simulator's only window on what things cost: callables giving seconds, filled from a
+// fitted model (app/ wires model/ in), from a costs file, or from flags. sim/ never
+// includes model/; anything that can answer these questions can drive a simulation.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace pollscale::sim {
+
+/// One wait call as the cost model sees it.
+struct wait_query {
+  std::int64_t registered = 0;  ///< descriptors in the interest set the call covers, >= 0
+  std::int64_t ready = 0;       ///< of those, ready when the call starts, 0..registered
+  bool blocking = false;        ///< the call may sleep (timeout != 0)
+};
+
+/// Every cost a server simulation needs, in seconds. The callables must be pure (same
+/// query, same answer) and return finite values >= 0; the simulator checks every answer
+/// and aborts on NaN or a negative cost, naming the query.
+struct cost_model {
+  /// One wait call's first pass: the kernel work and the user-space scan of its result.
+  /// With blocking and nothing ready this is what is paid before going to sleep (for
+  /// poll/select: copying, querying and registering a wait entry on every fd).
+  std::function<double(const wait_query&)> wait_call_s;
+  /// The pass after a wake-up inside the same call (poll/select re-query every fd; epoll
+  /// collects the ready list). Called with blocking = false.
+  std::function<double(const wait_query&)> rescan_s;
+  /// Re-arming one fd after its event (EPOLLONESHOT's epoll_ctl MOD, an io_uring one-shot
+  /// POLL_ADD), given the fds registered; empty or 0 when the mechanism needs none.
+  std::function<double(std::int64_t registered)> rearm_s;
+  /// rtsig only: the full poll() over every fd after the signal queue overflowed.
+  std::function<double(const wait_query&)> overflow_poll_s;
+  double handler_s = 0;           ///< handling one event: read the request, write the reply
+  double wakeup_same_cpu_s = 0;   ///< from the waker's write to the sleeper running, same CPU
+  double wakeup_cross_cpu_s = 0;  ///< the same when waker and sleeper are on different CPUs
+};
+
+/// A wait call's cost as a linear function of its arguments (KERNEL_COSTS.md's terms):
+/// per_call + per_registered * n + per_ready * k, plus, for a blocking call, a wait-queue
+/// registration per fd scanned before the first ready one (all n when none is ready; on
+/// average n / (k + 1) when k are ready at random positions). All in seconds, >= 0.
+struct linear_wait_cost {
+  double per_call_s = 0;
+  double per_registered_s = 0;
+  double per_ready_s = 0;
+  double per_registered_blocking_s = 0;
+
+  /// The first pass of a call (cost_model::wait_call_s).
+  double call_s(const wait_query& q) const;
+  /// The pass after a wake-up: no registration (cost_model::rescan_s).
+  double rescan_s(const wait_query& q) const;
+};
+
+/// A costs file: the wait cost of each mechanism plus the shared costs.
+///
+/// JSON (every number in nanoseconds, every field optional, 0 when absent):
+/// { "mechanisms": { "poll": {"per_call_ns": 150, "per_registered_ns": 31,
+///                            "per_ready_ns": 0, "per_registered_blocking_ns": 96,
+///                            "rearm_ns": 0}, "epoll": {...}, ... },
+///   "handler_ns": 2000, "wakeup_same_cpu_ns": 3000, "wakeup_cross_cpu_ns": 60000 }
+struct cost_table {
+  std::map<std::string, linear_wait_cost> wait;  ///< by mechanism name
+  std::map<std::string, double> rearm_s;         ///< by mechanism name
+  double handler_s = 0;
+  double wakeup_same_cpu_s = 0;
+  double wakeup_cross_cpu_s = 0;
+};
+
+/// Parses a costs document. `origin` (a file name) starts every error message. Throws
+/// std::invalid_argument for unknown keys, non-numbers, negative or non-finite values.
+cost_table parse_cost_table(const nlohmann::json& doc, const std::string& origin);
+
+/// Reads and parses a costs file; throws std::invalid_argument naming the file.
+cost_table read_cost_table(const std::string& path);
+
+/// The cost model of `mechanism` from the table. rtsig's overflow poll uses the table's
+/// "poll" entry. Throws std::invalid_argument when the mechanism (or, for rtsig, poll) is
+/// not in the table.
+cost_model make_cost_model(const cost_table& table, const std::string& mechanism);
+
+}  // namespace pollscale::sim

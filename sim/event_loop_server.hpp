@@ -1,0 +1,104 @@
+// The event-loop server model: C CPUs, T threads (thread t on CPU t mod C), each looping
+//   wait call -> handle every returned event -> wait call ...
+// over an interest set whose cost comes from the cost model. Requests come from the
+// workload's clients over connections registered in the sets.
+//
+// What is modelled:
+// - a wait call with k ready costs wait_call_s(n, k, blocking); it returns the events
+//   ready when it finishes (up to max_events_per_call), so threads sharing a set race for
+//   them and a loser finds nothing and calls again;
+// - with nothing ready the thread sleeps after paying the call's first pass; a request
+//   that makes a connection ready wakes the set's sleepers (all of them: thundering herd;
+//   or one: EPOLLEXCLUSIVE / a shared epoll instance). A woken thread runs after the
+//   same-CPU or cross-CPU wake-up latency (network wake-ups start on `irq_cpu`), then pays
+//   rescan_s for the pass after the wake-up;
+// - each event costs handler_s + rearm_s + the workload's application work on the
+//   thread's CPU, and its reply leaves at the end of that burst;
+// - realtime signals: one signal queued per request into a queue of `signal_queue_limit`;
+//   a thread dequeues one per call; when the queue overflows, the next call polls every
+//   fd (overflow_poll_s), claims everything ready and flushes the queue.
+// Not modelled: preemption inside a burst, interrupts' own CPU time, NUMA, TCP.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/costs.hpp"
+#include "sim/engine.hpp"
+#include "sim/histogram.hpp"
+#include "sim/workload.hpp"
+
+namespace pollscale::sim {
+
+enum class interest_sharing {
+  per_thread,  ///< connections partitioned: connection i in thread (i mod T)'s set
+  shared,      ///< every thread waits on one set holding every connection
+};
+enum class wake_policy {
+  all,  ///< every sleeper of the set wakes (poll/select, level-triggered epoll per thread)
+  one,  ///< one sleeper per readiness event (EPOLLEXCLUSIVE, one shared epoll instance)
+};
+enum class notification {
+  readiness,     ///< select, poll, epoll, io_uring: the call reports ready fds
+  signal_queue,  ///< rtsig: one queued signal per event, bounded, overflow -> full poll
+};
+
+interest_sharing parse_interest_sharing(const std::string& text);  ///< "per_thread" | "shared"
+wake_policy parse_wake_policy(const std::string& text);            ///< "all" | "one"
+std::string to_string(interest_sharing s);
+std::string to_string(wake_policy w);
+
+struct server_config {
+  std::string mechanism = "epoll";  ///< a name for reports; costs come from the cost model
+  int cpus = 1;                     ///< >= 1
+  int threads = 1;                  ///< >= 1
+  interest_sharing sharing = interest_sharing::per_thread;
+  wake_policy wake = wake_policy::one;
+  notification style = notification::readiness;
+  std::int64_t max_events_per_call = 0;   ///< 0: no limit (poll reports every ready fd)
+  std::int64_t signal_queue_limit = 1024; ///< rtsig: RLIMIT_SIGPENDING-like bound, >= 1
+  int irq_cpu = 0;                        ///< CPU where network arrivals wake sleepers
+
+  /// Throws std::invalid_argument naming the field when a value is out of range.
+  void validate() const;
+};
+
+/// The usual configuration of a mechanism: rtsig uses the signal queue, others readiness;
+/// select/poll wake every sleeper, epoll one. Throws for an unknown mechanism.
+server_config default_server_config(const std::string& mechanism);
+
+struct run_options {
+  double duration_s = 10;  ///< simulated time measured, after the warm-up, > 0
+  double warmup_s = 1;     ///< simulated time discarded first, >= 0
+  std::uint64_t seed = 1;
+  scheduler_kind scheduler = scheduler_kind::binary_heap;
+  int slices = 50;         ///< equal time slices of the measured span (MSER-5 input), >= 10
+};
+
+struct server_result {
+  double measured_s = 0;           ///< simulated time the figures cover
+  std::uint64_t replies = 0;       ///< replies received by active clients
+  double throughput = 0;           ///< replies per second
+  double mean_latency_s = 0;       ///< mean request-to-reply time, s
+  latency_histogram latency;       ///< request-to-reply times, s
+  std::vector<double> cpu_utilisation;  ///< busy fraction of each CPU
+  std::uint64_t calls = 0;         ///< wait calls entered (a sleep and wake-up inside one call counts once)
+  double calls_per_s = 0;
+  double events_per_call = 0;      ///< events handled per wait call
+  std::uint64_t wakeups = 0;       ///< sleepers woken
+  std::uint64_t futile_wakeups = 0;  ///< woken threads that found nothing left to handle
+  std::uint64_t overflows = 0;     ///< rtsig signal-queue overflows
+  std::uint64_t keepalives = 0;    ///< idle-connection messages handled
+  std::vector<double> slice_throughput;  ///< replies/s in each equal slice of the measured span
+  std::uint64_t events = 0;        ///< engine events fired (warm-up included)
+  std::size_t model_bytes = 0;     ///< memory of the model's state and the event queue at the end
+};
+
+/// Simulates one replication. Throws std::invalid_argument for a bad configuration,
+/// workload or run option, or when the cost model returns a negative or non-finite cost
+/// (naming the query).
+server_result simulate_server(const server_config& config, const workload& load,
+                              const cost_model& costs, const run_options& options);
+
+}  // namespace pollscale::sim

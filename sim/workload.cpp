@@ -1,0 +1,133 @@
+#include "sim/workload.hpp"
+
+#include <cmath>
+#include <fstream>
+#include <set>
+#include <stdexcept>
+
+namespace pollscale::sim {
+
+arrival_kind parse_arrival_kind(const std::string& text) {
+  if (text == "closed") return arrival_kind::closed;
+  if (text == "poisson") return arrival_kind::poisson;
+  if (text == "on_off") return arrival_kind::on_off;
+  throw std::invalid_argument("arrivals '" + text + "' is not one of closed, poisson, on_off");
+}
+
+std::string to_string(arrival_kind k) {
+  switch (k) {
+    case arrival_kind::closed: return "closed";
+    case arrival_kind::poisson: return "poisson";
+    case arrival_kind::on_off: return "on_off";
+  }
+  return "?";
+}
+
+void workload::validate() const {
+  // Connection indices are 32-bit inside the model; 2^31 is far beyond any fd limit.
+  constexpr std::int64_t max_connections = std::int64_t{1} << 31;
+  if (idle < 0 || idle > max_connections) throw std::invalid_argument("idle connections must be in 0..2^31");
+  if (active < 1 || active > max_connections) throw std::invalid_argument("active connections must be in 1..2^31");
+  if (idle + active > max_connections) throw std::invalid_argument("idle + active must be <= 2^31");
+  if (arrivals != arrival_kind::closed && (!std::isfinite(rate_per_s) || rate_per_s <= 0))
+    throw std::invalid_argument("rate_per_s must be finite and > 0 for poisson and on_off arrivals");
+  if (arrivals == arrival_kind::on_off && (on_period.mean() <= 0 || off_period.mean() <= 0))
+    throw std::invalid_argument("on_period and off_period must have a mean > 0");
+  if (idle_activity && idle_activity->mean() <= 0)
+    throw std::invalid_argument("idle_activity must have a mean > 0");
+}
+
+namespace {
+
+[[noreturn]] void fail(const std::string& origin, const std::string& key, const std::string& what) {
+  throw std::invalid_argument(origin + ": " + key + ": " + what);
+}
+
+std::int64_t integer_field(const nlohmann::json& v, const std::string& origin, const std::string& key) {
+  if (!v.is_number_integer()) fail(origin, key, "expected an integer");
+  return v.get<std::int64_t>();
+}
+
+distribution distribution_field(const nlohmann::json& v, const std::string& origin, const std::string& key) {
+  if (!v.is_string()) fail(origin, key, "expected a distribution such as \"exp:0.001\"");
+  try {
+    return distribution::parse(v.get<std::string>());
+  } catch (const std::invalid_argument& e) {
+    fail(origin, key, e.what());
+  }
+}
+
+}  // namespace
+
+workload parse_workload(const nlohmann::json& doc, const std::string& origin, workload w) {
+  if (!doc.is_object()) fail(origin, "top level", "expected a JSON object");
+  for (const auto& [key, v] : doc.items()) {
+    if (key == "idle") {
+      w.idle = integer_field(v, origin, key);
+    } else if (key == "active") {
+      w.active = integer_field(v, origin, key);
+    } else if (key == "arrivals") {
+      if (!v.is_string()) fail(origin, key, "expected \"closed\", \"poisson\" or \"on_off\"");
+      try {
+        w.arrivals = parse_arrival_kind(v.get<std::string>());
+      } catch (const std::invalid_argument& e) {
+        fail(origin, key, e.what());
+      }
+    } else if (key == "rate_per_s") {
+      if (!v.is_number()) fail(origin, key, "expected a number");
+      w.rate_per_s = v.get<double>();
+    } else if (key == "think") {
+      w.think = distribution_field(v, origin, key);
+    } else if (key == "on_period") {
+      w.on_period = distribution_field(v, origin, key);
+    } else if (key == "off_period") {
+      w.off_period = distribution_field(v, origin, key);
+    } else if (key == "network") {
+      w.network = distribution_field(v, origin, key);
+    } else if (key == "app_work") {
+      w.app_work = distribution_field(v, origin, key);
+    } else if (key == "idle_activity") {
+      if (v.is_null()) w.idle_activity.reset();
+      else w.idle_activity = distribution_field(v, origin, key);
+    } else if (key != "comment") {
+      fail(origin, key, "unknown key");
+    }
+  }
+  try {
+    w.validate();
+  } catch (const std::invalid_argument& e) {
+    fail(origin, "workload", e.what());
+  }
+  return w;
+}
+
+workload read_workload(const std::string& path, workload base) {
+  std::ifstream in(path);
+  if (!in) throw std::invalid_argument(path + ": cannot open the workload file");
+  nlohmann::json doc;
+  try {
+    in >> doc;
+  } catch (const nlohmann::json::parse_error& e) {
+    throw std::invalid_argument(path + ": not valid JSON (" + e.what() + ")");
+  }
+  return parse_workload(doc, path, std::move(base));
+}
+
+nlohmann::json to_json(const workload& w) {
+  nlohmann::json j;
+  j["idle"] = w.idle;
+  j["active"] = w.active;
+  j["arrivals"] = to_string(w.arrivals);
+  j["think"] = w.think.describe();
+  if (w.arrivals != arrival_kind::closed) j["rate_per_s"] = w.rate_per_s;
+  if (w.arrivals == arrival_kind::on_off) {
+    j["on_period"] = w.on_period.describe();
+    j["off_period"] = w.off_period.describe();
+  }
+  j["network"] = w.network.describe();
+  j["app_work"] = w.app_work.describe();
+  j["idle_activity"] = w.idle_activity ? nlohmann::json(w.idle_activity->describe()) : nlohmann::json();
+  return j;
+}
+
+}  // namespace pollscale::sim

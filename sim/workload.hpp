@@ -1,0 +1,56 @@
+// What the clients of a simulated server do: c idle connections that stay registered and
+// (optionally) send a rare keep-alive, plus a active connections carrying requests, either
+// in a closed loop (each client waits for its reply, thinks, sends again: httperf and
+// dphttpd style), as open Poisson arrivals, or as on/off bursts (Poisson while on, silent
+// while off). Described by flags or a JSON file.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/random.hpp"
+
+namespace pollscale::sim {
+
+enum class arrival_kind { closed, poisson, on_off };
+
+/// "closed", "poisson" or "on_off"; throws std::invalid_argument naming the text otherwise.
+arrival_kind parse_arrival_kind(const std::string& text);
+std::string to_string(arrival_kind k);
+
+struct workload {
+  std::int64_t idle = 0;    ///< registered connections that carry no requests, >= 0
+  std::int64_t active = 1;  ///< connections that carry requests, >= 1
+  arrival_kind arrivals = arrival_kind::closed;
+  /// closed: a client's pause between receiving a reply and sending its next request.
+  distribution think = distribution::constant(0);
+  /// poisson: total request rate over all active connections; on_off: the rate while on. 1/s.
+  double rate_per_s = 0;
+  distribution on_period = distribution::exponential(0.1);   ///< on_off: length of a burst, s
+  distribution off_period = distribution::exponential(0.1);  ///< on_off: length of a silence, s
+  distribution network = distribution::constant(0);  ///< one-way client-server delay, s
+  distribution app_work = distribution::constant(0); ///< application work per request, s
+  /// Keep-alive period of each idle connection (none: idle connections never speak).
+  std::optional<distribution> idle_activity;
+
+  /// Throws std::invalid_argument naming the field when a value is out of range.
+  void validate() const;
+};
+
+/// Parses a workload document. Keys: idle, active (integers), arrivals ("closed",
+/// "poisson", "on_off"), rate_per_s (number), and distributions written as in
+/// distribution::parse ("exp:0.001"): think, on_period, off_period, network, app_work,
+/// idle_activity. Starts from `base` (flags), so a file overrides only what it names.
+/// Errors name `origin` and the key.
+workload parse_workload(const nlohmann::json& doc, const std::string& origin, workload base = {});
+
+/// Reads and parses a workload file; throws std::invalid_argument naming the file.
+workload read_workload(const std::string& path, workload base = {});
+
+/// The workload as JSON (the same keys parse_workload reads).
+nlohmann::json to_json(const workload& w);
+
+}  // namespace pollscale::sim

@@ -1,0 +1,255 @@
+#include "sim/event_loop_server.hpp"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "sim/analytic.hpp"
+#include "sim/output_analysis.hpp"
+
+namespace pollscale::sim {
+namespace {
+
+// Integer costs so that every simulated time below can be checked by hand.
+cost_model integer_costs(double call, double rescan, double handler, double same, double cross) {
+  cost_model m;
+  m.wait_call_s = [call](const wait_query&) { return call; };
+  m.rescan_s = [rescan](const wait_query&) { return rescan; };
+  m.overflow_poll_s = [rescan](const wait_query&) { return rescan; };
+  m.handler_s = handler;
+  m.wakeup_same_cpu_s = same;
+  m.wakeup_cross_cpu_s = cross;
+  return m;
+}
+
+workload closed_clients(std::int64_t active, double think) {
+  workload w;
+  w.active = active;
+  w.think = distribution::constant(think);
+  return w;
+}
+
+run_options run_for(double duration, double warmup = 0) {
+  run_options o;
+  o.duration_s = duration;
+  o.warmup_s = warmup;
+  o.slices = 10;
+  return o;
+}
+
+TEST(EventLoopServerTest, BusyLoopServesOneRequestPerCallAndHandling) {
+  // t=0: the thread's call (1 s) starts; the request arrives at 0 and is claimed at 1,
+  // handled 1..3, replied at 3; the next call 3..4 finds the next request (sent at 3):
+  // a reply every 3 s, each 3 s after its request.
+  const server_result r = simulate_server(default_server_config("epoll"), closed_clients(1, 0),
+                                          integer_costs(1, 1, 2, 3, 5), run_for(30));
+  EXPECT_EQ(r.replies, 10U);
+  EXPECT_DOUBLE_EQ(r.throughput, 1.0 / 3);
+  EXPECT_DOUBLE_EQ(r.mean_latency_s, 3);
+  EXPECT_DOUBLE_EQ(r.latency.quantile(0.99), 3);
+  EXPECT_EQ(r.calls, 11U);  // calls start at 0, 3, ..., 30
+  EXPECT_EQ(r.wakeups, 0U);
+  ASSERT_EQ(r.cpu_utilisation.size(), 1U);
+  EXPECT_DOUBLE_EQ(r.cpu_utilisation[0], 1.0);
+}
+
+TEST(EventLoopServerTest, SleepingThreadPaysTheWakeUpAndTheRescan) {
+  // Call 0..1 finds nothing and sleeps; the request at 10 wakes it (same CPU, 3 s), the
+  // rescan runs 13..14, handling 14..16: latency 6. Next call 16..17, sleep; request at 26.
+  const server_result r = simulate_server(default_server_config("epoll"), closed_clients(1, 10),
+                                          integer_costs(1, 1, 2, 3, 5), run_for(40));
+  EXPECT_EQ(r.replies, 2U);  // replies at 16 and 32
+  EXPECT_DOUBLE_EQ(r.mean_latency_s, 6);
+  EXPECT_EQ(r.wakeups, 2U);
+  EXPECT_EQ(r.calls, 3U);  // at 0, 16, 32
+}
+
+TEST(EventLoopServerTest, CrossCpuWakeUpCostsTheCrossCpuLatency) {
+  server_config c = default_server_config("epoll");
+  c.cpus = 2;
+  c.irq_cpu = 1;  // the thread sits on CPU 0
+  const server_result r = simulate_server(c, closed_clients(1, 10), integer_costs(1, 1, 2, 3, 5), run_for(40));
+  EXPECT_DOUBLE_EQ(r.mean_latency_s, 8);  // 5 + 1 + 2
+}
+
+// Two threads on two CPUs share one set; both sleep at 1. The request at 10 wakes both
+// (herd): thread 0 (same CPU as the interrupt) at 13, thread 1 at 15. Thread 0 rescans
+// 13..14 and handles 14..16; thread 1 rescans 15..16, finds nothing and calls again.
+// Exclusive wake-ups wake thread 0 alone.
+TEST(EventLoopServerTest, HerdVersusExclusiveWakeUps) {
+  server_config c = default_server_config("poll");
+  c.cpus = 2;
+  c.threads = 2;
+  c.sharing = interest_sharing::shared;
+  c.wake = wake_policy::all;
+  const cost_model m = integer_costs(1, 1, 2, 3, 5);
+  const server_result herd = simulate_server(c, closed_clients(1, 10), m, run_for(20));
+  EXPECT_EQ(herd.replies, 1U);          // at 16
+  EXPECT_DOUBLE_EQ(herd.mean_latency_s, 6);
+  EXPECT_EQ(herd.wakeups, 2U);
+  EXPECT_EQ(herd.futile_wakeups, 1U);
+  EXPECT_EQ(herd.calls, 4U);            // two at 0, thread 1's again at 16, thread 0's at 16
+  c.wake = wake_policy::one;
+  const server_result exclusive = simulate_server(c, closed_clients(1, 10), m, run_for(20));
+  EXPECT_EQ(exclusive.replies, 1U);
+  EXPECT_EQ(exclusive.wakeups, 1U);
+  EXPECT_EQ(exclusive.futile_wakeups, 0U);
+  EXPECT_EQ(exclusive.calls, 3U);
+}
+
+TEST(EventLoopServerTest, MaxEventsPerCallLimitsWhatOneCallReturns) {
+  // Three clients send at 0. One event per call: handled 1..3, 4..6, 7..9 (a 1 s call
+  // before each). No limit: the call ending at 1 returns all three, handled 1..3, 3..5, 5..7.
+  server_config c = default_server_config("epoll");
+  c.max_events_per_call = 1;
+  const cost_model m = integer_costs(1, 1, 2, 3, 5);
+  const server_result one = simulate_server(c, closed_clients(3, 0), m, run_for(9));
+  EXPECT_EQ(one.replies, 3U);                  // at 3, 6, 9
+  EXPECT_DOUBLE_EQ(one.mean_latency_s, 6);     // (3 + 6 + 9) / 3
+  EXPECT_EQ(one.calls, 4U);                    // at 0, 3, 6 and 9
+  EXPECT_DOUBLE_EQ(one.events_per_call, 0.75);
+  c.max_events_per_call = 0;
+  const server_result all = simulate_server(c, closed_clients(3, 0), m, run_for(9));
+  EXPECT_EQ(all.replies, 3U);                  // at 3, 5, 7
+  EXPECT_DOUBLE_EQ(all.mean_latency_s, 5);
+}
+
+TEST(EventLoopServerTest, SignalQueueOverflowFallsBackToAFullPoll) {
+  // Three clients send at 0 into a queue of one signal: the second overflows it. The
+  // thread's first call (0..1) sees the overflow, polls every fd (1..2), claims all three
+  // and handles them 2..4, 4..6, 6..8: latencies 4, 6, 8.
+  server_config c = default_server_config("rtsig");
+  c.signal_queue_limit = 1;
+  const server_result s = simulate_server(c, closed_clients(3, 0), integer_costs(1, 1, 2, 3, 5), run_for(8));
+  EXPECT_EQ(s.replies, 3U);
+  EXPECT_DOUBLE_EQ(s.mean_latency_s, 6);
+  EXPECT_GE(s.overflows, 1U);
+  // With room for every signal there is no overflow and one event per call.
+  c.signal_queue_limit = 1024;
+  const server_result roomy = simulate_server(c, closed_clients(3, 0), integer_costs(1, 1, 2, 3, 5), run_for(30));
+  EXPECT_EQ(roomy.overflows, 0U);
+  EXPECT_GT(roomy.replies, 3U);
+  EXPECT_LE(roomy.events_per_call, 1.0);
+}
+
+TEST(EventLoopServerTest, SameSeedGivesIdenticalResultsWithEitherScheduler) {
+  workload w;
+  w.active = 20;
+  w.idle = 100;
+  w.think = distribution::exponential(1e-3);
+  w.app_work = distribution::exponential(2e-5);
+  w.idle_activity = distribution::exponential(0.05);
+  server_config c = default_server_config("poll");
+  c.cpus = 2;
+  c.threads = 3;
+  cost_model m = integer_costs(1e-6, 1e-6, 5e-6, 2e-6, 2e-5);
+  run_options o = run_for(1, 0.1);
+  o.seed = 77;
+  const server_result a = simulate_server(c, w, m, o);
+  const server_result b = simulate_server(c, w, m, o);
+  o.scheduler = scheduler_kind::calendar_queue;
+  const server_result d = simulate_server(c, w, m, o);
+  EXPECT_EQ(a.replies, b.replies);
+  EXPECT_EQ(a.mean_latency_s, b.mean_latency_s);
+  EXPECT_EQ(a.replies, d.replies);
+  EXPECT_EQ(a.mean_latency_s, d.mean_latency_s);
+  EXPECT_EQ(a.events, d.events);
+  EXPECT_GT(a.keepalives, 0U);
+  o.seed = 78;
+  EXPECT_NE(simulate_server(c, w, m, o).mean_latency_s, a.mean_latency_s);
+}
+
+// With free wait calls and wake-ups a one-thread server is a FIFO single server: closed
+// clients make it the machine-repairman model, open Poisson requests M/M/1.
+cost_model free_calls() { return integer_costs(0, 0, 0, 0, 0); }
+
+TEST(EventLoopServerValidationTest, ClosedClientsMatchTheMachineRepairmanModel) {
+  workload w = closed_clients(8, 0);
+  w.think = distribution::exponential(4e-3);
+  w.app_work = distribution::exponential(5e-4);
+  std::vector<double> means, rates;
+  for (std::uint64_t rep = 0; rep < 10; ++rep) {
+    run_options o = run_for(20, 1);
+    o.seed = derive_seed(31, rep);
+    const server_result r = simulate_server(default_server_config("epoll"), w, free_calls(), o);
+    means.push_back(r.mean_latency_s);
+    rates.push_back(r.throughput);
+  }
+  const analytic::queue_metrics exact = analytic::machine_repairman(8, 4e-3, 5e-4, 1);
+  EXPECT_TRUE(t_interval(means).contains(exact.mean_response_s)) << t_interval(means).mean;
+  EXPECT_TRUE(t_interval(rates).contains(exact.throughput)) << t_interval(rates).mean;
+}
+
+TEST(EventLoopServerValidationTest, OpenPoissonRequestsMatchMM1) {
+  workload w;
+  w.active = 1000;
+  w.arrivals = arrival_kind::poisson;
+  w.rate_per_s = 1500;
+  w.app_work = distribution::exponential(1.0 / 2000);
+  std::vector<double> means;
+  for (std::uint64_t rep = 0; rep < 10; ++rep) {
+    run_options o = run_for(20, 1);
+    o.seed = derive_seed(32, rep);
+    means.push_back(simulate_server(default_server_config("epoll"), w, free_calls(), o).mean_latency_s);
+  }
+  EXPECT_TRUE(t_interval(means).contains(analytic::mm1(1500, 2000).mean_response_s)) << t_interval(means).mean;
+}
+
+TEST(EventLoopServerTest, OnOffBurstsDeliverTheirAverageRate) {
+  workload w;
+  w.active = 100;
+  w.arrivals = arrival_kind::on_off;
+  w.rate_per_s = 2000;
+  w.on_period = distribution::exponential(0.05);
+  w.off_period = distribution::exponential(0.15);  // on a quarter of the time: 500/s
+  w.app_work = distribution::constant(1e-4);
+  run_options o = run_for(100, 1);
+  const server_result r = simulate_server(default_server_config("epoll"), w, free_calls(), o);
+  EXPECT_NEAR(r.throughput, 500, 25);
+}
+
+TEST(EventLoopServerTest, PollCollapsesWithIdleConnectionsWhileEpollStaysFlat) {
+  cost_table t;
+  t.wait["poll"] = {1e-6, 50e-9, 0, 100e-9};
+  t.wait["epoll"] = {1e-6, 0, 100e-9, 0};
+  t.rearm_s = {{"poll", 0}, {"epoll", 0}};
+  t.handler_s = 20e-6;
+  workload w = closed_clients(10, 0);
+  auto rate = [&](const std::string& mech, std::int64_t idle) {
+    w.idle = idle;
+    return simulate_server(default_server_config(mech), w, make_cost_model(t, mech), run_for(0.5, 0.05)).throughput;
+  };
+  const double poll_small = rate("poll", 0), poll_big = rate("poll", 50000);
+  const double epoll_small = rate("epoll", 0), epoll_big = rate("epoll", 50000);
+  EXPECT_LT(poll_big, 0.5 * poll_small);
+  EXPECT_NEAR(epoll_big, epoll_small, 1e-9 * epoll_small);
+}
+
+TEST(EventLoopServerTest, RejectsBadCostsAndConfigurations) {
+  cost_model nan_cost = integer_costs(1, 1, 1, 1, 1);
+  nan_cost.wait_call_s = [](const wait_query& q) { return q.ready > 0 ? 1.0 : -1.0; };
+  try {
+    simulate_server(default_server_config("epoll"), closed_clients(1, 0), nan_cost, run_for(5));
+    FAIL() << "a negative cost was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("wait_call_s(n=1, k=0, blocking=1)"), std::string::npos) << e.what();
+  }
+  server_config c = default_server_config("epoll");
+  c.threads = 0;
+  EXPECT_THROW(simulate_server(c, closed_clients(1, 0), free_calls(), run_for(1)), std::invalid_argument);
+  c = default_server_config("epoll");
+  c.irq_cpu = 3;
+  EXPECT_THROW(simulate_server(c, closed_clients(1, 0), free_calls(), run_for(1)), std::invalid_argument);
+  EXPECT_THROW(simulate_server(default_server_config("epoll"), closed_clients(0, 0), free_calls(), run_for(1)),
+               std::invalid_argument);
+  EXPECT_THROW(simulate_server(default_server_config("epoll"), closed_clients(1, 0), free_calls(), run_for(-1)),
+               std::invalid_argument);
+  EXPECT_THROW(default_server_config("kqueue"), std::invalid_argument);
+  cost_model bad_handler = free_calls();
+  bad_handler.handler_s = std::nan("");
+  EXPECT_THROW(simulate_server(default_server_config("epoll"), closed_clients(1, 0), bad_handler, run_for(1)),
+               std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace pollscale::sim
