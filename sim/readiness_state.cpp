@@ -4,11 +4,12 @@
 
 namespace pollscale::sim {
 
-readiness_state::readiness_state(std::uint32_t connections, std::uint32_t sets, std::int64_t signal_limit)
-    : conns_(connections), sets_(sets), signal_limit_(signal_limit) {
+readiness_state::readiness_state(std::uint32_t connections, std::uint32_t sets, std::int64_t signal_limit,
+                                 partition how)
+    : conns_(connections), sets_(sets), how_(how), signal_limit_(signal_limit) {
   POLLSCALE_SIM_EXPECT(sets >= 1, "a server needs at least one interest set");
-  for (std::uint32_t s = 0; s < sets; ++s)
-    sets_[s].registered = connections / sets + (s < connections % sets ? 1 : 0);
+  block_ = connections > sets ? (connections + sets - 1) / sets : 1;
+  for (std::uint32_t c = 0; c < connections; ++c) ++sets_[set_of(c)].registered;
 }
 
 void readiness_state::make_ready(std::uint32_t conn) {

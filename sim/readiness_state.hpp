@@ -13,12 +13,20 @@ namespace pollscale::sim {
 
 class readiness_state {
  public:
-  /// `connections` registered, spread over `sets` interest sets: connection i belongs to
-  /// set i % sets (one set when shared). `signal_limit` > 0 bounds the signal queue
-  /// (rtsig); 0 means no signal queue.
-  readiness_state(std::uint32_t connections, std::uint32_t sets, std::int64_t signal_limit);
+  /// How connections are spread over the sets.
+  enum class partition {
+    interleaved,  ///< connection i in set i % sets (clients spread over threads)
+    blocks,       ///< contiguous runs of ceil(n / sets) (a token ring's segments)
+  };
 
-  std::uint32_t set_of(std::uint32_t conn) const { return static_cast<std::uint32_t>(conn % sets_.size()); }
+  /// `connections` registered, spread over `sets` interest sets. `signal_limit` > 0
+  /// bounds the signal queue (rtsig); 0 means no signal queue.
+  readiness_state(std::uint32_t connections, std::uint32_t sets, std::int64_t signal_limit,
+                  partition how = partition::interleaved);
+
+  std::uint32_t set_of(std::uint32_t conn) const {
+    return how_ == partition::interleaved ? static_cast<std::uint32_t>(conn % sets_.size()) : conn / block_;
+  }
   std::int64_t registered(std::uint32_t set) const { return sets_[set].registered; }
   std::int64_t ready(std::uint32_t set) const { return sets_[set].ready_count; }
   std::int64_t registered_total() const { return static_cast<std::int64_t>(conns_.size()); }
@@ -87,6 +95,8 @@ class readiness_state {
 
   std::vector<connection> conns_;
   std::vector<interest_set> sets_;
+  partition how_;
+  std::uint32_t block_ = 1;
   std::int64_t ready_total_ = 0;
   std::int64_t signal_limit_ = 0;
   ring_fifo<std::uint32_t> signals_;

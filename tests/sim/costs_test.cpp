@@ -1,0 +1,127 @@
+#include "sim/costs.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "sim/random.hpp"
+#include "sim/workload.hpp"
+
+namespace pollscale::sim {
+namespace {
+
+TEST(CostsTest, LinearWaitCostAddsRegistrationOnlyWhenBlocking) {
+  const linear_wait_cost c{100e-9, 30e-9, 80e-9, 96e-9};
+  const wait_query q{1000, 0, false};
+  EXPECT_DOUBLE_EQ(c.call_s(q), 100e-9 + 1000 * 30e-9);
+  EXPECT_DOUBLE_EQ(c.call_s({1000, 0, true}), 100e-9 + 1000 * 30e-9 + 1000 * 96e-9);
+  // k ready at random positions: registration stops after n/(k+1) fds on average.
+  EXPECT_DOUBLE_EQ(c.call_s({1000, 3, true}), 100e-9 + 1000 * 30e-9 + 3 * 80e-9 + 250 * 96e-9);
+  EXPECT_DOUBLE_EQ(c.rescan_s({1000, 3, true}), 100e-9 + 1000 * 30e-9 + 3 * 80e-9);
+}
+
+TEST(CostsTest, ParsesACostsDocumentInNanoseconds) {
+  const auto doc = nlohmann::json::parse(R"({
+    "mechanisms": {"poll": {"per_call_ns": 150, "per_registered_ns": 31, "per_registered_blocking_ns": 96},
+                   "epoll": {"per_call_ns": 100, "per_ready_ns": 80, "rearm_ns": 500},
+                   "rtsig": {"per_call_ns": 300}},
+    "handler_ns": 2000, "wakeup_same_cpu_ns": 3000, "wakeup_cross_cpu_ns": 60000})");
+  const cost_table t = parse_cost_table(doc, "costs.json");
+  EXPECT_DOUBLE_EQ(t.handler_s, 2e-6);
+  EXPECT_DOUBLE_EQ(t.wait.at("poll").per_registered_s, 31e-9);
+  const cost_model epoll = make_cost_model(t, "epoll");
+  EXPECT_DOUBLE_EQ(epoll.wait_call_s({5000, 2, true}), 100e-9 + 160e-9);
+  EXPECT_DOUBLE_EQ(epoll.rearm_s(5000), 500e-9);
+  EXPECT_DOUBLE_EQ(epoll.wakeup_cross_cpu_s, 60e-6);
+  const cost_model rtsig = make_cost_model(t, "rtsig");
+  EXPECT_DOUBLE_EQ(rtsig.overflow_poll_s({100, 1, false}), 150e-9 + 100 * 31e-9);
+  EXPECT_THROW(make_cost_model(t, "select"), std::invalid_argument);
+}
+
+TEST(CostsTest, RejectsBadCostsDocumentsNamingTheField) {
+  auto error_of = [](const char* text) {
+    try {
+      parse_cost_table(nlohmann::json::parse(text), "c.json");
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(error_of(R"({"handler_ns": -1})"), "c.json: top level.handler_ns: must be finite and >= 0");
+  EXPECT_EQ(error_of(R"({"mechanisms": {"poll": {"per_fd_ns": 1}}})"),
+            "c.json: mechanisms.poll: unknown key 'per_fd_ns'");
+  EXPECT_EQ(error_of(R"({"mechanisms": {"poll": {"per_call_ns": "fast"}}})"),
+            "c.json: mechanisms.poll.per_call_ns: expected a number of nanoseconds");
+  EXPECT_EQ(error_of(R"([1, 2])"), "c.json: top level: expected a JSON object");
+  const cost_table no_poll = parse_cost_table(nlohmann::json::parse(R"({"mechanisms": {"rtsig": {}}})"), "x");
+  EXPECT_THROW(make_cost_model(no_poll, "rtsig"), std::invalid_argument);
+  EXPECT_THROW(read_cost_table("/nonexistent/costs.json"), std::invalid_argument);
+}
+
+TEST(WorkloadTest, ParsesAWorkloadDocumentOverTheFlags) {
+  workload base;
+  base.idle = 7;
+  const workload w = parse_workload(nlohmann::json::parse(R"({
+    "active": 50, "arrivals": "on_off", "rate_per_s": 1000, "on_period": "exp:0.1",
+    "off_period": "const:0.3", "network": "uniform:1e-5:3e-5", "idle_activity": "exp:60"})"),
+                                    "w.json", base);
+  EXPECT_EQ(w.idle, 7);
+  EXPECT_EQ(w.active, 50);
+  EXPECT_EQ(w.arrivals, arrival_kind::on_off);
+  EXPECT_DOUBLE_EQ(w.off_period.mean(), 0.3);
+  EXPECT_DOUBLE_EQ(w.network.mean(), 2e-5);
+  ASSERT_TRUE(w.idle_activity.has_value());
+  EXPECT_DOUBLE_EQ(w.idle_activity->mean(), 60);
+  // Round trip through JSON.
+  const workload again = parse_workload(to_json(w), "round trip");
+  EXPECT_EQ(to_json(again), to_json(w));
+}
+
+TEST(WorkloadTest, RejectsBadWorkloadsNamingTheKey) {
+  auto error_of = [](const char* text) {
+    try {
+      parse_workload(nlohmann::json::parse(text), "w.json");
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(error_of(R"({"active": 1.5})"), "w.json: active: expected an integer");
+  EXPECT_EQ(error_of(R"({"arrivals": "bursty"})"),
+            "w.json: arrivals: arrivals 'bursty' is not one of closed, poisson, on_off");
+  EXPECT_EQ(error_of(R"({"think": "exp:-1"})"),
+            "w.json: think: distribution 'exp:-1': exponential mean must be finite and > 0");
+  EXPECT_EQ(error_of(R"({"arrivals": "poisson"})"),
+            "w.json: workload: rate_per_s must be finite and > 0 for poisson and on_off arrivals");
+  EXPECT_EQ(error_of(R"({"idle": -3})"), "w.json: workload: idle connections must be in 0..2^31");
+  EXPECT_EQ(error_of(R"({"clients": 3})"), "w.json: clients: unknown key");
+  EXPECT_THROW(read_workload("/nonexistent/w.json"), std::invalid_argument);
+}
+
+TEST(DistributionTest, MomentsAndParsing) {
+  EXPECT_DOUBLE_EQ(distribution::parse("const:2").second_moment(), 4);
+  EXPECT_DOUBLE_EQ(distribution::parse("exp:2").second_moment(), 8);
+  EXPECT_DOUBLE_EQ(distribution::parse("uniform:0:2").second_moment(), 4.0 / 3);
+  EXPECT_DOUBLE_EQ(distribution::parse("erlang:4:1").scv(), 0.25);
+  EXPECT_NEAR(distribution::parse("hyperexp:1:9").scv(), 9, 1e-12);
+  EXPECT_NEAR(distribution::parse("hyperexp:1:9").mean(), 1, 1e-15);
+  for (const char* bad : {"", "exp", "exp:x", "exp:1:2", "erlang:1.5:1", "uniform:3:1", "gamma:1", "const:nan"})
+    EXPECT_THROW(distribution::parse(bad), std::invalid_argument) << bad;
+  // Sampled moments agree with the closed forms.
+  rng g(8);
+  for (const char* text : {"exp:2", "uniform:1:3", "erlang:3:1.5", "hyperexp:1:4"}) {
+    const distribution d = distribution::parse(text);
+    double sum = 0, sum2 = 0;
+    const int n = 200000;
+    for (int i = 0; i < n; ++i) {
+      const double x = d.sample(g);
+      sum += x;
+      sum2 += x * x;
+    }
+    EXPECT_NEAR(sum / n, d.mean(), 0.02 * d.mean()) << text;
+    EXPECT_NEAR(sum2 / n, d.second_moment(), 0.06 * d.second_moment()) << text;
+  }
+}
+
+}  // namespace
+}  // namespace pollscale::sim
