@@ -42,6 +42,9 @@ class probe_instance {
   virtual std::uint64_t run(std::size_t ops) = 0;
   /// Fills key columns known only once set up (e.g. max_fd, the highest descriptor).
   virtual void annotate(datasets::key& k) const { (void)k; }
+  /// The fewest operations one sample may hold (>= 1). A closed loop needs many rounds of
+  /// its clients per sample to be in a steady state; the runner sizes batches from here.
+  virtual std::size_t min_batch() const { return 1; }
 };
 
 /// How much work a calibration may do.

@@ -41,7 +41,7 @@ double convert_ns_per_op(double ns, const std::string& unit) {
 
 std::size_t runner::size_batch(probe_instance& inst) const {
   // Double the batch until one lasts min_sample_ns; then scale to it directly.
-  std::size_t ops = 1;
+  std::size_t ops = std::max<std::size_t>(1, inst.min_batch());
   for (;;) {
     check_stop();
     const auto t = static_cast<double>(inst.run(ops));

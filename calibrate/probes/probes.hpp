@@ -18,6 +18,12 @@ probe_def fd_range();
 /// fd_range's grid for a profile (fd_range_points.cpp).
 std::vector<datasets::key> fd_range_points(const selection& sel, std::span<const flavour> mechs);
 
+/// server: a loopback server with c idle tcp connections and a closed-loop load generator.
+probe_def server();
+
+/// server's grid for a profile (server_points.cpp).
+std::vector<datasets::key> server_points(const selection& sel, std::span<const flavour> mechs);
+
 /// The largest n of `kind` that fits in sel.max_fds with `kept` trigger ends kept and
 /// `extra` other descriptors open.
 std::int64_t max_channels(fd_kind kind, std::size_t kept, std::size_t extra, const selection& sel);
