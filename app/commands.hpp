@@ -10,6 +10,9 @@ namespace pollscale::app {
 using args_t = std::vector<std::string>;
 
 int cmd_calibrate(const args_t& args);
+int cmd_fit(const args_t& args);
+int cmd_predict(const args_t& args);
+int cmd_validate(const args_t& args);
 
 
 }  // namespace pollscale::app

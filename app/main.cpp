@@ -23,6 +23,9 @@ int cmd_version(const args_t&);
 
 const std::vector<command> commands = {
     {"calibrate", "measure this machine's readiness mechanisms into a dataset", cmd_calibrate},
+    {"fit", "fit cost models to a dataset and write model.json", cmd_fit},
+    {"predict", "predict one operation's cost from model.json, with its interval", cmd_predict},
+    {"validate", "fit on some rows, predict the rest: errors and interval coverage", cmd_validate},
     {"version", "print the version and git hash", cmd_version},
 };
 

@@ -18,9 +18,31 @@ bool one_of(const std::string& s, std::initializer_list<const char*> names) {
 
 struct pool {
   std::vector<basis> core;
+  /// Alternatives for the per-fd term, one per candidate (just per_fd when the cache
+  /// geometry is known and the working-set term models the growth).
+  std::vector<basis> per_fd_choices;
   std::vector<basis> optional;
   bool working_set = false;
 };
+
+basis power(double i, double j) {
+  basis b = of(basis_kind::power_log);
+  b.i = i;
+  b.j = j;
+  return b;
+}
+
+// Without cache geometry (the historical machines) a per-fd cost that grows with n can
+// only be followed empirically: n log n, n^1.5 and n^2 compete with n under LOO. Solaris
+// /dev/poll keeps per-fd state between calls, so sublinear forms compete there too.
+std::vector<basis> per_fd_choices(const form_request& r) {
+  std::vector<basis> c{of(basis_kind::per_fd)};
+  if (r.curve) return c;
+  for (auto b : {power(1, 1), power(1.5, 0), power(2, 0)}) c.push_back(b);
+  if (r.cell.k.mechanism == "devpoll")
+    for (auto b : {of(basis_kind::log_n), power(0.5, 0)}) c.push_back(b);
+  return c;
+}
 
 // Which regressor a basis needs to vary before the data can say anything about it.
 bool fittable(const basis& b, const form_request& r) {
@@ -57,7 +79,7 @@ pool mechanistic_pool(const form_request& r) {
     return p;
   }
   if (scanning) {
-    p.core.push_back(of(basis_kind::per_fd));  // copy-in, lookup and query of every fd
+    p.per_fd_choices = per_fd_choices(r);  // copy-in, lookup and query of every fd
     p.working_set = true;
     if (k.mechanism == "select" || k.mechanism == "pselect") p.optional.push_back(of(basis_kind::per_word));
     if (k.blocking && *k.blocking == 1) p.optional.push_back(of(basis_kind::per_registered));
@@ -80,25 +102,28 @@ pool mechanistic_pool(const form_request& r) {
 std::vector<form> mechanistic_forms(const form_request& r) {
   pool p = mechanistic_pool(r);
   std::erase_if(p.core, [&](const basis& b) { return !fittable(b, r); });
+  std::erase_if(p.per_fd_choices, [&](const basis& b) { return !fittable(b, r); });
   std::erase_if(p.optional, [&](const basis& b) { return !fittable(b, r); });
+  if (p.per_fd_choices.empty()) p.per_fd_choices.push_back(of(basis_kind::constant));  // placeholder: no per-fd slot
   const bool rate = is_rate(r.cell.k);
-  const double scale = ns_to_unit(rate ? r.cell.k.unit.substr(2) : r.cell.k.unit);
-  const bool with_ws = p.working_set && r.curve && scale > 0 &&
-                       std::any_of(p.core.begin(), p.core.end(), [](const basis& b) { return b.kind == basis_kind::per_fd; });
+  const std::string unit = rate ? r.cell.k.unit.substr(2) : r.cell.k.unit;
+  const bool with_ws = p.working_set && r.curve && ns_to_unit(unit) > 0 && r.n_varies;
   std::vector<form> out;
   const std::size_t options = p.optional.size();
-  for (std::size_t mask = 0; mask < (std::size_t{1} << options); ++mask) {
-    form f;
-    f.terms = p.core;
-    for (std::size_t j = 0; j < options; ++j)
-      if (mask & (std::size_t{1} << j)) f.terms.push_back(p.optional[j]);
-    if (with_ws) {
-      f.ws_prior = footprint_for(r.cell.k.fd_kind);
-      f.working_set = f.terms.size();
-      f.terms.push_back(working_set_basis(*r.curve, f.ws_prior, rate ? r.cell.k.unit.substr(2) : r.cell.k.unit));
+  for (const basis& per_fd : p.per_fd_choices)
+    for (std::size_t mask = 0; mask < (std::size_t{1} << options); ++mask) {
+      form f;
+      f.terms = p.core;
+      if (per_fd.kind != basis_kind::constant) f.terms.push_back(per_fd);
+      for (std::size_t j = 0; j < options; ++j)
+        if (mask & (std::size_t{1} << j)) f.terms.push_back(p.optional[j]);
+      if (with_ws) {
+        f.ws_prior = footprint_for(r.cell.k.fd_kind);
+        f.working_set = f.terms.size();
+        f.terms.push_back(working_set_basis(*r.curve, f.ws_prior, unit));
+      }
+      out.push_back(std::move(f));
     }
-    out.push_back(std::move(f));
-  }
   std::stable_sort(out.begin(), out.end(), [](const form& a, const form& b) { return a.terms.size() < b.terms.size(); });
   return out;
 }
@@ -126,8 +151,10 @@ std::vector<form> extra_p_forms(const form_request& r) {
 
 std::string unfittable_core(const form_request& r) {
   if (r.fam != family::mechanistic || !has_mechanistic_family(r.cell)) return "";
-  for (const auto& b : mechanistic_pool(r).core)
+  const pool p = mechanistic_pool(r);
+  for (const auto& b : p.core)
     if (!fittable(b, r)) return "term '" + basis_name(b) + "' needs points at two or more distinct n_fds";
+  if (!p.per_fd_choices.empty() && !r.n_varies) return "term 'per_fd' needs points at two or more distinct n_fds";
   return "";
 }
 

@@ -1,0 +1,112 @@
+// pollscale predict model.json --mechanism M --scenario S --n N [...]: what one operation
+// costs at a point, with its 95% prediction interval and how far it extrapolates.
+
+#include <cmath>
+#include <iostream>
+#include <stdexcept>
+
+#include "app/cli.hpp"
+#include "app/commands.hpp"
+#include "app/exit_codes.hpp"
+#include "app/table_writer.hpp"
+#include "model/prediction.hpp"
+
+namespace po = boost::program_options;
+
+namespace pollscale::app {
+namespace {
+
+po::options_description predict_options() {
+  po::options_description o("predict options");
+  o.add_options()("help,h", "show this help")
+      ("model", po::value<std::string>()->required(), "model.json written by pollscale fit (positional)")
+      ("scenario", po::value<std::string>()->required(), "scenario, e.g. find_active")
+      ("mechanism", po::value<std::string>()->default_value(""), "select, poll, epoll, ...")
+      ("n", po::value<long long>(), "registered descriptors (n_fds)")
+      ("k", po::value<long long>(), "ready descriptors (n_active; default 1)")
+      ("pos", po::value<std::string>()->default_value(""), "active_pos: first, middle, last, top, spread, random")
+      ("max-fd", po::value<long long>(), "highest descriptor passed (default n + 2)")
+      ("blocking", po::value<long long>(), "0: timeout 0, 1: the call sleeps until woken")
+      ("fd-kind", po::value<std::string>()->default_value(""), "pipe, eventfd, socketpair, tcp, udp, fifo, tmpfile")
+      ("variant", po::value<std::string>()->default_value(""), "lt, et, oneshot, multishot, ...")
+      ("metric", po::value<std::string>()->default_value(""), "time_per_call, time_per_op, throughput, ...")
+      ("threads", po::value<long long>(), "threads taking part in one operation")
+      ("cpus", po::value<long long>(), "distinct CPUs used")
+      ("pinning", po::value<std::string>()->default_value(""), "CPU of each thread, e.g. 0+1")
+      ("format", po::value<std::string>()->default_value("table"), "table, csv or json");
+  return o;
+}
+
+std::optional<std::int64_t> count_flag(const po::variables_map& vm, const char* flag) {
+  if (!vm.count(flag)) return std::nullopt;
+  const long long v = vm[flag].as<long long>();
+  if (v < 0) throw usage_error(std::string("--") + flag + ": " + std::to_string(v) + " is negative");
+  return v;
+}
+
+datasets::key query_of(const po::variables_map& vm) {
+  datasets::key q;
+  q.scenario = vm["scenario"].as<std::string>();
+  q.mechanism = vm["mechanism"].as<std::string>();
+  q.fd_kind = vm["fd-kind"].as<std::string>();
+  q.variant = vm["variant"].as<std::string>();
+  q.metric = vm["metric"].as<std::string>();
+  q.active_pos = vm["pos"].as<std::string>();
+  q.pinning = vm["pinning"].as<std::string>();
+  q.n_fds = count_flag(vm, "n");
+  q.n_active = count_flag(vm, "k");
+  q.max_fd = count_flag(vm, "max-fd");
+  q.blocking = count_flag(vm, "blocking");
+  q.threads = count_flag(vm, "threads");
+  q.cpus = count_flag(vm, "cpus");
+  if (q.blocking && *q.blocking > 1) throw usage_error("--blocking: " + std::to_string(*q.blocking) + " is not 0 or 1");
+  if (!q.mechanism.empty() && !datasets::is_known_mechanism(q.mechanism))
+    throw usage_error("--mechanism: unknown mechanism '" + q.mechanism + "'");
+  if (!q.fd_kind.empty() && !datasets::is_known_fd_kind(q.fd_kind))
+    throw usage_error("--fd-kind: unknown fd kind '" + q.fd_kind + "'");
+  const std::string& pos = q.active_pos;
+  if (!pos.empty() && pos != "first" && pos != "middle" && pos != "last" && pos != "top" && pos != "spread" && pos != "random")
+    throw usage_error("--pos: '" + pos + "' is not one of first, middle, last, top, spread, random");
+  return q;
+}
+
+std::string num(double v) { return std::isfinite(v) ? format_number(v, 5) : (std::isnan(v) ? "" : "inf"); }
+
+nlohmann::json json_number(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+
+}  // namespace
+
+int cmd_predict(const args_t& args) {
+  const auto opts = predict_options();
+  po::positional_options_description pos;
+  pos.add("model", 1);
+  po::variables_map vm;
+  if (!parse_command_line(args, opts, pos, vm,
+                          "usage: pollscale predict model.json --scenario S --mechanism M --n N [options]"))
+    return exit_ok;
+  const output_format format = parse_format(vm["format"].as<std::string>());
+  const datasets::key query = query_of(vm);
+  const model::model_set models = model::load_model(vm["model"].as<std::string>());
+  model::prediction p;
+  try {
+    p = model::predict(models, query);
+  } catch (const std::invalid_argument& e) {
+    throw usage_error(e.what());
+  }
+  if (format == output_format::json) {
+    std::cout << nlohmann::json{{"model", p.model}, {"formula", p.formula}, {"value", p.value}, {"lo", json_number(p.lo)},
+                                {"hi", json_number(p.hi)}, {"unit", p.unit}, {"extrapolated", p.extrapolated},
+                                {"extrapolation", p.extrapolation_factor}}
+                     .dump(2)
+              << "\n";
+    return exit_ok;
+  }
+  text_table t{{"model", "value", "lo", "hi", "unit", "extrapolation", "formula"}, {}, {false, true, true, true, false, true, false}};
+  t.rows.push_back({p.model, num(p.value), num(p.lo), num(p.hi), p.unit,
+                    p.extrapolated ? format_number(p.extrapolation_factor, 3) + "x" : "no", p.formula});
+  if (format == output_format::csv) write_csv(std::cout, t);
+  else write_table(std::cout, t);
+  return exit_ok;
+}
+
+}  // namespace pollscale::app

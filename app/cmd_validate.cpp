@@ -1,0 +1,189 @@
+// pollscale validate --data PATH --train EXPR: fit on the rows EXPR selects, predict every
+// other row, and report each prediction's error and interval, then per-group and overall
+// accuracy (MAPE, median and max relative error, 95% interval coverage). Errors are
+// fractions in csv/json (0.05 = 5%) and percentages in the table.
+
+#include <cmath>
+#include <iostream>
+#include <sstream>
+#include <stdexcept>
+
+#include "app/cli.hpp"
+#include "app/commands.hpp"
+#include "app/exit_codes.hpp"
+#include "app/model_options.hpp"
+#include "app/table_writer.hpp"
+#include "model/validation.hpp"
+
+namespace po = boost::program_options;
+
+namespace pollscale::app {
+namespace {
+
+using nlohmann::json;
+
+po::options_description validate_options() {
+  po::options_description o("validate options");
+  o.add_options()("help,h", "show this help")
+      ("data", po::value<std::string>()->required(), "dataset directory, historical CSV or directory of historical CSVs")
+      ("train", po::value<std::string>()->default_value("n_fds<=1000"),
+       "rows to fit on, e.g. 'n_fds<=1000', 'n_fds<max' (each group's largest n held out), "
+       "'n_fds<=1000 && mechanism==poll'; the rest are predicted")
+      ("group-by", po::value<std::string>(), "comma-separated columns to aggregate errors by "
+       "(default platform,scenario,mechanism,variant,fd_kind,metric)")
+      ("format", po::value<std::string>()->default_value("table"), "table, csv or json");
+  o.add(model_fit_options_description());
+  return o;
+}
+
+std::vector<std::string> split_columns(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream ss(text);
+  for (std::string item; std::getline(ss, item, ',');)
+    if (!item.empty()) out.push_back(item);
+  if (out.empty()) throw usage_error("--group-by: no columns in '" + text + "'");
+  return out;
+}
+
+json num(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+
+std::string text_num(double v) { return std::isfinite(v) ? format_number(v) : (std::isnan(v) ? "" : "inf"); }
+
+std::string csv_number(double v) {
+  if (std::isnan(v)) return "";
+  std::ostringstream o;
+  o.precision(10);
+  o << v;
+  return o.str();
+}
+
+std::string pct(double fraction) { return std::isfinite(fraction) ? format_number(100 * fraction, 3) + "%" : "-"; }
+
+json accuracy_json(const model::accuracy& a) {
+  return {{"n", a.n}, {"mape", num(a.mape)}, {"median_rel_err", num(a.median_rel_err)},
+          {"max_rel_err", num(a.max_rel_err)}, {"coverage", num(a.coverage)}, {"n_with_interval", a.n_with_interval}};
+}
+
+json row_json(const model::validation_row& r) {
+  json j = json::object();
+  for (auto c : model::observation_columns()) {
+    const std::string v = model::column_text(*r.o, c);
+    if (c != "source") j[std::string(c)] = v;
+  }
+  j["measured"] = r.measured;
+  j["predicted"] = num(r.predicted);
+  j["lo"] = num(r.lo);
+  j["hi"] = num(r.hi);
+  j["rel_err"] = num(r.rel_err);
+  j["extrapolated"] = r.extrapolated;
+  j["extrapolation"] = num(r.extrapolation);
+  return j;
+}
+
+json result_json(const model::validation_result& v, const std::string& train) {
+  json rows = json::array(), groups = json::array(), models = json::array();
+  for (const auto& r : v.rows) rows.push_back(row_json(r));
+  for (const auto& g : v.groups) {
+    json gj = accuracy_json(g.acc);
+    for (std::size_t i = 0; i < v.group_by.size(); ++i) gj[v.group_by[i]] = g.group[i];
+    gj["n_train"] = g.n_train;
+    groups.push_back(gj);
+  }
+  for (const auto& m : v.models.cells)
+    models.push_back({{"model", datasets::describe(m.cell) + (m.platform.empty() ? "" : " @ " + m.platform + ", " + m.kernel)},
+                      {"formula", m.formula}, {"mape_loo", num(m.stats.mape_loo)}, {"n_points", m.stats.n_points}});
+  json summary = accuracy_json(v.overall);
+  summary["groups"] = groups;
+  return {{"train", train}, {"n_train", v.n_train}, {"group_by", v.group_by}, {"rows", rows},
+          {"summary", summary}, {"models", models}, {"skipped", v.skipped}};
+}
+
+std::string row_label(const model::validation_row& r) {
+  std::string s = datasets::describe(r.o->k);
+  if (!r.o->kernel.empty()) s += " @ " + r.o->kernel;
+  return s;
+}
+
+text_table rows_table(const model::validation_result& v) {
+  text_table t{{"point", "measured", "predicted", "lo", "hi", "rel_err", "extrapolation"}, {},
+               {false, true, true, true, true, true, true}};
+  for (const auto& r : v.rows)
+    t.rows.push_back({row_label(r), text_num(r.measured), text_num(r.predicted), text_num(r.lo), text_num(r.hi),
+                      pct(r.rel_err), r.extrapolated ? format_number(r.extrapolation, 3) + "x" : "-"});
+  return t;
+}
+
+// Every key column for scripts, then the numbers (errors as fractions).
+text_table rows_csv(const model::validation_result& v) {
+  text_table t;
+  for (auto c : model::observation_columns())
+    if (c != "source") t.columns.emplace_back(c);
+  const std::size_t keys = t.columns.size();
+  for (auto c : {"measured", "predicted", "lo", "hi", "rel_err", "extrapolated", "extrapolation"}) t.columns.emplace_back(c);
+  for (const auto& r : v.rows) {
+    std::vector<std::string> row;
+    for (std::size_t i = 0; i < keys; ++i) row.push_back(model::column_text(*r.o, t.columns[i]));
+    for (double x : {r.measured, r.predicted, r.lo, r.hi, r.rel_err}) row.push_back(csv_number(x));
+    row.push_back(r.extrapolated ? "1" : "0");
+    row.push_back(csv_number(r.extrapolation));
+    t.rows.push_back(std::move(row));
+  }
+  return t;
+}
+
+text_table summary_table(const model::validation_result& v, bool fractions) {
+  text_table t;
+  t.columns = v.group_by;
+  for (auto c : {"n_train", "n", "mape", "median_rel_err", "max_rel_err", "coverage"}) t.columns.emplace_back(c);
+  t.numeric.assign(v.group_by.size(), false);
+  t.numeric.resize(t.columns.size(), true);
+  auto add = [&](const std::vector<std::string>& group, std::size_t n_train, const model::accuracy& a) {
+    auto row = group;
+    auto f = [&](double x) { return fractions ? csv_number(x) : pct(x); };
+    for (auto s : {std::to_string(n_train), std::to_string(a.n), f(a.mape), f(a.median_rel_err), f(a.max_rel_err),
+                   f(a.coverage) + (fractions ? "" : " of " + std::to_string(a.n_with_interval))})
+      row.push_back(s);
+    t.rows.push_back(row);
+  };
+  for (const auto& g : v.groups) add(g.group, g.n_train, g.acc);
+  std::vector<std::string> all(v.group_by.size(), "");
+  if (!all.empty()) all[0] = "(all)";
+  add(all, v.n_train, v.overall);
+  return t;
+}
+
+}  // namespace
+
+int cmd_validate(const args_t& args) {
+  const auto opts = validate_options();
+  po::variables_map vm;
+  if (!parse_command_line(args, opts, {}, vm, "usage: pollscale validate --data PATH --train EXPR [options]"))
+    return exit_ok;
+  const output_format format = parse_format(vm["format"].as<std::string>());
+  model::validation_options vo;
+  vo.train = vm["train"].as<std::string>();
+  if (vm.count("group-by")) vo.group_by = split_columns(vm["group-by"].as<std::string>());
+  vo.fit = fit_options_from(vm);
+  const auto data = model::load_observations(vm["data"].as<std::string>());
+  model::validation_result v;
+  try {
+    v = model::validate(data, vo);
+  } catch (const std::invalid_argument& e) {
+    throw usage_error(e.what());
+  }
+  for (const auto& s : v.skipped) std::cerr << "pollscale validate: skipped " << s << "\n";
+  if (format == output_format::json) {
+    std::cout << result_json(v, vo.train).dump(2) << "\n";
+  } else if (format == output_format::csv) {
+    write_csv(std::cout, rows_csv(v));
+    std::cout << "\n";
+    write_csv(std::cout, summary_table(v, true));
+  } else {
+    write_table(std::cout, rows_table(v));
+    std::cout << "\n";
+    write_table(std::cout, summary_table(v, false));
+  }
+  return exit_ok;
+}
+
+}  // namespace pollscale::app
