@@ -26,6 +26,8 @@ const std::vector<command> commands = {
     {"fit", "fit cost models to a dataset and write model.json", cmd_fit},
     {"predict", "predict one operation's cost from model.json, with its interval", cmd_predict},
     {"validate", "fit on some rows, predict the rest: errors and interval coverage", cmd_validate},
+    {"report", "write report.md + report.html with SVG figures from a dataset", cmd_report},
+    {"simulate", "simulate an event-driven server: throughput, latency, CPU, with 95% intervals", cmd_simulate},
     {"version", "print the version and git hash", cmd_version},
 };
 

@@ -123,7 +123,7 @@ nlohmann::json capture_context(const sys::nofile_limit& nofile, const timer_fact
   c["timer"] = {{"clock", "CLOCK_MONOTONIC"},
                 {"overhead_ns", timer.overhead_ns},
                 {"resolution_ns", timer.resolution_ns},
-                {"clock_getres_ns", timer.reported_res_ns}};
+                {"min_step_ns", timer.min_step_ns}};
   c["warnings"] = nlohmann::json::array();
   c["skipped"] = nlohmann::json::array();
   return c;

@@ -12,7 +12,7 @@ timer_facts measure_timer(int pairs) {
   timer_facts f;
   timespec res{};
   ::clock_getres(CLOCK_MONOTONIC, &res);
-  f.reported_res_ns = static_cast<double>(res.tv_sec) * 1e9 + static_cast<double>(res.tv_nsec);
+  f.resolution_ns = static_cast<double>(res.tv_sec) * 1e9 + static_cast<double>(res.tv_nsec);
   // The cost of a read: average over blocks of 64 reads, the median over blocks.
   std::vector<double> per_read;
   std::uint64_t min_step = std::numeric_limits<std::uint64_t>::max();
@@ -29,9 +29,8 @@ timer_facts measure_timer(int pairs) {
     per_read.push_back(static_cast<double>(prev - t0) / 64.0);
   }
   f.overhead_ns = datasets::median(per_read);
-  f.resolution_ns = min_step == std::numeric_limits<std::uint64_t>::max()
-                        ? f.reported_res_ns
-                        : static_cast<double>(min_step);
+  f.min_step_ns = min_step == std::numeric_limits<std::uint64_t>::max() ? f.resolution_ns
+                                                                       : static_cast<double>(min_step);
   return f;
 }
 

@@ -16,12 +16,12 @@ inline std::uint64_t clock_ns() noexcept {
 }
 
 struct timer_facts {
-  double overhead_ns = 0;      ///< median cost of one clock_ns() read (back-to-back pairs)
-  double resolution_ns = 0;    ///< smallest non-zero step seen between consecutive reads
-  double reported_res_ns = 0;  ///< clock_getres(CLOCK_MONOTONIC)
+  double overhead_ns = 0;    ///< median cost of one clock_ns() read (blocks of 64 back-to-back reads)
+  double resolution_ns = 0;  ///< clock_getres(CLOCK_MONOTONIC): the clock's own granularity
+  double min_step_ns = 0;    ///< smallest non-zero step between consecutive reads (>= the read cost)
 };
 
-/// Measures the clock: `pairs` back-to-back reads (default 200000, about 10 ms).
+/// Measures the clock: `pairs` back-to-back reads (default 200000, about 5 ms).
 timer_facts measure_timer(int pairs = 200000);
 
 /// Times `f()` once: nanoseconds from just before to just after.

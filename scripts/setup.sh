@@ -7,7 +7,7 @@ packages=(
   cmake g++ make pkg-config git
   libeigen3-dev libboost-program-options-dev libboost-math-dev libboost-dev
   libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev liburing-dev libcsv-dev
-  gnuplot-nox
+  gnuplot-nox libcmark-gfm-dev libcmark-gfm-extensions-dev
 )
 
 missing=()

@@ -1,0 +1,120 @@
+#include "app/report/calibration_figures.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace pollscale::app::report {
+namespace {
+
+using datasets::key;
+
+bool find_active_plain(const key& k, const std::string& metric) {
+  return k.scenario == "find_active" && k.metric == metric && k.n_active.value_or(0) == 1 && k.active_pos == "middle" &&
+         k.blocking.value_or(0) == 0;
+}
+
+/// Key columns other than n_fds whose values differ between the rows, for labels.
+std::vector<std::string_view> varying_columns(const std::vector<datasets::summary_row>& rows) {
+  std::vector<std::string_view> out;
+  for (auto c : datasets::key_columns()) {
+    if (c == "n_fds" || c == "max_fd" || c == "unit") continue;
+    std::set<std::string> values;
+    for (const auto& r : rows) values.insert(datasets::key_field(r.k, c));
+    if (values.size() > 1) out.push_back(c);
+  }
+  return out;
+}
+
+void add_if_any(std::vector<figure>& out, figure f) {
+  if (!f.series.empty()) out.push_back(std::move(f));
+}
+
+std::vector<figure> find_active_figures(const datasets::dataset& d) {
+  std::vector<figure> out;
+  std::set<std::string> kinds;
+  for (const auto& r : d.summaries)
+    if (r.k.scenario == "find_active") kinds.insert(r.k.fd_kind);
+  for (const auto& kind : kinds) {
+    add_if_any(out, {"find_active_call_" + kind, "One wait call, 1 ready among n " + kind + "s (timeout 0)",
+                     "registered descriptors n", "ns per call",
+                     true, true,
+                     series_by(d.summaries, [&](const key& k) { return find_active_plain(k, "time_per_call") && k.fd_kind == kind; },
+                               flavour_label)});
+    add_if_any(out, {"find_active_per_fd_" + kind, "Cost per registered " + kind + " (poll/select time per call / n)",
+                     "registered descriptors n", "ns per descriptor", true, false,
+                     series_by(d.summaries,
+                               [&](const key& k) {
+                                 return find_active_plain(k, "time_per_call") && k.fd_kind == kind && k.mechanism != "epoll" &&
+                                        k.n_fds.value_or(0) >= 16;
+                               },
+                               flavour_label, [](const key& k) { return 1.0 / static_cast<double>(*k.n_fds); })});
+    add_if_any(out, {"find_active_cycle_" + kind, "Write 1 byte, wait, read it back: 1 active among n " + kind + "s",
+                     "registered descriptors n", "ns per operation", true, true,
+                     series_by(d.summaries, [&](const key& k) { return find_active_plain(k, "time_per_op") && k.fd_kind == kind; },
+                               flavour_label)});
+  }
+  add_if_any(out, {"find_active_blocking", "Blocking: data present on entry (position) or woken by a writer (CPUs)",
+                   "registered descriptors n", "ns per operation", true, true,
+                   series_by(d.summaries,
+                             [](const key& k) {
+                               return k.scenario == "find_active" && k.blocking.value_or(0) == 1 && k.n_active.value_or(0) == 1;
+                             },
+                             [](const key& k) {
+                               return flavour_label(k) + (k.threads.value_or(1) == 2 ? " woken " + k.pinning : " ready-at-entry " + k.active_pos);
+                             })});
+  return out;
+}
+
+}  // namespace
+
+std::string flavour_label(const key& k) {
+  if (k.mechanism.empty()) return k.variant.empty() ? "read" : k.variant;
+  return k.variant.empty() ? k.mechanism : k.mechanism + "/" + k.variant;
+}
+
+std::vector<plot_series> series_by(const std::vector<datasets::summary_row>& rows, const std::function<bool(const key&)>& keep,
+                                   const std::function<std::string(const key&)>& label,
+                                   const std::function<double(const key&)>& y_scale) {
+  std::map<std::string, plot_series> by_label;
+  for (const auto& r : rows) {
+    if (!r.k.n_fds || !keep(r.k)) continue;
+    const double s = y_scale ? y_scale(r.k) : 1.0;
+    auto& series = by_label[label(r.k)];
+    series.title = label(r.k);
+    series.points.push_back({static_cast<double>(*r.k.n_fds), r.s.median * s, r.s.ci95_lo * s, r.s.ci95_hi * s});
+  }
+  std::vector<plot_series> out;
+  for (auto& [name, s] : by_label) {
+    std::sort(s.points.begin(), s.points.end(), [](const plot_point& a, const plot_point& b) { return a.x < b.x; });
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+std::vector<figure> calibration_figures(const datasets::dataset& d) {
+  std::vector<figure> out = find_active_figures(d);
+  std::map<std::pair<std::string, std::string>, std::vector<datasets::summary_row>> groups;
+  for (const auto& r : d.summaries)
+    if (r.k.scenario != "find_active" && r.k.n_fds) groups[{r.k.scenario, r.k.metric}].push_back(r);
+  for (const auto& [sm, rows] : groups) {
+    std::set<std::int64_t> ns;
+    for (const auto& r : rows) ns.insert(*r.k.n_fds);
+    if (ns.size() < 2) continue;  // nothing to draw against n
+    const auto cols = varying_columns(rows);
+    auto label = [&](const key& k) {
+      std::string s;
+      for (auto c : cols) {
+        const std::string v = datasets::key_field(k, c);
+        s += (s.empty() ? "" : " ") + (c == "mechanism" || c == "variant" || c == "fd_kind" ? v : std::string(c) + "=" + v);
+      }
+      return s.empty() ? sm.first : s;
+    };
+    const std::string unit = rows.front().k.unit;
+    add_if_any(out, {sm.first + "_" + sm.second, sm.first + ": " + sm.second, "n", sm.second + " (" + unit + ")", true,
+                     unit != "1/s", series_by(rows, [](const key&) { return true; }, label)});
+  }
+  return out;
+}
+
+}  // namespace pollscale::app::report

@@ -1,0 +1,39 @@
+// Figures drawn by gnuplot: we write the data and a script, gnuplot writes the SVG.
+// Points carry their 95% interval, drawn as error bars, because a number without its
+// spread is not a measurement.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace pollscale::app::report {
+
+struct plot_point {
+  double x = 0, y = 0, lo = 0, hi = 0;  ///< lo/hi: the 95% interval of y
+};
+
+struct plot_series {
+  std::string title;
+  std::vector<plot_point> points;  ///< drawn in the given order
+  bool dashed = false;             ///< e.g. predictions, as opposed to measurements
+};
+
+struct figure {
+  std::string name;  ///< file stem: <name>.svg, <name>.dat, <name>.gp
+  std::string title, xlabel, ylabel;
+  bool logx = true, logy = true;
+  std::vector<plot_series> series;
+};
+
+/// The gnuplot script that draws `f` from `data_file` into `svg_file`.
+std::string gnuplot_script(const figure& f, const std::string& data_file, const std::string& svg_file);
+
+/// The data file: one block per series (gnuplot `index`), columns x y lo hi.
+std::string gnuplot_data(const figure& f);
+
+/// Writes <dir>/<name>.dat and .gp, runs gnuplot, returns the SVG's path. Throws
+/// std::runtime_error naming gnuplot when it is missing or fails.
+std::filesystem::path render_svg(const figure& f, const std::filesystem::path& dir);
+
+}  // namespace pollscale::app::report
