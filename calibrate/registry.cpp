@@ -9,6 +9,7 @@ namespace pollscale::calibrate {
 std::span<const probe_def> all_probes() {
   static const std::vector<probe_def> table = {
       probes::find_active(),
+      probes::interest_churn(),
       probes::server(),
       probes::fd_range(),
   };

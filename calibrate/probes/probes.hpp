@@ -24,6 +24,9 @@ probe_def server();
 /// server's grid for a profile (server_points.cpp).
 std::vector<datasets::key> server_points(const selection& sel, std::span<const flavour> mechs);
 
+/// interest_churn: epoll_ctl ADD/MOD/DEL, rtsig set-up, io_uring arm, pollfd array build.
+probe_def interest_churn();
+
 /// The largest n of `kind` that fits in sel.max_fds with `kept` trigger ends kept and
 /// `extra` other descriptors open.
 std::int64_t max_channels(fd_kind kind, std::size_t kept, std::size_t extra, const selection& sel);
