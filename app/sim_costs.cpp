@@ -1,0 +1,200 @@
+#include "app/sim_costs.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include "app/cli.hpp"
+#include "model/prediction.hpp"
+
+namespace po = boost::program_options;
+
+namespace pollscale::app {
+
+po::options_description sim_cost_options_description() {
+  po::options_description o("cost options (flags override --costs, which overrides --model)");
+  o.add_options()
+      ("model", po::value<std::string>(), "model.json from pollscale fit: wait, handler and wake-up costs")
+      ("costs", po::value<std::string>(), "costs file (JSON, nanoseconds; see docs/sim.md)")
+      ("fd-kind", po::value<std::string>()->default_value(""), "model cells to use: pipe, socketpair, tcp, ...")
+      ("variant", po::value<std::string>()->default_value(""), "model cells to use: lt, et, oneshot, ...")
+      ("wait-per-call-ns", po::value<double>(), "wait call: fixed cost, ns")
+      ("wait-per-fd-ns", po::value<double>(), "wait call: per registered fd scanned, ns")
+      ("wait-per-ready-ns", po::value<double>(), "wait call: per ready event returned, ns")
+      ("wait-per-fd-blocking-ns", po::value<double>(), "wait call: per fd registered when it may sleep, ns")
+      ("rearm-ns", po::value<double>(), "re-arming one fd after its event (oneshot), ns")
+      ("handler-ns", po::value<double>(), "handling one event: read the request, write the reply, ns")
+      ("wakeup-same-ns", po::value<double>(), "wake-up latency, waker and sleeper on the same CPU, ns")
+      ("wakeup-cross-ns", po::value<double>(), "wake-up latency across CPUs, ns");
+  return o;
+}
+
+namespace {
+
+std::optional<double> ns_flag(const po::variables_map& vm, const char* flag) {
+  if (!vm.count(flag)) return std::nullopt;
+  const double v = vm[flag].as<double>();
+  if (!std::isfinite(v) || v < 0) throw usage_error(std::string("--") + flag + ": must be finite and >= 0 ns");
+  return v * 1e-9;
+}
+
+// Asks the fitted model; the answers are in seconds (or 1/s for rates).
+class model_costs {
+ public:
+  model_costs(const std::string& path, std::string fd_kind, std::string variant,
+              std::shared_ptr<cost_provenance> prov)
+      : models_(std::make_shared<model::model_set>(model::load_model(path))),
+        fd_kind_(std::move(fd_kind)), variant_(std::move(variant)), prov_(std::move(prov)) {}
+
+  // One timeout-0 wait call over n fds with k ready (find_active time_per_call).
+  std::function<double(const sim::wait_query&)> wait_call(const std::string& mechanism) const {
+    return [self = *this, mechanism](const sim::wait_query& q) {
+      datasets::key k = self.base("find_active", mechanism, "time_per_call");
+      k.n_fds = std::max<std::int64_t>(q.registered, 1);
+      k.n_active = std::clamp<std::int64_t>(q.ready, 1, *k.n_fds);
+      k.blocking = 0;
+      return self.ask(k);
+    };
+  }
+
+  std::optional<double> try_ask(const datasets::key& k) const {
+    try {
+      return ask(k);
+    } catch (const std::invalid_argument&) {
+      return std::nullopt;
+    }
+  }
+
+  datasets::key base(const char* scenario, const std::string& mechanism, const char* metric) const {
+    datasets::key k;
+    k.scenario = scenario;
+    k.mechanism = mechanism;
+    k.metric = metric;
+    k.fd_kind = fd_kind_;
+    k.variant = variant_;
+    return k;
+  }
+
+  double ask(const datasets::key& k) const {
+    const model::prediction p = model::to_si(model::predict(*models_, k));
+    ++prov_->model_questions;
+    prov_->max_extrapolation = std::max(prov_->max_extrapolation, p.extrapolation_factor);
+    return p.value;
+  }
+
+ private:
+  std::shared_ptr<model::model_set> models_;
+  std::string fd_kind_, variant_;
+  std::shared_ptr<cost_provenance> prov_;
+};
+
+// Costs the model can give besides wait calls: the handler (one message written and read
+// back by one process over tcp, AIM9's ipc) and the wake-ups (half a round trip).
+void fill_from_model(const model_costs& m, sim::cost_model& c, cost_provenance& prov) {
+  datasets::key ipc = m.base("ipc", "", "throughput");
+  ipc.fd_kind = "tcp";
+  ipc.variant = "";
+  ipc.threads = 1;
+  if (const auto rate = m.try_ask(ipc); rate && *rate > 0) {
+    c.handler_s = 1 / *rate;
+    prov.sources["handler"] = "model: ipc tcp threads=1 (1/throughput)";
+  }
+  for (const char* pinning : {"0+0", "0+1"}) {
+    datasets::key w = m.base("wakeup", "", "round_trip");
+    w.fd_kind = "";
+    w.variant = "";
+    w.pinning = pinning;
+    if (const auto rt = m.try_ask(w)) {
+      const bool same = std::string(pinning) == "0+0";
+      (same ? c.wakeup_same_cpu_s : c.wakeup_cross_cpu_s) = *rt / 2;
+      prov.sources[same ? "wakeup_same_cpu" : "wakeup_cross_cpu"] =
+          std::string("model: wakeup round_trip pinning ") + pinning + " / 2";
+    }
+  }
+}
+
+// The costs file's entries: the mechanism's wait cost (and poll's, for rtsig's overflow)
+// when present, and the shared costs. Returns whether it gave the wait cost.
+bool apply_cost_table(const std::string& path, const std::string& mechanism, sim::cost_model& c,
+                      cost_provenance& prov) {
+  sim::cost_table t;
+  try {
+    t = sim::read_cost_table(path);
+  } catch (const std::invalid_argument& e) {
+    throw usage_error(std::string("--costs: ") + e.what());
+  }
+  c.handler_s = t.handler_s;
+  c.wakeup_same_cpu_s = t.wakeup_same_cpu_s;
+  c.wakeup_cross_cpu_s = t.wakeup_cross_cpu_s;
+  for (const char* k : {"handler", "wakeup_same_cpu", "wakeup_cross_cpu"}) prov.sources[k] = "costs file";
+  if (const auto poll = t.wait.find("poll"); mechanism == "rtsig" && poll != t.wait.end())
+    c.overflow_poll_s = [p = poll->second](const sim::wait_query& q) { return p.rescan_s(q); };
+  const auto it = t.wait.find(mechanism);
+  if (it == t.wait.end()) return false;
+  const sim::linear_wait_cost w = it->second;
+  c.wait_call_s = [w](const sim::wait_query& q) { return w.call_s(q); };
+  c.rescan_s = [w](const sim::wait_query& q) { return w.rescan_s(q); };
+  c.rearm_s = [r = t.rearm_s.at(mechanism)](std::int64_t) { return r; };
+  prov.sources["wait_call"] = "costs file";
+  return true;
+}
+
+}  // namespace
+
+sim::cost_model sim_costs_from(const po::variables_map& vm, const std::string& mechanism,
+                               const std::shared_ptr<cost_provenance>& prov) {
+  sim::cost_model c;
+  bool have_wait = false, have_handler = false;
+  if (vm.count("model")) {
+    const model_costs m(vm["model"].as<std::string>(), vm["fd-kind"].as<std::string>(),
+                        vm["variant"].as<std::string>(), prov);
+    c.wait_call_s = m.wait_call(mechanism);
+    c.rescan_s = c.wait_call_s;  // the model knows timeout-0 calls: the same scan
+    if (mechanism == "rtsig") c.overflow_poll_s = m.wait_call("poll");
+    prov->sources["wait_call"] = "model: find_active time_per_call (timeout 0)";
+    fill_from_model(m, c, *prov);
+    have_wait = true;
+    have_handler = prov->sources.contains("handler");
+  }
+  if (vm.count("costs")) {
+    have_wait = apply_cost_table(vm["costs"].as<std::string>(), mechanism, c, *prov) || have_wait;
+    have_handler = true;
+  }
+  const char* wait_flags[] = {"wait-per-call-ns", "wait-per-fd-ns", "wait-per-ready-ns", "wait-per-fd-blocking-ns"};
+  if (std::any_of(std::begin(wait_flags), std::end(wait_flags), [&](const char* f) { return vm.count(f) > 0; })) {
+    const sim::linear_wait_cost w{ns_flag(vm, "wait-per-call-ns").value_or(0), ns_flag(vm, "wait-per-fd-ns").value_or(0),
+                                  ns_flag(vm, "wait-per-ready-ns").value_or(0),
+                                  ns_flag(vm, "wait-per-fd-blocking-ns").value_or(0)};
+    c.wait_call_s = [w](const sim::wait_query& q) { return w.call_s(q); };
+    c.rescan_s = [w](const sim::wait_query& q) { return w.rescan_s(q); };
+    if (mechanism == "rtsig" && !c.overflow_poll_s) c.overflow_poll_s = c.rescan_s;
+    prov->sources["wait_call"] = "flags";
+    have_wait = true;
+  }
+  if (const auto v = ns_flag(vm, "rearm-ns")) {
+    c.rearm_s = [r = *v](std::int64_t) { return r; };
+    prov->sources["rearm"] = "flag";
+  }
+  if (const auto v = ns_flag(vm, "handler-ns")) {
+    c.handler_s = *v;
+    prov->sources["handler"] = "flag";
+    have_handler = true;
+  }
+  if (const auto v = ns_flag(vm, "wakeup-same-ns")) {
+    c.wakeup_same_cpu_s = *v;
+    prov->sources["wakeup_same_cpu"] = "flag";
+  }
+  if (const auto v = ns_flag(vm, "wakeup-cross-ns")) {
+    c.wakeup_cross_cpu_s = *v;
+    prov->sources["wakeup_cross_cpu"] = "flag";
+  }
+  if (!have_wait)
+    throw usage_error("no wait-call cost for '" + mechanism + "': give --model, --costs with that mechanism, or --wait-* flags");
+  if (!have_handler)
+    throw usage_error("no handler cost: give --handler-ns, --costs, or a model with an ipc tcp threads=1 cell");
+  if (mechanism == "rtsig" && !c.overflow_poll_s)
+    throw usage_error("rtsig needs the cost of its overflow poll: a 'poll' entry in --costs or a model with poll");
+  return c;
+}
+
+}  // namespace pollscale::app

@@ -1,0 +1,141 @@
+#include "sim/server_experiment.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+namespace pollscale::sim {
+
+namespace {
+
+estimate estimate_of(const std::vector<double>& values) {
+  const interval i = t_interval(values);
+  // One replication (max_replications = 1) has no interval: report the value alone.
+  if (values.size() < 2) return {i.mean, i.mean, i.mean};
+  return {i.mean, i.lo, i.hi};
+}
+
+double mean_of(const std::vector<double>& v) {
+  return v.empty() ? 0 : std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
+}
+
+// Throughput of one replication after MSER-5 warm-up removal on its time slices.
+double truncated_throughput(const server_result& r, double& dropped_fraction) {
+  const std::size_t d = mser5_truncation(r.slice_throughput);
+  dropped_fraction = r.slice_throughput.empty()
+                         ? 0
+                         : static_cast<double>(d) / static_cast<double>(r.slice_throughput.size());
+  if (d == 0 || d >= r.slice_throughput.size()) return r.throughput;
+  return std::accumulate(r.slice_throughput.begin() + static_cast<std::ptrdiff_t>(d), r.slice_throughput.end(), 0.0) /
+         static_cast<double>(r.slice_throughput.size() - d);
+}
+
+// Per-metric values of every replication so far.
+struct series {
+  std::vector<double> latency_mean, p50, p90, p99, p999, cpu, calls, epc;
+  std::vector<std::vector<double>> per_cpu;
+  std::vector<double> wakeups, futile, overflows, keepalives, dropped;
+};
+
+}  // namespace
+
+experiment_result run_server_experiment(const server_config& config, const workload& load,
+                                        const cost_model& costs, const run_options& options,
+                                        const stopping_rule& rule) {
+  series s;
+  s.per_cpu.resize(static_cast<std::size_t>(config.cpus));
+  std::uint64_t events = 0;
+  std::size_t bytes = 0;
+  const wall_stopwatch clock;
+  const auto one = [&](std::size_t i) {
+    run_options o = options;
+    o.seed = derive_seed(options.seed, i);
+    const server_result r = simulate_server(config, load, costs, o);
+    double dropped = 0;
+    const double throughput = truncated_throughput(r, dropped);
+    s.dropped.push_back(dropped);
+    s.latency_mean.push_back(r.mean_latency_s);
+    s.p50.push_back(r.latency.quantile(0.5));
+    s.p90.push_back(r.latency.quantile(0.9));
+    s.p99.push_back(r.latency.quantile(0.99));
+    s.p999.push_back(r.latency.quantile(0.999));
+    double cpu_sum = 0;
+    for (std::size_t c = 0; c < r.cpu_utilisation.size(); ++c) {
+      s.per_cpu[c].push_back(r.cpu_utilisation[c]);
+      cpu_sum += r.cpu_utilisation[c];
+    }
+    s.cpu.push_back(cpu_sum / static_cast<double>(r.cpu_utilisation.size()));
+    s.calls.push_back(r.calls_per_s);
+    s.epc.push_back(r.events_per_call);
+    s.wakeups.push_back(static_cast<double>(r.wakeups) / r.measured_s);
+    s.futile.push_back(static_cast<double>(r.futile_wakeups) / r.measured_s);
+    s.overflows.push_back(static_cast<double>(r.overflows) / r.measured_s);
+    s.keepalives.push_back(static_cast<double>(r.keepalives) / r.measured_s);
+    events += r.events;
+    bytes = std::max(bytes, r.model_bytes);
+    return throughput;
+  };
+  const replication_run run = replicate(rule, one);
+  experiment_result x;
+  x.replications = run.values.size();
+  x.converged = run.converged;
+  x.throughput = estimate_of(run.values);
+  x.latency_mean_s = estimate_of(s.latency_mean);
+  x.latency_p50_s = estimate_of(s.p50);
+  x.latency_p90_s = estimate_of(s.p90);
+  x.latency_p99_s = estimate_of(s.p99);
+  x.latency_p999_s = estimate_of(s.p999);
+  x.cpu_utilisation = estimate_of(s.cpu);
+  for (const auto& v : s.per_cpu) x.cpu_utilisation_per_cpu.push_back(estimate_of(v));
+  x.calls_per_s = estimate_of(s.calls);
+  x.events_per_call = estimate_of(s.epc);
+  x.wakeups_per_s = mean_of(s.wakeups);
+  x.futile_wakeups_per_s = mean_of(s.futile);
+  x.overflows_per_s = mean_of(s.overflows);
+  x.keepalives_per_s = mean_of(s.keepalives);
+  x.mser5_dropped_fraction = mean_of(s.dropped);
+  const double simulated = static_cast<double>(x.replications) * (options.warmup_s + options.duration_s);
+  x.engine = make_engine_stats(events, simulated, clock.elapsed_s());
+  x.model_bytes = bytes;
+  return x;
+}
+
+namespace {
+
+nlohmann::json to_json(const estimate& e) {
+  return {{"mean", e.mean}, {"ci95_lo", e.ci95_lo}, {"ci95_hi", e.ci95_hi}};
+}
+
+}  // namespace
+
+nlohmann::json to_json(const experiment_result& r, bool with_timing) {
+  nlohmann::json j;
+  j["replications"] = r.replications;
+  j["converged"] = r.converged;
+  j["throughput"] = to_json(r.throughput);
+  j["latency_s"] = {{"p50", to_json(r.latency_p50_s)},   {"p90", to_json(r.latency_p90_s)},
+                    {"p99", to_json(r.latency_p99_s)},   {"p999", to_json(r.latency_p999_s)},
+                    {"mean", to_json(r.latency_mean_s)}};
+  nlohmann::json cpu = to_json(r.cpu_utilisation);
+  cpu["per_cpu"] = nlohmann::json::array();
+  for (const estimate& e : r.cpu_utilisation_per_cpu) cpu["per_cpu"].push_back(to_json(e));
+  j["cpu_utilisation"] = cpu;
+  j["calls_per_s"] = to_json(r.calls_per_s);
+  j["events_per_call"] = to_json(r.events_per_call);
+  j["wakeups_per_s"] = r.wakeups_per_s;
+  j["futile_wakeups_per_s"] = r.futile_wakeups_per_s;
+  j["overflows_per_s"] = r.overflows_per_s;
+  j["keepalives_per_s"] = r.keepalives_per_s;
+  j["mser5_dropped_fraction"] = r.mser5_dropped_fraction;
+  nlohmann::json engine = {{"events", r.engine.events}, {"simulated_s", r.engine.simulated_s},
+                           {"model_bytes", r.model_bytes}};
+  if (with_timing) {
+    engine["wall_s"] = r.engine.wall_s;
+    engine["events_per_s"] = r.engine.events_per_s;
+    engine["sim_s_per_wall_s"] = r.engine.sim_s_per_wall_s;
+    engine["peak_rss_bytes"] = r.engine.peak_rss_bytes;
+  }
+  j["engine"] = engine;
+  return j;
+}
+
+}  // namespace pollscale::sim

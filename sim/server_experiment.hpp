@@ -1,0 +1,58 @@
+// A simulation experiment: independent replications of the event-loop server, each with
+// its own seed derived from the run's seed, until the 95% interval of the throughput is
+// within the stopping rule's relative half-width (JMT's rule: 3% by default). Each
+// replication drops the fixed warm-up, then MSER-5 on its throughput time slices may drop
+// more; the figures reported are means over replications with Student t intervals.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/engine_stats.hpp"
+#include "sim/event_loop_server.hpp"
+#include "sim/output_analysis.hpp"
+
+namespace pollscale::sim {
+
+/// A mean over replications with its 95% interval.
+struct estimate {
+  double mean = 0;
+  double ci95_lo = 0;
+  double ci95_hi = 0;
+};
+
+struct experiment_result {
+  std::size_t replications = 0;
+  bool converged = false;          ///< the stopping rule was met before max_replications
+  estimate throughput;             ///< replies per second
+  estimate latency_mean_s;
+  estimate latency_p50_s, latency_p90_s, latency_p99_s, latency_p999_s;
+  estimate cpu_utilisation;        ///< mean busy fraction over CPUs
+  std::vector<estimate> cpu_utilisation_per_cpu;
+  estimate calls_per_s;
+  estimate events_per_call;
+  double wakeups_per_s = 0;        ///< means over replications
+  double futile_wakeups_per_s = 0;
+  double overflows_per_s = 0;
+  double keepalives_per_s = 0;
+  double mser5_dropped_fraction = 0;  ///< mean share of the measured span MSER-5 dropped
+  engine_stats engine;             ///< totals over every replication
+  std::size_t model_bytes = 0;     ///< the largest replication's model state + event queue
+};
+
+/// Runs replications i = 0, 1, ... with seed derive_seed(options.seed, i). Throws
+/// std::invalid_argument for bad input (see simulate_server and replicate).
+experiment_result run_server_experiment(const server_config& config, const workload& load,
+                                        const cost_model& costs, const run_options& options,
+                                        const stopping_rule& rule);
+
+/// The result as JSON (ARCHITECTURE.md "Result names"): throughput, latency_s {p50, p90,
+/// p99, p999, mean}, cpu_utilisation {mean, ci95_lo, ci95_hi, per_cpu}, calls_per_s,
+/// events_per_call, each estimate as {mean, ci95_lo, ci95_hi}; replications, converged;
+/// counters; and the engine block. `with_timing` adds the host-dependent engine figures
+/// (events_per_s, sim_s_per_wall_s, peak_rss_bytes), which differ from run to run.
+nlohmann::json to_json(const experiment_result& r, bool with_timing);
+
+}  // namespace pollscale::sim
