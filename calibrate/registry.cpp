@@ -10,6 +10,7 @@ std::span<const probe_def> all_probes() {
   static const std::vector<probe_def> table = {
       probes::find_active(),
       probes::interest_churn(),
+      probes::wakeup(),
       probes::server(),
       probes::fd_range(),
   };

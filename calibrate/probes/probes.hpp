@@ -27,6 +27,9 @@ std::vector<datasets::key> server_points(const selection& sel, std::span<const f
 /// interest_churn: epoll_ctl ADD/MOD/DEL, rtsig set-up, io_uring arm, pollfd array build.
 probe_def interest_churn();
 
+/// wakeup: a token round trip between two pinned threads, blocking in each mechanism.
+probe_def wakeup();
+
 /// The largest n of `kind` that fits in sel.max_fds with `kept` trigger ends kept and
 /// `extra` other descriptors open.
 std::int64_t max_channels(fd_kind kind, std::size_t kept, std::size_t extra, const selection& sel);
