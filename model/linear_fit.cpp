@@ -165,7 +165,7 @@ linear_solution solve_linear(const linear_problem& p) {
   // Priors are weighed against the data's own spread; estimate it first without them.
   double sigma2 = p.sigma_guess * p.sigma_guess;
   std::vector<bool> passive(nonneg.size(), true);
-  if (!p.priors.empty() && identifiable(p.x, {})) {
+  if (!p.priors.empty() && !p.sigma_known && identifiable(p.x, {})) {
     linear_problem bare = p;
     bare.priors.clear();
     const auto first = solve_linear(bare);
@@ -180,6 +180,30 @@ linear_solution solve_linear(const linear_problem& p) {
   return out;
 }
 
+namespace {
+
+VectorXd relative_weights(const VectorXd& base, const VectorXd& yhat, const VectorXd& y) {
+  VectorXd w = base;
+  for (Eigen::Index i = 0; i < w.size(); ++i) {
+    const double scale = yhat(i) > 0 ? yhat(i) : std::max(std::abs(y(i)), 1e-300);
+    w(i) /= scale * scale;
+  }
+  return w;
+}
+
+// Replaces the Huber-weighted spread by the plain one around the same fit.
+void unweighted_spread(const linear_problem& p, const VectorXd& w_plain, linear_solution& s) {
+  if (!(s.df > 0.5) || !std::isfinite(s.sigma2) || s.sigma2 <= 0) return;
+  const VectorXd r = p.y - s.fitted;
+  const double plain = (w_plain.array() * r.array().square()).sum() / s.df;
+  if (plain > s.sigma2) {
+    s.covariance *= plain / s.sigma2;
+    s.sigma2 = plain;
+  }
+}
+
+}  // namespace
+
 linear_solution solve_robust(const linear_problem& problem, const robust_options& o) {
   linear_problem p = problem;
   const auto m = p.x.rows();
@@ -188,20 +212,19 @@ linear_solution solve_robust(const linear_problem& problem, const robust_options
   VectorXd huber = VectorXd::Ones(m);
   linear_solution s;
   for (std::size_t it = 0; it < o.max_iterations; ++it) {
-    VectorXd w = base.cwiseProduct(huber);
-    if (o.relative)
-      for (Eigen::Index i = 0; i < m; ++i) {
-        const double scale = yhat(i) > 0 ? yhat(i) : std::max(std::abs(p.y(i)), 1e-300);
-        w(i) /= scale * scale;
-      }
-    p.w = w;
+    const VectorXd plain = o.relative ? relative_weights(base, yhat, p.y) : base;
+    p.w = plain.cwiseProduct(huber);
     const VectorXd previous = s.beta;
     s = solve_linear(p);
     s.iterations = it + 1;
+    if (!p.priors.empty() && !p.sigma_known) {  // weigh priors with the first estimate from now on
+      p.sigma_known = true;
+      p.sigma_guess = std::sqrt(s.sigma2 > 0 && std::isfinite(s.sigma2) ? s.sigma2 : p.sigma_guess * p.sigma_guess);
+    }
     for (Eigen::Index i = 0; i < m; ++i) yhat(i) = s.fitted(i) > 0 ? s.fitted(i) : std::abs(p.y(i));
     if (o.huber && m > 2) {
       // Standardised residuals under the current weights, scaled by their MAD.
-      VectorXd z = (w.array().sqrt() / huber.array().sqrt()) * (p.y - s.fitted).array();
+      VectorXd z = plain.array().sqrt() * (p.y - s.fitted).array();
       std::vector<double> a(z.data(), z.data() + m);
       for (auto& v : a) v = std::abs(v);
       std::nth_element(a.begin(), a.begin() + m / 2, a.end());
@@ -209,8 +232,9 @@ linear_solution solve_robust(const linear_problem& problem, const robust_options
       for (Eigen::Index i = 0; i < m; ++i)
         huber(i) = mad > 0 && std::abs(z(i)) > o.huber_c * mad ? o.huber_c * mad / std::abs(z(i)) : 1.0;
     }
-    if (previous.size() && (s.beta - previous).norm() <= o.tolerance * std::max(1.0, s.beta.norm())) break;
+    if (previous.size() && (s.beta - previous).norm() <= o.tolerance * std::max(1e-300, s.beta.norm())) break;
   }
+  if (o.huber) unweighted_spread(p, o.relative ? relative_weights(base, yhat, p.y) : base, s);
   return s;
 }
 

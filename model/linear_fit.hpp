@@ -29,6 +29,9 @@ struct linear_problem {
   /// Relative spread assumed when the data cannot estimate one (df = 0), used only to
   /// weigh priors against data.
   double sigma_guess = 0.05;
+  /// When true, priors are weighed with sigma_guess as the data's spread; otherwise a fit
+  /// without the priors estimates that spread first (one extra solve).
+  bool sigma_known = false;
 };
 
 struct linear_solution {
@@ -55,12 +58,14 @@ struct robust_options {
   bool relative = true;     ///< reweight by 1/ŷ² each iteration (relative error model)
   bool huber = true;        ///< downweight outliers (Huber, c = 1.345 robust sigmas)
   double huber_c = 1.345;
-  std::size_t max_iterations = 50;
-  double tolerance = 1e-10;  ///< relative change of beta that ends the iteration
+  std::size_t max_iterations = 30;
+  double tolerance = 1e-7;  ///< relative change of beta that ends the iteration
 };
 
 /// Iteratively reweighted least squares: relative weights and/or Huber weights on top of
-/// problem.w, each step solved by solve_linear. Same preconditions.
+/// problem.w, each step solved by solve_linear. Same preconditions. The reported sigma2
+/// (and covariance) use the residuals without the Huber downweighting, so that an
+/// outlier widens the intervals instead of vanishing from them.
 linear_solution solve_robust(const linear_problem& problem, const robust_options& options = {});
 
 /// Student t quantile t_{0.975, df}; NaN when df <= 0.

@@ -1,0 +1,202 @@
+#include "model/cell_fit.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "model/evaluate.hpp"
+#include "model/fit.hpp"
+#include "tests/model/synthetic.hpp"
+
+namespace pollscale::model {
+namespace {
+
+using test::add_points;
+using test::cell_key;
+
+const std::vector<std::int64_t> small_ns = {1, 4, 16, 64, 128, 256, 512, 1000};
+
+cell_model only(const model_set& s) {
+  EXPECT_EQ(s.cells.size(), 1u);
+  return s.cells.front();
+}
+
+std::vector<std::string> term_names(const cell_model& m) {
+  std::vector<std::string> out;
+  for (const auto& t : m.terms) out.push_back(t.name);
+  return out;
+}
+
+TEST(CellFitTest, LeaveOneOutPicksThePlantedPollForm) {
+  // poll pays per fd, nothing per ready fd: the per_ready rival must lose.
+  observation_set s;
+  s.context = test::cache_context();
+  std::mt19937_64 rng(1);
+  add_points(s, cell_key("poll"), small_ns, {1, 10, 100}, [](double n, double) { return 150 + 28 * n; }, 0.01, rng);
+  const auto& m = only(fit_models(s));
+  EXPECT_EQ(term_names(m), (std::vector<std::string>{"fixed", "per_fd", "working_set"}));
+  EXPECT_TRUE(m.terms[2].from_prior);  // no point reaches past L2
+  EXPECT_NEAR(m.terms[1].coefficient, 28, 0.5);
+  EXPECT_LE(m.terms[1].ci95_lo, 28);
+  EXPECT_GE(m.terms[1].ci95_hi, 28);
+  EXPECT_GT(m.rivals.size(), 1u);
+}
+
+TEST(CellFitTest, LeaveOneOutPicksThePlantedEpollForm) {
+  // epoll_wait pays per ready event and is flat in n: per_fd must lose.
+  observation_set s;
+  s.context = test::cache_context();
+  std::mt19937_64 rng(2);
+  add_points(s, cell_key("epoll"), small_ns, {1, 10, 100}, [](double, double k) { return 200 + 75 * k; }, 0.01, rng);
+  const auto& m = only(fit_models(s));
+  EXPECT_EQ(term_names(m), (std::vector<std::string>{"fixed", "per_ready"}));
+  EXPECT_NEAR(m.terms[1].coefficient, 75, 1.5);
+  EXPECT_EQ(m.chosen_by.find("leave-one-out"), 0u);
+}
+
+TEST(CellFitTest, ExtraPPicksThePlantedExponent) {
+  struct planted {
+    std::function<double(double, double)> f;
+    std::string name;
+  };
+  const std::vector<planted> cases = {
+      {[](double n, double) { return 50 + 0.8 * std::pow(n, 1.5); }, "n^1.5"},
+      {[](double n, double) { return 20 + 3 * n * std::log2(n); }, "n^1*log2(n)^1"},
+      {[](double n, double) { return 1000 + 40 * std::sqrt(n); }, "n^0.5"}};
+  std::uint64_t seed = 3;
+  for (const auto& c : cases) {
+    observation_set s;
+    std::mt19937_64 rng(seed++);
+    add_points(s, cell_key("", "time_per_op", "ns", "custom"), {2, 4, 8, 16, 32, 64, 128, 256, 512, 1024}, {1}, c.f,
+               0.005, rng);
+    const auto& m = only(fit_models(s));
+    EXPECT_EQ(m.terms.back().name, c.name) << m.formula;
+  }
+}
+
+TEST(CellFitTest, PredictionIntervalsCoverHeldOutPointsAtLeast90Percent) {
+  // Train on n <= 1000, predict 2x-4x beyond, many seeded replications.
+  int covered = 0, total = 0;
+  for (std::uint64_t seed = 100; seed < 260; ++seed) {
+    observation_set s;
+    std::mt19937_64 rng(seed);
+    const auto truth = [](double n, double) { return 150 + 28 * n; };
+    add_points(s, cell_key("poll"), small_ns, {1}, truth, 0.02, rng);
+    const auto& m = only(fit_models(s));
+    std::normal_distribution<double> e(0.0, 0.02);
+    for (double n : {2000.0, 4000.0}) {
+      const auto p = evaluate(m, point{n, 1, n / 2, 0});
+      const double measured = truth(n, 1) * (1 + e(rng));
+      ASSERT_TRUE(p.has_interval);
+      ++total;
+      covered += p.lo <= measured && measured <= p.hi;
+    }
+  }
+  EXPECT_GE(covered, total * 90 / 100) << covered << " of " << total;
+}
+
+TEST(CellFitTest, WorkingSetStepIsPredictedFromSmallNOrCoveredByTheInterval) {
+  // Planted 1.5 loads per fd past L2 (prior: 2): trained below the knee only, the
+  // prediction at 16000 fds must be close and its interval must hold the truth.
+  const auto dlat = [](double w) { return 9 * std::max(0.0, 1 - (1 << 20) / w) + 75 * std::max(0.0, 1 - (32 << 20) / w); };
+  const auto truth = [&](double n, double) { return 170 + 30 * n + 1.5 * n * dlat(272 * n); };
+  int covered = 0;
+  for (std::uint64_t seed = 7; seed < 47; ++seed) {
+    observation_set s;
+    s.context = test::cache_context();
+    std::mt19937_64 rng(seed);
+    add_points(s, cell_key("poll"), small_ns, {1}, truth, 0.01, rng);
+    const auto& m = only(fit_models(s));
+    const auto p = evaluate(m, point{16000, 1, 8000, 0});
+    EXPECT_NEAR(p.value / truth(16000, 1), 1.0, 0.10);
+    EXPECT_TRUE(p.extrapolated);
+    EXPECT_DOUBLE_EQ(p.extrapolation_factor, 16.0);
+    covered += p.lo <= truth(16000, 1) && truth(16000, 1) <= p.hi;
+  }
+  EXPECT_GE(covered, 38);
+  // A straight line (no cache geometry) misses the same point by more.
+  observation_set plain;
+  std::mt19937_64 rng(7);
+  add_points(plain, cell_key("poll"), small_ns, {1}, truth, 0.01, rng);
+  const auto line = evaluate(only(fit_models(plain)), point{16000, 1, 8000, 0});
+  EXPECT_LT(line.value / truth(16000, 1), 0.85);
+}
+
+TEST(CellFitTest, RatesAreModelledThroughTheirReciprocal) {
+  observation_set s;
+  std::mt19937_64 rng(4);
+  add_points(s, cell_key("epoll", "throughput", "1/s", "token_ring"), small_ns, {1},
+             [](double n, double) { return 1e9 / (3000 + 0.5 * n); }, 0.01, rng);
+  const auto& m = only(fit_models(s));
+  EXPECT_TRUE(m.reciprocal);
+  EXPECT_EQ(m.terms[0].unit, "s");
+  const auto p = evaluate(m, point{500, 1, 250, 0});
+  EXPECT_NEAR(p.value, 1e9 / 3250, 1e9 / 3250 * 0.02);
+  EXPECT_LT(p.lo, p.value);
+  EXPECT_GT(p.hi, p.value);
+}
+
+TEST(CellFitTest, HuberKeepsAWildPointFromPullingTheFit) {
+  observation_set s;
+  std::mt19937_64 rng(5);
+  add_points(s, cell_key("poll"), {1, 4, 16, 64, 128, 256, 384, 512, 768, 1000}, {1},
+             [](double n, double) { return 150 + 28 * n; }, 0.003, rng);
+  s.rows[6].value *= 1.6;  // a neighbour's build stole the CPU during one point
+  const auto& m = only(fit_models(s));
+  EXPECT_NEAR(m.terms[1].coefficient, 28, 0.5);
+}
+
+TEST(CellFitTest, BootstrapIsSeeded) {
+  observation_set s;
+  std::mt19937_64 rng(6);
+  add_points(s, cell_key("poll"), small_ns, {1}, [](double n, double) { return 150 + 28 * n; }, 0.02, rng, 9);
+  fit_options o;
+  o.bootstrap_replicates = 200;
+  o.seed = 42;
+  const auto a = only(fit_models(s, o));
+  const auto b = only(fit_models(s, o));
+  o.seed = 43;
+  const auto c = only(fit_models(s, o));
+  ASSERT_EQ(a.bootstrap.rows(), 200);
+  EXPECT_EQ(a.bootstrap, b.bootstrap);
+  EXPECT_NE(a.bootstrap, c.bootstrap);
+  const auto p = evaluate(a, point{2000, 1, 1000, 0});
+  EXPECT_LT(p.lo, p.value);
+  EXPECT_GT(p.hi, p.value);
+  EXPECT_NEAR(p.value, 150 + 28 * 2000, 0.05 * (150 + 28 * 2000));
+}
+
+TEST(CellFitTest, TooFewPointsForTheFormIsAnErrorNamingTheCell) {
+  observation_set s;
+  std::mt19937_64 rng(8);
+  add_points(s, cell_key("poll"), {1000}, {1, 10}, [](double n, double) { return 150 + 28 * n; }, 0.01, rng);
+  try {
+    fit_models(s);
+    FAIL();
+  } catch (const too_few_points& e) {
+    EXPECT_NE(std::string(e.what()).find("per_fd"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("synthetic:"), std::string::npos) << e.what();
+  }
+  fit_options o;
+  o.skip_unfittable = true;
+  add_points(s, cell_key("epoll"), {10, 100}, {1}, [](double, double) { return 250; }, 0.01, rng);
+  const auto m = fit_models(s, o);
+  EXPECT_EQ(m.cells.size(), 1u);
+  EXPECT_EQ(m.skipped.size(), 1u);
+}
+
+TEST(CellFitTest, ZeroValuesAreRejectedNamingTheRow) {
+  observation_set s;
+  std::mt19937_64 rng(9);
+  add_points(s, cell_key("poll"), small_ns, {1}, [](double n, double) { return 150 + 28 * n; }, 0.01, rng);
+  s.rows[3].value = 0;
+  try {
+    fit_models(s);
+    FAIL();
+  } catch (const datasets::format_error& e) {
+    EXPECT_NE(std::string(e.what()).find(s.rows[3].where), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace pollscale::model
