@@ -13,6 +13,8 @@ std::span<const probe_def> all_probes() {
       probes::wakeup(),
       probes::server(),
       probes::fd_range(),
+      probes::token_ring(),
+      probes::memory_latency(),
   };
   return table;
 }

@@ -18,6 +18,16 @@ probe_def fd_range();
 /// fd_range's grid for a profile (fd_range_points.cpp).
 std::vector<datasets::key> fd_range_points(const selection& sel, std::span<const flavour> mechs);
 
+probe_def token_ring();
+
+/// token_ring's grid for a profile (token_ring_points.cpp).
+std::vector<datasets::key> token_ring_points(const selection& sel, std::span<const flavour> mechs);
+
+probe_def memory_latency();
+
+/// memory_latency's grid: working sets of 16 KiB..256 MiB (memory_latency.cpp).
+std::vector<datasets::key> memory_latency_points(const selection& sel, std::span<const flavour> mechs);
+
 /// server: a loopback server with c idle tcp connections and a closed-loop load generator.
 probe_def server();
 

@@ -1,0 +1,232 @@
+// token_ring — the LSE pipetest (sys_epoll SMP tests, 2002; seed 003).
+//
+// n channels form a ring; t tokens circulate. One thread watches the read ends of all n
+// channels with the mechanism; for each channel reported ready it reads the token and
+// writes it to the next channel's write end, then waits again. One operation is one token
+// pass: a token read from channel i and written to channel i+1 (mod n). The metric is
+// passes per second (unit 1/s: the runner turns the time per pass into a rate).
+//
+// Timed: the wait calls, the reads and writes, re-arming where the mechanism needs it
+// (EPOLLONESHOT: epoll_ctl MOD; io_uring one-shot: a new POLL_ADD) and the bookkeeping
+// checks below (a few ns per pass). Not timed: building the ring and placing the tokens.
+//
+// Key columns: n_fds = n channels (all watched); n_active = t tokens (1 <= t <= n,
+// placed at channels j*n/t); fd_kind pipe (read end watched, write end written; both in
+// this process, so n <= ~9900 under RLIMIT_NOFILE 20000) or eventfd (one descriptor per
+// channel: n up to ~19900); blocking 0 = every wait has timeout 0 (the waiter spins, never
+// sleeps), 1 = the wait may sleep (a 10 s timeout that never expires in a correct run:
+// some token is always ready), so select and poll also register a wait entry for every
+// descriptor scanned before the first ready one (KERNEL_COSTS.md); threads 1, pinning =
+// the session's CPU; max_fd = the highest watched descriptor.
+//
+// With t > 1 two tokens can meet in one channel (a token is written into a channel that
+// still holds one): a read then takes both and one write passes both on, counted as two
+// passes. Edge-triggered, signal and completion mechanisms may report a channel whose
+// tokens an earlier report already drained (its event came from a later write): that
+// read finds nothing and counts no pass, as in any program that reads until EAGAIN.
+//
+// Checked on every call: each read returns exactly the tokens the bookkeeping says the
+// channel holds (with t = 1, exactly one token), so none is lost, duplicated or beyond t;
+// a level-triggered wait reports exactly the channels holding tokens; any other report
+// must follow a write to that channel since its previous report; no channel keeps a token
+// for more than n + 64 waits unreported. A violation throws probe_failure.
+// When `ops` ends inside a multi-token read, the time is scaled to `ops` passes.
+
+#include "calibrate/probes/token_ring.hpp"
+
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <string>
+
+#include "calibrate/probe_support.hpp"
+#include "calibrate/probes/probes.hpp"
+#include "calibrate/sys/syscall.hpp"
+#include "calibrate/timer.hpp"
+
+namespace pollscale::calibrate::probes {
+namespace {
+
+constexpr int blocking_timeout_ms = 10'000;
+constexpr int spin_empty_limit = 1000;   // empty timeout-0 waits tolerated for edge mechanisms
+constexpr int proof_empty_limit = 2000;  // at set-up: does the mechanism deliver on this kind?
+constexpr std::size_t max_tokens = 4096;
+
+std::string channel_text(std::size_t i) { return "channel " + std::to_string(i); }
+
+}  // namespace
+
+ring_driver::ring_driver(const datasets::key& key, const selection& sel)
+    : n_(static_cast<std::size_t>(key.n_fds.value_or(0))),
+      t_(static_cast<std::size_t>(key.n_active.value_or(0))),
+      timeout_ms_(key.blocking.value_or(0) ? blocking_timeout_ms : 0) {
+  if (n_ < 1 || t_ < 1 || t_ > n_ || t_ > max_tokens)
+    throw std::invalid_argument("token_ring point " + datasets::describe(key) + " needs 1 <= n_active <= n_fds and n_active <= " +
+                                std::to_string(max_tokens));
+  const fd_kind kind = fd_kind_of(key);
+  if (kind != fd_kind::pipe && kind != fd_kind::eventfd)
+    throw std::invalid_argument("token_ring rings pipes or eventfds, not " + key.fd_kind);
+  const flavour f = flavour_of(key);
+  require_fds(channel_set::fds_needed(kind, n_, n_) + 4, sel);
+  ch_ = std::make_unique<channel_set>(kind, n_);
+  w_ = make_waiter(f, n_);
+  level_ = w_->level_triggered();
+  tokens_in_.assign(n_, 0);
+  writes_since_.assign(n_, 0);
+  occupied_since_.assign(n_, 0);
+  stamp_.assign(n_, UINT64_MAX);
+  buf_.resize(kind == fd_kind::pipe ? t_ + 1 : 0);
+  pending_.reserve(n_);
+  scratch_.reserve(n_);
+  for (std::size_t i = 0; i < n_; ++i) {
+    w_->add(ch_->watched(i), static_cast<std::uint32_t>(i));
+    max_fd_ = std::max(max_fd_, ch_->watched(i));
+  }
+  // Tokens only once every channel is watched: realtime signals never report data that was
+  // already there when O_ASYNC was set.
+  for (std::size_t j = 0; j < t_; ++j) send(j * n_ / t_, 1);
+  try {
+    refill(0, proof_empty_limit);
+  } catch (const probe_failure&) {
+    if (f.mech == mechanism::rtsig)
+      throw probe_skipped("the kernel queues no signal for " + key.fd_kind + " (its file has no fasync)");
+    throw;
+  }
+}
+
+ring_driver::~ring_driver() = default;
+
+std::size_t ring_driver::advance(std::size_t passes) {
+  std::size_t done = 0;
+  while (done < passes) {
+    if (next_pending_ == pending_.size()) {
+      refill(timeout_ms_, timeout_ms_ == 0 && !level_ ? spin_empty_limit : 1);
+      continue;
+    }
+    done += serve(pending_[next_pending_++]);
+  }
+  return done;
+}
+
+void ring_driver::refill(int timeout_ms, int max_empty) {
+  for (int empty = 0;;) {
+    ++waits_;
+    if (w_->wait(scratch_, timeout_ms) > 0) break;
+    if (++empty >= max_empty)
+      throw probe_failure("no channel reported ready after " + std::to_string(empty) + " waits while " +
+                          std::to_string(occupied_) + " channels hold the " + std::to_string(t_) + " tokens");
+  }
+  validate(scratch_);
+  pending_.swap(scratch_);
+  next_pending_ = 0;
+  if (waits_ - last_stuck_check_ > n_ + 64) check_for_stuck_tokens();
+}
+
+void ring_driver::validate(const std::vector<std::uint32_t>& tags) {
+  if (level_ && tags.size() != occupied_)
+    throw probe_failure("a level-triggered wait reported " + std::to_string(tags.size()) + " channels ready while " +
+                        std::to_string(occupied_) + " hold tokens");
+  for (std::uint32_t tag : tags) {
+    if (tag >= n_) throw probe_failure("wait reported unknown tag " + std::to_string(tag));
+    const bool again = stamp_[tag] == waits_;
+    stamp_[tag] = waits_;
+    if (level_ && (again || tokens_in_[tag] == 0))
+      throw probe_failure("wait reported " + channel_text(tag) + (again ? " twice" : ", which holds no token"));
+    if (!level_) {
+      // Each report must be paid for by a write since the channel's previous report.
+      if (writes_since_[tag] == 0)
+        throw probe_failure("wait reported " + channel_text(tag) + " more often than it was written to");
+      --writes_since_[tag];
+    }
+  }
+  for (std::uint32_t tag : tags) writes_since_[tag] = 0;
+}
+
+std::size_t ring_driver::serve(std::uint32_t tag) {
+  const std::size_t got = drain(tag);
+  if (got != tokens_in_[tag])
+    throw probe_failure(channel_text(tag) + " gave " + std::to_string(got) + " tokens where it should hold " +
+                        std::to_string(tokens_in_[tag]) + ": the ring lost or gained tokens");
+  w_->rearm(ch_->watched(tag), tag);
+  if (got == 0) return 0;  // an edge reported after an earlier read had taken the tokens
+  tokens_in_[tag] = 0;
+  --occupied_;
+  send((tag + 1) % n_, got);
+  return got;
+}
+
+std::size_t ring_driver::drain(std::size_t i) {
+  const int fd = ch_->watched(i);
+  if (ch_->kind() == fd_kind::eventfd) {
+    std::uint64_t v = 0;
+    const auto r = sys::call("read(eventfd)", [&] { return ::read(fd, &v, sizeof v); }, {EAGAIN});
+    if (r < 0) return 0;
+    if (v > t_) throw probe_failure(channel_text(i) + " holds " + std::to_string(v) + " tokens, more than the ring's " + std::to_string(t_));
+    return static_cast<std::size_t>(v);
+  }
+  const auto r = sys::call("read(token)", [&] { return ::read(fd, buf_.data(), buf_.size()); }, {EAGAIN});
+  if (r < 0) return 0;
+  if (static_cast<std::size_t>(r) > t_)
+    throw probe_failure(channel_text(i) + " holds more tokens than the ring's " + std::to_string(t_));
+  return static_cast<std::size_t>(r);
+}
+
+void ring_driver::send(std::size_t i, std::size_t count) {
+  if (tokens_in_[i] == 0) {
+    ++occupied_;
+    occupied_since_[i] = waits_;
+  }
+  tokens_in_[i] += count;
+  ++writes_since_[i];
+  const int fd = ch_->trigger_fd(i);
+  if (ch_->kind() == fd_kind::eventfd) {
+    const std::uint64_t v = count;
+    sys::call("write(eventfd)", [&] { return ::write(fd, &v, sizeof v); });
+    return;
+  }
+  std::fill_n(buf_.begin(), count, 't');
+  if (sys::call("write(token)", [&] { return ::write(fd, buf_.data(), count); }) != static_cast<ssize_t>(count))
+    throw probe_failure("a short write of " + std::to_string(count) + " tokens to " + channel_text(i));
+}
+
+void ring_driver::check_for_stuck_tokens() {
+  for (std::size_t i = 0; i < n_; ++i)
+    if (tokens_in_[i] > 0 && occupied_since_[i] < last_stuck_check_)
+      throw probe_failure(channel_text(i) + " has held a token for " + std::to_string(waits_ - occupied_since_[i]) +
+                          " waits without being reported ready");
+  last_stuck_check_ = waits_;
+}
+
+namespace {
+
+class ring_instance final : public probe_instance {
+ public:
+  ring_instance(const datasets::key& key, const selection& sel) : ring_(key, sel) {}
+
+  std::uint64_t run(std::size_t ops) override {
+    const std::uint64_t t0 = clock_ns();
+    const std::size_t done = ring_.advance(ops);
+    const std::uint64_t ns = clock_ns() - t0;
+    if (done == ops) return ns;
+    return static_cast<std::uint64_t>(static_cast<double>(ns) * static_cast<double>(ops) / static_cast<double>(done));
+  }
+
+  void annotate(datasets::key& k) const override { k.max_fd = ring_.max_watched_fd(); }
+
+ private:
+  ring_driver ring_;
+};
+
+std::unique_ptr<probe_instance> make_instance(const datasets::key& key, const selection& sel) {
+  return std::make_unique<ring_instance>(key, sel);
+}
+
+}  // namespace
+
+probe_def token_ring() {
+  return {"token_ring", "one token pass through a ring of n pipes/eventfds with t tokens (LSE pipetest)",
+          token_ring_points, make_instance};
+}
+
+}  // namespace pollscale::calibrate::probes

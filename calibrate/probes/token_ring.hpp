@@ -1,0 +1,60 @@
+// The ring behind the token_ring probe (token_ring.cpp holds the essay): n channels in a
+// ring, t tokens circulating, one waiter watching every channel. Declared here so that
+// tests can reach the channels and check the kernel's state against the bookkeeping.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "calibrate/probe.hpp"
+#include "calibrate/waiter.hpp"
+
+namespace pollscale::calibrate::probes {
+
+class ring_driver {
+ public:
+  /// Builds the ring of key.n_fds channels of key.fd_kind with key.n_active tokens, watched
+  /// by key's mechanism; key.blocking selects timeout 0 (0) or a sleeping wait (1).
+  /// Throws probe_skipped when it cannot run here (descriptor limit, rtsig on a file kind
+  /// without fasync), std::invalid_argument for a malformed key.
+  ring_driver(const datasets::key& key, const selection& sel);
+  ~ring_driver();
+  ring_driver(const ring_driver&) = delete;
+  ring_driver& operator=(const ring_driver&) = delete;
+
+  /// Moves tokens until at least `passes` passes were made; returns the passes made
+  /// (fewer than passes + t). Throws probe_failure when the kernel's answer contradicts
+  /// the bookkeeping (a token lost, duplicated or never reported).
+  std::size_t advance(std::size_t passes);
+
+  const channel_set& channels() const { return *ch_; }
+  std::size_t tokens() const { return t_; }
+  int max_watched_fd() const { return max_fd_; }
+
+ private:
+  void refill(int timeout_ms, int max_empty);
+  void validate(const std::vector<std::uint32_t>& tags);
+  std::size_t serve(std::uint32_t tag);
+  std::size_t drain(std::size_t i);
+  void send(std::size_t i, std::size_t count);
+  void check_for_stuck_tokens();
+
+  std::size_t n_, t_;
+  int timeout_ms_;
+  std::unique_ptr<channel_set> ch_;
+  std::unique_ptr<waiter> w_;  // declared after ch_: destroyed first
+  bool level_;
+  int max_fd_ = -1;
+  std::vector<std::size_t> tokens_in_;         // tokens each channel holds (bookkeeping)
+  std::vector<std::uint32_t> writes_since_;    // writes since the channel was last reported
+  std::vector<std::uint64_t> occupied_since_;  // wait count when the channel got its tokens
+  std::vector<std::uint64_t> stamp_;           // wait count of the last report (duplicates)
+  std::vector<std::uint32_t> pending_, scratch_;
+  std::size_t next_pending_ = 0, occupied_ = 0;
+  std::uint64_t waits_ = 0, last_stuck_check_ = 0;
+  std::vector<char> buf_;
+};
+
+}  // namespace pollscale::calibrate::probes

@@ -1,0 +1,173 @@
+// token_ring: every mechanism passes tokens round small rings of pipes and eventfds, the
+// kernel's state matches the bookkeeping (tokens conserved, none beyond t), a token stolen
+// or slipped in fails loudly, nothing leaks, and what cannot run is skipped with a reason.
+// (Timings are not asserted.)
+
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "calibrate/probes/probes.hpp"
+#include "calibrate/probes/token_ring.hpp"
+#include "calibrate/registry.hpp"
+#include "calibrate/sys/process.hpp"
+
+namespace pollscale::calibrate {
+namespace {
+
+std::vector<flavour> every_flavour() {
+  std::vector<flavour> fs;
+  for (mechanism m : all_mechanisms)
+    for (auto v : variants_of(m)) fs.push_back({m, std::string(v)});
+  return fs;
+}
+
+selection small_selection() {
+  selection s;
+  s.max_fds = 2000;
+  s.cpus = sys::allowed_cpus();
+  return s;
+}
+
+datasets::key ring_key(const flavour& f, fd_kind kind, std::int64_t n, std::int64_t t, int blocking = 0) {
+  datasets::key k = probes::base_key("token_ring", f, kind, "throughput", "1/s");
+  k.n_fds = n;
+  k.n_active = t;
+  k.blocking = blocking;
+  return k;
+}
+
+/// Bytes waiting in each pipe of the ring, read from the kernel without consuming them.
+std::vector<int> bytes_in_pipes(const probes::ring_driver& r) {
+  std::vector<int> out;
+  for (std::size_t i = 0; i < r.channels().size(); ++i) {
+    int v = -1;
+    EXPECT_EQ(::ioctl(r.channels().watched(i), FIONREAD, &v), 0);
+    out.push_back(v);
+  }
+  return out;
+}
+
+bool is_rtsig_on_eventfd(const flavour& f, fd_kind kind) { return f.mech == mechanism::rtsig && kind == fd_kind::eventfd; }
+
+TEST(TokenRingTest, EveryMechanismPassesTokensAndConservesThem) {
+  const auto sel = small_selection();
+  const std::size_t before = sys::open_fd_count();
+  for (const auto& f : every_flavour())
+    for (auto [n, t] : {std::pair{1, 1}, {2, 1}, {7, 1}, {7, 3}, {40, 1}, {40, 16}, {40, 40}})
+      for (int blocking : {0, 1}) {
+        const auto k = ring_key(f, fd_kind::pipe, n, t, blocking);
+        SCOPED_TRACE(datasets::describe(k));
+        probes::ring_driver r(k, sel);
+        const std::size_t done = r.advance(500);
+        EXPECT_GE(done, 500u);
+        EXPECT_LT(done, 500u + static_cast<std::size_t>(t));
+        const auto bytes = bytes_in_pipes(r);
+        int total = 0;
+        for (int b : bytes) {
+          EXPECT_GE(b, 0);
+          EXPECT_LE(b, t);
+          total += b;
+        }
+        EXPECT_EQ(total, t);  // the kernel holds exactly t tokens
+      }
+  EXPECT_EQ(sys::open_fd_count(), before);
+}
+
+TEST(TokenRingTest, EveryPointOfTheProbeRunsOnPipesAndEventfds) {
+  const auto* probe = find_probe("token_ring");
+  ASSERT_NE(probe, nullptr);
+  auto sel = small_selection();
+  sel.profile = profile_kind::full;
+  sel.n_override = {1, 5, 60};
+  const auto mechs = every_flavour();
+  const auto points = probe->points(sel, mechs);
+  ASSERT_EQ(points.size(), mechs.size() * 3 * 2);
+  const std::size_t before = sys::open_fd_count();
+  int skipped = 0;
+  for (const auto& k : points) {
+    SCOPED_TRACE(datasets::describe(k));
+    try {
+      auto inst = probe->make(k, sel);
+      EXPECT_GT(inst->run(200), 0u);
+      datasets::key annotated = k;
+      inst->annotate(annotated);
+      EXPECT_TRUE(annotated.max_fd.has_value());
+    } catch (const probe_skipped& e) {
+      EXPECT_TRUE(is_rtsig_on_eventfd(flavour_of(k), fd_kind_of(k))) << e.what();
+      EXPECT_NE(std::string(e.what()).find("fasync"), std::string::npos) << e.what();
+      ++skipped;
+    }
+  }
+  EXPECT_EQ(skipped, 3);
+  EXPECT_EQ(sys::open_fd_count(), before);
+}
+
+TEST(TokenRingTest, AStolenTokenFailsLoudly) {
+  const auto sel = small_selection();
+  for (const auto& f : every_flavour()) {
+    SCOPED_TRACE(f.label());
+    probes::ring_driver r(ring_key(f, fd_kind::pipe, 5, 1), sel);
+    r.advance(20);
+    const auto bytes = bytes_in_pipes(r);
+    const auto holder = static_cast<std::size_t>(std::find(bytes.begin(), bytes.end(), 1) - bytes.begin());
+    ASSERT_LT(holder, bytes.size());
+    char c = 0;
+    ASSERT_EQ(::read(r.channels().watched(holder), &c, 1), 1);
+    EXPECT_THROW(r.advance(20), probe_failure);
+  }
+}
+
+TEST(TokenRingTest, ASlippedInTokenFailsLoudly) {
+  const auto sel = small_selection();
+  for (const auto& f : every_flavour()) {
+    SCOPED_TRACE(f.label());
+    probes::ring_driver r(ring_key(f, fd_kind::pipe, 5, 1), sel);
+    r.advance(20);
+    const char c = 'x';
+    ASSERT_EQ(::write(r.channels().trigger_fd(2), &c, 1), 1);
+    EXPECT_THROW(r.advance(50), probe_failure);
+  }
+}
+
+TEST(TokenRingTest, QuickGridCoversEveryMechanismAtSixNAndNineteenThousandEventfds) {
+  const auto* probe = find_probe("token_ring");
+  auto sel = small_selection();
+  sel.max_fds = 19968;
+  const auto mechs = every_flavour();
+  std::map<std::string, std::set<std::int64_t>> pipe_n;
+  std::set<std::string> big_eventfd, many_tokens;
+  for (const auto& k : probe->points(sel, mechs)) {
+    EXPECT_LE(*k.n_active, *k.n_fds);
+    EXPECT_EQ(k.unit, "1/s");
+    if (k.fd_kind == "pipe" && *k.n_active == 1 && *k.blocking == 0) pipe_n[flavour_of(k).label()].insert(*k.n_fds);
+    if (k.fd_kind == "eventfd" && *k.n_fds >= 19000) big_eventfd.insert(flavour_of(k).label());
+    if (*k.n_active > 1) many_tokens.insert(flavour_of(k).label());
+  }
+  EXPECT_EQ(pipe_n.size(), mechs.size());
+  for (const auto& [label, ns] : pipe_n) {
+    EXPECT_GE(ns.size(), 6u) << label;
+    EXPECT_GE(*ns.rbegin(), 9000) << label;
+  }
+  EXPECT_EQ(big_eventfd.size(), mechs.size());
+  EXPECT_EQ(many_tokens.size(), mechs.size());
+}
+
+TEST(TokenRingTest, MalformedAndOversizedRingsAreRefusedOrSkipped) {
+  const auto sel = small_selection();
+  const flavour poll{mechanism::poll, ""};
+  EXPECT_THROW(probes::ring_driver(ring_key(poll, fd_kind::pipe, 4, 5), sel), std::invalid_argument);  // t > n
+  EXPECT_THROW(probes::ring_driver(ring_key(poll, fd_kind::pipe, 4, 0), sel), std::invalid_argument);
+  EXPECT_THROW(probes::ring_driver(ring_key(poll, fd_kind::tcp, 4, 1), sel), std::invalid_argument);
+  auto tight = sel;
+  tight.max_fds = 100;
+  EXPECT_THROW(probes::ring_driver(ring_key(poll, fd_kind::pipe, 60, 1), tight), probe_skipped);  // 2n > limit
+}
+
+}  // namespace
+}  // namespace pollscale::calibrate
