@@ -11,6 +11,7 @@ std::span<const probe_def> all_probes() {
       probes::find_active(),
       probes::interest_churn(),
       probes::wakeup(),
+      probes::ipc(),
       probes::server(),
       probes::fd_range(),
       probes::token_ring(),

@@ -40,6 +40,13 @@ probe_def interest_churn();
 /// wakeup: a token round trip between two pinned threads, blocking in each mechanism.
 probe_def wakeup();
 
+/// The partner's CPU from a pinning column "A+B" (B), checked against the affinity mask:
+/// probe_skipped when B is not in it or the mask holds one CPU and B != A (wakeup.cpp).
+int checked_partner_cpu(const datasets::key& k, const selection& sel);
+
+/// ipc: one message through pipe, fifo, unix stream/dgram, tcp or udp loopback (AIM9).
+probe_def ipc();
+
 /// The largest n of `kind` that fits in sel.max_fds with `kept` trigger ends kept and
 /// `extra` other descriptors open.
 std::int64_t max_channels(fd_kind kind, std::size_t kept, std::size_t extra, const selection& sel);

@@ -92,15 +92,6 @@ std::optional<flavour> flavour_or_read(const datasets::key& k) {
   return flavour_of(k);
 }
 
-/// The partner's CPU from the pinning column, checked against the affinity mask.
-int checked_partner_cpu(const datasets::key& k, const selection& sel) {
-  const auto [main_cpu, other] = parse_pinning_pair(k.pinning);
-  if (other != main_cpu) partner_cpu(sel, false);  // probe_skipped on a one-CPU mask
-  if (std::find(sel.cpus.begin(), sel.cpus.end(), other) == sel.cpus.end())
-    throw probe_skipped("CPU " + std::to_string(other) + " is not in the affinity mask");
-  return other;
-}
-
 class wakeup_instance final : public probe_instance {
  public:
   wakeup_instance(const datasets::key& key, const selection& sel)
@@ -238,6 +229,14 @@ std::vector<datasets::key> wakeup_points(const selection& sel, std::span<const f
 }
 
 }  // namespace
+
+int checked_partner_cpu(const datasets::key& k, const selection& sel) {
+  const auto [main_cpu, other] = parse_pinning_pair(k.pinning);
+  if (other != main_cpu) partner_cpu(sel, false);  // probe_skipped on a one-CPU mask
+  if (std::find(sel.cpus.begin(), sel.cpus.end(), other) == sel.cpus.end())
+    throw probe_skipped("CPU " + std::to_string(other) + " is not in the affinity mask");
+  return other;
+}
 
 probe_def wakeup() {
   return {scenario, "one token round trip between two pinned threads: two blocked waiters woken by a write",
