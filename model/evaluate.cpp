@@ -28,11 +28,6 @@ bool depends_on_n(basis_kind k) {
          k == basis_kind::per_registered || k == basis_kind::per_word;
 }
 
-bool depends_on_k(basis_kind k) {
-  return k == basis_kind::per_ready || k == basis_kind::fd_per_ready || k == basis_kind::inverse_ready ||
-         k == basis_kind::overflow;
-}
-
 // Interval in the response space, [lo, hi] with lo >= 0.
 std::pair<double, double> response_interval(const cell_model& m, const Eigen::VectorXd& v, double yhat) {
   if (m.bootstrap.rows() > 0) {
@@ -70,15 +65,13 @@ point_prediction evaluate(const cell_model& m, const point& x) {
   const Eigen::VectorXd v = regressors(m, x);
   const double yhat = coefficient_dot(m, v);
   const double tol = 1e-9;
-  const bool n_used = uses_n(m);
-  const bool k_used = std::any_of(m.terms.begin(), m.terms.end(), [](const term& t) { return depends_on_k(t.b.kind); });
-  if (n_used) {
-    out.extrapolated |= x.n > m.dom.n_max * (1 + tol) || x.n < m.dom.n_min * (1 - tol);
-    if (m.dom.n_max > 0) out.extrapolation_factor = x.n / m.dom.n_max;
-  }
-  if (k_used) out.extrapolated |= x.k > m.dom.k_max * (1 + tol) || x.k < m.dom.k_min * (1 - tol);
-  const bool words_used = std::any_of(m.terms.begin(), m.terms.end(), [](const term& t) { return t.b.kind == basis_kind::per_word; });
-  if (words_used) out.extrapolated |= x.words > m.dom.words_max * (1 + tol) || x.words < m.dom.words_min * (1 - tol);
+  // Outside the measured range of any regressor is extrapolation, even for a term the
+  // chosen form left out: that it stays flat there is itself untested.
+  auto outside = [&](double x_, double lo, double hi) { return x_ > hi * (1 + tol) || x_ < lo * (1 - tol); };
+  out.extrapolated = outside(x.n, m.dom.n_min, m.dom.n_max) || outside(x.k, m.dom.k_min, m.dom.k_max);
+  if (std::any_of(m.terms.begin(), m.terms.end(), [](const term& t) { return t.b.kind == basis_kind::per_word; }))
+    out.extrapolated |= outside(x.words, m.dom.words_min, m.dom.words_max);
+  if (m.dom.n_max > 0) out.extrapolation_factor = x.n / m.dom.n_max;
   if (!(yhat > 0) || !std::isfinite(yhat)) {
     out.value = not_available;
     return out;

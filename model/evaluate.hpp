@@ -13,7 +13,7 @@ struct point_prediction {
   double hi = not_available;
   bool has_interval = false;
   bool extrapolated = false;
-  double extrapolation_factor = 1;  ///< n / largest measured n (1 when n is not modelled)
+  double extrapolation_factor = 1;  ///< n / largest measured n (1 when the data had no n)
 };
 
 /// The model's response (time per operation, or its reciprocal for rates) at `x`.

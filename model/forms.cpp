@@ -170,8 +170,7 @@ std::string form::formula(const std::string& response) const {
   for (const auto& b : terms) {
     s += first ? " " : " + ";
     s += basis_name(b);
-    if (b.kind != basis_kind::constant && !(b.kind == basis_kind::power_log && b.i == 0 && b.j == 0))
-      s += "·" + basis_symbol(b);
+    if (b.kind != basis_kind::constant && b.kind != basis_kind::power_log) s += "·" + basis_symbol(b);
     first = false;
   }
   return s;

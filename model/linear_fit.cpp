@@ -70,14 +70,19 @@ VectorXd active_set(const augmented& s, const std::vector<bool>& nonneg, std::ve
   const auto p = static_cast<std::size_t>(s.a.cols());
   for (std::size_t j = 0; j < p; ++j) passive[j] = !nonneg[j];
   VectorXd beta = solve_passive(s, passive);
-  const double tol = 1e-12 * std::max(1.0, s.a.norm() * s.b.norm());
+  // Columns differ by many orders of magnitude (a per-call cost in seconds next to a
+  // dimensionless prior term): compare each gradient with its own column's scale.
+  VectorXd tol(s.a.cols());
+  for (Eigen::Index j = 0; j < s.a.cols(); ++j) tol(j) = 1e-10 * s.a.col(j).norm() * std::max(s.b.norm(), 1e-300);
   for (std::size_t outer = 0; outer < 3 * p + 3; ++outer) {
     const VectorXd grad = s.a.transpose() * (s.b - s.a * beta);
     std::size_t best = p;
-    for (std::size_t j = 0; j < p; ++j)
-      if (!passive[j] && grad(static_cast<Eigen::Index>(j)) > tol &&
-          (best == p || grad(static_cast<Eigen::Index>(j)) > grad(static_cast<Eigen::Index>(best))))
+    for (std::size_t j = 0; j < p; ++j) {
+      const auto i = static_cast<Eigen::Index>(j);
+      if (!passive[j] && grad(i) > tol(i) &&
+          (best == p || grad(i) / tol(i) > grad(static_cast<Eigen::Index>(best)) / tol(static_cast<Eigen::Index>(best))))
         best = j;
+    }
     if (best == p) break;
     passive[best] = true;
     for (std::size_t inner = 0; inner < 3 * p + 3; ++inner) {

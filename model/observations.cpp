@@ -62,6 +62,8 @@ observation_set load_observations(const fs::path& path) {
   std::error_code ec;
   if (fs::is_directory(path, ec)) {
     if (fs::exists(path / "context.json")) return from_dataset(path);
+    if (fs::exists(path / "summary.csv"))
+      throw format_error((path / "context.json").string() + ": missing (a dataset directory needs context.json)");
     std::vector<fs::path> files;
     for (const auto& e : fs::directory_iterator(path))
       if (e.is_regular_file() && e.path().extension() == ".csv") files.push_back(e.path());

@@ -26,9 +26,10 @@ struct prediction {
   double hi = 0;
   bool has_interval = false;
   std::string unit;  ///< the unit of the data the model was fitted on (e.g. "ns", "1/s")
-  /// True when any regressor (n_fds, n_active, max_fd) lies outside the measured range.
+  /// True when n_fds or n_active (or max_fd, for select) lies outside the measured range,
+  /// even if the chosen form does not use it: flatness there is untested.
   bool extrapolated = false;
-  /// Query n_fds divided by the largest measured n_fds (1 when the model ignores n_fds).
+  /// Query n_fds divided by the largest measured n_fds (1 when the data had no n_fds).
   double extrapolation_factor = 1;
   std::string formula;  ///< the chosen form, e.g. "fixed + per_fd·n + working_set·n·Δlat(n·B)"
   std::string model;    ///< which fitted cell answered, as datasets::describe() writes it

@@ -1,0 +1,110 @@
+#include "model/model_json.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "datasets/csv_table.hpp"
+#include "model/evaluate.hpp"
+#include "model/fit.hpp"
+#include "model/prediction.hpp"
+#include "tests/model/synthetic.hpp"
+
+namespace pollscale::model {
+namespace {
+
+namespace fs = std::filesystem;
+
+model_set small_models(std::size_t bootstrap = 0) {
+  observation_set s;
+  s.context = test::cache_context();
+  s.source = "synthetic";
+  std::mt19937_64 rng(1);
+  test::add_points(s, test::cell_key("poll"), {1, 10, 100, 300, 1000}, {1, 10}, [](double n, double) { return 150 + 28 * n; },
+                   0.01, rng, 5);
+  test::add_points(s, test::cell_key("epoll", "throughput", "1/s", "token_ring"), {10, 100, 1000}, {1},
+                   [](double, double) { return 280000.0; }, 0.01, rng);
+  fit_options o;
+  o.bootstrap_replicates = bootstrap;
+  return fit_models(s, o);
+}
+
+class ModelJsonTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    path_ = fs::temp_directory_path() / ("pollscale_model_json_" + std::to_string(::getpid()) + "_" +
+                                         ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".json");
+  }
+  void TearDown() override { fs::remove(path_); }
+
+  std::string load_error(const std::string& text) {
+    std::ofstream(path_) << text;
+    try {
+      load_model(path_);
+    } catch (const datasets::format_error& e) {
+      return e.what();
+    }
+    return "no error";
+  }
+
+  fs::path path_;
+};
+
+TEST_F(ModelJsonTest, RoundTripGivesTheSamePredictions) {
+  for (std::size_t reps : {std::size_t{0}, std::size_t{50}}) {
+    const auto m = small_models(reps);
+    save_model(path_, m);
+    const auto back = load_model(path_);
+    ASSERT_EQ(back.cells.size(), m.cells.size());
+    for (std::size_t i = 0; i < m.cells.size(); ++i) {
+      const point x{5000, 3, 2500, 80};
+      const auto a = evaluate(m.cells[i], x), b = evaluate(back.cells[i], x);
+      EXPECT_NEAR(a.value, b.value, 1e-9 * a.value);
+      EXPECT_NEAR(a.lo, b.lo, 1e-9 * a.value);
+      EXPECT_NEAR(a.hi, b.hi, 1e-9 * a.value);
+      EXPECT_EQ(m.cells[i].formula, back.cells[i].formula);
+      EXPECT_EQ(m.cells[i].cell, back.cells[i].cell);
+    }
+    EXPECT_EQ(back.context, m.context);
+  }
+}
+
+TEST_F(ModelJsonTest, HoldsWhatArchitectureAsksFor) {
+  const auto j = to_json(small_models());
+  const auto& m = j["models"][0];
+  for (const char* k : {"formula", "terms", "fit", "domain", "cell", "selection"}) EXPECT_TRUE(m.contains(k)) << k;
+  for (const char* k : {"name", "meaning", "coefficient", "unit", "ci95_lo", "ci95_hi"}) EXPECT_TRUE(m["terms"][0].contains(k)) << k;
+  for (const char* k : {"mape_in_sample", "mape_loo", "residual_spread"}) EXPECT_TRUE(m["fit"].contains(k)) << k;
+  EXPECT_TRUE(m["domain"].contains("n_min"));
+  EXPECT_TRUE(m["domain"].contains("n_max"));
+  EXPECT_TRUE(j.contains("context"));
+}
+
+TEST_F(ModelJsonTest, MalformedFilesAreNamedWithTheField) {
+  EXPECT_NE(load_error("{not json").find("invalid JSON"), std::string::npos);
+  EXPECT_NE(load_error("{}").find("schema_version"), std::string::npos);
+  EXPECT_NE(load_error(R"({"schema_version": 99})").find("99"), std::string::npos);
+  auto j = to_json(small_models());
+  j["models"][1]["terms"][0]["coefficient"] = "fast";
+  const std::string e = load_error(j.dump());
+  EXPECT_NE(e.find("models[1]"), std::string::npos) << e;
+  EXPECT_NE(e.find("coefficient"), std::string::npos) << e;
+  EXPECT_EQ(e.rfind(path_.string(), 0), 0u) << e;
+  j = to_json(small_models());
+  j["models"][0]["covariance"] = nlohmann::json::array({{1.0}});
+  EXPECT_NE(load_error(j.dump()).find("covariance"), std::string::npos);
+  j = to_json(small_models());
+  j["models"][0]["cell"]["mechanism"] = "kqueue2";
+  EXPECT_NE(load_error(j.dump()).find("kqueue2"), std::string::npos);
+  EXPECT_NE(load_error("").find(path_.string()), std::string::npos);
+  fs::remove(path_);
+  EXPECT_NE(load_error("x").find("invalid JSON"), std::string::npos);
+}
+
+TEST_F(ModelJsonTest, AMissingFileIsAFormatError) {
+  EXPECT_THROW(load_model(path_.string() + ".absent"), datasets::format_error);
+}
+
+}  // namespace
+}  // namespace pollscale::model

@@ -1,0 +1,86 @@
+#include "model/prediction.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "model/fit.hpp"
+#include "tests/model/synthetic.hpp"
+
+namespace pollscale::model {
+namespace {
+
+model_set two_kinds() {
+  observation_set s;
+  std::mt19937_64 rng(1);
+  auto pipe = test::cell_key("poll");
+  auto efd = pipe;
+  efd.fd_kind = "eventfd";
+  test::add_points(s, pipe, {1, 10, 100, 300, 1000}, {1}, [](double n, double) { return 150 + 30 * n; }, 0.01, rng);
+  test::add_points(s, efd, {1, 10, 100, 300, 1000}, {1}, [](double n, double) { return 140 + 28 * n; }, 0.01, rng);
+  test::add_points(s, test::cell_key("epoll", "throughput", "1/s", "token_ring"), {10, 100, 1000}, {1},
+                   [](double, double) { return 280000.0; }, 0.01, rng);
+  return fit_models(s);
+}
+
+datasets::key query(const std::string& mechanism, const std::string& kind, std::int64_t n) {
+  datasets::key q;
+  q.scenario = "find_active";
+  q.mechanism = mechanism;
+  q.fd_kind = kind;
+  q.n_fds = n;
+  return q;
+}
+
+TEST(PredictionTest, PredictsWithAnIntervalAndTheExtrapolationFactor) {
+  const auto m = two_kinds();
+  const auto p = predict(m, query("poll", "pipe", 500));
+  EXPECT_NEAR(p.value, 150 + 30 * 500, 0.02 * (150 + 30 * 500));
+  EXPECT_TRUE(p.has_interval);
+  EXPECT_LT(p.lo, p.value);
+  EXPECT_GT(p.hi, p.value);
+  EXPECT_FALSE(p.extrapolated);
+  EXPECT_DOUBLE_EQ(p.extrapolation_factor, 0.5);
+  EXPECT_EQ(p.unit, "ns");
+  const auto far = predict(m, query("poll", "pipe", 100000));
+  EXPECT_TRUE(far.extrapolated);
+  EXPECT_DOUBLE_EQ(far.extrapolation_factor, 100);
+  EXPECT_GT(far.hi - far.lo, (p.hi - p.lo) * 10);  // wider far away
+  EXPECT_NE(far.formula.find("per_fd"), std::string::npos);
+}
+
+TEST(PredictionTest, AmbiguousQueriesNameTheColumnsThatTellModelsApart) {
+  const auto m = two_kinds();
+  try {
+    predict(m, query("poll", "", 500));
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    const std::string w = e.what();
+    EXPECT_NE(w.find("fd_kind"), std::string::npos) << w;
+    EXPECT_NE(w.find("eventfd"), std::string::npos) << w;
+  }
+  EXPECT_THROW(predict(m, query("select", "pipe", 500)), std::invalid_argument);  // no such model
+  EXPECT_THROW(predict(m, datasets::key{}), std::invalid_argument);  // matches all three
+  auto no_n = query("poll", "pipe", 1);
+  no_n.n_fds.reset();
+  EXPECT_THROW(predict(m, no_n), std::invalid_argument);  // the model needs n
+  EXPECT_EQ(matching_models(m, query("poll", "", 1)).size(), 2u);
+}
+
+TEST(PredictionTest, RatesComeBackAsRatesAndConvertToSi) {
+  const auto m = two_kinds();
+  datasets::key q;
+  q.scenario = "token_ring";
+  q.n_fds = 5000;
+  const auto p = predict(m, q);
+  EXPECT_EQ(p.unit, "1/s");
+  EXPECT_NEAR(p.value, 280000, 280000 * 0.02);
+  EXPECT_LE(p.lo, p.value);
+  EXPECT_GE(p.hi, p.value);
+  const auto t = to_si(predict(m, query("poll", "pipe", 1000)));
+  EXPECT_EQ(t.unit, "s");
+  EXPECT_NEAR(t.value, 30150e-9, 30150e-9 * 0.02);
+}
+
+}  // namespace
+}  // namespace pollscale::model

@@ -1,0 +1,161 @@
+#include "model/validation.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "datasets/csv_table.hpp"
+#include "model/observations.hpp"
+
+namespace pollscale::model {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path fixture = fs::path(POLLSCALE_SOURCE_DIR) / "tests/model/data/synthetic";
+const fs::path historical = fs::path(POLLSCALE_SOURCE_DIR) / "datasets/historical";
+
+TEST(ValidationTest, FixtureDatasetIsPredictedWithinTargets) {
+  const auto data = load_observations(fixture);
+  validation_options o;
+  o.train = "n_fds<=1000";
+  const auto v = validate(data, o);
+  EXPECT_EQ(v.rows.size(), 24u);  // six cells, four larger n each
+  EXPECT_GE(v.overall.coverage, 0.9);
+  EXPECT_LE(v.overall.median_rel_err, 0.05);
+  EXPECT_EQ(v.overall.n, v.rows.size());
+  for (const auto& r : v.rows) {
+    EXPECT_GT(*r.o->k.n_fds, 1000);
+    EXPECT_TRUE(r.extrapolated);
+    EXPECT_NEAR(r.extrapolation, static_cast<double>(*r.o->k.n_fds) / 1000, 1e-9);
+  }
+  ASSERT_EQ(v.groups.size(), 6u);
+  for (const auto& g : v.groups) EXPECT_LE(g.acc.mape, 0.10) << g.group[1] << "/" << g.group[2];
+}
+
+TEST(ValidationTest, HistoricalTablesArePredictedFromTheirSmallerN) {
+  const auto data = load_observations(historical);
+  validation_options o;
+  o.train = "n_fds<max";
+  o.group_by = {"source", "platform", "kernel", "scenario", "mechanism", "variant", "metric"};
+  o.fit.skip_unfittable = true;  // tables with one point per platform (Kegel's select)
+  const auto v = validate(data, o);
+  EXPECT_GE(v.rows.size(), 15u);
+  EXPECT_FALSE(v.skipped.empty());
+  EXPECT_LE(v.overall.median_rel_err, 0.15);
+}
+
+TEST(ValidationTest, AccuracyStatisticsAreNamedForWhatTheyAre) {
+  validation_row a, b, c;
+  a.measured = 100, a.predicted = 110, a.rel_err = 0.10, a.lo = 90, a.hi = 120, a.has_interval = true;
+  b.measured = 100, b.predicted = 80, b.rel_err = -0.20, b.lo = 70, b.hi = 95, b.has_interval = true;
+  c.measured = 100, c.predicted = 101, c.rel_err = 0.01;
+  const auto acc = accuracy_of({&a, &b, &c});
+  EXPECT_EQ(acc.n, 3u);
+  EXPECT_NEAR(acc.mape, (0.10 + 0.20 + 0.01) / 3, 1e-12);
+  EXPECT_NEAR(acc.median_rel_err, 0.10, 1e-12);
+  EXPECT_NEAR(acc.max_rel_err, 0.20, 1e-12);
+  EXPECT_EQ(acc.n_with_interval, 2u);
+  EXPECT_NEAR(acc.coverage, 0.5, 1e-12);
+}
+
+TEST(ValidationTest, BadProtocolsAreRejected) {
+  const auto data = load_observations(fixture);
+  validation_options o;
+  o.train = "n_fds<0";
+  EXPECT_THROW(validate(data, o), datasets::format_error);  // empty training set
+  o.train = "n_fds>=0";
+  EXPECT_THROW(validate(data, o), datasets::format_error);  // nothing held out
+  o.train = "nfds<=1000";
+  EXPECT_THROW(validate(data, o), std::invalid_argument);
+  o.train = "n_fds<=1000";
+  o.group_by = {"scenario", "colour"};
+  EXPECT_THROW(validate(data, o), std::invalid_argument);
+  o.group_by = default_group_by();
+  o.train = "n_fds<=1";  // one n per cell: per_fd cannot be fitted
+  try {
+    validate(data, o);
+    FAIL();
+  } catch (const too_few_points& e) {
+    EXPECT_NE(std::string(e.what()).find("too few points"), std::string::npos);
+  }
+}
+
+class MalformedDatasetTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("pollscale_malformed_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::copy(fixture, dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  void replace_line(const std::string& file, std::size_t line, const std::string& text) {
+    std::ifstream in(dir_ / file);
+    std::vector<std::string> lines;
+    for (std::string l; std::getline(in, l);) lines.push_back(l);
+    lines.at(line - 1) = text;
+    std::ofstream out(dir_ / file);
+    for (const auto& l : lines) out << l << "\n";
+  }
+
+  std::string error() {
+    try {
+      validate(load_observations(dir_), {});
+    } catch (const datasets::format_error& e) {
+      return e.what();
+    }
+    return "no error";
+  }
+
+  std::string line(const std::string& file, std::size_t n) {
+    std::ifstream in(dir_ / file);
+    std::string l;
+    for (std::size_t i = 0; i < n; ++i) std::getline(in, l);
+    return l;
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(MalformedDatasetTest, NaNNegativeAndTextValuesNameFileAndLine) {
+  for (const std::string bad : {"nan", "-3", "fast", "inf"}) {
+    SetUp();
+    std::string l = line("summary.csv", 5);
+    l = l.substr(0, l.rfind(',')) + "," + bad;  // the max column
+    replace_line("summary.csv", 5, l);
+    const std::string e = error();
+    EXPECT_NE(e.find("summary.csv:5"), std::string::npos) << bad << ": " << e;
+  }
+}
+
+TEST_F(MalformedDatasetTest, MissingColumnsAndEmptyFilesAreNamed) {
+  replace_line("summary.csv", 1, line("summary.csv", 1).substr(std::string("scenario,").size()));
+  EXPECT_NE(error().find("summary.csv"), std::string::npos);
+  SetUp();
+  std::ofstream(dir_ / "summary.csv") << "";
+  EXPECT_NE(error().find("summary.csv"), std::string::npos);
+  SetUp();
+  fs::remove(dir_ / "context.json");
+  EXPECT_NE(error().find("context.json: missing"), std::string::npos);
+  EXPECT_THROW(load_observations(dir_ / "absent"), datasets::format_error);
+}
+
+TEST_F(MalformedDatasetTest, AHistoricalFileWithABadRowNamesIt) {
+  const fs::path csv = dir_ / "bad_table.csv";
+  std::ofstream(csv) << "scenario,mechanism,variant,fd_kind,n_fds,n_active,active_pos,max_fd,blocking,threads,cpus,"
+                        "metric,unit,value,stddev,source,platform,kernel,cpu_mhz,note\n"
+                        "find_active,poll,,pipe,100,1,,,0,,,time_per_op,us,49,,seed,pc,2.4,,\n"
+                        "find_active,poll,,pipe,1000,1,,,0,,,time_per_op,us,NaN,,seed,pc,2.4,,\n";
+  try {
+    load_observations(csv);
+    FAIL();
+  } catch (const datasets::format_error& e) {
+    EXPECT_NE(std::string(e.what()).find("bad_table.csv:3"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace pollscale::model
