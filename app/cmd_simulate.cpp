@@ -72,6 +72,26 @@ sim::distribution dist_flag(const po::variables_map& vm, const std::string& flag
 
 bool given(const po::variables_map& vm, const char* flag) { return vm.count(flag) && !vm[flag].defaulted(); }
 
+// Range checks with the flag's name (the library checks again, naming its field).
+void check_flags(const po::variables_map& vm) {
+  auto in = [&](const char* flag, long long v, long long lo, long long hi) {
+    if (v < lo || v > hi)
+      throw usage_error(std::string("--") + flag + ": " + std::to_string(v) + " is not in " + std::to_string(lo) +
+                        ".." + std::to_string(hi));
+  };
+  in("idle", vm["idle"].as<long long>(), 0, 1LL << 31);
+  in("active", vm["active"].as<long long>(), 1, 1LL << 31);
+  in("cpus", vm["cpus"].as<int>(), 1, 4096);
+  in("threads", vm["threads"].as<int>(), 1, 65536);
+  in("irq-cpu", vm["irq-cpu"].as<int>(), 0, vm["cpus"].as<int>() - 1);
+  in("max-events", vm["max-events"].as<long long>(), 0, 1LL << 31);
+  in("signal-queue", vm["signal-queue"].as<long long>(), 1, 1LL << 31);
+  if (vm.count("rate") && !(std::isfinite(vm["rate"].as<double>()) && vm["rate"].as<double>() > 0))
+    throw usage_error("--rate: must be finite and > 0 requests per second");
+  if (!vm.count("rate") && !vm.count("workload") && vm["arrivals"].as<std::string>() != "closed")
+    throw usage_error("--rate: required with --arrivals " + vm["arrivals"].as<std::string>());
+}
+
 // Defaults, then the workload file, then every flag given explicitly.
 sim::workload workload_of(const po::variables_map& vm) {
   sim::workload w;
@@ -210,6 +230,7 @@ int cmd_simulate(const args_t& args) {
                           "       [--workload FILE] [--format table|csv|json]"))
     return exit_ok;
   const output_format format = parse_format(vm["format"].as<std::string>());
+  check_flags(vm);
   const sim::server_config config = server_of(vm);
   const sim::workload load = workload_of(vm);
   const auto [options, rule] = run_of(vm);

@@ -73,7 +73,7 @@ struct run_options {
   double warmup_s = 1;     ///< simulated time discarded first, >= 0
   std::uint64_t seed = 1;
   scheduler_kind scheduler = scheduler_kind::binary_heap;
-  int slices = 50;         ///< equal time slices of the measured span (MSER-5 input), >= 10
+  int slices = 200;        ///< equal time slices of the measured span (MSER-5 input), >= 10
 };
 
 struct server_result {

@@ -1,0 +1,102 @@
+// pollscale simulate end to end: same seed, same bytes; bad input is one line and exit 2.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "tests/app/run_command.hpp"
+
+namespace pollscale::test {
+namespace {
+
+const std::string costs = " --wait-per-call-ns 150 --wait-per-fd-ns 30 --wait-per-ready-ns 80 --handler-ns 5000"
+                          " --wakeup-same-ns 3000 --wakeup-cross-ns 60000";
+const std::string small = "simulate --mechanism poll --idle 1000 --active 20 --cpus 2 --threads 2 --duration 0.2"
+                          " --think exp:0.001 --max-replications 6" + costs;
+
+int lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
+
+TEST(SimulateCliTest, SameSeedGivesByteIdenticalOutput) {
+  for (const char* format : {"json", "table", "csv"}) {
+    const auto a = run_pollscale(small + " --seed 7 --format " + format);
+    const auto b = run_pollscale(small + " --seed 7 --format " + format);
+    ASSERT_EQ(a.rc, 0) << a.err;
+    EXPECT_EQ(a.out, b.out) << format;
+    EXPECT_FALSE(a.out.empty());
+  }
+  EXPECT_NE(run_pollscale(small + " --seed 8 --format json").out, run_pollscale(small + " --seed 7 --format json").out);
+}
+
+TEST(SimulateCliTest, JsonCarriesTheResultNames) {
+  const auto r = run_pollscale(small + " --format json --engine-stats");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  for (const char* key : {"throughput", "latency_s", "cpu_utilisation", "calls_per_s", "events_per_call", "engine"})
+    EXPECT_TRUE(j.contains(key)) << key;
+  for (const char* p : {"p50", "p90", "p99", "p999"}) {
+    EXPECT_TRUE(j["latency_s"][p].contains("ci95_lo")) << p;
+    EXPECT_LE(j["latency_s"][p]["ci95_lo"].get<double>(), j["latency_s"][p]["mean"].get<double>());
+  }
+  for (const char* key : {"events", "events_per_s", "sim_s_per_wall_s", "peak_rss_bytes"})
+    EXPECT_TRUE(j["engine"].contains(key)) << key;
+  EXPECT_GT(j["throughput"]["mean"].get<double>(), 0);
+  EXPECT_EQ(j["cpu_utilisation"]["per_cpu"].size(), 2U);
+}
+
+TEST(SimulateCliTest, WorkloadAndCostsFilesAreRead) {
+  const std::string dir = ::testing::TempDir();
+  std::ofstream(dir + "/w.json") << R"({"active": 10, "arrivals": "poisson", "rate_per_s": 2000})";
+  std::ofstream(dir + "/c.json") << R"({"mechanisms": {"epoll": {"per_call_ns": 200, "per_ready_ns": 80}},
+                                        "handler_ns": 4000})";
+  const auto r = run_pollscale("simulate --mechanism epoll --duration 0.5 --format json --workload " + dir +
+                               "/w.json --costs " + dir + "/c.json");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["workload"]["arrivals"], "poisson");
+  EXPECT_NEAR(j["throughput"]["mean"].get<double>(), 2000, 200);
+}
+
+TEST(SimulateCliTest, BadInputIsOneLineAndExitTwo) {
+  const std::string dir = ::testing::TempDir();
+  std::ofstream(dir + "/bad_workload.json") << R"({"active": "many"})";
+  std::ofstream(dir + "/bad_costs.json") << R"({"handler_ns": -5})";
+  const std::vector<std::string> cases = {
+       "simulate --mechanism kqueue" + costs, "simulate --mechanism poll --think exp:-1" + costs,
+        "simulate --mechanism poll --duration -1" + costs, "simulate --mechanism poll --duration nan" + costs,
+        "simulate --mechanism poll --handler-ns 5", "simulate --mechanism poll --wait-per-fd-ns 5",
+        "simulate --mechanism poll --costs /nonexistent.json", "simulate --mechanism poll --cpus 0" + costs,
+        "simulate --mechanism poll --arrivals poisson" + costs, "simulate --mechanism poll --format xml" + costs,
+        "simulate --mechanism poll --workload " + dir + "/bad_workload.json" + costs,
+        "simulate --mechanism poll --costs " + dir + "/bad_costs.json",
+        "simulate --mechanism poll --model /nonexistent/model.json --handler-ns 1",
+        "simulate --mechanism poll --handler-ns -3 --wait-per-fd-ns 1", "simulate --mechanism poll --scheduler ladder" + costs,
+        "simulate --mechanism poll --min-replications 1" + costs, "simulate" + costs};
+  for (const std::string& args : cases) {
+    SCOPED_TRACE(args);
+    const auto r = run_pollscale(args);
+    EXPECT_EQ(r.rc, 2);
+    EXPECT_EQ(lines(r.err), 1) << r.err;
+    EXPECT_EQ(r.err.rfind("pollscale: ", 0), 0u) << r.err;
+    EXPECT_TRUE(r.out.empty());
+  }
+}
+
+TEST(SimulateCliTest, ErrorsNameTheCulprit) {
+  EXPECT_NE(run_pollscale("simulate --mechanism poll --think exp:-1" + costs).err.find("--think"), std::string::npos);
+  EXPECT_NE(run_pollscale("simulate --mechanism poll --handler-ns 5").err.find("wait-call cost"), std::string::npos);
+  EXPECT_NE(run_pollscale("simulate --mechanism kqueue" + costs).err.find("'kqueue'"), std::string::npos);
+}
+
+TEST(SimulateCliTest, HelpDescribesTheOptions) {
+  const auto r = run_pollscale("simulate --help");
+  EXPECT_EQ(r.rc, 0);
+  for (const char* opt : {"--model", "--mechanism", "--idle", "--active", "--cpus", "--threads", "--duration", "--seed",
+                          "--workload", "--format", "--costs", "--handler-ns", "--wake", "--interest"})
+    EXPECT_NE(r.out.find(opt), std::string::npos) << opt;
+}
+
+}  // namespace
+}  // namespace pollscale::test
