@@ -88,6 +88,7 @@ calibration_outcome run_calibration(const calibration_request& req, nlohmann::js
   std::uint64_t last_write = t0;
   std::size_t unconverged = 0;
   for (std::size_t i = 0; i < points.size(); ++i) {
+    if (i > 0 && points[i - 1].probe != points[i].probe && points[i - 1].probe->release) points[i - 1].probe->release();
     const double elapsed = static_cast<double>(clock_ns() - t0) * 1e-9;
     if (req.progress) show_progress(i, points.size(), elapsed, points[i].key);
     try {
@@ -118,6 +119,8 @@ calibration_outcome run_calibration(const calibration_request& req, nlohmann::js
     }
   }
   if (req.progress) std::fprintf(stderr, "\r\033[K");
+  for (const auto& p : all_probes())
+    if (p.release) p.release();
   sys::set_current_thread_affinity(saved_affinity);
   out.wall_s = static_cast<double>(clock_ns() - t0) * 1e-9;
   if (unconverged)

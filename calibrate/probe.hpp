@@ -66,6 +66,11 @@ struct probe_def {
   std::function<std::vector<datasets::key>(const selection&, std::span<const flavour> mechs)> points;
   /// Builds the instance for one point; throws probe_skipped when it cannot run here.
   std::function<std::unique_ptr<probe_instance>(const datasets::key&, const selection&)> make;
+  /// Optional: frees what make() keeps for the probe's later points (e.g. idle connections
+  /// shared by points with the same n, which take seconds to set up). A session calls it
+  /// once it moves past the probe's points and at its end; so must any other caller of
+  /// make() when done. Idempotent.
+  std::function<void()> release = {};
 };
 
 /// Log-spaced integer grid from lo to hi (both included), `count` points, duplicates removed.

@@ -24,17 +24,23 @@
 //    request carries its client's previous round trip, so the server reads them from the
 //    traffic; round trips that straddled the pause between samples are left out.
 //  - latency_p99 (ns): the 99th percentile (nearest rank) of those round trips.
-// A sample is one batch of replies, at least 16 per client (latency_p99: at least 1000)
-// so it spans many rounds of the closed loop; the runner's median and its 95% interval
-// are then over batch throughputs, batch mean latencies and batch 99th percentiles.
+// A sample is one batch of replies spanning several rounds of the closed loop (a round:
+// each client served once): 16 rounds, or fewer (down to 4) where a round takes over
+// 0.25 ms, judged from an untimed trial when the point is set up; latency_p99 batches
+// hold at least 1000 replies. The runner's median and its 95% interval are then over
+// batch throughputs, batch mean latencies and batch 99th percentiles.
 //
 // Key columns: n_fds = c idle connections; n_active = a active clients; active_pos
 // "last"; fd_kind tcp; blocking 1; threads 2 (server and load-generator processes);
 // pinning "server CPU+generator CPU"; max_fd = the highest descriptor watched.
+// Not timed: setting up the connections. Points with the same c share one set of idle
+// connections (the grid lists them together); every point has its own mechanism
+// instance, registrations and load generator.
 
 #include <sys/socket.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -57,6 +63,25 @@ struct connection {
 };
 
 enum class server_metric { throughput, latency, latency_p99 };
+
+/// The idle connections of the last point, kept for the next point with the same c:
+/// setting up 19000 loopback connections takes a second or more, measuring a point a
+/// fraction of one. The probe's release hook frees them when the session moves on.
+std::shared_ptr<channel_set>& idle_cache() {
+  static std::shared_ptr<channel_set> cached;
+  return cached;
+}
+
+std::shared_ptr<channel_set> idle_connections(std::size_t c) {
+  auto& cached = idle_cache();
+  if (cached && cached->size() == c) return cached;
+  cached.reset();  // its descriptors are free before the new set needs them
+  if (c == 0) return nullptr;
+  channel_options opts;
+  opts.keep_trigger = [](std::size_t) { return false; };  // nobody ever writes to them
+  cached = std::make_shared<channel_set>(fd_kind::tcp, c, opts);
+  return cached;
+}
 
 server_metric metric_of(const datasets::key& k) {
   if (k.metric == "throughput") return server_metric::throughput;
@@ -85,7 +110,7 @@ class server_instance final : public probe_instance {
 
   server_metric metric_;
   std::size_t idle_count_, active_count_;
-  std::unique_ptr<channel_set> idle_;
+  std::shared_ptr<channel_set> idle_;
   std::unique_ptr<load_generator> gen_;
   std::unique_ptr<waiter> w_;  // declared last: torn down first, while its descriptors are open
   std::vector<connection> conns_;
@@ -95,6 +120,7 @@ class server_instance final : public probe_instance {
   std::uint64_t window_start_ns_ = 0;     // round trips begun before this are left out
   bool recording_ = false;
   int max_fd_ = -1;
+  std::size_t rounds_per_batch_ = 16;
 };
 
 server_instance::server_instance(const datasets::key& key, const selection& sel)
@@ -108,11 +134,7 @@ server_instance::server_instance(const datasets::key& key, const selection& sel)
   (void)server_cpu;  // the session pins this thread; the key records where
   // idle connections, a server and a client end per active one, control pipe, waiter.
   require_fds(channel_set::fds_needed(fd_kind::tcp, idle_count_, 0) + 2 * active_count_ + 8, sel);
-  if (idle_count_ > 0) {
-    channel_options opts;
-    opts.keep_trigger = [](std::size_t) { return false; };  // nobody ever writes to them
-    idle_ = std::make_unique<channel_set>(fd_kind::tcp, idle_count_, opts);
-  }
+  idle_ = idle_connections(idle_count_);
   gen_ = std::make_unique<load_generator>(active_count_);
   w_ = make_waiter(flavour_of(key), idle_count_ + active_count_);
   // Tags: active connections 0..a-1, idle ones a..a+c-1; idle ones registered first.
@@ -129,10 +151,14 @@ server_instance::server_instance(const datasets::key& key, const selection& sel)
   latencies_.reserve(1 << 16);
   gen_->start(generator_cpu);
   serve(2 * active_count_);  // proves the loop and every answer before anything is timed
+  const std::uint64_t t0 = clock_ns();
+  serve(2 * active_count_);
+  const double round_ns = static_cast<double>(clock_ns() - t0) / 2;
+  rounds_per_batch_ = static_cast<std::size_t>(std::clamp(std::ceil(4e6 / std::max(round_ns, 1.0)), 4.0, 16.0));
 }
 
 std::size_t server_instance::min_batch() const {
-  const std::size_t rounds = 16 * active_count_;
+  const std::size_t rounds = rounds_per_batch_ * active_count_;
   return metric_ == server_metric::latency_p99 ? std::max<std::size_t>(rounds, 1000) : rounds;
 }
 
@@ -235,7 +261,7 @@ std::unique_ptr<probe_instance> make_instance(const datasets::key& key, const se
 
 probe_def server() {
   return {"server", "one reply from a loopback server holding c idle tcp connections, a active clients in a closed loop",
-          server_points, make_instance};
+          server_points, make_instance, [] { idle_cache().reset(); }};
 }
 
 }  // namespace pollscale::calibrate::probes

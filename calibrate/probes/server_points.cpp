@@ -61,6 +61,12 @@ std::vector<std::int64_t> clamp_to(std::vector<std::int64_t> wanted, std::int64_
   return {s.begin(), s.end()};
 }
 
+/// Points with the same c next to each other, so that they share one set of idle connections.
+std::vector<datasets::key> by_idle_count(std::vector<datasets::key> keys) {
+  std::stable_sort(keys.begin(), keys.end(), [](const datasets::key& x, const datasets::key& y) { return x.n_fds < y.n_fds; });
+  return keys;
+}
+
 }  // namespace
 
 std::vector<datasets::key> server_points(const selection& sel, std::span<const flavour> mechs) {
@@ -74,7 +80,7 @@ std::vector<datasets::key> server_points(const selection& sel, std::span<const f
   const auto& main = main_flavours();
   if (!sel.n_override.empty()) {  // --n names the idle connection counts
     g.add_all(main, "throughput", sel.n_override, full ? 10 : 8, cross);
-    return g.out;
+    return by_idle_count(std::move(g.out));
   }
   std::vector<std::int64_t> cs{0};
   if (full) {
@@ -93,7 +99,7 @@ std::vector<datasets::key> server_points(const selection& sel, std::span<const f
       g.add_all(std::vector<flavour>{main[1], main[2]}, metric, ends, 8, cross);
       g.add_all(std::vector<flavour>{main[0], main[3], main[4]}, metric, clamp_to({0, c_max}, c_max), 8, cross);
     }
-    return g.out;
+    return by_idle_count(std::move(g.out));
   }
   for (std::int64_t a : {1, 10, 100}) g.add_all(main, "throughput", cs, a, cross);
   const auto some = clamp_to({0, 100, 1000, 5000, c_max}, c_max);
@@ -101,7 +107,7 @@ std::vector<datasets::key> server_points(const selection& sel, std::span<const f
     for (const auto* metric : {"latency", "latency_p99"}) g.add_all(main, metric, some, a, cross);
   for (std::int64_t a : {1, 10}) g.add_all(main, "throughput", ends, a, same);
   g.add_all(other_flavours(), "throughput", ends, 10, cross);
-  return g.out;
+  return by_idle_count(std::move(g.out));
 }
 
 }  // namespace pollscale::calibrate::probes

@@ -90,7 +90,7 @@ TEST(ServerTest, EveryMechanismAndMetricServesAndChecksItsAnswers) {
           const auto k = server_key(f, metric, c, a, cross_pinning(sel));
           SCOPED_TRACE(datasets::describe(k));
           auto inst = probe->make(k, sel);
-          EXPECT_GE(inst->min_batch(), 16u * static_cast<std::size_t>(a));
+          EXPECT_GE(inst->min_batch(), 4u * static_cast<std::size_t>(a));  // several rounds of the clients
           EXPECT_GT(inst->run(20), 0u);
           EXPECT_GT(inst->run(1), 0u);  // shorter than a round: latency still has a value
           datasets::key annotated = k;
@@ -100,6 +100,24 @@ TEST(ServerTest, EveryMechanismAndMetricServesAndChecksItsAnswers) {
           ++ran;
         }
   EXPECT_EQ(ran, 10 * 3 * 2 * 2);
+  probe->release();
+  EXPECT_EQ(sys::open_fd_count(), before);
+}
+
+TEST(ServerTest, PointsWithTheSameIdleCountShareOneSetUntilReleased) {
+  const auto* probe = find_probe("server");
+  const auto sel = small_selection();
+  const std::size_t before = sys::open_fd_count();
+  probe->make(server_key({mechanism::poll, ""}, "throughput", 30, 2, cross_pinning(sel)), sel)->run(10);
+  const std::size_t kept = sys::open_fd_count();
+  EXPECT_GE(kept, before + 30);  // the 30 idle server ends stay for the next point
+  probe->make(server_key({mechanism::epoll, "lt"}, "latency", 30, 3, cross_pinning(sel)), sel)->run(10);
+  EXPECT_EQ(sys::open_fd_count(), kept);
+  probe->make(server_key({mechanism::epoll, "lt"}, "throughput", 10, 1, cross_pinning(sel)), sel)->run(10);
+  EXPECT_LT(sys::open_fd_count(), kept);  // another c replaces the set
+  probe->release();
+  EXPECT_EQ(sys::open_fd_count(), before);
+  probe->release();  // idempotent
   EXPECT_EQ(sys::open_fd_count(), before);
 }
 
@@ -111,6 +129,7 @@ TEST(ServerTest, SameCpuPinningRuns) {
     auto inst = probe->make(server_key(f, "throughput", 20, 4, same), sel);
     EXPECT_GT(inst->run(50), 0u);
   }
+  probe->release();
 }
 
 TEST(ServerTest, RunnerBatchesHoldManyRoundsOfTheClosedLoop) {
@@ -129,6 +148,7 @@ TEST(ServerTest, RunnerBatchesHoldManyRoundsOfTheClosedLoop) {
   for (std::size_t b : res.batches) EXPECT_GE(b, 1000u);
   for (double v : res.values) EXPECT_GT(v, 0.0);
   EXPECT_TRUE(res.key.max_fd.has_value());
+  probe->release();
 }
 
 TEST(ServerTest, QuickGridCoversEveryMechanismAcrossIdleConnections) {
@@ -164,6 +184,8 @@ TEST(ServerTest, QuickGridCoversEveryMechanismAcrossIdleConnections) {
   ASSERT_EQ(few.size(), 2u);
   EXPECT_EQ(*few[0].n_fds, 3);
   EXPECT_EQ(*few[1].n_fds, 30);
+  // Points with the same c are listed together (they share one set of idle connections).
+  for (std::size_t i = 1; i < points.size(); ++i) EXPECT_LE(*points[i - 1].n_fds, *points[i].n_fds);
 }
 
 TEST(ServerTest, PointsBeyondTheDescriptorLimitAreSkipped) {
