@@ -3,6 +3,8 @@
 // expected descriptors.
 #pragma once
 
+#include <sys/resource.h>
+
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -13,6 +15,7 @@
 #include <vector>
 
 #include "calibrate/probe.hpp"
+#include "calibrate/sys/syscall.hpp"
 #include "calibrate/waiter.hpp"
 
 namespace pollscale::calibrate {
@@ -71,5 +74,26 @@ class answer_checker {
 /// one's data and re-arming it. Throws probe_failure after `max_empty` empty waits in a row.
 std::size_t harvest(waiter& w, const channel_set& ch, answer_checker& check, std::size_t expected,
                     int timeout_ms, std::vector<std::uint32_t>& scratch, int max_empty = 100000);
+
+/// Involuntary context switches of the calling thread so far (getrusage RUSAGE_THREAD).
+inline long involuntary_switches() {
+  rusage u{};
+  sys::call("getrusage(RUSAGE_THREAD)", [&] { return ::getrusage(RUSAGE_THREAD, &u); });
+  return u.ru_nivcsw;
+}
+
+/// Runs `timed()` (which returns nanoseconds) again while the thread was preempted during
+/// it, up to `max_retries` more times, calling `before_retry()` between tries; returns the
+/// last run's nanoseconds. A preempted run timed another task too (and on a loaded machine
+/// that task may evict the caches the probe relies on: before_retry can re-warm them).
+template <class Timed, class Before>
+std::uint64_t time_unpreempted(Timed&& timed, Before&& before_retry, int max_retries = 8) {
+  for (int attempt = 0;; ++attempt) {
+    const long switches = involuntary_switches();
+    const std::uint64_t ns = timed();
+    if (involuntary_switches() == switches || attempt >= max_retries) return ns;
+    before_retry();
+  }
+}
 
 }  // namespace pollscale::calibrate

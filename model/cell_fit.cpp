@@ -44,7 +44,16 @@ form_request request_for(const cell_id& id, const cell_points& p, const fit_envi
   r.words_vary = varies(p.x, &point::words);
   r.p_varies = varies(p.x, &point::p);
   r.curve = env.curve;
-  r.overflow_threshold = env.signal_queue_limit;
+  if (id.k.mechanism == "rtsig" && r.k_varies) {
+    std::vector<double> ks;
+    for (const auto& q : p.x) ks.push_back(q.k);
+    std::sort(ks.begin(), ks.end());
+    ks.erase(std::unique(ks.begin(), ks.end()), ks.end());
+    const auto limit = env.signal_queue_limit;
+    if (limit && *limit >= ks.front() && *limit < ks.back()) r.overflow_thresholds = {*limit};
+    else
+      for (std::size_t i = 0; i + 1 < ks.size(); ++i) r.overflow_thresholds.push_back((ks[i] + ks[i + 1]) / 2);
+  }
   return r;
 }
 

@@ -56,7 +56,7 @@ bool fittable(const basis& b, const form_request& r) {
     case basis_kind::inverse_ready: return r.k_varies;
     case basis_kind::per_word: return r.words_vary;
     case basis_kind::per_registered: return r.p_varies;
-    case basis_kind::overflow: return r.k_varies && r.n_varies;
+    case basis_kind::overflow: return r.k_varies;
     case basis_kind::working_set: return true;  // a prior carries it
   }
   return false;
@@ -91,12 +91,24 @@ pool mechanistic_pool(const form_request& r) {
     if (scanning) p.optional.push_back(of(basis_kind::fd_per_ready));
     p.optional.push_back(of(basis_kind::inverse_ready));
   }
-  if (k.mechanism == "rtsig" && r.overflow_threshold) {
-    basis b = of(basis_kind::overflow);
-    b.threshold = *r.overflow_threshold;
-    p.optional.push_back(b);
-  }
   return p;
+}
+
+// Each candidate threshold of the RT-signal cliff doubles the forms: with and without it.
+std::vector<form> with_overflow(std::vector<form> forms, const form_request& r) {
+  if (r.cell.k.mechanism != "rtsig" || !r.k_varies) return forms;
+  const std::size_t plain = forms.size();
+  for (double q : r.overflow_thresholds)
+    for (std::size_t i = 0; i < plain; ++i) {
+      form f = forms[i];
+      basis b = of(basis_kind::overflow);
+      b.threshold = q;
+      const auto at = f.terms.begin() + static_cast<std::ptrdiff_t>(f.working_set.value_or(f.terms.size()));
+      f.terms.insert(at, b);
+      if (f.working_set) ++*f.working_set;
+      forms.push_back(std::move(f));
+    }
+  return forms;
 }
 
 std::vector<form> mechanistic_forms(const form_request& r) {
@@ -186,7 +198,7 @@ bool has_mechanistic_family(const cell_id& c) {
 }
 
 std::vector<form> candidate_forms(const form_request& r) {
-  if (r.fam == family::mechanistic && has_mechanistic_family(r.cell)) return mechanistic_forms(r);
+  if (r.fam == family::mechanistic && has_mechanistic_family(r.cell)) return with_overflow(mechanistic_forms(r), r);
   return extra_p_forms(r);
 }
 

@@ -33,7 +33,10 @@ struct form_request {
   /// Regressors that vary across the cell's training points: only those can be fitted.
   bool n_varies = false, k_varies = false, words_vary = false, p_varies = false;
   std::optional<latency_curve> curve;  ///< cache geometry (calibration data only)
-  std::optional<double> overflow_threshold;  ///< RT-signal queue length, when known
+  /// RT-signal queue lengths to try for the overflow cliff: the known limit when it lies
+  /// inside the measured k, otherwise the midpoints between measured k values (a profile
+  /// search: the cliff is a step, so each threshold is its own candidate form).
+  std::vector<double> overflow_thresholds;
 };
 
 /// True when the cell's metric is a rate modelled through its reciprocal.

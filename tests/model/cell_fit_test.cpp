@@ -54,6 +54,26 @@ TEST(CellFitTest, LeaveOneOutPicksThePlantedEpollForm) {
   EXPECT_EQ(m.chosen_by.find("leave-one-out"), 0u);
 }
 
+TEST(CellFitTest, RealtimeSignalOverflowCliffIsFound) {
+  // Per event on both sides until the queue (64 signals) overflows; then the recovery
+  // polls all n fds.
+  const auto truth = [](double n, double k) { return 300 + 550 * k + (k > 64 ? 30 * n : 0); };
+  for (bool limit_known : {false, true}) {
+    observation_set s;
+    s.context = nlohmann::json::object();
+    if (limit_known) s.context["rlimit_sigpending"] = {{"soft", 64}, {"hard", 64}};
+    std::mt19937_64 rng(10);
+    add_points(s, cell_key("rtsig", "time_per_op"), {100, 300, 1000}, {1, 4, 16, 32, 128, 256, 512}, truth, 0.01, rng);
+    const auto m = only(fit_models(s));
+    const auto it = std::find_if(m.terms.begin(), m.terms.end(), [](const term& t) { return t.name == "overflow"; });
+    ASSERT_NE(it, m.terms.end()) << m.formula;
+    EXPECT_DOUBLE_EQ(it->b.threshold, limit_known ? 64 : 80);  // the limit, or midway between 32 and 128
+    EXPECT_NEAR(it->coefficient, 30, 1.5);
+    const auto p = evaluate(m, point{5000, 200, 0, 0});
+    EXPECT_NEAR(p.value / truth(5000, 200), 1, 0.05);
+  }
+}
+
 TEST(CellFitTest, ExtraPPicksThePlantedExponent) {
   struct planted {
     std::function<double(double, double)> f;

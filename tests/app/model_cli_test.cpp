@@ -1,0 +1,144 @@
+// pollscale fit / predict / validate end to end: the JSON shapes of ARCHITECTURE.md
+// ("Model", "Result names"), and one-line errors with exit 2 for bad input.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/app/run_command.hpp"
+
+namespace pollscale::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string fixture = std::string(POLLSCALE_SOURCE_DIR) + "/tests/model/data/synthetic";
+const std::string historical = std::string(POLLSCALE_SOURCE_DIR) + "/datasets/historical";
+
+int lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
+
+class ModelCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("pollscale_model_cli_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string model_path() {
+    const std::string path = (dir_ / "model.json").string();
+    if (!fs::exists(path)) {
+      EXPECT_EQ(run_pollscale("fit " + fixture + " -o " + path).rc, 0);
+    }
+    return path;
+  }
+
+  void expect_bad_input(const std::string& args, const std::string& culprit) {
+    SCOPED_TRACE(args);
+    const auto r = run_pollscale(args);
+    EXPECT_EQ(r.rc, 2);
+    EXPECT_EQ(lines(r.err), 1) << r.err;
+    EXPECT_EQ(r.err.rfind("pollscale: ", 0), 0u) << r.err;
+    EXPECT_NE(r.err.find(culprit), std::string::npos) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(ModelCliTest, FitWritesAModelSetAndSummarisesIt) {
+  const std::string path = (dir_ / "m.json").string();
+  const auto r = run_pollscale("fit " + fixture + " -o " + path);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("per_fd"), std::string::npos);
+  EXPECT_NE(r.out.find("working_set"), std::string::npos);
+  const auto j = nlohmann::json::parse(slurp(path));
+  EXPECT_EQ(j["models"].size(), 6u);
+  const auto stdout_json = run_pollscale("fit " + fixture);
+  ASSERT_EQ(stdout_json.rc, 0);
+  EXPECT_EQ(nlohmann::json::parse(stdout_json.out)["models"].size(), 6u);
+}
+
+TEST_F(ModelCliTest, PredictGivesValueIntervalAndExtrapolation) {
+  const auto r = run_pollscale("predict " + model_path() +
+                               " --scenario find_active --mechanism poll --fd-kind pipe --n 100000 --format json");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_GT(j["value"].get<double>(), 3e6);  // > 30 ns per fd
+  EXPECT_LT(j["lo"].get<double>(), j["value"].get<double>());
+  EXPECT_GT(j["hi"].get<double>(), j["value"].get<double>());
+  EXPECT_TRUE(j["extrapolated"].get<bool>());
+  EXPECT_DOUBLE_EQ(j["extrapolation"].get<double>(), 100000.0 / 16000);
+  EXPECT_EQ(j["unit"], "ns");
+  const auto table = run_pollscale("predict " + model_path() + " --scenario find_active --mechanism epoll --n 50");
+  EXPECT_EQ(table.rc, 0) << table.err;
+  EXPECT_NE(table.out.find("per_ready"), std::string::npos);
+}
+
+TEST_F(ModelCliTest, ValidateReportsRowsAndSummaryUnderTheirNames) {
+  const auto r = run_pollscale("validate --data " + fixture + " --train 'n_fds<=1000' --format json");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["rows"].size(), 24u);
+  for (const char* k : {"measured", "predicted", "lo", "hi", "rel_err", "extrapolation", "n_fds", "mechanism"})
+    EXPECT_TRUE(j["rows"][0].contains(k)) << k;
+  for (const char* k : {"mape", "median_rel_err", "max_rel_err", "coverage", "groups"})
+    EXPECT_TRUE(j["summary"].contains(k)) << k;
+  EXPECT_LT(j["summary"]["median_rel_err"].get<double>(), 0.05);
+  EXPECT_GE(j["summary"]["coverage"].get<double>(), 0.9);
+  const auto csv = run_pollscale("validate --data " + fixture + " --format csv --group-by scenario");
+  ASSERT_EQ(csv.rc, 0) << csv.err;
+  EXPECT_EQ(csv.out.rfind("scenario,mechanism,variant,fd_kind,n_fds", 0), 0u);
+  EXPECT_NE(csv.out.find("\nscenario,n_train,n,mape,median_rel_err,max_rel_err,coverage\n"), std::string::npos);
+}
+
+TEST_F(ModelCliTest, ValidateWorksOnTheHistoricalRecord) {
+  const auto r = run_pollscale("validate --data " + historical +
+                               " --train 'n_fds<max' --skip-unfittable --group-by source,platform,kernel,mechanism,variant,metric");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("(all)"), std::string::npos);
+}
+
+TEST_F(ModelCliTest, BadInputIsOneLineAndExitTwo) {
+  expect_bad_input("validate --data " + fixture + " --train 'n_fd<=1000'", "unknown column 'n_fd'");
+  expect_bad_input("validate --data " + fixture + " --train 'n_fds<=(1000'", "--train");
+  expect_bad_input("validate --data " + fixture + " --train 'n_fds<0'", "empty training set");
+  expect_bad_input("validate --data " + fixture + " --train 'n_fds>=0'", "nothing is held out");
+  expect_bad_input("validate --data " + fixture + " --train 'n_fds<=1'", "too few points");
+  expect_bad_input("validate --data " + fixture + " --group-by colour", "colour");
+  expect_bad_input("validate --data " + fixture + " --format xml", "xml");
+  expect_bad_input("validate --data " + fixture + " --bootstrap -3", "--bootstrap");
+  expect_bad_input("validate --data " + fixture + " --seed x", "--seed");
+  expect_bad_input("validate --data /nonexistent/dataset", "/nonexistent/dataset");
+  expect_bad_input("fit " + historical + "/kegel_2000_poller_bench.csv", "too few points");
+  expect_bad_input("fit " + fixture + " --family magic", "--family");
+  expect_bad_input("predict " + model_path() + " --scenario find_active --n 10", "mechanism (epoll, poll, select)");
+  expect_bad_input("predict " + model_path() + " --scenario find_active --mechanism poll --fd-kind pipe --n -5", "--n");
+  expect_bad_input("predict " + model_path() + " --scenario find_active --mechanism poll --pos sideways --n 5", "--pos");
+  expect_bad_input("predict " + model_path() + " --scenario find_active --mechanism kqueue2 --n 5", "kqueue2");
+  expect_bad_input("predict " + (dir_ / "absent.json").string() + " --scenario find_active --n 5", "absent.json");
+  expect_bad_input("predict " + model_path() + " --mechanism poll --n 5", "scenario");
+}
+
+TEST_F(ModelCliTest, MalformedDatasetsNameFileAndLine) {
+  const fs::path copy = dir_ / "ds";
+  fs::copy(fixture, copy);
+  std::ifstream in(copy / "summary.csv");
+  std::vector<std::string> rows;
+  for (std::string l; std::getline(in, l);) rows.push_back(l);
+  rows[3] = rows[3].substr(0, rows[3].rfind(',')) + ",NaN";
+  std::ofstream out(copy / "summary.csv");
+  for (const auto& l : rows) out << l << "\n";
+  out.close();
+  expect_bad_input("fit " + copy.string(), "summary.csv:4");
+  expect_bad_input("validate --data " + copy.string(), "summary.csv:4");
+}
+
+}  // namespace
+}  // namespace pollscale::test
