@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "calibrate/probe.hpp"
@@ -24,8 +25,8 @@ class ring_driver {
   ring_driver(const ring_driver&) = delete;
   ring_driver& operator=(const ring_driver&) = delete;
 
-  /// Moves tokens until at least `passes` passes were made; returns the passes made
-  /// (fewer than passes + t). Throws probe_failure when the kernel's answer contradicts
+  /// Waits and moves tokens until at least `passes` passes were made; returns the passes
+  /// made (fewer than passes + t: one wait moves at most t). Throws probe_failure when the kernel's answer contradicts
   /// the bookkeeping (a token lost, duplicated or never reported).
   std::size_t advance(std::size_t passes);
 
@@ -36,7 +37,7 @@ class ring_driver {
  private:
   void refill(int timeout_ms, int max_empty);
   void validate(const std::vector<std::uint32_t>& tags);
-  std::size_t serve(std::uint32_t tag);
+  std::size_t serve_reported();
   std::size_t drain(std::size_t i);
   void send(std::size_t i, std::size_t count);
   void check_for_stuck_tokens();
@@ -51,8 +52,9 @@ class ring_driver {
   std::vector<std::uint32_t> writes_since_;    // writes since the channel was last reported
   std::vector<std::uint64_t> occupied_since_;  // wait count when the channel got its tokens
   std::vector<std::uint64_t> stamp_;           // wait count of the last report (duplicates)
-  std::vector<std::uint32_t> pending_, scratch_;
-  std::size_t next_pending_ = 0, occupied_ = 0;
+  std::vector<std::uint32_t> scratch_;                      // the last wait's report
+  std::vector<std::pair<std::uint32_t, std::size_t>> moved_;  // tokens read, to pass on
+  std::size_t occupied_ = 0;
   std::uint64_t waits_ = 0, last_stuck_check_ = 0;
   std::vector<char> buf_;
 };

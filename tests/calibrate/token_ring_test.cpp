@@ -71,7 +71,7 @@ TEST(TokenRingTest, EveryMechanismPassesTokensAndConservesThem) {
         int total = 0;
         for (int b : bytes) {
           EXPECT_GE(b, 0);
-          EXPECT_LE(b, t);
+          EXPECT_LE(b, 1);  // tokens never catch up with each other
           total += b;
         }
         EXPECT_EQ(total, t);  // the kernel holds exactly t tokens
