@@ -183,37 +183,45 @@ std::vector<std::int64_t> at_most(std::vector<std::int64_t> ns, std::int64_t n_m
   return ns;
 }
 
-/// quick: n = 1 for every mechanism (its first selected variant), fd kinds pipe and
-/// eventfd, same and other CPU; poll and epoll also over n idle pipes (6 n on the same
-/// CPU, 1000 and 10000 across). full: every selected variant, 10 n on both placements.
+datasets::key wakeup_key(const std::optional<flavour>& f, fd_kind kind, const std::string& pin, std::int64_t n) {
+  datasets::key k = base_key(scenario, f.value_or(flavour{mechanism::poll, ""}), kind, "round_trip", "ns");
+  if (!f) k.mechanism.clear();
+  k.n_fds = n;
+  k.n_active = 1;
+  k.active_pos = "last";
+  k.blocking = 1;
+  k.threads = 2;
+  k.cpus = distinct_cpus(pin);
+  k.pinning = pin;
+  return k;
+}
+
+/// Blocking read (no mechanism, measured whatever --mechanisms says), then poll, epoll,
+/// rtsig and io_uring: quick takes each one's first selected variant, full all of them.
+std::vector<std::optional<flavour>> wakeup_flavours(std::span<const flavour> mechs, bool full) {
+  std::vector<std::optional<flavour>> out = {std::nullopt};
+  for (mechanism m : {mechanism::poll, mechanism::epoll, mechanism::rtsig, mechanism::io_uring}) {
+    std::size_t taken = 0;
+    for (const auto& f : mechs)
+      if (f.mech == m && (full || taken++ == 0)) out.push_back(f);
+  }
+  return out;
+}
+
+/// quick: n = 1 for every flavour, fd kinds pipe and eventfd, same and other CPU; poll and
+/// epoll also over n idle pipes (6 n on the same CPU, 1000 and 10000 across). full: every
+/// selected variant, 10 n on both placements.
 std::vector<datasets::key> wakeup_points(const selection& sel, std::span<const flavour> mechs) {
   const bool full = sel.profile == profile_kind::full;
   const int c0 = sel.cpus.empty() ? 0 : sel.cpus[0];
   const int c1 = sel.cpus.size() > 1 ? sel.cpus[1] : c0 + 1;  // not in the mask: make() skips it
   const std::vector<std::string> pins = {std::to_string(c0) + "+" + std::to_string(c0),
                                          std::to_string(c0) + "+" + std::to_string(c1)};
-  std::vector<std::optional<flavour>> flavours = {std::nullopt};  // blocking read, whatever --mechanisms says
-  for (mechanism m : {mechanism::poll, mechanism::epoll, mechanism::rtsig, mechanism::io_uring}) {
-    std::size_t taken = 0;
-    for (const auto& f : mechs)
-      if (f.mech == m && (full || taken++ == 0)) flavours.push_back(f);
-  }
+  const auto flavours = wakeup_flavours(mechs, full);
   std::vector<datasets::key> out;
-  auto add = [&](const std::optional<flavour>& f, fd_kind kind, const std::string& pin, std::int64_t n) {
-    datasets::key k = base_key(scenario, f.value_or(flavour{mechanism::poll, ""}), kind, "round_trip", "ns");
-    if (!f) k.mechanism.clear();
-    k.n_fds = n;
-    k.n_active = 1;
-    k.active_pos = "last";
-    k.blocking = 1;
-    k.threads = 2;
-    k.cpus = distinct_cpus(pin);
-    k.pinning = pin;
-    out.push_back(std::move(k));
-  };
   for (fd_kind kind : {fd_kind::pipe, fd_kind::eventfd})
     for (const auto& pin : pins)
-      for (const auto& f : flavours) add(f, kind, pin, 1);
+      for (const auto& f : flavours) out.push_back(wakeup_key(f, kind, pin, 1));
   const std::int64_t n_max = std::max<std::int64_t>(max_channels(fd_kind::pipe, 2, 10, sel) - 1, 1);
   for (mechanism m : {mechanism::poll, mechanism::epoll}) {
     const auto f = std::find_if(flavours.begin() + 1, flavours.end(), [m](const auto& x) { return x->mech == m; });
@@ -222,7 +230,7 @@ std::vector<datasets::key> wakeup_points(const selection& sel, std::span<const f
       const bool same = pin == pins[0];
       const auto ns = same || full || !sel.n_override.empty() ? n_grid(sel, n_max, 6, 10) : at_most({1000, 10000}, n_max);
       for (auto n : ns)
-        if (n > 1) add(*f, fd_kind::pipe, pin, n);
+        if (n > 1) out.push_back(wakeup_key(*f, fd_kind::pipe, pin, n));
     }
   }
   return out;
