@@ -56,9 +56,34 @@ observation_set from_historical_file(const fs::path& file) {
   return out;
 }
 
+observation_set load_any(const fs::path& path);
+
 }  // namespace
 
 observation_set load_observations(const fs::path& path) {
+  observation_set s = load_any(path);
+  rank_n_within_cells(s);
+  return s;
+}
+
+void rank_n_within_cells(observation_set& set) {
+  std::map<cell_id, std::vector<std::int64_t>> ns;
+  for (const auto& o : set.rows)
+    if (o.k.n_fds) ns[cell_of(o)].push_back(*o.k.n_fds);
+  for (auto& [cell, v] : ns) {
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+  }
+  for (auto& o : set.rows) {
+    if (!o.k.n_fds) continue;
+    const auto& v = ns[cell_of(o)];
+    o.n_rank = std::lower_bound(v.begin(), v.end(), *o.k.n_fds) - v.begin();
+  }
+}
+
+namespace {
+
+observation_set load_any(const fs::path& path) {
   std::error_code ec;
   if (fs::is_directory(path, ec)) {
     if (fs::exists(path / "context.json")) return from_dataset(path);
@@ -83,13 +108,16 @@ observation_set load_observations(const fs::path& path) {
   return from_historical_file(path);
 }
 
+}  // namespace
+
 std::vector<std::string_view> observation_columns() {
   std::vector<std::string_view> cols(datasets::key_columns().begin(), datasets::key_columns().end());
-  for (std::string_view c : {"platform", "kernel", "source"}) cols.push_back(c);
+  for (std::string_view c : {"platform", "kernel", "source", "n_rank"}) cols.push_back(c);
   return cols;
 }
 
 std::string column_text(const observation& o, std::string_view column) {
+  if (column == "n_rank") return o.n_rank < 0 ? std::string() : std::to_string(o.n_rank);
   if (column == "platform") return o.platform;
   if (column == "kernel") return o.kernel;
   if (column == "source") return o.source;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -23,6 +24,9 @@ struct observation {
   std::string kernel;           ///< historical: kernel or OS release
   std::string source;           ///< historical: seed file, author, date
   std::string where;            ///< "file:line" of the row, for messages
+  /// Rank of n_fds among the distinct n_fds of the row's cell (0 = smallest); -1 without
+  /// n_fds. Lets --train pick every other n ('n_rank%2==0') for interpolation tests.
+  std::int64_t n_rank = -1;
 };
 
 struct observation_set {
@@ -38,7 +42,10 @@ struct observation_set {
 /// a path that is none of these.
 observation_set load_observations(const std::filesystem::path& path);
 
-/// Provenance and key columns that --train and --group-by may name.
+/// Sets every row's n_rank (load_observations does this; call again after editing rows).
+void rank_n_within_cells(observation_set& set);
+
+/// Provenance and key columns that --train and --group-by may name, and n_rank.
 std::vector<std::string_view> observation_columns();
 
 /// The text of `column` for `o` ("" when empty). Precondition: the column is one of

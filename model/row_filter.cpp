@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cmath>
 #include <limits>
 #include <optional>
 #include <stdexcept>
@@ -16,6 +17,7 @@ struct row_filter::node {
   bool numeric = false;  ///< value is a number (or max/min)
   double number = 0;
   int extreme = 0;  ///< -1: min, +1: max, 0: a literal
+  double modulus = 0;  ///< compare column % modulus (0: no modulus)
 };
 
 namespace {
@@ -119,6 +121,12 @@ node parser::comparison() {
     for (auto c : cols) list += (list.empty() ? "" : ", ") + std::string(c);
     fail("unknown column '" + n.column + "' (columns: " + list + ")");
   }
+  if (eat("%")) {
+    const std::string m = word();
+    const auto v = to_number(m);
+    if (!v || *v < 1 || *v != std::floor(*v)) fail("'" + m + "' after % is not a positive integer");
+    n.modulus = *v;
+  }
   for (std::string_view op : {"<=", ">=", "==", "!=", "<", ">", "="})
     if (eat(op)) {
       n.op = op == "=" ? "==" : std::string(op);
@@ -135,6 +143,7 @@ node parser::comparison() {
   } else if (n.op != "==" && n.op != "!=") {
     fail("'" + n.value + "' is not a number: text compares only with == or !=");
   }
+  if (n.modulus > 0 && (!n.numeric || n.extreme != 0)) fail("a % comparison needs a number on the right");
   return n;
 }
 
@@ -157,8 +166,9 @@ bool eval(const node& n, const observation& o, const column_extremes& ext) {
   const std::string text = column_text(o, n.column);
   if (text.empty()) return true;  // the row has no such dimension
   if (!n.numeric) return (text == n.value) == (n.op == "==");
-  const auto v = to_number(text);
+  auto v = to_number(text);
   if (!v) return (text == n.value) == (n.op == "==");  // a text column compared to a number
+  if (n.modulus > 0) v = std::fmod(*v, n.modulus);
   double rhs = n.number;
   if (n.extreme != 0) {
     const auto it = ext.find(n.column);

@@ -3,10 +3,12 @@
 //   expr       := and_expr ( ("||" | "or") and_expr )*
 //   and_expr   := unary ( ("&&" | "and" | ",") unary )*
 //   unary      := ("!" | "not") unary | "(" expr ")" | comparison
-//   comparison := COLUMN ("<=" | "<" | ">=" | ">" | "==" | "=" | "!=") VALUE
+//   comparison := COLUMN ["%" INTEGER] ("<=" | "<" | ">=" | ">" | "==" | "=" | "!=") VALUE
 //   VALUE      := a number | max | min | a word | 'quoted text' | "quoted text"
 //
-// COLUMN is a key column or platform, kernel, source. `max` / `min` stand for the
+// COLUMN is a key column or platform, kernel, source, or n_rank (the rank of the row's
+// n_fds within its cell, 0 = smallest): 'n_rank%2==0 || n_fds==max' trains on every
+// other n and holds out the ones in between (interpolation). `max` / `min` stand for the
 // largest / smallest value of that column within the row's validation group, so
 // 'n_fds<max' trains on each table's smaller n and holds out its largest. A comparison
 // on a column that is empty in a row is true: the row has no such dimension (an ipc row

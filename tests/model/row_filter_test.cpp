@@ -52,6 +52,23 @@ TEST(RowFilterTest, MaxAndMinReferToTheGroup) {
   EXPECT_TRUE(row_filter::parse("n_fds==min")(a, ext));
 }
 
+TEST(RowFilterTest, ModulusOfTheNRankPicksEveryOtherN) {
+  observation_set set;
+  for (std::int64_t n : {10, 100, 1000, 10000}) set.rows.push_back(row(n, "poll"));
+  set.rows.push_back(row(100, "epoll"));  // another cell: ranked on its own
+  rank_n_within_cells(set);
+  EXPECT_EQ(set.rows[2].n_rank, 2);
+  EXPECT_EQ(set.rows[4].n_rank, 0);
+  const auto f = row_filter::parse("n_rank%2==0");
+  EXPECT_TRUE(f(set.rows[0], {}));
+  EXPECT_FALSE(f(set.rows[1], {}));
+  EXPECT_TRUE(f(set.rows[2], {}));
+  EXPECT_TRUE(f(set.rows[4], {}));
+  EXPECT_TRUE(pass("n_fds % 3 == 1", row(1000, "poll")));
+  EXPECT_THROW(row_filter::parse("n_rank%0==0"), std::invalid_argument);
+  EXPECT_THROW(row_filter::parse("n_rank%2==max"), std::invalid_argument);
+}
+
 TEST(RowFilterTest, AnEmptyColumnDoesNotConstrainTheRow) {
   observation ipc;
   ipc.k.scenario = "ipc";
