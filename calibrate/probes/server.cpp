@@ -151,9 +151,12 @@ server_instance::server_instance(const datasets::key& key, const selection& sel)
   latencies_.reserve(1 << 16);
   gen_->start(generator_cpu);
   serve(2 * active_count_);  // proves the loop and every answer before anything is timed
-  const std::uint64_t t0 = clock_ns();
-  serve(2 * active_count_);
-  const double round_ns = static_cast<double>(clock_ns() - t0) / 2;
+  double round_ns = 1e18;  // the fastest of three rounds: a preempted one says nothing
+  for (int i = 0; i < 3; ++i) {
+    const std::uint64_t t0 = clock_ns();
+    serve(active_count_);
+    round_ns = std::min(round_ns, static_cast<double>(clock_ns() - t0));
+  }
   rounds_per_batch_ = static_cast<std::size_t>(std::clamp(std::ceil(4e6 / std::max(round_ns, 1.0)), 4.0, 16.0));
 }
 

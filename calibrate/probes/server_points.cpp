@@ -1,9 +1,7 @@
 // The grid of server points per profile. The five mechanisms of the dphttpd comparison
 // (select, poll, epoll/lt, rtsig, io_uring/oneshot) across c idle connections from 0 to
-// the most the descriptor limit allows: quick at 6 values of c with a = 8 clients (plus
-// a = 1, same-CPU pinning and latency at the ends of the range) in about 25 s; full at
-// 11 values of c with a in {1, 10, 100}, latency at 5 of them, and the other flavours
-// (pselect, ppoll, epoll/et, epoll/oneshot, io_uring/multishot) at a few.
+// the most the descriptor limit allows. Points with the same c are listed together, so
+// that they share one set of idle connections (server.cpp).
 
 #include <algorithm>
 #include <set>
@@ -15,6 +13,8 @@ namespace {
 
 struct server_grid {
   std::span<const flavour> mechs;
+  std::string cross, same;  ///< pinning: generator on the other CPU / on the server's
+  std::int64_t c_max;       ///< the most idle connections the descriptor limit allows
   std::vector<datasets::key> out;
 
   bool wanted(const flavour& f) const {
@@ -40,6 +40,13 @@ struct server_grid {
     for (const auto& f : fs)
       for (auto c : cs) add(f, metric, c, a, pinning);
   }
+
+  /// `wanted` values of c clamped to c_max, sorted, duplicates removed.
+  std::vector<std::int64_t> clamped(std::vector<std::int64_t> wanted) const {
+    for (auto& c : wanted) c = std::clamp<std::int64_t>(c, 0, c_max);
+    const std::set<std::int64_t> s(wanted.begin(), wanted.end());
+    return {s.begin(), s.end()};
+  }
 };
 
 const std::vector<flavour>& main_flavours() {
@@ -54,17 +61,43 @@ const std::vector<flavour>& other_flavours() {
   return fs;
 }
 
-/// `wanted` values clamped to c_max, sorted, duplicates removed.
-std::vector<std::int64_t> clamp_to(std::vector<std::int64_t> wanted, std::int64_t c_max) {
-  for (auto& c : wanted) c = std::min(c, c_max);
-  const std::set<std::int64_t> s(wanted.begin(), wanted.end());
-  return {s.begin(), s.end()};
-}
-
 /// Points with the same c next to each other, so that they share one set of idle connections.
 std::vector<datasets::key> by_idle_count(std::vector<datasets::key> keys) {
   std::stable_sort(keys.begin(), keys.end(), [](const datasets::key& x, const datasets::key& y) { return x.n_fds < y.n_fds; });
   return keys;
+}
+
+/// quick: every mechanism's throughput at 6 values of c with 8 clients; 1 client and the
+/// same CPU for poll and epoll at the ends; mean latency at a few c, p99 where it is cheap
+/// (a p99 batch holds 1000 replies: seconds where poll scans 19000 descriptors per call).
+void quick_grid(server_grid& g) {
+  const auto& m = main_flavours();
+  const std::vector<flavour> poll_epoll{m[1], m[2]};
+  g.add_all(m, "throughput", g.clamped({0, 10, 100, 1000, 5000, g.c_max}), 8, g.cross);
+  g.add_all(poll_epoll, "throughput", g.clamped({0, g.c_max}), 1, g.cross);
+  g.add_all(poll_epoll, "throughput", g.clamped({0, 1000}), 8, g.same);
+  g.add_all(m, "latency", g.clamped({0, 1000}), 8, g.cross);
+  g.add_all(poll_epoll, "latency", g.clamped({g.c_max}), 8, g.cross);
+  g.add_all(m, "latency_p99", {0}, 8, g.cross);
+  g.add_all(std::vector<flavour>{m[2]}, "latency_p99", g.clamped({g.c_max}), 8, g.cross);
+}
+
+/// full: 11 values of c (0 and log-spaced 10..max) with a in {1, 10, 100}; latency at
+/// three c; p99 where poll and select stay fast enough; same CPU; the other flavours.
+void full_grid(server_grid& g) {
+  const auto& m = main_flavours();
+  const std::vector<flavour> independent_of_c{m[2], m[3], m[4]};  // epoll, rtsig, io_uring
+  std::vector<std::int64_t> cs = log_grid(10, std::max<std::int64_t>(g.c_max, 10), 10);
+  cs.push_back(0);
+  const auto ends = g.clamped({0, 1000, g.c_max});
+  for (std::int64_t a : {1, 10, 100}) {
+    g.add_all(m, "throughput", g.clamped(cs), a, g.cross);
+    g.add_all(m, "latency", ends, a, g.cross);
+    g.add_all(independent_of_c, "latency_p99", ends, a, g.cross);
+  }
+  for (std::int64_t a : {10, 100}) g.add_all(std::vector<flavour>{m[0], m[1]}, "latency_p99", g.clamped({0, 1000}), a, g.cross);
+  for (std::int64_t a : {1, 10}) g.add_all(m, "throughput", ends, a, g.same);
+  g.add_all(other_flavours(), "throughput", ends, 10, g.cross);
 }
 
 }  // namespace
@@ -72,41 +105,14 @@ std::vector<datasets::key> by_idle_count(std::vector<datasets::key> keys) {
 std::vector<datasets::key> server_points(const selection& sel, std::span<const flavour> mechs) {
   const bool full = sel.profile == profile_kind::full;
   const std::int64_t a_big = full ? 100 : 8;
-  const std::int64_t c_max = std::max<std::int64_t>(0, max_channels(fd_kind::tcp, 0, 2 * static_cast<std::size_t>(a_big) + 8, sel));
+  const std::int64_t c_max =
+      std::max<std::int64_t>(0, max_channels(fd_kind::tcp, 0, 2 * static_cast<std::size_t>(a_big) + 8, sel));
   const std::string cpu0 = sel.cpus.empty() ? "0" : std::to_string(sel.cpus[0]);
   const std::string cpu1 = sel.cpus.size() > 1 ? std::to_string(sel.cpus[1]) : cpu0;
-  const std::string cross = cpu0 + "+" + cpu1, same = cpu0 + "+" + cpu0;
-  server_grid g{mechs, {}};
-  const auto& main = main_flavours();
-  if (!sel.n_override.empty()) {  // --n names the idle connection counts
-    g.add_all(main, "throughput", sel.n_override, full ? 10 : 8, cross);
-    return by_idle_count(std::move(g.out));
-  }
-  std::vector<std::int64_t> cs{0};
-  if (full) {
-    const auto lg = log_grid(10, std::max<std::int64_t>(c_max, 10), 10);
-    cs.insert(cs.end(), lg.begin(), lg.end());
-    cs = clamp_to(cs, c_max);
-  } else {
-    cs = clamp_to({0, 10, 100, 1000, 5000, c_max}, c_max);
-  }
-  const auto ends = clamp_to({0, 1000, c_max}, c_max);
-  if (!full) {
-    g.add_all(main, "throughput", cs, 8, cross);
-    g.add_all(main, "throughput", clamp_to({0, c_max}, c_max), 1, cross);
-    g.add_all(std::vector<flavour>{main[1], main[2]}, "throughput", clamp_to({0, c_max}, c_max), 8, same);
-    for (const auto* metric : {"latency", "latency_p99"}) {
-      g.add_all(std::vector<flavour>{main[1], main[2]}, metric, ends, 8, cross);
-      g.add_all(std::vector<flavour>{main[0], main[3], main[4]}, metric, clamp_to({0, c_max}, c_max), 8, cross);
-    }
-    return by_idle_count(std::move(g.out));
-  }
-  for (std::int64_t a : {1, 10, 100}) g.add_all(main, "throughput", cs, a, cross);
-  const auto some = clamp_to({0, 100, 1000, 5000, c_max}, c_max);
-  for (std::int64_t a : {1, 10, 100})
-    for (const auto* metric : {"latency", "latency_p99"}) g.add_all(main, metric, some, a, cross);
-  for (std::int64_t a : {1, 10}) g.add_all(main, "throughput", ends, a, same);
-  g.add_all(other_flavours(), "throughput", ends, 10, cross);
+  server_grid g{mechs, cpu0 + "+" + cpu1, cpu0 + "+" + cpu0, c_max, {}};
+  if (!sel.n_override.empty()) g.add_all(main_flavours(), "throughput", sel.n_override, full ? 10 : 8, g.cross);
+  else if (full) full_grid(g);
+  else quick_grid(g);
   return by_idle_count(std::move(g.out));
 }
 
