@@ -6,7 +6,7 @@
 // random order defeats the hardware prefetchers: the time per load is the latency of the
 // level of the memory hierarchy the working set fits in (L1, L2, L3, DRAM).
 // Timed: the chase only (an unrolled loop; the loop counter's work overlaps the loads).
-// Not timed: allocation, building the cycle, and one untimed lap round it (at most 2^22
+// Not timed: allocation, building the cycle, and two untimed laps round it (at most 2^22
 // loads) so that the caches hold what they will hold in steady state. A batch during
 // which the thread was preempted (getrusage's involuntary switches moved) is chased again,
 // up to 8 times, after a re-warming lap for working sets up to 8 MiB: on a shared machine
@@ -19,23 +19,22 @@
 // AnonHugePages for the buffer): "thp" = all on huge pages, "4k" = not.
 //
 // Key columns (docs/datasets.md): scenario memory_latency, mechanism and fd_kind empty,
-// variant thp or 4k (above),
-// metric latency, unit ns, n_fds = lines in the working set, threads 1, pinning = the
-// session's CPU. The model uses these rows to price the cache term of the per-fd cost.
+// variant thp or 4k (above), metric latency, unit ns, n_fds = lines in the working set
+// (64 x n_fds bytes), threads 1, pinning = the session's CPU. The model uses these rows
+// to price the cache term of the per-fd cost.
 
 #include <sys/mman.h>
 
 #include <algorithm>
 #include <cerrno>
-#include <cmath>
 #include <cstdint>
 #include <fstream>
 #include <random>
 #include <sstream>
 #include <string>
 
-#include "calibrate/probes/memory_latency.hpp"
 #include "calibrate/probe_support.hpp"
+#include "calibrate/probes/memory_latency.hpp"
 #include "calibrate/probes/probes.hpp"
 #include "calibrate/sys/syscall.hpp"
 #include "calibrate/timer.hpp"
