@@ -14,7 +14,7 @@ std::vector<latency_point> memory_points(const observation_set& data) {
   if (!pts.empty()) return pts;
   for (const auto& o : data.rows)
     if (o.k.scenario == memory_scenario && o.k.n_fds && o.k.unit == "ns" && *o.k.n_fds > 0)
-      pts.push_back({static_cast<double>(*o.k.n_fds), o.value});
+      pts.push_back({64.0 * static_cast<double>(*o.k.n_fds), o.value});  // n_fds counts 64-byte lines
   return pts;
 }
 

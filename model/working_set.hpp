@@ -43,7 +43,7 @@ struct latency_point {
 };
 
 /// The latency curve for these caches. With `measured` points (a memory_latency probe:
-/// the dataset's scenario `memory_latency`, working-set bytes in n_fds, or the context's
+/// the dataset's scenario `memory_latency`, working set 64 x n_fds bytes, or the context's
 /// "memory_latency": [{size_bytes, ns}]) the curve is the measured latency minus the
 /// latency of an L2-resident working set; otherwise each level from L2 on adds a typical
 /// miss latency. L1 misses are left out: the out-of-order core hides L2 hits (poll's
