@@ -13,7 +13,7 @@ constexpr std::size_t min_buckets = 16;
 constexpr std::size_t width_sample = 25;
 }  // namespace
 
-calendar_queue::calendar_queue() : heads_(min_buckets, nil) {}
+calendar_queue::calendar_queue() : heads_(min_buckets) {}
 
 std::int64_t calendar_queue::virtual_bucket(sim_time t) const {
   const double q = std::floor(t / width_);
@@ -39,10 +39,26 @@ std::uint32_t calendar_queue::allocate(const event& e) {
 }
 
 void calendar_queue::link(std::uint32_t n) {
-  std::uint32_t* slot = &heads_[ring_index(virtual_bucket(pool_[n].ev.time))];
-  while (*slot != nil && fires_before(pool_[*slot].ev, pool_[n].ev)) slot = &pool_[*slot].next;
+  const event& e = pool_[n].ev;
+  bucket& b = heads_[ring_index(virtual_bucket(e.time))];
+  // In front of the bucket: decided from the cached time alone unless the times tie.
+  if (b.head == nil || e.time < b.first || (e.time == b.first && fires_before(e, pool_[b.head].ev))) {
+    pool_[n].next = b.head;
+    b.head = n;
+    b.first = e.time;
+    return;
+  }
+  std::uint32_t* slot = &pool_[b.head].next;
+  while (*slot != nil && fires_before(pool_[*slot].ev, e)) {
+    slot = &pool_[*slot].next;
+    ++steps_;
+  }
   pool_[n].next = *slot;
   *slot = n;
+}
+
+bool calendar_queue::head_before(const bucket& a, const bucket& b) const {
+  return a.first < b.first || (a.first == b.first && fires_before(pool_[a.head].ev, pool_[b.head].ev));
 }
 
 void calendar_queue::push(const event& e) {
@@ -53,58 +69,74 @@ void calendar_queue::push(const event& e) {
   // An event earlier than the current search position (possible after top() advanced
   // it) moves the search back, and any cached minimum may no longer be one.
   current_vb_ = std::min(current_vb_, virtual_bucket(e.time));
-  if (cached_min_ != SIZE_MAX && fires_before(e, pool_[heads_[cached_min_]].ev))
+  if (cached_min_ != SIZE_MAX && fires_before(e, pool_[heads_[cached_min_].head].ev))
     cached_min_ = SIZE_MAX;
-  if (size_ > 2 * heads_.size()) resize(2 * heads_.size());
+  if (size_ > 2 * heads_.size())
+    resize(2 * heads_.size());
+  else
+    note_cost();
+}
+
+void calendar_queue::note_cost() {
+  // Brown's queue assumes a stationary spread of event times; when it drifts, operations
+  // slow down without the population changing. Re-estimate the width then.
+  constexpr std::uint64_t max_steps_per_op = 8;
+  constexpr std::uint64_t window = 1024;
+  ++since_resize_;
+  if (++ops_ < window) return;
+  if (steps_ > max_steps_per_op * ops_ && since_resize_ >= size_ / 8)
+    resize(heads_.size());
+  ops_ = steps_ = 0;
 }
 
 std::size_t calendar_queue::find_min() {
   if (cached_min_ != SIZE_MAX) return cached_min_;
   const std::size_t buckets = heads_.size();
-  for (std::size_t i = 0; i < buckets; ++i) {
+  for (std::size_t i = 0; i < buckets; ++i, ++steps_) {
     const std::int64_t vb = current_vb_ + static_cast<std::int64_t>(i);
     const std::size_t b = ring_index(vb);
-    const std::uint32_t h = heads_[b];
-    if (h != nil && virtual_bucket(pool_[h].ev.time) == vb) {
+    if (heads_[b].head != nil && virtual_bucket(heads_[b].first) == vb) {
       current_vb_ = vb;
       return cached_min_ = b;
     }
   }
   // A whole year without an event: the next one is far ahead, find it directly.
   std::size_t best = SIZE_MAX;
-  for (std::size_t b = 0; b < buckets; ++b) {
-    const std::uint32_t h = heads_[b];
-    if (h != nil && (best == SIZE_MAX || fires_before(pool_[h].ev, pool_[heads_[best]].ev)))
-      best = b;
-  }
-  current_vb_ = virtual_bucket(pool_[heads_[best]].ev.time);
+  steps_ += buckets;
+  for (std::size_t b = 0; b < buckets; ++b)
+    if (heads_[b].head != nil && (best == SIZE_MAX || head_before(heads_[b], heads_[best]))) best = b;
+  current_vb_ = virtual_bucket(heads_[best].first);
   return cached_min_ = best;
 }
 
 const event& calendar_queue::top() {
   POLLSCALE_SIM_EXPECT(size_ > 0, "top() of an empty event queue");
-  return pool_[heads_[find_min()]].ev;
+  return pool_[heads_[find_min()].head].ev;
 }
 
 event calendar_queue::pop() {
   POLLSCALE_SIM_EXPECT(size_ > 0, "pop() of an empty event queue");
   const std::size_t b = find_min();
-  const std::uint32_t n = heads_[b];
+  const std::uint32_t n = heads_[b].head;
   const event e = pool_[n].ev;
-  heads_[b] = pool_[n].next;
+  heads_[b].head = pool_[n].next;
+  if (heads_[b].head != nil) heads_[b].first = pool_[heads_[b].head].ev.time;
   pool_[n].next = free_;
   free_ = n;
   --size_;
   cached_min_ = SIZE_MAX;
-  if (heads_.size() > min_buckets && size_ < heads_.size() / 2) resize(heads_.size() / 2);
+  if (heads_.size() > min_buckets && size_ < heads_.size() / 2)
+    resize(heads_.size() / 2);
+  else
+    note_cost();
   return e;
 }
 
 double calendar_queue::estimate_width() const {
   std::vector<double> times;
   times.reserve(size_);
-  for (std::uint32_t h : heads_)
-    for (std::uint32_t n = h; n != nil; n = pool_[n].next) times.push_back(pool_[n].ev.time);
+  for (const bucket& b : heads_)
+    for (std::uint32_t n = b.head; n != nil; n = pool_[n].next) times.push_back(pool_[n].ev.time);
   const std::size_t m = std::min(times.size(), width_sample);
   if (m < 2) return width_;
   std::partial_sort(times.begin(), times.begin() + static_cast<std::ptrdiff_t>(m), times.end());
@@ -127,12 +159,13 @@ double calendar_queue::estimate_width() const {
 }
 
 void calendar_queue::resize(std::size_t buckets) {
+  ops_ = steps_ = since_resize_ = 0;
   width_ = estimate_width();
   std::vector<std::uint32_t> nodes;
   nodes.reserve(size_);
-  for (std::uint32_t h : heads_)
-    for (std::uint32_t n = h; n != nil; n = pool_[n].next) nodes.push_back(n);
-  heads_.assign(buckets, nil);
+  for (const bucket& b : heads_)
+    for (std::uint32_t n = b.head; n != nil; n = pool_[n].next) nodes.push_back(n);
+  heads_.assign(buckets, bucket{});
   cached_min_ = SIZE_MAX;
   if (nodes.empty()) return;
   sim_time earliest = pool_[nodes.front()].ev.time;
@@ -144,7 +177,7 @@ void calendar_queue::resize(std::size_t buckets) {
 }
 
 std::size_t calendar_queue::memory_bytes() const {
-  return pool_.capacity() * sizeof(node) + heads_.capacity() * sizeof(std::uint32_t);
+  return pool_.capacity() * sizeof(node) + heads_.capacity() * sizeof(bucket);
 }
 
 }  // namespace pollscale::sim

@@ -61,6 +61,37 @@ TEST(CalendarQueueTest, PopsInTheSameOrderAsTheHeapForBimodalGaps) {
   expect_same_order(distribution::hyperexponential(1.0, 50.0), 3, 50);
 }
 
+TEST(CalendarQueueTest, ReestimatesItsWidthWhenTheSpreadOfTimesChanges) {
+  // 20000 far events (keep-alives a minute apart on average), then dense traffic 1 ms
+  // apart: the width learnt from the far events makes buckets crowded, so it must shrink.
+  binary_heap_queue heap;
+  calendar_queue cal;
+  rng g(12);
+  std::uint64_t seq = 0;
+  for (int i = 0; i < 20000; ++i) {
+    const event e{1000 + exponential(g, 60.0 * 20000), seq++, nullptr, 0};
+    heap.push(e);
+    cal.push(e);
+  }
+  const double wide = cal.bucket_width();
+  for (int i = 0; i < 50; ++i) {
+    const event e{exponential(g, 1.0), seq++, nullptr, 0};
+    heap.push(e);
+    cal.push(e);
+  }
+  for (int step = 0; step < 100000; ++step) {
+    const event a = heap.pop();
+    const event b = cal.pop();
+    ASSERT_EQ(a.seq, b.seq) << step;
+    if (a.time < 1000) {
+      const event e{a.time + exponential(g, 1e-3 * 50), seq++, nullptr, 0};
+      heap.push(e);
+      cal.push(e);
+    }
+  }
+  EXPECT_LT(cal.bucket_width(), wide / 100);
+}
+
 TEST(CalendarQueueTest, HandlesAnEventEarlierThanAPeekedMinimum) {
   calendar_queue cal;
   cal.push({100, 0, nullptr, 0});
@@ -86,13 +117,16 @@ TEST(CalendarQueueTest, GrowsAndShrinksItsRing) {
   EXPECT_EQ(cal.bucket_count(), initial);
 }
 
-TEST(CalendarQueueTest, UsesAtMostFortyEightBytesPerPendingEventAtSteadyState) {
+TEST(CalendarQueueTest, StaysWithinTheMemoryBudgetPerPendingEvent) {
   calendar_queue cal;
   rng g(7);
-  const std::size_t n = 1 << 16;
+  const std::size_t n = (1 << 16) + 1;  // just past a doubling: the worst case
   for (std::uint64_t i = 0; i < n; ++i) cal.push({exponential(g, 1.0), i, nullptr, 0});
-  // The pool's vector may hold up to twice what it needs right after it grew.
-  EXPECT_LE(static_cast<double>(cal.memory_bytes()) / n, 2 * 40.0 + 2 * 4.0);
+  // 40-byte nodes (the pool may hold twice what it needs right after growing) and at
+  // most two 16-byte buckets per event: within ANCHORS.md's 128 bytes per pending event.
+  const double per_event = static_cast<double>(cal.memory_bytes()) / static_cast<double>(n);
+  EXPECT_LE(per_event, 2 * 40.0 + 2 * 16.0);
+  EXPECT_LE(per_event, 128.0);
 }
 
 }  // namespace
