@@ -70,6 +70,21 @@ std::optional<latency_curve> make_latency_curve(const std::vector<cache_level>& 
   if (measured.size() >= 2) {
     auto pts = measured;
     std::sort(pts.begin(), pts.end(), [](const auto& a, const auto& b) { return a.bytes < b.bytes; });
+    // Repeated sizes (two probe variants, or repeated runs) merge into their mean, so the
+    // log-size interpolation never divides by log(1).
+    std::vector<latency_point> merged;
+    std::size_t count = 0;
+    for (const auto& p : pts) {
+      if (!merged.empty() && merged.back().bytes == p.bytes) {
+        merged.back().ns = (merged.back().ns * static_cast<double>(count) + p.ns) / static_cast<double>(count + 1);
+        ++count;
+      } else {
+        merged.push_back(p);
+        count = 1;
+      }
+    }
+    pts = std::move(merged);
+    if (pts.size() < 2) return make_latency_curve(caches, {});
     // Reference: an L2-resident working set (half of L2), whose loads the core overlaps.
     const double reference = interpolate(pts, upper.front().size_bytes / 2);
     for (const auto& p : pts) curve.knots.emplace_back(p.bytes, std::max(0.0, p.ns - reference));
