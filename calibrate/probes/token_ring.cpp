@@ -33,7 +33,10 @@
 // that channel since its previous report; no channel keeps a token for more than n + 64
 // waits unreported. A violation throws probe_failure.
 // A batch (run(ops)) ends after the wait that made its passes reach `ops`; its time is
-// scaled to `ops` passes. A batch during which the thread was preempted is run again (up
+// scaled to `ops` passes. With blocking=1 and a level-triggered mechanism the tokens are
+// moved to seeded random channels before each batch (untimed): select and poll register
+// a wait entry per descriptor before the first ready one, and a batch holds few passes,
+// so without the move consecutive samples would all see the same token positions. A batch during which the thread was preempted is run again (up
 // to 8 times): it timed another task too (a 3 ms poll over 20000 descriptors rarely
 // escapes a busy CPU's time slice).
 
@@ -43,6 +46,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <random>
+#include <stdexcept>
 #include <string>
 
 #include "calibrate/probe_support.hpp"
@@ -204,6 +209,25 @@ void ring_driver::send(std::size_t i, std::size_t count) {
     throw probe_failure("a short write of " + std::to_string(count) + " tokens to " + channel_text(i));
 }
 
+void ring_driver::scatter(std::mt19937_64& rng) {
+  if (!level_) throw std::logic_error("token_ring: scatter needs a level-triggered mechanism");
+  std::size_t held = 0;
+  for (std::size_t i = 0; i < n_; ++i) {
+    if (tokens_in_[i] == 0) continue;
+    if (drain(i) != tokens_in_[i]) throw probe_failure(channel_text(i) + " lost its token before a scatter");
+    held += tokens_in_[i];
+    tokens_in_[i] = 0;
+  }
+  occupied_ = 0;
+  if (held != t_) throw probe_failure("the ring held " + std::to_string(held) + " tokens, not " + std::to_string(t_));
+  draw_.resize(n_);
+  for (std::size_t i = 0; i < n_; ++i) draw_[i] = static_cast<std::uint32_t>(i);
+  for (std::size_t j = 0; j < t_; ++j) {  // partial Fisher-Yates: t distinct channels
+    std::swap(draw_[j], draw_[j + static_cast<std::size_t>(rng() % (n_ - j))]);
+    send(draw_[j], 1);
+  }
+}
+
 void ring_driver::check_for_stuck_tokens() {
   for (std::size_t i = 0; i < n_; ++i)
     if (tokens_in_[i] > 0 && occupied_since_[i] < last_stuck_check_)
@@ -216,9 +240,11 @@ namespace {
 
 class ring_instance final : public probe_instance {
  public:
-  ring_instance(const datasets::key& key, const selection& sel) : ring_(key, sel) {}
+  ring_instance(const datasets::key& key, const selection& sel)
+      : ring_(key, sel), scatter_(key.blocking.value_or(0) == 1 && ring_.level_triggered()), rng_(sel.seed) {}
 
   std::uint64_t run(std::size_t ops) override {
+    if (scatter_) ring_.scatter(rng_);
     std::size_t done = 0;
     const std::uint64_t ns = time_unpreempted(
         [&] {
@@ -235,6 +261,8 @@ class ring_instance final : public probe_instance {
 
  private:
   ring_driver ring_;
+  bool scatter_;
+  std::mt19937_64 rng_;
 };
 
 std::unique_ptr<probe_instance> make_instance(const datasets::key& key, const selection& sel) {

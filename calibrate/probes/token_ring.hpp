@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <random>
 #include <utility>
 #include <vector>
 
@@ -30,7 +31,12 @@ class ring_driver {
   /// the bookkeeping (a token lost, duplicated or never reported).
   std::size_t advance(std::size_t passes);
 
+  /// Moves every token to a channel drawn from `rng` (distinct channels), outside any
+  /// timing. Precondition: level-triggered mechanism (the move leaves no stale events).
+  void scatter(std::mt19937_64& rng);
+
   const channel_set& channels() const { return *ch_; }
+  bool level_triggered() const { return level_; }
   std::size_t tokens() const { return t_; }
   int max_watched_fd() const { return max_fd_; }
 
@@ -57,6 +63,7 @@ class ring_driver {
   std::size_t occupied_ = 0;
   std::uint64_t waits_ = 0, last_stuck_check_ = 0;
   std::vector<char> buf_;
+  std::vector<std::uint32_t> draw_;  // scatter's candidate channels
 };
 
 }  // namespace pollscale::calibrate::probes

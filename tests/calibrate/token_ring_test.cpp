@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <map>
+#include <random>
 #include <set>
 
 #include <gtest/gtest.h>
@@ -133,6 +134,28 @@ TEST(TokenRingTest, ASlippedInTokenFailsLoudly) {
     ASSERT_EQ(::write(r.channels().trigger_fd(2), &c, 1), 1);
     EXPECT_THROW(r.advance(50), probe_failure);
   }
+}
+
+TEST(TokenRingTest, ScatterMovesTokensToRandomDistinctChannelsAndKeepsThemAll) {
+  const auto sel = small_selection();
+  for (std::string_view mech : {"select", "poll"}) {
+    SCOPED_TRACE(mech);
+    probes::ring_driver r(ring_key({*parse_mechanism(mech), ""}, fd_kind::pipe, 40, 5, 1), sel);
+    std::mt19937_64 rng(3);
+    std::set<std::vector<int>> layouts;
+    for (int i = 0; i < 4; ++i) {
+      r.scatter(rng);
+      const auto bytes = bytes_in_pipes(r);
+      EXPECT_EQ(std::count(bytes.begin(), bytes.end(), 1), 5);
+      EXPECT_EQ(std::count(bytes.begin(), bytes.end(), 0), 35);
+      layouts.insert(bytes);
+      EXPECT_GE(r.advance(50), 50u);
+    }
+    EXPECT_GT(layouts.size(), 1u);
+  }
+  probes::ring_driver edge(ring_key({mechanism::epoll, "et"}, fd_kind::pipe, 4, 1), sel);
+  std::mt19937_64 rng(1);
+  EXPECT_THROW(edge.scatter(rng), std::logic_error);
 }
 
 TEST(TokenRingTest, QuickGridCoversEveryMechanismAtSixNAndNineteenThousandEventfds) {
