@@ -214,6 +214,9 @@ void report_diagnostics(const sim::experiment_result& r, const sim::stopping_rul
             << format_number(r.engine.events_per_s / 1e6, 3) << " M events/s, "
             << format_number(r.engine.sim_s_per_wall_s, 3) << " simulated s per wall s), peak RSS "
             << format_number(static_cast<double>(r.engine.peak_rss_bytes) / 1048576.0, 4) << " MiB\n";
+  if (r.mser5_transient_fraction > 0.1)
+    std::cerr << "simulate: warning: MSER-5 finds the first " << format_number(100 * r.mser5_transient_fraction, 2)
+              << "% of the measured span still transient: raise --warmup\n";
   if (prov.max_extrapolation > 1)
     std::cerr << "simulate: warning: the model extrapolated up to " << format_number(prov.max_extrapolation, 3)
               << "x beyond its largest measured n\n";

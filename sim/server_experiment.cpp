@@ -18,23 +18,21 @@ double mean_of(const std::vector<double>& v) {
   return v.empty() ? 0 : std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
 }
 
-// Throughput of one replication after MSER-5 warm-up removal on its time slices.
-double truncated_throughput(const server_result& r, double& dropped_fraction) {
-  const std::size_t d = mser5_truncation(r.slice_throughput);
-  dropped_fraction = r.slice_throughput.empty()
-                         ? 0
-                         : static_cast<double>(d) / static_cast<double>(r.slice_throughput.size());
-  if (d == 0 || d >= r.slice_throughput.size()) return r.throughput;
-  return std::accumulate(r.slice_throughput.begin() + static_cast<std::ptrdiff_t>(d), r.slice_throughput.end(), 0.0) /
-         static_cast<double>(r.slice_throughput.size() - d);
-}
-
 // Per-metric values of every replication so far.
 struct series {
   std::vector<double> latency_mean, p50, p90, p99, p999, cpu, calls, epc;
   std::vector<std::vector<double>> per_cpu;
-  std::vector<double> wakeups, futile, overflows, keepalives, dropped;
+  std::vector<double> wakeups, futile, overflows, keepalives;
+  std::vector<double> slice_sum;  // throughput per time slice, summed over replications
 };
+
+// Welch's check of the warm-up: MSER-5 on the across-replication average of the slices.
+double transient_fraction(const series& s, std::size_t replications) {
+  if (s.slice_sum.empty() || replications == 0) return 0;
+  std::vector<double> mean = s.slice_sum;
+  for (double& v : mean) v /= static_cast<double>(replications);
+  return static_cast<double>(mser5_truncation(mean)) / static_cast<double>(mean.size());
+}
 
 }  // namespace
 
@@ -50,9 +48,8 @@ experiment_result run_server_experiment(const server_config& config, const workl
     run_options o = options;
     o.seed = derive_seed(options.seed, i);
     const server_result r = simulate_server(config, load, costs, o);
-    double dropped = 0;
-    const double throughput = truncated_throughput(r, dropped);
-    s.dropped.push_back(dropped);
+    s.slice_sum.resize(r.slice_throughput.size(), 0.0);
+    for (std::size_t k = 0; k < r.slice_throughput.size(); ++k) s.slice_sum[k] += r.slice_throughput[k];
     s.latency_mean.push_back(r.mean_latency_s);
     s.p50.push_back(r.latency.quantile(0.5));
     s.p90.push_back(r.latency.quantile(0.9));
@@ -72,7 +69,7 @@ experiment_result run_server_experiment(const server_config& config, const workl
     s.keepalives.push_back(static_cast<double>(r.keepalives) / r.measured_s);
     events += r.events;
     bytes = std::max(bytes, r.model_bytes);
-    return throughput;
+    return r.throughput;
   };
   const replication_run run = replicate(rule, one);
   experiment_result x;
@@ -92,7 +89,7 @@ experiment_result run_server_experiment(const server_config& config, const workl
   x.futile_wakeups_per_s = mean_of(s.futile);
   x.overflows_per_s = mean_of(s.overflows);
   x.keepalives_per_s = mean_of(s.keepalives);
-  x.mser5_dropped_fraction = mean_of(s.dropped);
+  x.mser5_transient_fraction = transient_fraction(s, x.replications);
   const double simulated = static_cast<double>(x.replications) * (options.warmup_s + options.duration_s);
   x.engine = make_engine_stats(events, simulated, clock.elapsed_s());
   x.model_bytes = bytes;
@@ -125,7 +122,7 @@ nlohmann::json to_json(const experiment_result& r, bool with_timing) {
   j["futile_wakeups_per_s"] = r.futile_wakeups_per_s;
   j["overflows_per_s"] = r.overflows_per_s;
   j["keepalives_per_s"] = r.keepalives_per_s;
-  j["mser5_dropped_fraction"] = r.mser5_dropped_fraction;
+  j["mser5_transient_fraction"] = r.mser5_transient_fraction;
   nlohmann::json engine = {{"events", r.engine.events}, {"simulated_s", r.engine.simulated_s},
                            {"model_bytes", r.model_bytes}};
   if (with_timing) {
