@@ -10,7 +10,7 @@ namespace {
 
 constexpr const char* kind_names[] = {"fixed",     "per_fd",       "per_word",     "per_ready",
                                       "per_registered", "log_n",   "fd_per_ready", "inverse_ready",
-                                      "power_log", "working_set", "overflow"};
+                                      "power_log", "working_set", "overflow",  "fd_times_ready"};
 constexpr std::size_t kind_count = sizeof kind_names / sizeof kind_names[0];
 
 std::string exponent_text(double e) {
@@ -80,6 +80,7 @@ double basis::operator()(const point& x) const {
       return std::pow(x.n, i) * std::pow(std::log2(std::max(x.n, 1.0)), j);
     case basis_kind::working_set: return x.n * latency_scale * latency_at(*this, x.n * bytes_per_fd);
     case basis_kind::overflow: return x.k > threshold ? x.n : 0;
+    case basis_kind::fd_times_ready: return x.n * x.k;
   }
   return 0;
 }
@@ -103,6 +104,7 @@ std::string basis_symbol(const basis& b) {
     case basis_kind::working_set:
       return "n·Δlat(n·" + exponent_text(b.bytes_per_fd) + " B)";
     case basis_kind::overflow: return "n·[k>" + exponent_text(b.threshold) + "]";
+    case basis_kind::fd_times_ready: return "n·k";
   }
   return "?";
 }
@@ -126,6 +128,8 @@ std::string basis_meaning(const basis& b) {
     case basis_kind::overflow:
       return "signal queue overflow beyond " + exponent_text(b.threshold) +
              " pending events: recovery polls all n fds";
+    case basis_kind::fd_times_ready:
+      return "a scan over n fds paid once per ready client: closed-loop latency is k replies deep";
   }
   return "";
 }
@@ -143,6 +147,7 @@ std::string coefficient_unit(const basis& b, const std::string& unit) {
     case basis_kind::inverse_ready: return unit + "·event";
     case basis_kind::power_log: return unit + "/(" + power_log_name(b.i, b.j) + ")";
     case basis_kind::working_set: return "loads/fd";
+    case basis_kind::fd_times_ready: return unit + "/(fd·event)";
   }
   return unit;
 }

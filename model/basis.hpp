@@ -38,6 +38,7 @@ enum class basis_kind {
   power_log,       ///< n^i · log2(n)^j (Extra-P), 0 at n = 0
   working_set,     ///< n · Δlat(n · bytes_per_fd): extra ns per fd once caches overflow
   overflow,        ///< n · [k > threshold]: RT-signal queue overflow, fall back to poll(n)
+  fd_times_ready,  ///< n · k: a scan over n paid once per ready client (closed-loop latency)
 };
 
 /// A basis function with its parameters (value type; cheap to copy).

@@ -57,6 +57,7 @@ bool fittable(const basis& b, const form_request& r) {
     case basis_kind::per_word: return r.words_vary;
     case basis_kind::per_registered: return r.p_varies;
     case basis_kind::overflow: return r.k_varies;
+    case basis_kind::fd_times_ready: return r.k_varies && r.n_varies;
     case basis_kind::working_set: return true;  // a prior carries it
   }
   return false;
@@ -87,6 +88,8 @@ pool mechanistic_pool(const form_request& r) {
     p.optional.push_back(of(basis_kind::per_fd));  // a rival: memory effects of n watched fds
   }
   p.optional.push_back(of(basis_kind::per_ready));
+  if (k.scenario == "server" && k.metric != "throughput")  // latency = k replies deep (Little)
+    p.optional.push_back(of(basis_kind::fd_times_ready));
   if (k.scenario == "token_ring") {  // tokens in flight share each call among k passes
     if (scanning) p.optional.push_back(of(basis_kind::fd_per_ready));
     p.optional.push_back(of(basis_kind::inverse_ready));
