@@ -1,0 +1,234 @@
+#include "app/sim_options.hpp"
+
+#include <cmath>
+#include <iostream>
+#include <stdexcept>
+#include <tuple>
+
+#include "app/cli.hpp"
+
+namespace po = boost::program_options;
+
+namespace pollscale::app {
+namespace {
+
+// Runs `f`, turning the simulator's std::invalid_argument into a usage error (exit 2).
+template <typename F>
+auto as_usage(const std::string& flag, F&& f) {
+  try {
+    return f();
+  } catch (const std::invalid_argument& e) {
+    throw usage_error(flag.empty() ? std::string(e.what()) : "--" + flag + ": " + e.what());
+  }
+}
+
+sim::distribution dist_flag(const po::variables_map& vm, const std::string& flag) {
+  return as_usage(flag, [&] { return sim::distribution::parse(vm[flag].as<std::string>()); });
+}
+
+bool given(const po::variables_map& vm, const char* flag) { return vm.count(flag) && !vm[flag].defaulted(); }
+
+// Range checks with the flag's name (the library checks again, naming its field).
+void check_flags(const po::variables_map& vm) {
+  auto in = [&](const char* flag, long long v, long long lo, long long hi) {
+    if (v < lo || v > hi)
+      throw usage_error(std::string("--") + flag + ": " + std::to_string(v) + " is not in " + std::to_string(lo) +
+                        ".." + std::to_string(hi));
+  };
+  in("idle", vm["idle"].as<long long>(), 0, 1LL << 31);
+  in("active", vm["active"].as<long long>(), 1, 1LL << 31);
+  in("cpus", vm["cpus"].as<int>(), 1, 4096);
+  in("threads", vm["threads"].as<int>(), 1, 65536);
+  in("irq-cpu", vm["irq-cpu"].as<int>(), 0, vm["cpus"].as<int>() - 1);
+  in("max-events", vm["max-events"].as<long long>(), 0, 1LL << 31);
+  in("signal-queue", vm["signal-queue"].as<long long>(), 1, 1LL << 31);
+  if (vm.count("rate") && !(std::isfinite(vm["rate"].as<double>()) && vm["rate"].as<double>() > 0))
+    throw usage_error("--rate: must be finite and > 0 requests per second");
+  if (!vm.count("rate") && !vm.count("workload") && vm["arrivals"].as<std::string>() != "closed")
+    throw usage_error("--rate: required with --arrivals " + vm["arrivals"].as<std::string>());
+}
+
+// Defaults, then the workload file, then every flag given explicitly.
+sim::workload workload_of(const po::variables_map& vm) {
+  sim::workload w;
+  w.idle = vm["idle"].as<long long>();
+  w.active = vm["active"].as<long long>();
+  w.arrivals = as_usage("arrivals", [&] { return sim::parse_arrival_kind(vm["arrivals"].as<std::string>()); });
+  w.think = dist_flag(vm, "think");
+  w.on_period = dist_flag(vm, "on");
+  w.off_period = dist_flag(vm, "off");
+  w.network = dist_flag(vm, "network");
+  w.app_work = dist_flag(vm, "app-work");
+  if (vm.count("rate")) w.rate_per_s = vm["rate"].as<double>();
+  if (vm.count("idle-activity")) w.idle_activity = dist_flag(vm, "idle-activity");
+  if (vm.count("workload")) {
+    const sim::workload base = w;
+    w = as_usage("workload", [&] { return sim::read_workload(vm["workload"].as<std::string>(), base); });
+    if (given(vm, "idle")) w.idle = base.idle;
+    if (given(vm, "active")) w.active = base.active;
+    if (given(vm, "arrivals")) w.arrivals = base.arrivals;
+    if (given(vm, "think")) w.think = base.think;
+    if (given(vm, "on")) w.on_period = base.on_period;
+    if (given(vm, "off")) w.off_period = base.off_period;
+    if (given(vm, "network")) w.network = base.network;
+    if (given(vm, "app-work")) w.app_work = base.app_work;
+    if (vm.count("rate")) w.rate_per_s = base.rate_per_s;
+    if (vm.count("idle-activity")) w.idle_activity = base.idle_activity;
+  }
+  as_usage("", [&] {
+    w.validate();
+    return 0;
+  });
+  return w;
+}
+
+sim::server_config server_of(const po::variables_map& vm, const std::string& mechanism) {
+  sim::server_config c = as_usage("mechanism", [&] { return sim::default_server_config(mechanism); });
+  c.cpus = vm["cpus"].as<int>();
+  c.threads = vm["threads"].as<int>();
+  if (vm.count("interest")) c.sharing = as_usage("interest", [&] { return sim::parse_interest_sharing(vm["interest"].as<std::string>()); });
+  if (vm.count("wake")) c.wake = as_usage("wake", [&] { return sim::parse_wake_policy(vm["wake"].as<std::string>()); });
+  c.max_events_per_call = vm["max-events"].as<long long>();
+  c.signal_queue_limit = vm["signal-queue"].as<long long>();
+  c.irq_cpu = vm["irq-cpu"].as<int>();
+  as_usage("", [&] {
+    c.validate();
+    return 0;
+  });
+  return c;
+}
+
+std::pair<sim::run_options, sim::stopping_rule> run_of(const po::variables_map& vm) {
+  sim::run_options o;
+  o.duration_s = vm["duration"].as<double>();
+  if (!std::isfinite(o.duration_s) || o.duration_s <= 0) throw usage_error("--duration: must be finite and > 0 s");
+  o.warmup_s = vm.count("warmup") ? vm["warmup"].as<double>() : o.duration_s / 10;
+  if (!std::isfinite(o.warmup_s) || o.warmup_s < 0) throw usage_error("--warmup: must be finite and >= 0 s");
+  o.seed = vm["seed"].as<unsigned long long>();
+  o.scheduler = as_usage("scheduler", [&] { return sim::parse_scheduler_kind(vm["scheduler"].as<std::string>()); });
+  sim::stopping_rule rule;
+  rule.relative_half_width = vm["rel-halfwidth"].as<double>();
+  if (!std::isfinite(rule.relative_half_width) || rule.relative_half_width <= 0)
+    throw usage_error("--rel-halfwidth: must be finite and > 0");
+  const long long lo = vm["min-replications"].as<long long>(), hi = vm["max-replications"].as<long long>();
+  if (lo < 2) throw usage_error("--min-replications: must be >= 2");
+  if (hi < lo || hi > 100000) throw usage_error("--max-replications: must be in min-replications..100000");
+  rule.min_replications = static_cast<std::size_t>(lo);
+  rule.max_replications = static_cast<std::size_t>(hi);
+  return {o, rule};
+}
+
+
+}  // namespace
+
+po::options_description sim_server_options_description() {
+  po::options_description o("server, workload and run options");
+  o.add_options()
+      ("idle", po::value<long long>()->default_value(0), "idle connections (registered, silent)")
+      ("active", po::value<long long>()->default_value(100), "active connections carrying requests")
+      ("cpus", po::value<int>()->default_value(1), "simulated CPUs")
+      ("threads", po::value<int>()->default_value(1), "server threads (thread t on CPU t mod cpus)")
+      ("duration", po::value<double>()->default_value(10), "simulated seconds measured per replication")
+      ("warmup", po::value<double>(), "simulated seconds discarded first (default: duration / 10)")
+      ("seed", po::value<unsigned long long>()->default_value(1), "seed of the run (replication i uses a derived one)")
+      ("workload", po::value<std::string>(), "workload file (JSON, see docs/sim.md); flags given override it")
+      ("arrivals", po::value<std::string>()->default_value("closed"), "closed, poisson or on_off")
+      ("think", po::value<std::string>()->default_value("const:0"), "closed clients' think time, e.g. exp:0.001 (s)")
+      ("rate", po::value<double>(), "poisson/on_off: requests per second (while on)")
+      ("on", po::value<std::string>()->default_value("exp:0.1"), "on_off: burst length distribution (s)")
+      ("off", po::value<std::string>()->default_value("exp:0.1"), "on_off: silence length distribution (s)")
+      ("network", po::value<std::string>()->default_value("const:0"), "one-way network delay distribution (s)")
+      ("app-work", po::value<std::string>()->default_value("const:0"), "application work per request (s)")
+      ("idle-activity", po::value<std::string>(), "keep-alive period of each idle connection (s)")
+      ("interest", po::value<std::string>(), "per_thread or shared interest sets (default per_thread)")
+      ("wake", po::value<std::string>(), "all (thundering herd) or one (exclusive); default by mechanism")
+      ("max-events", po::value<long long>()->default_value(0), "events one wait call returns at most (0: all)")
+      ("signal-queue", po::value<long long>()->default_value(1024), "rtsig: signal queue length before overflow")
+      ("irq-cpu", po::value<int>()->default_value(0), "CPU on which network arrivals wake sleepers")
+      ("scheduler", po::value<std::string>()->default_value("heap"), "event queue: heap or calendar")
+      ("rel-halfwidth", po::value<double>()->default_value(0.03), "stop when the throughput's 95% half-width <= this x mean")
+      ("min-replications", po::value<long long>()->default_value(5), "replications at least (>= 2)")
+      ("max-replications", po::value<long long>()->default_value(30), "replications at most");
+  return o;
+}
+
+
+sim_setup sim_setup_from(const po::variables_map& vm, const std::string& mechanism) {
+  check_flags(vm);
+  sim_setup s;
+  s.config = server_of(vm, mechanism);
+  s.load = workload_of(vm);
+  std::tie(s.options, s.rule) = run_of(vm);
+  return s;
+}
+
+sim::experiment_result run_experiment(const sim_setup& s, const sim::cost_model& costs) {
+  return as_usage("", [&] { return sim::run_server_experiment(s.config, s.load, costs, s.options, s.rule); });
+}
+
+nlohmann::json inputs_json(const sim_setup& s, const cost_provenance& prov) {
+  const sim::server_config& c = s.config;
+  const sim::workload& w = s.load;
+  const sim::run_options& o = s.options;
+  const sim::stopping_rule& rule = s.rule;
+  return {{"mechanism", c.mechanism},
+          {"server", {{"cpus", c.cpus}, {"threads", c.threads}, {"interest", sim::to_string(c.sharing)},
+                      {"wake", sim::to_string(c.wake)}, {"max_events_per_call", c.max_events_per_call},
+                      {"signal_queue_limit", c.signal_queue_limit}, {"irq_cpu", c.irq_cpu}}},
+          {"workload", sim::to_json(w)},
+          {"run", {{"duration_s", o.duration_s}, {"warmup_s", o.warmup_s}, {"seed", o.seed},
+                   {"scheduler", std::string(sim::to_string(o.scheduler))},
+                   {"rel_halfwidth", rule.relative_half_width}, {"min_replications", rule.min_replications},
+                   {"max_replications", rule.max_replications}}},
+          {"costs", {{"sources", prov.sources}, {"model_max_extrapolation", prov.max_extrapolation}}}};
+}
+
+text_table result_table(const sim::experiment_result& r) {
+  text_table t{{"metric", "mean", "ci95_lo", "ci95_hi", "unit"}, {}, {false, true, true, true, false}};
+  auto row = [&](const std::string& name, const sim::estimate& e, const char* unit) {
+    t.rows.push_back({name, format_number(e.mean, 5), format_number(e.ci95_lo, 5), format_number(e.ci95_hi, 5), unit});
+  };
+  auto plain = [&](const std::string& name, double v, const char* unit) {
+    t.rows.push_back({name, format_number(v, 5), "", "", unit});
+  };
+  row("throughput", r.throughput, "1/s");
+  row("latency_p50", r.latency_p50_s, "s");
+  row("latency_p90", r.latency_p90_s, "s");
+  row("latency_p99", r.latency_p99_s, "s");
+  row("latency_p999", r.latency_p999_s, "s");
+  row("latency_mean", r.latency_mean_s, "s");
+  row("cpu_utilisation", r.cpu_utilisation, "");
+  for (std::size_t c = 0; c < r.cpu_utilisation_per_cpu.size(); ++c)
+    row("cpu" + std::to_string(c) + "_utilisation", r.cpu_utilisation_per_cpu[c], "");
+  row("calls_per_s", r.calls_per_s, "1/s");
+  row("events_per_call", r.events_per_call, "");
+  plain("wakeups_per_s", r.wakeups_per_s, "1/s");
+  plain("futile_wakeups_per_s", r.futile_wakeups_per_s, "1/s");
+  plain("overflows_per_s", r.overflows_per_s, "1/s");
+  plain("keepalives_per_s", r.keepalives_per_s, "1/s");
+  plain("replications", static_cast<double>(r.replications), "");
+  t.rows.push_back({"converged", r.converged ? "yes" : "no", "", "", ""});
+  return t;
+}
+
+void report_diagnostics(const std::string& label, const sim::experiment_result& r, const sim::stopping_rule& rule,
+                        const cost_provenance& prov) {
+  const double hw = r.throughput.mean > 0 ? (r.throughput.ci95_hi - r.throughput.mean) / r.throughput.mean : 0;
+  std::cerr << label << r.replications << " replications, throughput 95% half-width "
+            << format_number(100 * hw, 3) << "% (target " << format_number(100 * rule.relative_half_width, 3)
+            << "%)" << (r.converged ? "" : " - NOT reached, raise --max-replications or --duration") << "\n"
+            << label << "engine " << r.engine.events << " events in " << format_number(r.engine.wall_s, 3) << " s ("
+            << format_number(r.engine.events_per_s / 1e6, 3) << " M events/s, "
+            << format_number(r.engine.sim_s_per_wall_s, 3) << " simulated s per wall s), peak RSS "
+            << format_number(static_cast<double>(r.engine.peak_rss_bytes) / 1048576.0, 4) << " MiB\n";
+  if (r.mser5_transient_fraction > 0.1)
+    std::cerr << label << "warning: MSER-5 finds the first " << format_number(100 * r.mser5_transient_fraction, 2)
+              << "% of the measured span still transient: raise --warmup\n";
+  if (prov.max_extrapolation > 1)
+    std::cerr << label << "warning: the model extrapolated up to " << format_number(prov.max_extrapolation, 3)
+              << "x beyond its largest measured n\n";
+}
+
+
+
+}  // namespace pollscale::app

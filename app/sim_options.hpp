@@ -1,0 +1,47 @@
+// What every command that simulates a server shares (simulate, whatif, capacity): the
+// server, workload and run options, their parsing with errors that name the flag, the
+// inputs block of the JSON, and the result table.
+#pragma once
+
+#include <string>
+
+#include <boost/program_options.hpp>
+#include <nlohmann/json.hpp>
+
+#include "app/sim_costs.hpp"
+#include "app/table_writer.hpp"
+#include "sim/server_experiment.hpp"
+
+namespace pollscale::app {
+
+/// --idle, --active, --cpus, --threads, --duration, --warmup, --seed, --workload, the
+/// workload and server flags, --scheduler and the stopping rule (not --mechanism).
+boost::program_options::options_description sim_server_options_description();
+
+/// One simulation's inputs, parsed and checked.
+struct sim_setup {
+  sim::server_config config;
+  sim::workload load;
+  sim::run_options options;
+  sim::stopping_rule rule;
+};
+
+/// Parses the options for `mechanism`. Throws usage_error naming the flag (or the
+/// workload file and key) for any bad value.
+sim_setup sim_setup_from(const boost::program_options::variables_map& vm, const std::string& mechanism);
+
+/// Runs the experiment; the simulator's std::invalid_argument (a bad cost answer, say)
+/// becomes a usage_error.
+sim::experiment_result run_experiment(const sim_setup& s, const sim::cost_model& costs);
+
+/// The inputs block of the JSON: mechanism, server, workload, run, costs.
+nlohmann::json inputs_json(const sim_setup& s, const cost_provenance& prov);
+
+/// The result as rows metric | mean | ci95_lo | ci95_hi | unit.
+text_table result_table(const sim::experiment_result& r);
+
+/// Diagnostics on stderr: replications and half-width, engine speed, warnings.
+void report_diagnostics(const std::string& label, const sim::experiment_result& r, const sim::stopping_rule& rule,
+                        const cost_provenance& prov);
+
+}  // namespace pollscale::app
