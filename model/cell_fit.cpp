@@ -185,6 +185,14 @@ void refine_footprint(scored& s, const cell_points& pts, const fit_options& o, s
             " B (prior " + std::to_string(static_cast<int>(prior_bytes)) + " B)";
 }
 
+// The data barely narrowed the working-set prior: its standard error is over half the
+// prior's.
+bool prior_dominated(const scored& s) {
+  if (!s.f.working_set) return false;
+  const auto j = static_cast<Eigen::Index>(*s.f.working_set);
+  return std::sqrt(std::max(0.0, s.fit->covariance(j, j))) > 0.5 * s.f.ws_prior.loads_sd;
+}
+
 std::vector<term> make_terms(const scored& s, const std::string& unit, double t) {
   std::vector<term> out;
   for (std::size_t j = 0; j < s.f.terms.size(); ++j) {
@@ -198,7 +206,11 @@ std::vector<term> make_terms(const scored& s, const std::string& unit, double t)
       tm.ci95_hi = tm.coefficient + t * se;
     }
     if (s.f.working_set == j) {
-      tm.from_prior = se > 0.5 * s.f.ws_prior.loads_sd;  // the data barely narrowed the prior
+      tm.from_prior = prior_dominated(s);
+      if (tm.from_prior) {  // a Gaussian prior: its interval needs no Student t
+        tm.ci95_lo = tm.coefficient - 1.96 * se;
+        tm.ci95_hi = tm.coefficient + 1.96 * se;
+      }
       tm.meaning += "; prior " + std::to_string(s.f.ws_prior.loads_mean).substr(0, 4) + " ± " +
                     std::to_string(s.f.ws_prior.loads_sd).substr(0, 4) + ": " + s.f.ws_prior.why;
     }
@@ -233,10 +245,14 @@ void fill_statistics(cell_model& m, const scored& s, const cell_points& p, std::
   st.sigma_rel = std::isfinite(loo_rms) ? std::max(loo_rms, st.residual_spread) : st.residual_spread;
   st.method = std::move(method);
   m.t95 = t975(s.fit->df);
-  // The coefficients' covariance is rescaled to the spread intervals are built from.
+  // The data part of the coefficients' covariance is rescaled to the spread intervals
+  // are built from; a term the prior alone sets keeps the prior's variance.
   m.covariance = s.fit->covariance;
-  if (std::isfinite(st.sigma_rel) && st.residual_spread > 0)
-    m.covariance *= std::pow(st.sigma_rel / st.residual_spread, 2);
+  if (std::isfinite(st.sigma_rel) && st.residual_spread > 0) {
+    Eigen::VectorXd d = Eigen::VectorXd::Constant(m.covariance.rows(), st.sigma_rel / st.residual_spread);
+    if (s.f.working_set && prior_dominated(s)) d(static_cast<Eigen::Index>(*s.f.working_set)) = 1;
+    m.covariance = d.asDiagonal() * m.covariance * d.asDiagonal();
+  }
 }
 
 }  // namespace

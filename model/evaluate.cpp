@@ -47,8 +47,14 @@ std::pair<double, double> response_interval(const cell_model& m, const Eigen::Ve
     };
     return {std::max(0.0, at(0.025)), at(0.975)};
   }
-  const double var = v.dot(m.covariance * v) + std::pow(m.stats.sigma_rel * yhat, 2);
-  const double half = m.t95 * std::sqrt(std::max(var, 0.0));
+  // Student t for what the data estimated; the normal quantile for a term a Gaussian
+  // prior sets (its variance is known, not estimated from df points).
+  Eigen::VectorXd data = v, prior = Eigen::VectorXd::Zero(v.size());
+  for (std::size_t j = 0; j < m.terms.size(); ++j)
+    if (m.terms[j].from_prior) std::swap(data(static_cast<Eigen::Index>(j)), prior(static_cast<Eigen::Index>(j)));
+  const double var_data = data.dot(m.covariance * data) + std::pow(m.stats.sigma_rel * yhat, 2);
+  const double var_prior = prior.dot(m.covariance * prior);
+  const double half = std::sqrt(std::max(0.0, m.t95 * m.t95 * var_data + 1.96 * 1.96 * var_prior));
   return {std::max(0.0, yhat - half), yhat + half};
 }
 

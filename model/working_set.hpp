@@ -59,8 +59,8 @@ std::vector<latency_point> latency_points_from_context(const nlohmann::json& con
 /// structures a readiness query walks (struct file, the fd kind's private state).
 struct footprint_prior {
   double bytes_per_fd = 0;  ///< cache lines touched per fd per call, in bytes
-  double loads_mean = 0;    ///< dependent loads per fd that pay a miss (chain length)
-  double loads_sd = 0;      ///< prior standard deviation of that count
+  double loads_mean = 0;    ///< dependent loads per fd that pay a miss (half the chain)
+  double loads_sd = 0;      ///< prior standard deviation of that count (as large as the mean)
   std::string why;
 };
 

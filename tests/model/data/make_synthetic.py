@@ -3,14 +3,14 @@
 
 The shapes follow docs/datasets.md; the planted formulas are those model/ should find:
   poll, pipes:      T = 170 + 30 n + 1.5 n dlat(n 272 B)        (working-set step past L2)
-  select, pipes:    T = 190 + 32 n + 2 words + 2.5 n dlat(n 272 B)
+  select, pipes:    T = 190 + 32 n + 2 words + 0.6 n dlat(n 272 B)
   epoll lt, pipes:  T = 210 + 78 k                               (flat in n)
-  token_ring poll:  1/X = 900 ns + 30 n + 2.0 n dlat(n 272 B)  (X in 1/s)
+  token_ring poll:  1/X = 900 ns + 30 n + 1.0 n dlat(n 272 B)  (X in 1/s)
   interest_churn epoll add: T = 400 + 25 log2 n
   custom (no mechanistic family): T = 50 + 0.8 n^1.5
 dlat(W) = 9 (1 - 1 MiB/W)+ + 75 (1 - 32 MiB/W)+ ns: the default latencies of
-model/working_set.cpp with this context's caches. The planted 1.5 and 2.5 loads per fd
-differ from the prior's 2 on purpose: the step beyond the training range is then off by
+model/working_set.cpp with this context's caches. The planted 1.5 and 0.6 loads per fd
+differ from the prior's 1 on purpose: the step beyond the training range is then off by
 a few percent and the interval must say so. Noise: 1% relative, Gaussian, 15
 samples per point, seeded. Run from the repository root; output is deterministic.
 """
@@ -44,9 +44,9 @@ def points():
         maxfd = 2 * n + 4
         words = math.ceil((maxfd + 1) / 64)
         yield (key("find_active", "select", "", "pipe", n, 1, "time_per_call", "ns", maxfd),
-               190 + 32 * n + 2 * words + 2.5 * n * dlat(n * 272))
+               190 + 32 * n + 2 * words + 0.6 * n * dlat(n * 272))
         yield key("find_active", "epoll", "lt", "pipe", n, 1, "time_per_call", "ns"), 210 + 78
-        yield key("token_ring", "poll", "", "pipe", n, 1, "throughput", "1/s"), 1e9 / (900 + 30 * n + 2.0 * n * dlat(n * 272))
+        yield key("token_ring", "poll", "", "pipe", n, 1, "throughput", "1/s"), 1e9 / (900 + 30 * n + 1.0 * n * dlat(n * 272))
         yield key("interest_churn", "epoll", "", "pipe", n, None, "add", "ns"), 400 + 25 * math.log2(n)
         yield key("custom", "", "", "", n, None, "time_per_op", "ns"), 50 + 0.8 * n ** 1.5
     for k in (10, 100):
