@@ -188,6 +188,22 @@ TEST(ServerTest, QuickGridCoversEveryMechanismAcrossIdleConnections) {
   for (std::size_t i = 1; i < points.size(); ++i) EXPECT_LE(*points[i - 1].n_fds, *points[i].n_fds);
 }
 
+TEST(ServerTest, EveryQuickPointRunsUnderASmallDescriptorLimit) {
+  const auto* probe = find_probe("server");
+  auto sel = small_selection();
+  sel.max_fds = 300;  // c_max becomes ~140: the whole quick grid in a fraction of a second
+  const auto points = probe->points(sel, every_flavour());
+  ASSERT_GE(points.size(), 40u);
+  const std::size_t before = sys::open_fd_count();
+  for (const auto& k : points) {
+    SCOPED_TRACE(datasets::describe(k));
+    auto inst = probe->make(k, sel);
+    EXPECT_GT(inst->run(5), 0u);
+  }
+  probe->release();
+  EXPECT_EQ(sys::open_fd_count(), before);
+}
+
 TEST(ServerTest, PointsBeyondTheDescriptorLimitAreSkipped) {
   const auto* probe = find_probe("server");
   auto sel = small_selection();
