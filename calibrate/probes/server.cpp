@@ -3,8 +3,10 @@
 // One process (the calling thread, pinned to sel.cpus[0]) runs an event loop with the
 // chosen mechanism over c idle tcp connections (connected, never sending; their client
 // ends parked in the fd keeper, so c reaches ~19000 under RLIMIT_NOFILE = 20000) and `a`
-// active ones, opened after the idle ones (the highest descriptors, the end of the poll
-// array, as in dphttpd's benchmark where the dead connections came first). A load
+// active ones, opened after the idle ones: the highest descriptors, the end of the poll
+// array — the worst place for select and poll, which register a wait entry on every
+// descriptor they scan before the first ready one (seed 003 does not say where dphttpd's
+// active connections sat; opening the dead ones first makes them last). A load
 // generator *process* (server_loadgen.hpp) pinned to the second CPU of `pinning` keeps one
 // 64-byte request outstanding on each active connection (a closed loop). The loop: wait
 // (blocking, infinite timeout, as a real server), then for each reported connection read
