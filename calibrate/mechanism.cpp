@@ -38,4 +38,11 @@ std::string flavour::label() const {
   return std::string(name_of(mech)) + (variant.empty() ? "" : "/" + variant);
 }
 
+std::vector<flavour> all_flavours() {
+  std::vector<flavour> fs;
+  for (mechanism m : all_mechanisms)
+    for (auto v : variants_of(m)) fs.push_back({m, std::string(v)});
+  return fs;
+}
+
 }  // namespace pollscale::calibrate

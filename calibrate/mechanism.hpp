@@ -6,6 +6,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace pollscale::calibrate {
 
@@ -28,5 +29,8 @@ struct flavour {
   std::string variant;
   std::string label() const;  ///< "epoll/et", "poll"
 };
+
+/// Every mechanism with every one of its variants, in all_mechanisms order.
+std::vector<flavour> all_flavours();
 
 }  // namespace pollscale::calibrate

@@ -41,13 +41,6 @@ std::vector<flavour> level_triggered() {
           {mechanism::epoll, "lt"}};
 }
 
-std::vector<flavour> every_flavour() {
-  std::vector<flavour> fs;
-  for (mechanism m : all_mechanisms)
-    for (auto v : variants_of(m)) fs.push_back({m, std::string(v)});
-  return fs;
-}
-
 std::vector<flavour> blocking_flavours() {
   return {{mechanism::select, ""}, {mechanism::poll, ""}, {mechanism::epoll, "lt"}, {mechanism::rtsig, ""},
           {mechanism::io_uring, "oneshot"}};
@@ -79,7 +72,7 @@ std::vector<datasets::key> find_active_points(const selection& sel, std::span<co
   }
   // 2. Kegel's cycle (write, wait, read), every mechanism.
   for (fd_kind kind : full ? kinds : std::vector{fd_kind::pipe})
-    for (const auto& f : every_flavour())
+    for (const auto& f : all_flavours())
       for (auto n : n_grid(sel, max_channels(kind, 1, 8, sel), 8, 12)) g.add(f, kind, "time_per_op", n, 1, "middle", 0, 1, cpu0);
   if (!sel.n_override.empty()) return g.out;
   // 3. Other fd kinds at a few n (quick only; full has them above).
@@ -95,7 +88,7 @@ std::vector<datasets::key> find_active_points(const selection& sel, std::span<co
       full ? std::vector<std::string_view>{"first", "middle", "last", "spread", "random"} : std::vector<std::string_view>{"spread"};
   for (auto k : ks)
     for (auto pos : positions)
-      for (const auto& f : every_flavour()) {
+      for (const auto& f : all_flavours()) {
         const bool lt = f.mech != mechanism::rtsig && f.mech != mechanism::io_uring && f.variant != "et" && f.variant != "oneshot";
         g.add(f, fd_kind::pipe, lt ? "time_per_call" : "time_per_op", n_k, k, pos, 0, 1, cpu0);
       }

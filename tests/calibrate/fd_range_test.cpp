@@ -15,13 +15,6 @@
 namespace pollscale::calibrate {
 namespace {
 
-std::vector<flavour> every_flavour() {
-  std::vector<flavour> fs;
-  for (mechanism m : all_mechanisms)
-    for (auto v : variants_of(m)) fs.push_back({m, std::string(v)});
-  return fs;
-}
-
 selection small_selection() {
   const auto lim = sys::raise_nofile_limit();
   selection s;
@@ -47,7 +40,7 @@ TEST(FdRangeTest, SmallPointsOfEveryMechanismAndKindRunAndCheckTheirAnswers) {
   auto sel = small_selection();
   sel.n_override = {1, 7, 40};
   sel.profile = profile_kind::full;  // pipes and eventfds
-  const auto mechs = every_flavour();
+  const auto mechs = all_flavours();
   const auto points = probe->points(sel, mechs);
   ASSERT_EQ(points.size(), 4u * 3 * 2);  // select, pselect, poll, ppoll; 3 n; 2 kinds
   const std::size_t before = sys::open_fd_count();
@@ -64,7 +57,7 @@ TEST(FdRangeTest, QuickGridHoldsGoochsFourTestsAndAGrowingMaxFd) {
   const auto* probe = find_probe("fd_range");
   auto sel = small_selection();
   sel.max_fds = 19968;
-  const auto mechs = every_flavour();
+  const auto mechs = all_flavours();
   const auto points = probe->points(sel, mechs);
   std::set<std::int64_t> gooch_n, select_highs, poll_highs;
   for (const auto& k : points) {

@@ -7,30 +7,18 @@
 #include "calibrate/probes/probes.hpp"
 #include "calibrate/registry.hpp"
 #include "calibrate/sys/process.hpp"
+#include "tests/calibrate/probe_test_support.hpp"
 
 namespace pollscale::calibrate {
 namespace {
 
-selection small_selection() {
-  selection s;
-  s.max_fds = 2000;
-  s.cpus = sys::allowed_cpus();
-  s.n_override = {1, 7, 40};
-  return s;
-}
-
-std::vector<flavour> every_flavour() {
-  std::vector<flavour> fs;
-  for (mechanism m : all_mechanisms)
-    for (auto v : variants_of(m)) fs.push_back({m, std::string(v)});
-  return fs;
-}
+selection small_selection() { return test::small_selection({1, 7, 40}); }
 
 TEST(FindActiveTest, EveryPointRunsAndChecksItsAnswers) {
   const auto* probe = find_probe("find_active");
   ASSERT_NE(probe, nullptr);
   const auto sel = small_selection();
-  const auto mechs = every_flavour();
+  const auto mechs = all_flavours();
   const auto points = probe->points(sel, mechs);
   ASSERT_GE(points.size(), 10u * 3);  // every flavour, every n
   const std::size_t before = sys::open_fd_count();
@@ -47,7 +35,7 @@ TEST(FindActiveTest, BlockingAndManyActiveVariants) {
   auto sel = small_selection();
   sel.n_override.clear();
   sel.max_fds = 4000;  // k = n = 1000 pipes keep 1000 trigger ends here too
-  const auto mechs = every_flavour();
+  const auto mechs = all_flavours();
   int ran = 0;
   for (auto k : probe->points(sel, mechs)) {
     if (*k.n_fds > 1000) continue;  // keep the test small; large n is calibration's job

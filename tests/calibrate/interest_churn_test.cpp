@@ -14,24 +14,12 @@
 #include "calibrate/registry.hpp"
 #include "calibrate/sys/process.hpp"
 #include "calibrate/sys/syscall.hpp"
+#include "tests/calibrate/probe_test_support.hpp"
 
 namespace pollscale::calibrate {
 namespace {
 
-selection small_selection() {
-  selection s;
-  s.max_fds = 2000;
-  s.cpus = sys::allowed_cpus();
-  s.n_override = {1, 7, 40};
-  return s;
-}
-
-std::vector<flavour> every_flavour() {
-  std::vector<flavour> fs;
-  for (mechanism m : all_mechanisms)
-    for (auto v : variants_of(m)) fs.push_back({m, std::string(v)});
-  return fs;
-}
+selection small_selection() { return test::small_selection({1, 7, 40}); }
 
 datasets::key churn_key(const flavour& f, fd_kind kind, std::string_view metric, std::int64_t n) {
   datasets::key k = probes::base_key("interest_churn", f, kind, metric, "ns");
@@ -44,7 +32,7 @@ TEST(InterestChurnTest, EveryPointRunsAcrossBatchesAndLeavesNothingBehind) {
   const auto* probe = find_probe("interest_churn");
   ASSERT_NE(probe, nullptr);
   const auto sel = small_selection();
-  const auto points = probe->points(sel, every_flavour());
+  const auto points = probe->points(sel, all_flavours());
   // epoll add/mod/del, rtsig setup, io_uring oneshot/multishot arm, poll build_set; 3 n each.
   ASSERT_EQ(points.size(), 7u * 3);
   sigset_t mask_before, mask_after;
@@ -72,7 +60,7 @@ TEST(InterestChurnTest, QuickGridHasSixOrMoreNPerSeriesAndReachesTheLimit) {
   sel.max_fds = 19968;
   sel.cpus = {0};
   std::map<std::string, std::set<std::int64_t>> ns;
-  for (const auto& k : probe->points(sel, every_flavour())) {
+  for (const auto& k : probe->points(sel, all_flavours())) {
     ns[k.mechanism + "/" + k.variant + " " + k.metric].insert(*k.n_fds);
     EXPECT_EQ(k.pinning, "0");
     EXPECT_EQ(k.unit, "ns");

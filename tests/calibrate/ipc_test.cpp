@@ -11,16 +11,12 @@
 #include "calibrate/registry.hpp"
 #include "calibrate/sys/process.hpp"
 #include "calibrate/sys/syscall.hpp"
+#include "tests/calibrate/probe_test_support.hpp"
 
 namespace pollscale::calibrate {
 namespace {
 
-selection small_selection() {
-  selection s;
-  s.max_fds = 2000;
-  s.cpus = sys::allowed_cpus();
-  return s;
-}
+using test::small_selection;
 
 std::size_t fifo_dirs() {
   std::size_t n = 0;

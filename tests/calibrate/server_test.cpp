@@ -19,6 +19,7 @@
 #include "calibrate/registry.hpp"
 #include "calibrate/runner.hpp"
 #include "calibrate/sys/process.hpp"
+#include "tests/calibrate/probe_test_support.hpp"
 
 namespace pollscale::calibrate {
 namespace {
@@ -26,23 +27,11 @@ namespace {
 using probes::load_generator;
 using probes::server_message;
 
-selection small_selection() {
-  selection s;
-  s.max_fds = 2000;
-  s.cpus = sys::allowed_cpus();
-  return s;
-}
+using test::small_selection;
 
 std::string cross_pinning(const selection& s) {
   const int c0 = s.cpus.at(0), c1 = s.cpus.size() > 1 ? s.cpus[1] : s.cpus[0];
   return std::to_string(c0) + "+" + std::to_string(c1);
-}
-
-std::vector<flavour> every_flavour() {
-  std::vector<flavour> fs;
-  for (mechanism m : all_mechanisms)
-    for (auto v : variants_of(m)) fs.push_back({m, std::string(v)});
-  return fs;
 }
 
 datasets::key server_key(const flavour& f, std::string_view metric, std::int64_t c, std::int64_t a,
@@ -83,7 +72,7 @@ TEST(ServerTest, EveryMechanismAndMetricServesAndChecksItsAnswers) {
   const auto sel = small_selection();
   const std::size_t before = sys::open_fd_count();
   int ran = 0;
-  for (const auto& f : every_flavour())
+  for (const auto& f : all_flavours())
     for (const char* metric : {"throughput", "latency", "latency_p99"})
       for (std::int64_t c : {0, 5})
         for (std::int64_t a : {1, 3}) {
@@ -155,7 +144,7 @@ TEST(ServerTest, QuickGridCoversEveryMechanismAcrossIdleConnections) {
   const auto* probe = find_probe("server");
   selection sel = small_selection();
   sel.max_fds = 19968;  // RLIMIT_NOFILE 20000 less the calibrate command's reserve
-  std::vector<flavour> mechs = every_flavour();
+  std::vector<flavour> mechs = all_flavours();
   const auto points = probe->points(sel, mechs);
   std::set<std::string> mech_names;
   std::set<std::int64_t> cs, as;
@@ -192,7 +181,7 @@ TEST(ServerTest, EveryQuickPointRunsUnderASmallDescriptorLimit) {
   const auto* probe = find_probe("server");
   auto sel = small_selection();
   sel.max_fds = 300;  // c_max becomes ~140: the whole quick grid in a fraction of a second
-  const auto points = probe->points(sel, every_flavour());
+  const auto points = probe->points(sel, all_flavours());
   ASSERT_GE(points.size(), 40u);
   const std::size_t before = sys::open_fd_count();
   for (const auto& k : points) {

@@ -17,23 +17,12 @@
 #include "calibrate/probes/token_ring.hpp"
 #include "calibrate/registry.hpp"
 #include "calibrate/sys/process.hpp"
+#include "tests/calibrate/probe_test_support.hpp"
 
 namespace pollscale::calibrate {
 namespace {
 
-std::vector<flavour> every_flavour() {
-  std::vector<flavour> fs;
-  for (mechanism m : all_mechanisms)
-    for (auto v : variants_of(m)) fs.push_back({m, std::string(v)});
-  return fs;
-}
-
-selection small_selection() {
-  selection s;
-  s.max_fds = 2000;
-  s.cpus = sys::allowed_cpus();
-  return s;
-}
+using test::small_selection;
 
 datasets::key ring_key(const flavour& f, fd_kind kind, std::int64_t n, std::int64_t t, int blocking = 0) {
   datasets::key k = probes::base_key("token_ring", f, kind, "throughput", "1/s");
@@ -59,7 +48,7 @@ bool is_rtsig_on_eventfd(const flavour& f, fd_kind kind) { return f.mech == mech
 TEST(TokenRingTest, EveryMechanismPassesTokensAndConservesThem) {
   const auto sel = small_selection();
   const std::size_t before = sys::open_fd_count();
-  for (const auto& f : every_flavour())
+  for (const auto& f : all_flavours())
     for (auto [n, t] : {std::pair{1, 1}, {2, 1}, {7, 1}, {7, 3}, {40, 1}, {40, 16}, {40, 40}})
       for (int blocking : {0, 1}) {
         const auto k = ring_key(f, fd_kind::pipe, n, t, blocking);
@@ -86,7 +75,7 @@ TEST(TokenRingTest, EveryPointOfTheProbeRunsOnPipesAndEventfds) {
   auto sel = small_selection();
   sel.profile = profile_kind::full;
   sel.n_override = {1, 5, 60};
-  const auto mechs = every_flavour();
+  const auto mechs = all_flavours();
   const auto points = probe->points(sel, mechs);
   ASSERT_EQ(points.size(), mechs.size() * 3 * 2);
   const std::size_t before = sys::open_fd_count();
@@ -111,7 +100,7 @@ TEST(TokenRingTest, EveryPointOfTheProbeRunsOnPipesAndEventfds) {
 
 TEST(TokenRingTest, AStolenTokenFailsLoudly) {
   const auto sel = small_selection();
-  for (const auto& f : every_flavour()) {
+  for (const auto& f : all_flavours()) {
     SCOPED_TRACE(f.label());
     probes::ring_driver r(ring_key(f, fd_kind::pipe, 5, 1), sel);
     r.advance(20);
@@ -126,7 +115,7 @@ TEST(TokenRingTest, AStolenTokenFailsLoudly) {
 
 TEST(TokenRingTest, ASlippedInTokenFailsLoudly) {
   const auto sel = small_selection();
-  for (const auto& f : every_flavour()) {
+  for (const auto& f : all_flavours()) {
     SCOPED_TRACE(f.label());
     probes::ring_driver r(ring_key(f, fd_kind::pipe, 5, 1), sel);
     r.advance(20);
@@ -162,7 +151,7 @@ TEST(TokenRingTest, QuickGridCoversEveryMechanismAtSixNAndNineteenThousandEventf
   const auto* probe = find_probe("token_ring");
   auto sel = small_selection();
   sel.max_fds = 19968;
-  const auto mechs = every_flavour();
+  const auto mechs = all_flavours();
   std::map<std::string, std::set<std::int64_t>> pipe_n;
   std::set<std::string> big_eventfd, many_tokens;
   for (const auto& k : probe->points(sel, mechs)) {

@@ -12,24 +12,12 @@
 #include "calibrate/registry.hpp"
 #include "calibrate/sys/process.hpp"
 #include "calibrate/sys/syscall.hpp"
+#include "tests/calibrate/probe_test_support.hpp"
 
 namespace pollscale::calibrate {
 namespace {
 
-selection small_selection() {
-  selection s;
-  s.max_fds = 2000;
-  s.cpus = sys::allowed_cpus();
-  s.n_override = {1, 6};
-  return s;
-}
-
-std::vector<flavour> every_flavour() {
-  std::vector<flavour> fs;
-  for (mechanism m : all_mechanisms)
-    for (auto v : variants_of(m)) fs.push_back({m, std::string(v)});
-  return fs;
-}
+selection small_selection() { return test::small_selection({1, 6}); }
 
 datasets::key wakeup_key(std::string mech, std::string variant, fd_kind kind, const std::string& pin) {
   datasets::key k;
@@ -57,7 +45,7 @@ TEST(WakeupTest, EveryFullPointRunsAndChecksItsAnswers) {
   ASSERT_NE(probe, nullptr);
   auto sel = small_selection();
   sel.profile = profile_kind::full;
-  const auto points = probe->points(sel, every_flavour());
+  const auto points = probe->points(sel, all_flavours());
   // read, poll, epoll x3, rtsig, io_uring x2 = 8 flavours x 2 kinds x 2 placements, + n = 6.
   ASSERT_EQ(points.size(), 8u * 2 * 2 + 2 * 2);
   const std::size_t before = sys::open_fd_count();
@@ -85,7 +73,7 @@ TEST(WakeupTest, QuickGridCoversEveryMechanismBothPlacementsAndSixN) {
   sel.cpus = {0, 1};
   std::set<std::string> base;
   std::map<std::string, std::set<std::int64_t>> same_cpu_n;
-  for (const auto& k : probe->points(sel, every_flavour())) {
+  for (const auto& k : probe->points(sel, all_flavours())) {
     EXPECT_EQ(k.metric, "round_trip");
     EXPECT_EQ(k.threads, 2);
     EXPECT_EQ(*k.cpus, k.pinning == "0+0" ? 1 : 2);
