@@ -15,6 +15,8 @@ int cmd_predict(const args_t& args);
 int cmd_validate(const args_t& args);
 int cmd_report(const args_t& args);
 int cmd_simulate(const args_t& args);
+int cmd_whatif(const args_t& args);
+int cmd_capacity(const args_t& args);
 
 
 }  // namespace pollscale::app

@@ -28,6 +28,8 @@ const std::vector<command> commands = {
     {"validate", "fit on some rows, predict the rest: errors and interval coverage", cmd_validate},
     {"report", "write report.md + report.html with SVG figures from a dataset", cmd_report},
     {"simulate", "simulate an event-driven server: throughput, latency, CPU, with 95% intervals", cmd_simulate},
+    {"whatif", "simulate the same server under several mechanisms or along one swept quantity", cmd_whatif},
+    {"capacity", "the most idle connections, clients or request rate that still meet a latency target", cmd_capacity},
     {"version", "print the version and git hash", cmd_version},
 };
 

@@ -1,5 +1,6 @@
 #include "app/sim_options.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 #include <stdexcept>
@@ -160,6 +161,27 @@ sim_setup sim_setup_from(const po::variables_map& vm, const std::string& mechani
   s.load = workload_of(vm);
   std::tie(s.options, s.rule) = run_of(vm);
   return s;
+}
+
+void set_quantity(sim_setup& s, const std::string& name, double value, const std::string& flag) {
+  const bool integer = name != "rate";
+  if (!std::isfinite(value) || (integer && value != std::floor(value)))
+    throw usage_error("--" + flag + ": " + name + " needs " + (integer ? "an integer" : "a finite number") +
+                      ", got " + format_number(value, 6));
+  if (name == "idle") s.load.idle = static_cast<std::int64_t>(value);
+  else if (name == "active") s.load.active = static_cast<std::int64_t>(value);
+  else if (name == "cpus") s.config.cpus = static_cast<int>(std::clamp(value, -1.0, 1e6));
+  else if (name == "threads") s.config.threads = static_cast<int>(std::clamp(value, -1.0, 1e6));
+  else if (name == "rate") s.load.rate_per_s = value;
+  else throw usage_error("--" + flag + ": '" + name + "' is not one of idle, active, cpus, threads, rate");
+  if (name == "rate" && s.load.arrivals == sim::arrival_kind::closed)
+    throw usage_error("--" + flag + ": rate applies to --arrivals poisson or on_off");
+  try {
+    s.config.validate();
+    s.load.validate();
+  } catch (const std::invalid_argument& e) {
+    throw usage_error("--" + flag + ": " + name + " = " + format_number(value, 6) + ": " + e.what());
+  }
 }
 
 sim::experiment_result run_experiment(const sim_setup& s, const sim::cost_model& costs) {

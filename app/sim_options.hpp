@@ -30,6 +30,11 @@ struct sim_setup {
 /// workload file and key) for any bad value.
 sim_setup sim_setup_from(const boost::program_options::variables_map& vm, const std::string& mechanism);
 
+/// Sets one swept or searched quantity: idle, active, cpus, threads (integers) or rate
+/// (requests/s of poisson/on_off arrivals). Throws usage_error naming `flag` for an
+/// unknown name or a value the server or workload rejects.
+void set_quantity(sim_setup& s, const std::string& name, double value, const std::string& flag);
+
 /// Runs the experiment; the simulator's std::invalid_argument (a bad cost answer, say)
 /// becomes a usage_error.
 sim::experiment_result run_experiment(const sim_setup& s, const sim::cost_model& costs);

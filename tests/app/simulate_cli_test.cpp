@@ -1,4 +1,5 @@
-// pollscale simulate end to end: same seed, same bytes; bad input is one line and exit 2.
+// pollscale simulate, whatif and capacity end to end: same seed, same bytes; bad input is
+// one line and exit 2.
 
 #include <gtest/gtest.h>
 
@@ -88,6 +89,76 @@ TEST(SimulateCliTest, ErrorsNameTheCulprit) {
   EXPECT_NE(run_pollscale("simulate --mechanism poll --think exp:-1" + costs).err.find("--think"), std::string::npos);
   EXPECT_NE(run_pollscale("simulate --mechanism poll --handler-ns 5").err.find("wait-call cost"), std::string::npos);
   EXPECT_NE(run_pollscale("simulate --mechanism kqueue" + costs).err.find("'kqueue'"), std::string::npos);
+}
+
+std::string write_costs() {
+  const std::string path = ::testing::TempDir() + "/whatif_costs.json";
+  std::ofstream(path) << R"({"mechanisms": {"poll": {"per_call_ns": 150, "per_registered_ns": 30},
+                                            "epoll": {"per_call_ns": 200, "per_ready_ns": 80}},
+                             "handler_ns": 5000, "wakeup_same_cpu_ns": 3000, "wakeup_cross_cpu_ns": 60000})";
+  return path;
+}
+
+TEST(WhatifCliTest, ComparesMechanismsAlongASweep) {
+  const auto r = run_pollscale("whatif --mechanisms poll,epoll --sweep idle=0,20000 --active 10 --think exp:0.001"
+                               " --duration 0.2 --format json --costs " + write_costs());
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["rows"].size(), 4U);
+  auto rate = [&](std::size_t i) { return j["rows"][i]["throughput"]["mean"].get<double>(); };
+  EXPECT_EQ(j["rows"][0]["mechanism"], "poll");
+  EXPECT_EQ(j["rows"][1]["idle"], 20000);
+  EXPECT_LT(rate(1), 0.8 * rate(0));          // poll loses replies to 20000 idle fds
+  EXPECT_NEAR(rate(3), rate(2), 1e-9 * rate(2));  // epoll does not
+}
+
+TEST(WhatifCliTest, BadInputIsOneLineAndExitTwo) {
+  const std::vector<std::string> cases = {"whatif --sweep idle=1,x --costs " + write_costs(),
+                                          "whatif --sweep bogus=1 --costs " + write_costs(),
+                                          "whatif --sweep idle=-5 --costs " + write_costs(),
+                                          "whatif --mechanisms poll,epoll --wait-per-fd-ns 3 --handler-ns 4"};
+  for (const std::string& args : cases) {
+    SCOPED_TRACE(args);
+    const auto r = run_pollscale(args);
+    EXPECT_EQ(r.rc, 2);
+    EXPECT_EQ(lines(r.err), 1) << r.err;
+    EXPECT_TRUE(r.out.empty());
+  }
+}
+
+TEST(CapacityCliTest, FindsTheLargestLoadMeetingTheTarget) {
+  const auto r = run_pollscale("capacity --mechanism poll --vary idle --hi 100000 --max-p99 0.002 --active 10"
+                               " --think exp:0.001 --duration 0.2 --format json --costs " + write_costs());
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  const double cap = j["capacity"].get<double>();
+  EXPECT_GT(cap, 0);
+  EXPECT_LT(cap, 100000);
+  EXPECT_FALSE(j["capacity_is_search_limit"].get<bool>());
+  // Every evaluation at or below the answer met the target; every one above missed it.
+  for (const auto& e : j["evaluations"]) {
+    const double v = e["idle"].get<double>();
+    EXPECT_EQ(e["meets_targets"].get<bool>(), v <= cap) << v;
+    if (e["meets_targets"].get<bool>()) {
+      EXPECT_LE(e["latency_s"]["p99"]["ci95_hi"].get<double>(), 0.002);
+    }
+  }
+}
+
+TEST(CapacityCliTest, BadInputIsOneLineAndExitTwo) {
+  const std::string file = " --costs " + write_costs();
+  const std::vector<std::string> cases = {"capacity --mechanism poll --vary idle --hi 100" + file,
+                                          "capacity --mechanism poll --vary bogus --hi 100 --max-p99 1" + file,
+                                          "capacity --mechanism poll --vary idle --hi -5 --max-p99 1" + file,
+                                          "capacity --mechanism poll --vary rate --hi 100 --max-p99 1" + file,
+                                          "capacity --mechanism poll --vary idle --hi 100 --max-p99 nan" + file};
+  for (const std::string& args : cases) {
+    SCOPED_TRACE(args);
+    const auto r = run_pollscale(args);
+    EXPECT_EQ(r.rc, 2);
+    EXPECT_EQ(lines(r.err), 1) << r.err;
+    EXPECT_TRUE(r.out.empty());
+  }
 }
 
 TEST(SimulateCliTest, HelpDescribesTheOptions) {
