@@ -57,6 +57,42 @@ class model_costs {
     };
   }
 
+  // The wait-queue registration a blocking call adds per fd scanned (KERNEL_COSTS.md):
+  // a blocking round trip (find_active time_per_op, blocking, same CPU) pays one full
+  // pass with registration and one rescan, a timeout-0 call one pass, so per fd
+  //   c_reg = [T_rt(n) - T_rt(1)] / (n - 1) - 2 [T_call(n) - T_call(1)] / (n - 1),
+  // both for the same fd kind (the adapter's, else pipe). Empty when the model has no
+  // blocking round trips for the mechanism.
+  std::function<double(std::int64_t)> registration_per_fd(const std::string& mechanism) const {
+    for (const std::string& fd_kind : {fd_kind_, std::string("pipe")}) {
+      datasets::key rt = base("find_active", mechanism, "time_per_op");
+      rt.fd_kind = fd_kind;
+      rt.blocking = 1;
+      rt.pinning = "0+0";
+      rt.n_fds = rt.n_active = 1;
+      if (!try_ask(rt)) continue;
+      datasets::key call = base("find_active", mechanism, "time_per_call");
+      call.fd_kind = fd_kind;
+      call.blocking = 0;
+      call.n_fds = call.n_active = 1;
+      if (!try_ask(call)) continue;
+      prov_->sources["registration"] = "model: find_active time_per_op blocking pinning 0+0 (" +
+                                       (fd_kind.empty() ? std::string("any fd kind") : fd_kind) +
+                                       ") minus two timeout-0 passes";
+      return [self = *this, rt, call](std::int64_t n) {
+        if (n <= 1) return 0.0;
+        auto at = [&](datasets::key k, std::int64_t fds) {
+          k.n_fds = fds;
+          return self.ask(k);
+        };
+        const double span = static_cast<double>(n - 1);
+        const double per_fd = (at(rt, n) - at(rt, 1)) / span - 2 * (at(call, n) - at(call, 1)) / span;
+        return std::max(0.0, per_fd);
+      };
+    }
+    return {};
+  }
+
   std::optional<double> try_ask(const datasets::key& k) const {
     try {
       return ask(k);
@@ -89,8 +125,9 @@ class model_costs {
 };
 
 // Costs the model can give besides wait calls: the handler (one message written and read
-// back by one process over tcp, AIM9's ipc) and the wake-ups (half a round trip).
-void fill_from_model(const model_costs& m, sim::cost_model& c, cost_provenance& prov) {
+// back by one process over tcp, AIM9's ipc) and the wake-ups (half the `wakeup` round trip
+// of a waiter blocked in this mechanism over one fd, same CPU and across CPUs).
+void fill_from_model(const model_costs& m, const std::string& mechanism, sim::cost_model& c, cost_provenance& prov) {
   datasets::key ipc = m.base("ipc", "", "throughput");
   ipc.fd_kind = "tcp";
   ipc.variant = "";
@@ -100,15 +137,18 @@ void fill_from_model(const model_costs& m, sim::cost_model& c, cost_provenance& 
     prov.sources["handler"] = "model: ipc tcp threads=1 (1/throughput)";
   }
   for (const char* pinning : {"0+0", "0+1"}) {
-    datasets::key w = m.base("wakeup", "", "round_trip");
-    w.fd_kind = "";
-    w.variant = "";
-    w.pinning = pinning;
-    if (const auto rt = m.try_ask(w)) {
-      const bool same = std::string(pinning) == "0+0";
+    const bool same = std::string(pinning) == "0+0";
+    for (const char* fd_kind : {"", "pipe", "eventfd"}) {
+      datasets::key w = m.base("wakeup", mechanism, "round_trip");
+      if (*fd_kind) w.fd_kind = fd_kind;
+      w.pinning = pinning;
+      w.n_fds = w.n_active = 1;
+      const auto rt = m.try_ask(w);
+      if (!rt) continue;
       (same ? c.wakeup_same_cpu_s : c.wakeup_cross_cpu_s) = *rt / 2;
       prov.sources[same ? "wakeup_same_cpu" : "wakeup_cross_cpu"] =
-          std::string("model: wakeup round_trip pinning ") + pinning + " / 2";
+          "model: wakeup round_trip " + mechanism + " " + w.fd_kind + " n=1 pinning " + pinning + " / 2";
+      break;
     }
   }
 }
@@ -148,11 +188,18 @@ sim::cost_model sim_costs_from(const po::variables_map& vm, const std::string& m
   if (vm.count("model")) {
     const model_costs m(vm["model"].as<std::string>(), vm["fd-kind"].as<std::string>(),
                         vm["variant"].as<std::string>(), prov);
-    c.wait_call_s = m.wait_call(mechanism);
-    c.rescan_s = c.wait_call_s;  // the model knows timeout-0 calls: the same scan
+    const auto pass = m.wait_call(mechanism);
+    c.rescan_s = pass;  // the pass after a wake-up: a timeout-0 scan
+    c.wait_call_s = pass;
+    if (const auto reg = m.registration_per_fd(mechanism)) {
+      c.wait_call_s = [pass, reg](const sim::wait_query& q) {
+        const double scanned = static_cast<double>(q.registered) / static_cast<double>(q.ready + 1);
+        return pass(q) + (q.blocking ? reg(q.registered) * scanned : 0.0);
+      };
+    }
     if (mechanism == "rtsig") c.overflow_poll_s = m.wait_call("poll");
     prov->sources["wait_call"] = "model: find_active time_per_call (timeout 0)";
-    fill_from_model(m, c, *prov);
+    fill_from_model(m, mechanism, c, *prov);
     have_wait = true;
     have_handler = prov->sources.contains("handler");
   }

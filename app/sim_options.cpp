@@ -62,6 +62,12 @@ sim::workload workload_of(const po::variables_map& vm) {
   w.app_work = dist_flag(vm, "app-work");
   if (vm.count("rate")) w.rate_per_s = vm["rate"].as<double>();
   if (vm.count("idle-activity")) w.idle_activity = dist_flag(vm, "idle-activity");
+  if (vm.count("generator-per-message") || vm.count("generator-wakeup")) {
+    sim::load_generator g;
+    if (vm.count("generator-per-message")) g.per_message = dist_flag(vm, "generator-per-message");
+    if (vm.count("generator-wakeup")) g.wakeup = dist_flag(vm, "generator-wakeup");
+    w.generator = g;
+  }
   if (vm.count("workload")) {
     const sim::workload base = w;
     w = as_usage("workload", [&] { return sim::read_workload(vm["workload"].as<std::string>(), base); });
@@ -75,6 +81,7 @@ sim::workload workload_of(const po::variables_map& vm) {
     if (given(vm, "app-work")) w.app_work = base.app_work;
     if (vm.count("rate")) w.rate_per_s = base.rate_per_s;
     if (vm.count("idle-activity")) w.idle_activity = base.idle_activity;
+    if (vm.count("generator-per-message") || vm.count("generator-wakeup")) w.generator = base.generator;
   }
   as_usage("", [&] {
     w.validate();
@@ -141,6 +148,8 @@ po::options_description sim_server_options_description() {
       ("network", po::value<std::string>()->default_value("const:0"), "one-way network delay distribution (s)")
       ("app-work", po::value<std::string>()->default_value("const:0"), "application work per request (s)")
       ("idle-activity", po::value<std::string>(), "keep-alive period of each idle connection (s)")
+      ("generator-per-message", po::value<std::string>(), "clients run in one load-generator process: its cost per reply (s)")
+      ("generator-wakeup", po::value<std::string>(), "the load generator's wake-up latency after a pause (s)")
       ("interest", po::value<std::string>(), "per_thread or shared interest sets (default per_thread)")
       ("wake", po::value<std::string>(), "all (thundering herd) or one (exclusive); default by mechanism")
       ("max-events", po::value<long long>()->default_value(0), "events one wait call returns at most (0: all)")

@@ -63,16 +63,18 @@ std::vector<case_def> cases() {
 
 struct tally {
   int covered = 0, total = 0;
-  double half_width_sum = 0;
-  void add(const interval& i, double exact) {
+  double half_width_sum = 0, lag1_sum = 0;
+  void add(const interval& i, double exact, double lag1 = std::nan("")) {
     covered += i.contains(exact) ? 1 : 0;
     ++total;
     half_width_sum += i.relative_half_width();
+    lag1_sum += lag1;
   }
   void print(const std::string& name, const char* method) const {
     const double p = static_cast<double>(covered) / total;
-    std::printf("| %s | %s | %d | %.1f%% | %.2f | %.1f%% |\n", name.c_str(), method, total, 100 * p,
-                100 * std::sqrt(0.95 * 0.05 / total), 100 * half_width_sum / total);
+    std::printf("| %s | %s | %d | %.1f%% | %.2f | %.1f%% | %s |\n", name.c_str(), method, total, 100 * p,
+                100 * std::sqrt(0.95 * 0.05 / total), 100 * half_width_sum / total,
+                std::isnan(lag1_sum) ? "" : std::to_string(lag1_sum / total).substr(0, 5).c_str());
   }
 };
 
@@ -85,11 +87,13 @@ interval by_replications(const station_config& c, std::uint64_t seed) {
   return t_interval(means);
 }
 
-interval by_batch_means(station_config c, std::uint64_t seed) {
+// The interval and the lag-1 autocorrelation of its batch means.
+std::pair<interval, double> by_batch_means(station_config c, std::uint64_t seed) {
   c.keep_series = true;
   c.run_s *= 10;
   rng g(seed);
-  return batch_means(simulate_station(c, g).series, 10);
+  const std::vector<double> means = batch_means_of(simulate_station(c, g).series, 10);
+  return {t_interval(means), lag1_autocorrelation(means)};
 }
 
 interval server_replications(std::uint64_t seed) {
@@ -124,15 +128,16 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  std::printf("| model | interval | intervals | coverage | its std. error (points) | mean relative half-width |\n"
-              "|---|---|---:|---:|---:|---:|\n");
+  std::printf("| model | interval | intervals | coverage | its std. error (points) | mean relative half-width | "
+              "mean lag-1 autocorrelation of batch means |\n|---|---|---:|---:|---:|---:|---:|\n");
   const auto base = static_cast<std::uint64_t>(seed);
   std::uint64_t stream = 0;
   for (const case_def& c : cases()) {
     tally reps, batches;
     for (long long i = 0; i < intervals; ++i) {
       reps.add(by_replications(c.config, derive_seed(base, stream++)), c.exact_response_s);
-      batches.add(by_batch_means(c.config, derive_seed(base, stream++)), c.exact_response_s);
+      const auto [iv, lag1] = by_batch_means(c.config, derive_seed(base, stream++));
+      batches.add(iv, c.exact_response_s, lag1);
     }
     reps.print(c.name, "10 replications");
     batches.print(c.name, "batch means (10)");

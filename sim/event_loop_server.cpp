@@ -25,6 +25,8 @@ enum kind : std::uint64_t {
   k_keepalive,       // an idle connection speaks
   k_warmup_end,
   k_slice_end,
+  k_generator_reads,  // the load generator starts on a reply (after waking if it slept)
+  k_generator_done,   // ... and has written the connection's next request
 };
 constexpr std::uint64_t index_mask = (std::uint64_t{1} << 56) - 1;
 std::uint64_t tag_of(kind k, std::uint64_t index) { return static_cast<std::uint64_t>(k) << 56 | index; }
@@ -83,6 +85,9 @@ class server_model final : public process {
   void client_sends(std::uint32_t conn);
   void request_arrives(std::uint32_t conn);
   void reply_arrives(std::uint32_t conn);
+  void client_reads(std::uint32_t conn);
+  void client_done(std::uint32_t conn);
+  void generator_done(std::uint32_t conn);
   void open_arrival(std::uint64_t epoch);
   void switch_phase();
   void warmup_end();
@@ -97,6 +102,8 @@ class server_model final : public process {
   readiness_state state_;
   std::vector<thread_state> threads_;
   std::vector<ring_fifo<double>> clients_;  // send times of each active connection's requests
+  bool generator_busy_ = false;             // the load generator is awake and working
+  ring_fifo<std::uint32_t> generator_queue_;  // replies waiting for it
   bool on_ = true;                          // on/off workload phase
   std::uint64_t epoch_ = 0;                 // bumped at each on/off switch
 
@@ -147,6 +154,8 @@ void server_model::on_event(engine&, std::uint64_t tag) {
       break;
     case k_warmup_end: warmup_end(); break;
     case k_slice_end: slice_replies_.push_back(replies_); break;
+    case k_generator_reads: client_reads(i32); break;
+    case k_generator_done: generator_done(i32); break;
   }
 }
 
@@ -294,6 +303,21 @@ void server_model::request_arrives(std::uint32_t conn) {
 }
 
 void server_model::reply_arrives(std::uint32_t conn) {
+  if (!load_.generator) {
+    client_reads(conn);
+    client_done(conn);
+    return;
+  }
+  if (generator_busy_) {
+    generator_queue_.push(conn);
+    return;
+  }
+  generator_busy_ = true;
+  e_.schedule_in(load_.generator->wakeup.sample(g_), *this, tag_of(k_generator_reads, conn));
+}
+
+// The client reads its reply: the request's round trip ends here.
+void server_model::client_reads(std::uint32_t conn) {
   const double sent = clients_[conn].pop();
   if (measuring_) {
     const double latency = e_.now() - sent;
@@ -301,8 +325,20 @@ void server_model::reply_arrives(std::uint32_t conn) {
     latency_sum_ += latency;
     latency_.add(latency);
   }
+  if (load_.generator) e_.schedule_in(load_.generator->per_message.sample(g_), *this, tag_of(k_generator_done, conn));
+}
+
+void server_model::client_done(std::uint32_t conn) {
   if (load_.arrivals == arrival_kind::closed)
     e_.schedule_in(load_.think.sample(g_), *this, tag_of(k_client_sends, conn));
+}
+
+void server_model::generator_done(std::uint32_t conn) {
+  client_done(conn);
+  if (generator_queue_.empty())
+    generator_busy_ = false;
+  else
+    client_reads(generator_queue_.pop());
 }
 
 void server_model::open_arrival(std::uint64_t epoch) {

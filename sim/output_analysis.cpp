@@ -41,7 +41,7 @@ interval t_interval(std::span<const double> values, double level) {
   return r;
 }
 
-interval batch_means(std::span<const double> series, std::size_t batches, double level) {
+std::vector<double> batch_means_of(std::span<const double> series, std::size_t batches) {
   POLLSCALE_SIM_EXPECT(batches >= 2 && series.size() >= batches, "too few observations for batch means");
   const std::size_t size = series.size() / batches;
   const std::size_t skip = series.size() - size * batches;
@@ -51,7 +51,23 @@ interval batch_means(std::span<const double> series, std::size_t batches, double
     means[b] = std::accumulate(first, first + static_cast<std::ptrdiff_t>(size), 0.0) /
                static_cast<double>(size);
   }
-  return t_interval(means, level);
+  return means;
+}
+
+interval batch_means(std::span<const double> series, std::size_t batches, double level) {
+  return t_interval(batch_means_of(series, batches), level);
+}
+
+double lag1_autocorrelation(std::span<const double> values) {
+  const std::size_t n = values.size();
+  if (n < 3) return 0;
+  const double mean = std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(n);
+  double num = 0, den = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    den += (values[i] - mean) * (values[i] - mean);
+    if (i + 1 < n) num += (values[i] - mean) * (values[i + 1] - mean);
+  }
+  return den > 0 ? num / den : 0;
 }
 
 std::size_t mser5_truncation(std::span<const double> series) {

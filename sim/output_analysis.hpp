@@ -29,9 +29,17 @@ interval t_interval(std::span<const double> values, double level = 0.95);
 
 /// Batch means: splits `series` (one run's correlated observations, in time order, warm-up
 /// already removed) into `batches` contiguous batches of equal size (the remainder at the
-/// start is dropped) and returns the t interval of the batch means. Precondition:
-/// series.size() >= batches >= 2.
+/// start is dropped) and returns the t interval of the batch means. The interval is too
+/// narrow when the batches are short against the series' correlation time (heavy load):
+/// check batch_means_of()'s lag-1 autocorrelation. Precondition: series.size() >= batches >= 2.
 interval batch_means(std::span<const double> series, std::size_t batches = 20, double level = 0.95);
+
+/// The batch means themselves (same batching as batch_means()).
+std::vector<double> batch_means_of(std::span<const double> series, std::size_t batches);
+
+/// Lag-1 autocorrelation of `values` (in order): near 0 when batch means are long enough
+/// to be treated as independent; 0 for fewer than 3 values or no variation.
+double lag1_autocorrelation(std::span<const double> values);
 
 /// MSER-5 warm-up truncation (White 1997): the number of leading observations to drop,
 /// a multiple of 5 chosen to minimise the squared standard error of the remaining mean,

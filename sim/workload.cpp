@@ -89,6 +89,19 @@ workload parse_workload(const nlohmann::json& doc, const std::string& origin, wo
     } else if (key == "idle_activity") {
       if (v.is_null()) w.idle_activity.reset();
       else w.idle_activity = distribution_field(v, origin, key);
+    } else if (key == "generator") {
+      if (v.is_null()) {
+        w.generator.reset();
+        continue;
+      }
+      if (!v.is_object()) fail(origin, key, "expected {\"per_message\": ..., \"wakeup\": ...} or null");
+      load_generator g;
+      for (const auto& [k, d] : v.items()) {
+        if (k == "per_message") g.per_message = distribution_field(d, origin, key + "." + k);
+        else if (k == "wakeup") g.wakeup = distribution_field(d, origin, key + "." + k);
+        else fail(origin, key + "." + k, "unknown key");
+      }
+      w.generator = g;
     } else if (key != "comment") {
       fail(origin, key, "unknown key");
     }
@@ -127,6 +140,9 @@ nlohmann::json to_json(const workload& w) {
   j["network"] = w.network.describe();
   j["app_work"] = w.app_work.describe();
   j["idle_activity"] = w.idle_activity ? nlohmann::json(w.idle_activity->describe()) : nlohmann::json();
+  j["generator"] = w.generator ? nlohmann::json{{"per_message", w.generator->per_message.describe()},
+                                                {"wakeup", w.generator->wakeup.describe()}}
+                               : nlohmann::json();
   return j;
 }
 

@@ -17,6 +17,16 @@ namespace pollscale::sim {
 
 enum class arrival_kind { closed, poisson, on_off };
 
+/// The load generator as one more single-threaded process on its own CPU (httperf, or the
+/// server probe's generator): replies queue for it, each costs `per_message` (read the
+/// reply, write the next request), and when it has nothing to do it sleeps, so the first
+/// reply after a pause waits `wakeup` first. Without it, clients answer in parallel after
+/// the network delay alone.
+struct load_generator {
+  distribution per_message = distribution::constant(0);
+  distribution wakeup = distribution::constant(0);
+};
+
 /// "closed", "poisson" or "on_off"; throws std::invalid_argument naming the text otherwise.
 arrival_kind parse_arrival_kind(const std::string& text);
 std::string to_string(arrival_kind k);
@@ -35,6 +45,8 @@ struct workload {
   distribution app_work = distribution::constant(0); ///< application work per request, s
   /// Keep-alive period of each idle connection (none: idle connections never speak).
   std::optional<distribution> idle_activity;
+  /// The clients' own process (none: every client answers independently).
+  std::optional<load_generator> generator;
 
   /// Throws std::invalid_argument naming the field when a value is out of range.
   void validate() const;
@@ -43,7 +55,8 @@ struct workload {
 /// Parses a workload document. Keys: idle, active (integers), arrivals ("closed",
 /// "poisson", "on_off"), rate_per_s (number), and distributions written as in
 /// distribution::parse ("exp:0.001"): think, on_period, off_period, network, app_work,
-/// idle_activity. Starts from `base` (flags), so a file overrides only what it names.
+/// idle_activity; "generator": {"per_message": ..., "wakeup": ...} or null. Starts from
+/// `base` (flags), so a file overrides only what it names.
 /// Errors name `origin` and the key.
 workload parse_workload(const nlohmann::json& doc, const std::string& origin, workload base = {});
 

@@ -63,7 +63,8 @@ TEST(WorkloadTest, ParsesAWorkloadDocumentOverTheFlags) {
   base.idle = 7;
   const workload w = parse_workload(nlohmann::json::parse(R"({
     "active": 50, "arrivals": "on_off", "rate_per_s": 1000, "on_period": "exp:0.1",
-    "off_period": "const:0.3", "network": "uniform:1e-5:3e-5", "idle_activity": "exp:60"})"),
+    "off_period": "const:0.3", "network": "uniform:1e-5:3e-5", "idle_activity": "exp:60",
+    "generator": {"per_message": "const:6e-6", "wakeup": "exp:2e-5"}})"),
                                     "w.json", base);
   EXPECT_EQ(w.idle, 7);
   EXPECT_EQ(w.active, 50);
@@ -72,6 +73,9 @@ TEST(WorkloadTest, ParsesAWorkloadDocumentOverTheFlags) {
   EXPECT_DOUBLE_EQ(w.network.mean(), 2e-5);
   ASSERT_TRUE(w.idle_activity.has_value());
   EXPECT_DOUBLE_EQ(w.idle_activity->mean(), 60);
+  ASSERT_TRUE(w.generator.has_value());
+  EXPECT_DOUBLE_EQ(w.generator->per_message.mean(), 6e-6);
+  EXPECT_DOUBLE_EQ(w.generator->wakeup.mean(), 2e-5);
   // Round trip through JSON.
   const workload again = parse_workload(to_json(w), "round trip");
   EXPECT_EQ(to_json(again), to_json(w));
@@ -95,6 +99,7 @@ TEST(WorkloadTest, RejectsBadWorkloadsNamingTheKey) {
             "w.json: workload: rate_per_s must be finite and > 0 for poisson and on_off arrivals");
   EXPECT_EQ(error_of(R"({"idle": -3})"), "w.json: workload: idle connections must be in 0..2^31");
   EXPECT_EQ(error_of(R"({"clients": 3})"), "w.json: clients: unknown key");
+  EXPECT_EQ(error_of(R"({"generator": {"per_msg": "const:1"}})"), "w.json: generator.per_msg: unknown key");
   EXPECT_THROW(read_workload("/nonexistent/w.json"), std::invalid_argument);
 }
 

@@ -114,6 +114,24 @@ TEST(EventLoopServerTest, MaxEventsPerCallLimitsWhatOneCallReturns) {
   EXPECT_DOUBLE_EQ(all.mean_latency_s, 5);
 }
 
+TEST(EventLoopServerTest, LoadGeneratorSerialisesRepliesAndSleepsBetweenThem) {
+  // Reply at 3; the sleeping generator wakes at 9 (6 s), reads it (round trip 9 s) and
+  // writes the next request at 13 (4 s). The server, asleep since 4, wakes at 16, rescans
+  // to 17, replies at 19; the generator reads at 25 (12 s), and so on: 9, 12, 12.
+  workload w = closed_clients(1, 0);
+  w.generator = load_generator{distribution::constant(4), distribution::constant(6)};
+  const server_result r = simulate_server(default_server_config("epoll"), w, integer_costs(1, 1, 2, 3, 5), run_for(42));
+  EXPECT_EQ(r.replies, 3U);
+  EXPECT_DOUBLE_EQ(r.mean_latency_s, 11);
+  // Two clients: the generator, awake for the first reply, takes the second without waking.
+  workload two = closed_clients(2, 0);
+  two.generator = w.generator;
+  const server_result q = simulate_server(default_server_config("epoll"), two, integer_costs(1, 1, 2, 3, 5), run_for(14));
+  // Replies at 3 and 5; the generator wakes at 9 and reads them at 9 and 13.
+  EXPECT_EQ(q.replies, 2U);
+  EXPECT_DOUBLE_EQ(q.mean_latency_s, (9.0 + 13.0) / 2);
+}
+
 TEST(EventLoopServerTest, SignalQueueOverflowFallsBackToAFullPoll) {
   // Three clients send at 0 into a queue of one signal: the second overflows it. The
   // thread's first call (0..1) sees the overflow, polls every fd (1..2), claims all three

@@ -38,6 +38,20 @@ TEST(OutputAnalysisTest, BatchMeansDropsTheRemainderAtTheStart) {
   EXPECT_EQ(i.n, 2U);
 }
 
+TEST(OutputAnalysisTest, Lag1AutocorrelationOfKnownSeries) {
+  // Alternating: sum of products of neighbours -4 * 1 over squares 5 * 1 -> -0.8.
+  const std::vector<double> alternating = {1, -1, 1, -1, 1};
+  EXPECT_NEAR(lag1_autocorrelation(alternating), -0.8, 1e-15);
+  const std::vector<double> flat = {2, 2, 2, 2};
+  EXPECT_EQ(lag1_autocorrelation(flat), 0);
+  // An AR(1) series with coefficient 0.9 shows strong positive correlation.
+  std::vector<double> ar;
+  rng g(9);
+  double x = 0;
+  for (int i = 0; i < 5000; ++i) ar.push_back(x = 0.9 * x + uniform01(g) - 0.5);
+  EXPECT_NEAR(lag1_autocorrelation(ar), 0.9, 0.03);
+}
+
 TEST(OutputAnalysisTest, Mser5RemovesAnInitialTransient) {
   // 100 observations far above the steady level, then 900 noisy steady ones.
   std::vector<double> v;

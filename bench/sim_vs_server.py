@@ -1,0 +1,106 @@
+#!/usr/bin/python3
+"""Checks `pollscale simulate` against this machine's live `server` measurements (issue 4:
+replies per second within 15% for poll and epoll across c).
+
+For each `server` throughput row of DATASET (calibrate/probes/server.cpp: one server
+thread pinned to CPU 0 serving `n_active` closed-loop clients of a load-generator process
+on CPU 1, with `n_fds` idle tcp connections), simulates the same server with costs from
+MODEL (a model.json fitted on this machine's calibration): 2 CPUs, one server thread on
+CPU 0, requests arriving from CPU 1 (cross-CPU wake-ups), tcp wait-call costs, and the
+load generator as one process (calibrate/probes/server_loadgen.cpp runs one epoll loop):
+each reply costs it one tcp message (the model's ipc tcp threads=1 time) and, when it
+slept, a cross-CPU wake-up first (half the model's epoll wakeup round trip at pinning
+0+1). Prints each row's error and, per mechanism, the median error and the share within
+15%.
+
+usage: bench/sim_vs_server.py --pollscale BUILD/app/pollscale --model MODEL DATASET
+         [--mechanisms poll,epoll] [--pinning 0+1] [--duration 0.5] [--json]
+"""
+import argparse
+import csv
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+
+def run(cmd):
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        sys.exit("sim_vs_server: " + " ".join(cmd) + "\n" + p.stderr.strip())
+    return p.stdout
+
+
+def predict(pollscale, model, *args):
+    out = run([pollscale, "predict", model, *args, "--format", "json"])
+    return json.loads(out)["value"]
+
+
+def generator_costs(pollscale, model):
+    """(per-message s, wake-up s) of the load generator process."""
+    per_message = 1 / predict(pollscale, model, "--scenario", "ipc", "--fd-kind", "tcp", "--threads", "1",
+                              "--metric", "throughput")
+    round_trip_ns = predict(pollscale, model, "--scenario", "wakeup", "--mechanism", "epoll", "--variant", "lt",
+                            "--fd-kind", "pipe", "--pinning", "0+1", "--n", "1", "--k", "1", "--metric",
+                            "round_trip")
+    return per_message, round_trip_ns * 1e-9 / 2
+
+
+def server_rows(dataset, mechanisms, pinning):
+    path = os.path.join(dataset, "summary.csv")
+    if not os.path.exists(path):
+        sys.exit(f"sim_vs_server: {path} not found")
+    with open(path, newline="") as f:
+        for r in csv.DictReader(f):
+            if r["scenario"] != "server" or r["metric"] != "throughput" or r.get("pinning") != pinning:
+                continue
+            if r["mechanism"] not in mechanisms or r["variant"] not in ("", "lt"):
+                continue
+            yield r["mechanism"], r["variant"], int(r["n_fds"]), int(r["n_active"]), float(r["median"])
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("dataset")
+    p.add_argument("--pollscale", required=True)
+    p.add_argument("--model", required=True)
+    p.add_argument("--mechanisms", default="poll,epoll")
+    p.add_argument("--pinning", default="0+1")
+    p.add_argument("--duration", type=float, default=0.5)
+    p.add_argument("--json", action="store_true", help="print the rows as JSON instead of Markdown")
+    a = p.parse_args()
+    per_message, wakeup = generator_costs(a.pollscale, a.model)
+    rows = []
+    for mech, variant, idle, active, measured in server_rows(a.dataset, a.mechanisms.split(","), a.pinning):
+        out = run([a.pollscale, "simulate", "--model", a.model, "--mechanism", mech, "--variant", variant,
+                   "--fd-kind", "tcp", "--idle", str(idle), "--active", str(active), "--cpus", "2",
+                   "--threads", "1", "--irq-cpu", "1", "--generator-per-message", f"const:{per_message!r}",
+                   "--generator-wakeup", f"const:{wakeup!r}",
+                   "--duration", str(a.duration), "--format", "json"])
+        sim = json.loads(out)
+        simulated = sim["throughput"]["mean"]
+        rows.append({"mechanism": mech, "idle": idle, "active": active, "measured": measured,
+                     "simulated": simulated, "rel_err": (simulated - measured) / measured,
+                     "events_per_call": sim["events_per_call"]["mean"],
+                     "extrapolation": sim["costs"]["model_max_extrapolation"]})
+    if not rows:
+        sys.exit("sim_vs_server: no server throughput rows for those mechanisms and pinning")
+    if a.json:
+        print(json.dumps(rows, indent=2))
+        return
+    print("| mechanism | idle c | active a | measured (1/s) | simulated (1/s) | error | events per call |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for r in sorted(rows, key=lambda r: (r["mechanism"], r["active"], r["idle"])):
+        print(f"| {r['mechanism']} | {r['idle']} | {r['active']} | {r['measured']:.0f} | {r['simulated']:.0f} | "
+              f"{100 * r['rel_err']:+.1f}% | {r['events_per_call']:.2f} |")
+    print("\n| mechanism | rows | median abs error | within 15% |\n|---|---:|---:|---:|")
+    for mech in a.mechanisms.split(","):
+        e = [abs(r["rel_err"]) for r in rows if r["mechanism"] == mech]
+        if e:
+            print(f"| {mech} | {len(e)} | {100 * statistics.median(e):.1f}% | "
+                  f"{sum(x <= 0.15 for x in e)}/{len(e)} |")
+
+
+if __name__ == "__main__":
+    main()
