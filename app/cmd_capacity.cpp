@@ -23,16 +23,18 @@ namespace {
 
 po::options_description capacity_options() {
   po::options_description o("capacity options");
-  o.add_options()("help,h", "show this help")
-      ("mechanism", po::value<std::string>()->required(), "select, pselect, poll, ppoll, epoll, rtsig, io_uring")
-      ("vary", po::value<std::string>()->required(), "idle, active or rate (poisson/on_off arrivals)")
-      ("lo", po::value<double>(), "smallest value searched (default: idle 0, active 1, rate 1)")
-      ("hi", po::value<double>()->required(), "largest value searched")
-      ("max-p99", po::value<double>(), "target: p99 latency at most this, s")
-      ("max-mean-latency", po::value<double>(), "target: mean latency at most this, s")
-      ("max-cpu", po::value<double>(), "target: mean CPU utilisation at most this (0..1)")
-      ("tolerance", po::value<double>()->default_value(0.02), "stop when the bracket is within this fraction")
-      ("format", po::value<std::string>()->default_value("table"), "table, csv or json");
+  // clang-format off: one option per line reads as a table
+  o.add_options()("help,h", "show this help")("mechanism", po::value<std::string>()->required(),
+                                              "select, pselect, poll, ppoll, epoll, rtsig, io_uring")(
+      "vary", po::value<std::string>()->required(), "idle, active or rate (poisson/on_off arrivals)")(
+      "lo", po::value<double>(), "smallest value searched (default: idle 0, active 1, rate 1)")(
+      "hi", po::value<double>()->required(), "largest value searched")(
+      "max-p99", po::value<double>(), "target: p99 latency at most this, s")("max-mean-latency", po::value<double>(),
+                                                                             "target: mean latency at most this, s")(
+      "max-cpu", po::value<double>(), "target: mean CPU utilisation at most this (0..1)")(
+      "tolerance", po::value<double>()->default_value(0.02), "stop when the bracket is within this fraction")(
+      "format", po::value<std::string>()->default_value("table"), "table, csv or json");
+  // clang-format on
   o.add(sim_server_options_description());
   o.add(sim_cost_options_description());
   return o;
@@ -77,7 +79,8 @@ int cmd_capacity(const args_t& args) {
   if (vary != "idle" && vary != "active" && vary != "rate")
     throw usage_error("--vary: '" + vary + "' is not one of idle, active, rate");
   const targets goal{positive(vm, "max-p99"), positive(vm, "max-mean-latency"), positive(vm, "max-cpu")};
-  if (!goal.p99 && !goal.mean && !goal.cpu) throw usage_error("give a target: --max-p99, --max-mean-latency or --max-cpu");
+  if (!goal.p99 && !goal.mean && !goal.cpu)
+    throw usage_error("give a target: --max-p99, --max-mean-latency or --max-cpu");
   const bool integer = vary != "rate";
   double lo = vm.count("lo") ? vm["lo"].as<double>() : (vary == "idle" ? 0 : 1), hi = vm["hi"].as<double>();
   if (!std::isfinite(lo) || !std::isfinite(hi) || lo > hi) throw usage_error("--lo/--hi: need finite lo <= hi");
@@ -134,7 +137,8 @@ int cmd_capacity(const args_t& args) {
     return exit_ok;
   }
   text_table t{{vary, "meets", "latency_p99_s", "ci95_hi", "latency_mean_s", "cpu_utilisation", "throughput"},
-               {}, {true, false, true, true, true, true, true}};
+               {},
+               {true, false, true, true, true, true, true}};
   for (const evaluation& e : evals)
     t.rows.push_back({quantity_text(e.value), e.met ? "yes" : "no", format_number(e.result.latency_p99_s.mean, 4),
                       format_number(e.result.latency_p99_s.ci95_hi, 4), format_number(e.result.latency_mean_s.mean, 4),

@@ -21,10 +21,12 @@ namespace {
 
 po::options_description simulate_options() {
   po::options_description o("simulate options");
-  o.add_options()("help,h", "show this help")
-      ("mechanism", po::value<std::string>()->required(), "select, pselect, poll, ppoll, epoll, rtsig, io_uring")
-      ("engine-stats", "add events/s, simulated s per wall s and peak RSS to the JSON (varies run to run)")
-      ("format", po::value<std::string>()->default_value("table"), "table, csv or json");
+  // clang-format off: one option per line reads as a table
+  o.add_options()("help,h", "show this help")("mechanism", po::value<std::string>()->required(),
+                                              "select, pselect, poll, ppoll, epoll, rtsig, io_uring")(
+      "engine-stats", "add events/s, simulated s per wall s and peak RSS to the JSON (varies run to run)")(
+      "format", po::value<std::string>()->default_value("table"), "table, csv or json");
+  // clang-format on
   o.add(sim_server_options_description());
   o.add(sim_cost_options_description());
   return o;
@@ -35,10 +37,11 @@ po::options_description simulate_options() {
 int cmd_simulate(const args_t& args) {
   const auto opts = simulate_options();
   po::variables_map vm;
-  if (!parse_command_line(args, opts, {}, vm,
-                          "usage: pollscale simulate --mechanism M [--model model.json | --costs costs.json | cost flags]\n"
-                          "       [--idle N] [--active N] [--cpus C] [--threads T] [--duration S] [--seed N]\n"
-                          "       [--workload FILE] [--format table|csv|json]"))
+  if (!parse_command_line(
+          args, opts, {}, vm,
+          "usage: pollscale simulate --mechanism M [--model model.json | --costs costs.json | cost flags]\n"
+          "       [--idle N] [--active N] [--cpus C] [--threads T] [--duration S] [--seed N]\n"
+          "       [--workload FILE] [--format table|csv|json]"))
     return exit_ok;
   const output_format format = parse_format(vm["format"].as<std::string>());
   const std::string mechanism = vm["mechanism"].as<std::string>();

@@ -21,10 +21,12 @@ namespace {
 
 po::options_description whatif_options() {
   po::options_description o("whatif options");
-  o.add_options()("help,h", "show this help")
-      ("mechanisms", po::value<std::string>()->default_value("poll,epoll"), "comma-separated mechanisms to compare")
-      ("sweep", po::value<std::string>(), "NAME=V1,V2,... with NAME one of idle, active, cpus, threads, rate")
-      ("format", po::value<std::string>()->default_value("table"), "table, csv or json");
+  // clang-format off: one option per line reads as a table
+  o.add_options()("help,h", "show this help")("mechanisms", po::value<std::string>()->default_value("poll,epoll"),
+                                              "comma-separated mechanisms to compare")(
+      "sweep", po::value<std::string>(), "NAME=V1,V2,... with NAME one of idle, active, cpus, threads, rate")(
+      "format", po::value<std::string>()->default_value("table"), "table, csv or json");
+  // clang-format on
   o.add(sim_server_options_description());
   o.add(sim_cost_options_description());
   return o;
@@ -38,8 +40,8 @@ std::vector<std::string> split(const std::string& text, char sep) {
 }
 
 struct sweep {
-  std::string name;             // "" when nothing is swept
-  std::vector<double> values;   // {NaN} when nothing is swept
+  std::string name;            // "" when nothing is swept
+  std::vector<double> values;  // {NaN} when nothing is swept
 };
 
 sweep parse_sweep(const po::variables_map& vm) {
@@ -93,7 +95,8 @@ int cmd_whatif(const args_t& args) {
   if (mechanisms.size() > 1)
     for (const char* f : {"wait-per-call-ns", "wait-per-fd-ns", "wait-per-ready-ns", "wait-per-fd-blocking-ns"})
       if (vm.count(f))
-        throw usage_error(std::string("--") + f + " gives every mechanism the same wait cost: compare mechanisms "
+        throw usage_error(std::string("--") + f +
+                          " gives every mechanism the same wait cost: compare mechanisms "
                           "with --costs or --model");
   // Check every combination before the first (possibly long) simulation.
   std::vector<row> rows;
@@ -139,15 +142,17 @@ int cmd_whatif(const args_t& args) {
     std::vector<std::string> cells = {r.mechanism};
     if (!sw.name.empty()) cells.push_back(quantity_text(r.value));
     const sim::experiment_result& x = r.result;
-    for (double v : {x.throughput.mean, x.throughput.ci95_lo, x.throughput.ci95_hi, x.latency_p99_s.mean,
-                     x.latency_p99_s.ci95_lo, x.latency_p99_s.ci95_hi, x.cpu_utilisation.mean, x.calls_per_s.mean,
-                     x.events_per_call.mean})
+    for (double v :
+         {x.throughput.mean, x.throughput.ci95_lo, x.throughput.ci95_hi, x.latency_p99_s.mean, x.latency_p99_s.ci95_lo,
+          x.latency_p99_s.ci95_hi, x.cpu_utilisation.mean, x.calls_per_s.mean, x.events_per_call.mean})
       cells.push_back(format_number(v, 5));
     cells.push_back(std::to_string(x.replications));
     t.rows.push_back(cells);
   }
-  if (format == output_format::csv) write_csv(std::cout, t);
-  else write_table(std::cout, t);
+  if (format == output_format::csv)
+    write_csv(std::cout, t);
+  else
+    write_table(std::cout, t);
   return exit_ok;
 }
 

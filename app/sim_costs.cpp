@@ -13,19 +13,20 @@ namespace pollscale::app {
 
 po::options_description sim_cost_options_description() {
   po::options_description o("cost options (flags override --costs, which overrides --model)");
-  o.add_options()
-      ("model", po::value<std::string>(), "model.json from pollscale fit: wait, handler and wake-up costs")
-      ("costs", po::value<std::string>(), "costs file (JSON, nanoseconds; see docs/sim.md)")
-      ("fd-kind", po::value<std::string>()->default_value(""), "model cells to use: pipe, socketpair, tcp, ...")
-      ("variant", po::value<std::string>()->default_value(""), "model cells to use: lt, et, oneshot, ...")
-      ("wait-per-call-ns", po::value<double>(), "wait call: fixed cost, ns")
-      ("wait-per-fd-ns", po::value<double>(), "wait call: per registered fd scanned, ns")
-      ("wait-per-ready-ns", po::value<double>(), "wait call: per ready event returned, ns")
-      ("wait-per-fd-blocking-ns", po::value<double>(), "wait call: per fd registered when it may sleep, ns")
-      ("rearm-ns", po::value<double>(), "re-arming one fd after its event (oneshot), ns")
-      ("handler-ns", po::value<double>(), "handling one event: read the request, write the reply, ns")
-      ("wakeup-same-ns", po::value<double>(), "wake-up latency, waker and sleeper on the same CPU, ns")
-      ("wakeup-cross-ns", po::value<double>(), "wake-up latency across CPUs, ns");
+  // clang-format off: one option per line reads as a table
+  o.add_options()("model", po::value<std::string>(), "model.json from pollscale fit: wait, handler and wake-up costs")(
+      "costs", po::value<std::string>(), "costs file (JSON, nanoseconds; see docs/sim.md)")(
+      "fd-kind", po::value<std::string>()->default_value(""), "model cells to use: pipe, socketpair, tcp, ...")(
+      "variant", po::value<std::string>()->default_value(""), "model cells to use: lt, et, oneshot, ...")(
+      "wait-per-call-ns", po::value<double>(), "wait call: fixed cost, ns")("wait-per-fd-ns", po::value<double>(),
+                                                                            "wait call: per registered fd scanned, ns")(
+      "wait-per-ready-ns", po::value<double>(), "wait call: per ready event returned, ns")(
+      "wait-per-fd-blocking-ns", po::value<double>(), "wait call: per fd registered when it may sleep, ns")(
+      "rearm-ns", po::value<double>(), "re-arming one fd after its event (oneshot), ns")(
+      "handler-ns", po::value<double>(), "handling one event: read the request, write the reply, ns")(
+      "wakeup-same-ns", po::value<double>(), "wake-up latency, waker and sleeper on the same CPU, ns")(
+      "wakeup-cross-ns", po::value<double>(), "wake-up latency across CPUs, ns");
+  // clang-format on
   return o;
 }
 
@@ -41,10 +42,11 @@ std::optional<double> ns_flag(const po::variables_map& vm, const char* flag) {
 // Asks the fitted model; the answers are in seconds (or 1/s for rates).
 class model_costs {
  public:
-  model_costs(const std::string& path, std::string fd_kind, std::string variant,
-              std::shared_ptr<cost_provenance> prov)
+  model_costs(const std::string& path, std::string fd_kind, std::string variant, std::shared_ptr<cost_provenance> prov)
       : models_(std::make_shared<model::model_set>(model::load_model(path))),
-        fd_kind_(std::move(fd_kind)), variant_(std::move(variant)), prov_(std::move(prov)) {}
+        fd_kind_(std::move(fd_kind)),
+        variant_(std::move(variant)),
+        prov_(std::move(prov)) {}
 
   // One timeout-0 wait call over n fds with k ready (find_active time_per_call).
   std::function<double(const sim::wait_query&)> wait_call(const std::string& mechanism) const {
@@ -186,8 +188,8 @@ sim::cost_model sim_costs_from(const po::variables_map& vm, const std::string& m
   sim::cost_model c;
   bool have_wait = false, have_handler = false;
   if (vm.count("model")) {
-    const model_costs m(vm["model"].as<std::string>(), vm["fd-kind"].as<std::string>(),
-                        vm["variant"].as<std::string>(), prov);
+    const model_costs m(vm["model"].as<std::string>(), vm["fd-kind"].as<std::string>(), vm["variant"].as<std::string>(),
+                        prov);
     const auto pass = m.wait_call(mechanism);
     c.rescan_s = pass;  // the pass after a wake-up: a timeout-0 scan
     c.wait_call_s = pass;
@@ -209,9 +211,9 @@ sim::cost_model sim_costs_from(const po::variables_map& vm, const std::string& m
   }
   const char* wait_flags[] = {"wait-per-call-ns", "wait-per-fd-ns", "wait-per-ready-ns", "wait-per-fd-blocking-ns"};
   if (std::any_of(std::begin(wait_flags), std::end(wait_flags), [&](const char* f) { return vm.count(f) > 0; })) {
-    const sim::linear_wait_cost w{ns_flag(vm, "wait-per-call-ns").value_or(0), ns_flag(vm, "wait-per-fd-ns").value_or(0),
-                                  ns_flag(vm, "wait-per-ready-ns").value_or(0),
-                                  ns_flag(vm, "wait-per-fd-blocking-ns").value_or(0)};
+    const sim::linear_wait_cost w{
+        ns_flag(vm, "wait-per-call-ns").value_or(0), ns_flag(vm, "wait-per-fd-ns").value_or(0),
+        ns_flag(vm, "wait-per-ready-ns").value_or(0), ns_flag(vm, "wait-per-fd-blocking-ns").value_or(0)};
     c.wait_call_s = [w](const sim::wait_query& q) { return w.call_s(q); };
     c.rescan_s = [w](const sim::wait_query& q) { return w.rescan_s(q); };
     if (mechanism == "rtsig" && !c.overflow_poll_s) c.overflow_poll_s = c.rescan_s;
@@ -236,7 +238,8 @@ sim::cost_model sim_costs_from(const po::variables_map& vm, const std::string& m
     prov->sources["wakeup_cross_cpu"] = "flag";
   }
   if (!have_wait)
-    throw usage_error("no wait-call cost for '" + mechanism + "': give --model, --costs with that mechanism, or --wait-* flags");
+    throw usage_error("no wait-call cost for '" + mechanism +
+                      "': give --model, --costs with that mechanism, or --wait-* flags");
   if (!have_handler)
     throw usage_error("no handler cost: give --handler-ns, --costs, or a model with an ipc tcp threads=1 cell");
   if (mechanism == "rtsig" && !c.overflow_poll_s)

@@ -3,11 +3,10 @@
 // of precedence, each cost on its own. Shared by simulate (and whatif/capacity).
 #pragma once
 
-#include <memory>
-#include <string>
-
 #include <boost/program_options.hpp>
+#include <memory>
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "sim/costs.hpp"
 
@@ -20,7 +19,7 @@ boost::program_options::options_description sim_cost_options_description();
 /// asks questions (the cost model's callables update it), so read it after the run.
 struct cost_provenance {
   nlohmann::json sources = nlohmann::json::object();  ///< per cost: "flag", "costs file", "model"
-  double max_extrapolation = 1;  ///< largest n / largest measured n among model answers
+  double max_extrapolation = 1;                       ///< largest n / largest measured n among model answers
   std::size_t model_questions = 0;
 };
 

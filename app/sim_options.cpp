@@ -94,7 +94,8 @@ sim::server_config server_of(const po::variables_map& vm, const std::string& mec
   sim::server_config c = as_usage("mechanism", [&] { return sim::default_server_config(mechanism); });
   c.cpus = vm["cpus"].as<int>();
   c.threads = vm["threads"].as<int>();
-  if (vm.count("interest")) c.sharing = as_usage("interest", [&] { return sim::parse_interest_sharing(vm["interest"].as<std::string>()); });
+  if (vm.count("interest"))
+    c.sharing = as_usage("interest", [&] { return sim::parse_interest_sharing(vm["interest"].as<std::string>()); });
   if (vm.count("wake")) c.wake = as_usage("wake", [&] { return sim::parse_wake_policy(vm["wake"].as<std::string>()); });
   c.max_events_per_call = vm["max-events"].as<long long>();
   c.signal_queue_limit = vm["signal-queue"].as<long long>();
@@ -126,42 +127,43 @@ std::pair<sim::run_options, sim::stopping_rule> run_of(const po::variables_map& 
   return {o, rule};
 }
 
-
 }  // namespace
 
 po::options_description sim_server_options_description() {
   po::options_description o("server, workload and run options");
-  o.add_options()
-      ("idle", po::value<long long>()->default_value(0), "idle connections (registered, silent)")
-      ("active", po::value<long long>()->default_value(100), "active connections carrying requests")
-      ("cpus", po::value<int>()->default_value(1), "simulated CPUs")
-      ("threads", po::value<int>()->default_value(1), "server threads (thread t on CPU t mod cpus)")
-      ("duration", po::value<double>()->default_value(10), "simulated seconds measured per replication")
-      ("warmup", po::value<double>(), "simulated seconds discarded first (default: duration / 10)")
-      ("seed", po::value<unsigned long long>()->default_value(1), "seed of the run (replication i uses a derived one)")
-      ("workload", po::value<std::string>(), "workload file (JSON, see docs/sim.md); flags given override it")
-      ("arrivals", po::value<std::string>()->default_value("closed"), "closed, poisson or on_off")
-      ("think", po::value<std::string>()->default_value("const:0"), "closed clients' think time, e.g. exp:0.001 (s)")
-      ("rate", po::value<double>(), "poisson/on_off: requests per second (while on)")
-      ("on", po::value<std::string>()->default_value("exp:0.1"), "on_off: burst length distribution (s)")
-      ("off", po::value<std::string>()->default_value("exp:0.1"), "on_off: silence length distribution (s)")
-      ("network", po::value<std::string>()->default_value("const:0"), "one-way network delay distribution (s)")
-      ("app-work", po::value<std::string>()->default_value("const:0"), "application work per request (s)")
-      ("idle-activity", po::value<std::string>(), "keep-alive period of each idle connection (s)")
-      ("generator-per-message", po::value<std::string>(), "clients run in one load-generator process: its cost per reply (s)")
-      ("generator-wakeup", po::value<std::string>(), "the load generator's wake-up latency after a pause (s)")
-      ("interest", po::value<std::string>(), "per_thread or shared interest sets (default per_thread)")
-      ("wake", po::value<std::string>(), "all (thundering herd) or one (exclusive); default by mechanism")
-      ("max-events", po::value<long long>()->default_value(0), "events one wait call returns at most (0: all)")
-      ("signal-queue", po::value<long long>()->default_value(1024), "rtsig: signal queue length before overflow")
-      ("irq-cpu", po::value<int>()->default_value(0), "CPU on which network arrivals wake sleepers")
-      ("scheduler", po::value<std::string>()->default_value("heap"), "event queue: heap or calendar")
-      ("rel-halfwidth", po::value<double>()->default_value(0.03), "stop when the throughput's 95% half-width <= this x mean")
-      ("min-replications", po::value<long long>()->default_value(5), "replications at least (>= 2)")
-      ("max-replications", po::value<long long>()->default_value(30), "replications at most");
+  // clang-format off: one option per line reads as a table
+  o.add_options()("idle", po::value<long long>()->default_value(0), "idle connections (registered, silent)")(
+      "active", po::value<long long>()->default_value(100), "active connections carrying requests")(
+      "cpus", po::value<int>()->default_value(1), "simulated CPUs")("threads", po::value<int>()->default_value(1),
+                                                                    "server threads (thread t on CPU t mod cpus)")(
+      "duration", po::value<double>()->default_value(10), "simulated seconds measured per replication")(
+      "warmup", po::value<double>(), "simulated seconds discarded first (default: duration / 10)")(
+      "seed", po::value<unsigned long long>()->default_value(1), "seed of the run (replication i uses a derived one)")(
+      "workload", po::value<std::string>(), "workload file (JSON, see docs/sim.md); flags given override it")(
+      "arrivals", po::value<std::string>()->default_value("closed"), "closed, poisson or on_off")(
+      "think", po::value<std::string>()->default_value("const:0"), "closed clients' think time, e.g. exp:0.001 (s)")(
+      "rate", po::value<double>(), "poisson/on_off: requests per second (while on)")(
+      "on", po::value<std::string>()->default_value("exp:0.1"), "on_off: burst length distribution (s)")(
+      "off", po::value<std::string>()->default_value("exp:0.1"), "on_off: silence length distribution (s)")(
+      "network", po::value<std::string>()->default_value("const:0"), "one-way network delay distribution (s)")(
+      "app-work", po::value<std::string>()->default_value("const:0"), "application work per request (s)")(
+      "idle-activity", po::value<std::string>(), "keep-alive period of each idle connection (s)")(
+      "generator-per-message", po::value<std::string>(),
+      "clients run in one load-generator process: its cost per reply (s)")(
+      "generator-wakeup", po::value<std::string>(), "the load generator's wake-up latency after a pause (s)")(
+      "interest", po::value<std::string>(), "per_thread or shared interest sets (default per_thread)")(
+      "wake", po::value<std::string>(), "all (thundering herd) or one (exclusive); default by mechanism")(
+      "max-events", po::value<long long>()->default_value(0), "events one wait call returns at most (0: all)")(
+      "signal-queue", po::value<long long>()->default_value(1024), "rtsig: signal queue length before overflow")(
+      "irq-cpu", po::value<int>()->default_value(0), "CPU on which network arrivals wake sleepers")(
+      "scheduler", po::value<std::string>()->default_value("heap"), "event queue: heap or calendar")(
+      "rel-halfwidth", po::value<double>()->default_value(0.03),
+      "stop when the throughput's 95% half-width <= this x mean")(
+      "min-replications", po::value<long long>()->default_value(5), "replications at least (>= 2)")(
+      "max-replications", po::value<long long>()->default_value(30), "replications at most");
+  // clang-format on
   return o;
 }
-
 
 sim_setup sim_setup_from(const po::variables_map& vm, const std::string& mechanism) {
   check_flags(vm);
@@ -175,14 +177,20 @@ sim_setup sim_setup_from(const po::variables_map& vm, const std::string& mechani
 void set_quantity(sim_setup& s, const std::string& name, double value, const std::string& flag) {
   const bool integer = name != "rate";
   if (!std::isfinite(value) || (integer && value != std::floor(value)))
-    throw usage_error("--" + flag + ": " + name + " needs " + (integer ? "an integer" : "a finite number") +
-                      ", got " + format_number(value, 6));
-  if (name == "idle") s.load.idle = static_cast<std::int64_t>(value);
-  else if (name == "active") s.load.active = static_cast<std::int64_t>(value);
-  else if (name == "cpus") s.config.cpus = static_cast<int>(std::clamp(value, -1.0, 1e6));
-  else if (name == "threads") s.config.threads = static_cast<int>(std::clamp(value, -1.0, 1e6));
-  else if (name == "rate") s.load.rate_per_s = value;
-  else throw usage_error("--" + flag + ": '" + name + "' is not one of idle, active, cpus, threads, rate");
+    throw usage_error("--" + flag + ": " + name + " needs " + (integer ? "an integer" : "a finite number") + ", got " +
+                      format_number(value, 6));
+  if (name == "idle")
+    s.load.idle = static_cast<std::int64_t>(value);
+  else if (name == "active")
+    s.load.active = static_cast<std::int64_t>(value);
+  else if (name == "cpus")
+    s.config.cpus = static_cast<int>(std::clamp(value, -1.0, 1e6));
+  else if (name == "threads")
+    s.config.threads = static_cast<int>(std::clamp(value, -1.0, 1e6));
+  else if (name == "rate")
+    s.load.rate_per_s = value;
+  else
+    throw usage_error("--" + flag + ": '" + name + "' is not one of idle, active, cpus, threads, rate");
   if (name == "rate" && s.load.arrivals == sim::arrival_kind::closed)
     throw usage_error("--" + flag + ": rate applies to --arrivals poisson or on_off");
   try {
@@ -203,14 +211,23 @@ nlohmann::json inputs_json(const sim_setup& s, const cost_provenance& prov) {
   const sim::run_options& o = s.options;
   const sim::stopping_rule& rule = s.rule;
   return {{"mechanism", c.mechanism},
-          {"server", {{"cpus", c.cpus}, {"threads", c.threads}, {"interest", sim::to_string(c.sharing)},
-                      {"wake", sim::to_string(c.wake)}, {"max_events_per_call", c.max_events_per_call},
-                      {"signal_queue_limit", c.signal_queue_limit}, {"irq_cpu", c.irq_cpu}}},
+          {"server",
+           {{"cpus", c.cpus},
+            {"threads", c.threads},
+            {"interest", sim::to_string(c.sharing)},
+            {"wake", sim::to_string(c.wake)},
+            {"max_events_per_call", c.max_events_per_call},
+            {"signal_queue_limit", c.signal_queue_limit},
+            {"irq_cpu", c.irq_cpu}}},
           {"workload", sim::to_json(w)},
-          {"run", {{"duration_s", o.duration_s}, {"warmup_s", o.warmup_s}, {"seed", o.seed},
-                   {"scheduler", std::string(sim::to_string(o.scheduler))},
-                   {"rel_halfwidth", rule.relative_half_width}, {"min_replications", rule.min_replications},
-                   {"max_replications", rule.max_replications}}},
+          {"run",
+           {{"duration_s", o.duration_s},
+            {"warmup_s", o.warmup_s},
+            {"seed", o.seed},
+            {"scheduler", std::string(sim::to_string(o.scheduler))},
+            {"rel_halfwidth", rule.relative_half_width},
+            {"min_replications", rule.min_replications},
+            {"max_replications", rule.max_replications}}},
           {"costs", {{"sources", prov.sources}, {"model_max_extrapolation", prov.max_extrapolation}}}};
 }
 
@@ -245,9 +262,9 @@ text_table result_table(const sim::experiment_result& r) {
 void report_diagnostics(const std::string& label, const sim::experiment_result& r, const sim::stopping_rule& rule,
                         const cost_provenance& prov) {
   const double hw = r.throughput.mean > 0 ? (r.throughput.ci95_hi - r.throughput.mean) / r.throughput.mean : 0;
-  std::cerr << label << r.replications << " replications, throughput 95% half-width "
-            << format_number(100 * hw, 3) << "% (target " << format_number(100 * rule.relative_half_width, 3)
-            << "%)" << (r.converged ? "" : " - NOT reached, raise --max-replications or --duration") << "\n"
+  std::cerr << label << r.replications << " replications, throughput 95% half-width " << format_number(100 * hw, 3)
+            << "% (target " << format_number(100 * rule.relative_half_width, 3) << "%)"
+            << (r.converged ? "" : " - NOT reached, raise --max-replications or --duration") << "\n"
             << label << "engine " << r.engine.events << " events in " << format_number(r.engine.wall_s, 3) << " s ("
             << format_number(r.engine.events_per_s / 1e6, 3) << " M events/s, "
             << format_number(r.engine.sim_s_per_wall_s, 3) << " simulated s per wall s), peak RSS "
@@ -259,7 +276,5 @@ void report_diagnostics(const std::string& label, const sim::experiment_result& 
     std::cerr << label << "warning: the model extrapolated up to " << format_number(prov.max_extrapolation, 3)
               << "x beyond its largest measured n\n";
 }
-
-
 
 }  // namespace pollscale::app

@@ -3,10 +3,9 @@
 // inputs block of the JSON, and the result table.
 #pragma once
 
-#include <string>
-
 #include <boost/program_options.hpp>
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "app/sim_costs.hpp"
 #include "app/table_writer.hpp"

@@ -44,10 +44,12 @@ station_config open_queue(double lambda, distribution service, int servers, doub
 std::vector<case_def> cases() {
   const distribution h = distribution::hyperexponential(1.0, 4.0);
   std::vector<case_def> v = {
-      {"M/M/1 rho 0.5", open_queue(0.5, distribution::exponential(1), 1, 100, 5000), analytic::mm1(0.5, 1).mean_response_s},
+      {"M/M/1 rho 0.5", open_queue(0.5, distribution::exponential(1), 1, 100, 5000),
+       analytic::mm1(0.5, 1).mean_response_s},
       {"M/M/3 rho 0.8", open_queue(2.4, distribution::exponential(1), 3, 100, 3000),
        analytic::mmc(2.4, 1, 3).mean_response_s},
-      {"M/D/1 rho 0.6", open_queue(0.6, distribution::constant(1), 1, 100, 5000), analytic::md1(0.6, 1).mean_response_s},
+      {"M/D/1 rho 0.6", open_queue(0.6, distribution::constant(1), 1, 100, 5000),
+       analytic::md1(0.6, 1).mean_response_s},
       {"M/H2/1 rho 0.5 scv 4", open_queue(0.5, h, 1, 100, 10000),
        analytic::mg1(0.5, h.mean(), h.second_moment()).mean_response_s},
   };
@@ -122,14 +124,15 @@ int main(int argc, char** argv) {
     const std::string a = argv[i];
     long long* target = a == "--intervals" ? &intervals : a == "--seed" ? &seed : nullptr;
     char* end = nullptr;
-    if (!target || i + 1 >= argc || (*target = std::strtoll(argv[++i], &end, 10), *end != '\0') ||
-        intervals < 10 || seed < 0) {
+    if (!target || i + 1 >= argc || (*target = std::strtoll(argv[++i], &end, 10), *end != '\0') || intervals < 10 ||
+        seed < 0) {
       std::fprintf(stderr, "usage: sim_coverage [--intervals N >= 10] [--seed S >= 0]\n");
       return 2;
     }
   }
-  std::printf("| model | interval | intervals | coverage | its std. error (points) | mean relative half-width | "
-              "mean lag-1 autocorrelation of batch means |\n|---|---|---:|---:|---:|---:|---:|\n");
+  std::printf(
+      "| model | interval | intervals | coverage | its std. error (points) | mean relative half-width | "
+      "mean lag-1 autocorrelation of batch means |\n|---|---|---:|---:|---:|---:|---:|\n");
   const auto base = static_cast<std::uint64_t>(seed);
   std::uint64_t stream = 0;
   for (const case_def& c : cases()) {

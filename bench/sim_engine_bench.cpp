@@ -43,7 +43,6 @@ BENCHMARK(BM_HoldCalendar)->Arg(16)->Arg(1000)->Arg(100000)->Arg(1000000);
 
 }  // namespace
 
-
 namespace {
 struct fixed final : process {
   double d = 1.0;
@@ -62,5 +61,5 @@ void BM_Rng(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(exponential(g, 1.0));
 }
 BENCHMARK(BM_Rng);
-}
+}  // namespace
 BENCHMARK_MAIN();

@@ -29,8 +29,7 @@ void run_mm1(benchmark::State& state, scheduler_kind kind) {
     response = r.mean_response_s;
   }
   state.SetItemsProcessed(static_cast<std::int64_t>(events));
-  state.counters["customers_per_s"] =
-      benchmark::Counter(static_cast<double>(customers), benchmark::Counter::kIsRate);
+  state.counters["customers_per_s"] = benchmark::Counter(static_cast<double>(customers), benchmark::Counter::kIsRate);
   state.counters["mean_response_s"] = response;  // analytic: 10
 }
 

@@ -23,19 +23,22 @@ using namespace pollscale;
 
 void print(const sim::seed_reproduction& r) {
   std::printf("\n### %s (costs fitted on n <= %lld)\n\n", r.table.c_str(), static_cast<long long>(r.train_max_n));
-  std::printf("| series | form | fixed (us) | per fd (ns) | rows fitted | LOO error linear / constant |\n"
-              "|---|---|---:|---:|---:|---|\n");
+  std::printf(
+      "| series | form | fixed (us) | per fd (ns) | rows fitted | LOO error linear / constant |\n"
+      "|---|---|---:|---:|---:|---|\n");
   for (const auto& f : r.fits)
     std::printf("| %s %s | %s | %.3f | %.3f | %zu | %.1f%% / %.1f%% |\n", f.mechanism.c_str(), f.variant.c_str(),
                 f.form.c_str(), f.fixed_s * 1e6, f.per_fd_s * 1e9, f.points, 100 * f.loo_linear, 100 * f.loo_constant);
-  std::printf("\n| n | series | published (1/s) | simulated (1/s) | error | fitted on |\n|---:|---|---:|---:|---:|---|\n");
+  std::printf(
+      "\n| n | series | published (1/s) | simulated (1/s) | error | fitted on |\n|---:|---|---:|---:|---:|---|\n");
   std::vector<sim::seed_row> rows = r.rows;
   std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.n < b.n; });
   for (const auto& row : rows)
     std::printf("| %lld | %s %s | %.1f | %.1f | %+.1f%% | %s |\n", static_cast<long long>(row.n), row.mechanism.c_str(),
                 row.variant.c_str(), row.measured, row.simulated, 100 * row.rel_err, row.trained ? "yes" : "");
   // Per series: median and largest |error| over the rows it was not fitted on.
-  std::printf("\n| series | median abs error (held out) | max abs error (held out) | held-out rows |\n|---|---:|---:|---:|\n");
+  std::printf(
+      "\n| series | median abs error (held out) | max abs error (held out) | held-out rows |\n|---|---:|---:|---:|\n");
   for (const auto& f : r.fits) {
     std::vector<double> e;
     for (const auto& row : r.rows)
@@ -69,12 +72,15 @@ int main(int argc, char** argv) {
   std::string dir = std::string(POLLSCALE_SOURCE_DIR) + "/datasets/historical";
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--dphttpd-train") dphttpd_train = number_arg(i, argc, argv);
-    else if (a == "--pipetest-train") pipetest_train = number_arg(i, argc, argv);
+    if (a == "--dphttpd-train")
+      dphttpd_train = number_arg(i, argc, argv);
+    else if (a == "--pipetest-train")
+      pipetest_train = number_arg(i, argc, argv);
     else if (!a.empty() && a[0] == '-') {
       std::cerr << "sim_seed_tables: unknown option '" << a << "'\n";
       return 2;
-    } else dir = a;
+    } else
+      dir = a;
   }
   try {
     print(sim::reproduce_dphttpd(datasets::read_historical(dir + "/lse_2002_dphttpd.csv"), dphttpd_train));

@@ -12,14 +12,12 @@ namespace {
 
 void require_rate(double v, const char* name) {
   if (!std::isfinite(v) || v <= 0)
-    throw std::invalid_argument(std::string(name) + " must be finite and > 0, got " +
-                                std::to_string(v));
+    throw std::invalid_argument(std::string(name) + " must be finite and > 0, got " + std::to_string(v));
 }
 
 void require_stable(double rho, const char* queue) {
   if (!(rho < 1))
-    throw std::invalid_argument(std::string(queue) + " is unstable: utilisation " +
-                                std::to_string(rho) + " >= 1");
+    throw std::invalid_argument(std::string(queue) + " is unstable: utilisation " + std::to_string(rho) + " >= 1");
 }
 
 }  // namespace
@@ -106,9 +104,9 @@ namespace {
 std::vector<double> repairman_distribution(int n, double think_s, double service_s, int c) {
   std::vector<double> log_p(static_cast<std::size_t>(n) + 1, 0.0);
   for (int k = 1; k <= n; ++k)
-    log_p[static_cast<std::size_t>(k)] =
-        log_p[static_cast<std::size_t>(k) - 1] + std::log(static_cast<double>(n - k + 1)) +
-        std::log(service_s / (think_s * std::min(k, c)));
+    log_p[static_cast<std::size_t>(k)] = log_p[static_cast<std::size_t>(k) - 1] +
+                                         std::log(static_cast<double>(n - k + 1)) +
+                                         std::log(service_s / (think_s * std::min(k, c)));
   const double top = *std::max_element(log_p.begin(), log_p.end());
   double total = 0;
   for (double& v : log_p) total += (v = std::exp(v - top));

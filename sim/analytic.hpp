@@ -8,13 +8,13 @@ namespace pollscale::sim::analytic {
 
 /// Steady-state means of a queue. Response = waiting + service.
 struct queue_metrics {
-  double utilisation = 0;     ///< fraction of time each server is busy (rho)
-  double p_wait = 0;          ///< probability that an arriving customer waits
-  double mean_in_system = 0;  ///< L, customers
-  double mean_in_queue = 0;   ///< Lq, customers waiting (not in service)
-  double mean_response_s = 0; ///< W, s
-  double mean_wait_s = 0;     ///< Wq, s
-  double throughput = 0;      ///< X, customers served per second
+  double utilisation = 0;      ///< fraction of time each server is busy (rho)
+  double p_wait = 0;           ///< probability that an arriving customer waits
+  double mean_in_system = 0;   ///< L, customers
+  double mean_in_queue = 0;    ///< Lq, customers waiting (not in service)
+  double mean_response_s = 0;  ///< W, s
+  double mean_wait_s = 0;      ///< Wq, s
+  double throughput = 0;       ///< X, customers served per second
 };
 
 /// M/M/1: Poisson arrivals at `lambda`, exponential service at rate `mu`.

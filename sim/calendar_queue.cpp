@@ -69,8 +69,7 @@ void calendar_queue::push(const event& e) {
   // An event earlier than the current search position (possible after top() advanced
   // it) moves the search back, and any cached minimum may no longer be one.
   current_vb_ = std::min(current_vb_, virtual_bucket(e.time));
-  if (cached_min_ != SIZE_MAX && fires_before(e, pool_[heads_[cached_min_].head].ev))
-    cached_min_ = SIZE_MAX;
+  if (cached_min_ != SIZE_MAX && fires_before(e, pool_[heads_[cached_min_].head].ev)) cached_min_ = SIZE_MAX;
   if (size_ > 2 * heads_.size())
     resize(2 * heads_.size());
   else
@@ -84,8 +83,7 @@ void calendar_queue::note_cost() {
   constexpr std::uint64_t window = 1024;
   ++since_resize_;
   if (++ops_ < window) return;
-  if (steps_ > max_steps_per_op * ops_ && since_resize_ >= size_ / 8)
-    resize(heads_.size());
+  if (steps_ > max_steps_per_op * ops_ && since_resize_ >= size_ / 8) resize(heads_.size());
   ops_ = steps_ = 0;
 }
 

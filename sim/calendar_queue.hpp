@@ -61,8 +61,8 @@ class calendar_queue {
     std::uint32_t next = nil;
   };
   struct bucket {
-    sim_time first = 0;         // time of the first node (valid when head != nil)
-    std::uint32_t head = nil;   // first node, nil when empty
+    sim_time first = 0;        // time of the first node (valid when head != nil)
+    std::uint32_t head = nil;  // first node, nil when empty
   };
 
   std::int64_t virtual_bucket(sim_time t) const;
@@ -75,15 +75,15 @@ class calendar_queue {
   double estimate_width() const;
 
   std::vector<node> pool_;
-  std::uint32_t free_ = nil;           // head of the free-node list
-  std::vector<bucket> heads_;          // the ring of buckets
-  double width_ = 1.0;                 // seconds per bucket
-  std::int64_t current_vb_ = 0;        // virtual bucket where the search for the minimum starts
+  std::uint32_t free_ = nil;     // head of the free-node list
+  std::vector<bucket> heads_;    // the ring of buckets
+  double width_ = 1.0;           // seconds per bucket
+  std::int64_t current_vb_ = 0;  // virtual bucket where the search for the minimum starts
   std::size_t size_ = 0;
   std::size_t cached_min_ = SIZE_MAX;  // bucket holding the minimum, SIZE_MAX when unknown
-  std::uint64_t ops_ = 0;    // pushes and pops in the current cost window
-  std::uint64_t steps_ = 0;  // list nodes walked and buckets scanned in them
-  std::uint64_t since_resize_ = 0;  // pushes and pops since the last resize
+  std::uint64_t ops_ = 0;              // pushes and pops in the current cost window
+  std::uint64_t steps_ = 0;            // list nodes walked and buckets scanned in them
+  std::uint64_t since_resize_ = 0;     // pushes and pops since the last resize
   void note_cost();
 };
 

@@ -18,9 +18,7 @@ class cost_cache {
 
   double wait_call_s(const wait_query& q) { return lookup(0, q, model_.wait_call_s, "wait_call_s"); }
   double rescan_s(const wait_query& q) { return lookup(1, q, model_.rescan_s, "rescan_s"); }
-  double overflow_poll_s(const wait_query& q) {
-    return lookup(2, q, model_.overflow_poll_s, "overflow_poll_s");
-  }
+  double overflow_poll_s(const wait_query& q) { return lookup(2, q, model_.overflow_poll_s, "overflow_poll_s"); }
   double rearm_s(std::int64_t registered);
 
   double handler_s() const { return model_.handler_s; }
@@ -45,8 +43,7 @@ class cost_cache {
     }
   };
 
-  double lookup(int what, const wait_query& q, const std::function<double(const wait_query&)>& f,
-                const char* name);
+  double lookup(int what, const wait_query& q, const std::function<double(const wait_query&)>& f, const char* name);
 
   const cost_model& model_;
   std::unordered_map<key, double, key_hash> memo_;

@@ -8,8 +8,7 @@
 namespace pollscale::sim {
 
 double linear_wait_cost::rescan_s(const wait_query& q) const {
-  return per_call_s + per_registered_s * static_cast<double>(q.registered) +
-         per_ready_s * static_cast<double>(q.ready);
+  return per_call_s + per_registered_s * static_cast<double>(q.registered) + per_ready_s * static_cast<double>(q.ready);
 }
 
 double linear_wait_cost::call_s(const wait_query& q) const {
@@ -29,8 +28,8 @@ namespace {
   throw std::invalid_argument(origin + ": " + where + ": " + what);
 }
 
-void check_keys(const nlohmann::json& obj, const std::set<std::string>& allowed,
-                const std::string& origin, const std::string& where) {
+void check_keys(const nlohmann::json& obj, const std::set<std::string>& allowed, const std::string& origin,
+                const std::string& where) {
   if (!obj.is_object()) fail(origin, where, "expected a JSON object");
   for (const auto& [k, v] : obj.items())
     if (!allowed.count(k)) fail(origin, where, "unknown key '" + k + "'");
@@ -50,8 +49,8 @@ double ns_field(const nlohmann::json& obj, const std::string& key, const std::st
 }  // namespace
 
 cost_table parse_cost_table(const nlohmann::json& doc, const std::string& origin) {
-  check_keys(doc, {"mechanisms", "handler_ns", "wakeup_same_cpu_ns", "wakeup_cross_cpu_ns", "comment"},
-             origin, "top level");
+  check_keys(doc, {"mechanisms", "handler_ns", "wakeup_same_cpu_ns", "wakeup_cross_cpu_ns", "comment"}, origin,
+             "top level");
   cost_table t;
   t.handler_s = ns_field(doc, "handler_ns", origin, "top level");
   t.wakeup_same_cpu_s = ns_field(doc, "wakeup_same_cpu_ns", origin, "top level");
@@ -61,9 +60,9 @@ cost_table parse_cost_table(const nlohmann::json& doc, const std::string& origin
   if (!mechs.is_object()) fail(origin, "mechanisms", "expected an object keyed by mechanism");
   for (const auto& [name, m] : mechs.items()) {
     const std::string where = "mechanisms." + name;
-    check_keys(m, {"per_call_ns", "per_registered_ns", "per_ready_ns", "per_registered_blocking_ns",
-                   "rearm_ns", "comment"},
-               origin, where);
+    check_keys(
+        m, {"per_call_ns", "per_registered_ns", "per_ready_ns", "per_registered_blocking_ns", "rearm_ns", "comment"},
+        origin, where);
     linear_wait_cost c;
     c.per_call_s = ns_field(m, "per_call_ns", origin, where);
     c.per_registered_s = ns_field(m, "per_registered_ns", origin, where);
@@ -89,8 +88,7 @@ cost_table read_cost_table(const std::string& path) {
 
 cost_model make_cost_model(const cost_table& table, const std::string& mechanism) {
   const auto it = table.wait.find(mechanism);
-  if (it == table.wait.end())
-    throw std::invalid_argument("costs: no wait cost for mechanism '" + mechanism + "'");
+  if (it == table.wait.end()) throw std::invalid_argument("costs: no wait cost for mechanism '" + mechanism + "'");
   const linear_wait_cost wait = it->second;
   cost_model m;
   m.wait_call_s = [wait](const wait_query& q) { return wait.call_s(q); };

@@ -6,9 +6,8 @@
 #include <cstdint>
 #include <functional>
 #include <map>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 namespace pollscale::sim {
 

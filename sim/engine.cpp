@@ -11,9 +11,7 @@ scheduler_kind parse_scheduler_kind(std::string_view text) {
   throw std::invalid_argument("scheduler '" + std::string(text) + "' is not one of heap, calendar");
 }
 
-std::string_view to_string(scheduler_kind kind) {
-  return kind == scheduler_kind::binary_heap ? "heap" : "calendar";
-}
+std::string_view to_string(scheduler_kind kind) { return kind == scheduler_kind::binary_heap ? "heap" : "calendar"; }
 
 void engine::run_until(sim_time end) {
   POLLSCALE_SIM_EXPECT(end >= now_ && std::isfinite(end), "run_until() into the past or to NaN/inf");

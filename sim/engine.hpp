@@ -48,9 +48,7 @@ class engine {
   }
 
   /// Schedules after `delay` seconds. Precondition: delay >= 0 and finite.
-  void schedule_in(sim_time delay, process& target, std::uint64_t tag = 0) {
-    schedule_at(now_ + delay, target, tag);
-  }
+  void schedule_in(sim_time delay, process& target, std::uint64_t tag = 0) { schedule_at(now_ + delay, target, tag); }
 
   /// Fires the next event. Returns false when none is pending.
   bool step() {
@@ -73,9 +71,7 @@ class engine {
   void stop() { stopped_ = true; }
 
   std::uint64_t events_fired() const { return fired_; }
-  std::size_t pending() const {
-    return kind_ == scheduler_kind::binary_heap ? heap_.size() : calendar_.size();
-  }
+  std::size_t pending() const { return kind_ == scheduler_kind::binary_heap ? heap_.size() : calendar_.size(); }
   /// Bytes the scheduler holds for pending events (spare capacity included).
   std::size_t queue_memory_bytes() const {
     return kind_ == scheduler_kind::binary_heap ? heap_.memory_bytes() : calendar_.memory_bytes();
@@ -83,9 +79,7 @@ class engine {
   scheduler_kind scheduler() const { return kind_; }
 
  private:
-  sim_time next_time() {
-    return kind_ == scheduler_kind::binary_heap ? heap_.top().time : calendar_.top().time;
-  }
+  sim_time next_time() { return kind_ == scheduler_kind::binary_heap ? heap_.top().time : calendar_.top().time; }
 
   scheduler_kind kind_;
   binary_heap_queue heap_;

@@ -8,12 +8,12 @@
 namespace pollscale::sim {
 
 struct engine_stats {
-  std::uint64_t events = 0;         ///< events fired
-  double simulated_s = 0;           ///< simulated time covered, s
-  double wall_s = 0;                ///< host time spent, s
-  double events_per_s = 0;          ///< events / wall_s (0 when wall_s is 0)
-  double sim_s_per_wall_s = 0;      ///< simulated_s / wall_s (0 when wall_s is 0)
-  std::uint64_t peak_rss_bytes = 0; ///< the process's peak resident set (getrusage), bytes
+  std::uint64_t events = 0;          ///< events fired
+  double simulated_s = 0;            ///< simulated time covered, s
+  double wall_s = 0;                 ///< host time spent, s
+  double events_per_s = 0;           ///< events / wall_s (0 when wall_s is 0)
+  double sim_s_per_wall_s = 0;       ///< simulated_s / wall_s (0 when wall_s is 0)
+  std::uint64_t peak_rss_bytes = 0;  ///< the process's peak resident set (getrusage), bytes
 };
 
 /// Peak resident set size of this process so far, bytes (getrusage ru_maxrss).
@@ -27,9 +27,7 @@ class wall_stopwatch {
  public:
   wall_stopwatch() : start_(std::chrono::steady_clock::now()) {}
   /// Seconds since construction.
-  double elapsed_s() const {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  }
+  double elapsed_s() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); }
 
  private:
   std::chrono::steady_clock::time_point start_;

@@ -27,10 +27,10 @@ class process {
 };
 
 struct event {
-  sim_time time = 0;       ///< when it fires, s
-  std::uint64_t seq = 0;   ///< scheduling order; earlier-scheduled events fire first on ties
+  sim_time time = 0;      ///< when it fires, s
+  std::uint64_t seq = 0;  ///< scheduling order; earlier-scheduled events fire first on ties
   process* target = nullptr;
-  std::uint64_t tag = 0;   ///< the target's own meaning (a connection index, a kind, ...)
+  std::uint64_t tag = 0;  ///< the target's own meaning (a connection index, a kind, ...)
 };
 
 /// Strict total order of events: by time, then by scheduling order.

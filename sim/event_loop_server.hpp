@@ -56,9 +56,9 @@ struct server_config {
   interest_sharing sharing = interest_sharing::per_thread;
   wake_policy wake = wake_policy::one;
   notification style = notification::readiness;
-  std::int64_t max_events_per_call = 0;   ///< 0: no limit (poll reports every ready fd)
-  std::int64_t signal_queue_limit = 1024; ///< rtsig: RLIMIT_SIGPENDING-like bound, >= 1
-  int irq_cpu = 0;                        ///< CPU where network arrivals wake sleepers
+  std::int64_t max_events_per_call = 0;    ///< 0: no limit (poll reports every ready fd)
+  std::int64_t signal_queue_limit = 1024;  ///< rtsig: RLIMIT_SIGPENDING-like bound, >= 1
+  int irq_cpu = 0;                         ///< CPU where network arrivals wake sleepers
 
   /// Throws std::invalid_argument naming the field when a value is out of range.
   void validate() const;
@@ -73,32 +73,32 @@ struct run_options {
   double warmup_s = 1;     ///< simulated time discarded first, >= 0
   std::uint64_t seed = 1;
   scheduler_kind scheduler = scheduler_kind::binary_heap;
-  int slices = 200;        ///< equal time slices of the measured span (MSER-5 input), >= 10
+  int slices = 200;  ///< equal time slices of the measured span (MSER-5 input), >= 10
 };
 
 struct server_result {
-  double measured_s = 0;           ///< simulated time the figures cover
-  std::uint64_t replies = 0;       ///< replies received by active clients
-  double throughput = 0;           ///< replies per second
-  double mean_latency_s = 0;       ///< mean request-to-reply time, s
-  latency_histogram latency;       ///< request-to-reply times, s
+  double measured_s = 0;                ///< simulated time the figures cover
+  std::uint64_t replies = 0;            ///< replies received by active clients
+  double throughput = 0;                ///< replies per second
+  double mean_latency_s = 0;            ///< mean request-to-reply time, s
+  latency_histogram latency;            ///< request-to-reply times, s
   std::vector<double> cpu_utilisation;  ///< busy fraction of each CPU
-  std::uint64_t calls = 0;         ///< wait calls entered (a sleep and wake-up inside one call counts once)
+  std::uint64_t calls = 0;              ///< wait calls entered (a sleep and wake-up inside one call counts once)
   double calls_per_s = 0;
-  double events_per_call = 0;      ///< events handled per wait call
-  std::uint64_t wakeups = 0;       ///< sleepers woken
-  std::uint64_t futile_wakeups = 0;  ///< woken threads that found nothing left to handle
-  std::uint64_t overflows = 0;     ///< rtsig signal-queue overflows
-  std::uint64_t keepalives = 0;    ///< idle-connection messages handled
+  double events_per_call = 0;            ///< events handled per wait call
+  std::uint64_t wakeups = 0;             ///< sleepers woken
+  std::uint64_t futile_wakeups = 0;      ///< woken threads that found nothing left to handle
+  std::uint64_t overflows = 0;           ///< rtsig signal-queue overflows
+  std::uint64_t keepalives = 0;          ///< idle-connection messages handled
   std::vector<double> slice_throughput;  ///< replies/s in each equal slice of the measured span
-  std::uint64_t events = 0;        ///< engine events fired (warm-up included)
-  std::size_t model_bytes = 0;     ///< memory of the model's state and the event queue at the end
+  std::uint64_t events = 0;              ///< engine events fired (warm-up included)
+  std::size_t model_bytes = 0;           ///< memory of the model's state and the event queue at the end
 };
 
 /// Simulates one replication. Throws std::invalid_argument for a bad configuration,
 /// workload or run option, or when the cost model returns a negative or non-finite cost
 /// (naming the query).
-server_result simulate_server(const server_config& config, const workload& load,
-                              const cost_model& costs, const run_options& options);
+server_result simulate_server(const server_config& config, const workload& load, const cost_model& costs,
+                              const run_options& options);
 
 }  // namespace pollscale::sim

@@ -9,14 +9,12 @@
 namespace pollscale::sim {
 
 namespace {
-constexpr int sub_bits = 8;                     // 256 buckets per octave
+constexpr int sub_bits = 8;  // 256 buckets per octave
 constexpr int mantissa_bits = 52;
-constexpr int min_exponent = -40;               // 2^-40 s
-constexpr int max_exponent = 24;                // 2^24 s
-constexpr std::uint64_t first_key =
-    static_cast<std::uint64_t>(1023 + min_exponent) << sub_bits;  // key of 2^-40
-constexpr std::size_t bucket_count =
-    static_cast<std::size_t>(max_exponent - min_exponent) << sub_bits;
+constexpr int min_exponent = -40;                                                                 // 2^-40 s
+constexpr int max_exponent = 24;                                                                  // 2^24 s
+constexpr std::uint64_t first_key = static_cast<std::uint64_t>(1023 + min_exponent) << sub_bits;  // key of 2^-40
+constexpr std::size_t bucket_count = static_cast<std::size_t>(max_exponent - min_exponent) << sub_bits;
 
 std::uint64_t key_of(double v) { return std::bit_cast<std::uint64_t>(v) >> (mantissa_bits - sub_bits); }
 }  // namespace

@@ -16,8 +16,8 @@ namespace pollscale::sim::detail {
 }  // namespace pollscale::sim::detail
 
 /// Aborts with file:line and `what` when `cond` is false (checked in every build type).
-#define POLLSCALE_SIM_EXPECT(cond, what)                                              \
-  do {                                                                                \
-    if (!(cond)) [[unlikely]]                                                         \
-      ::pollscale::sim::detail::invariant_failed(__FILE__, __LINE__, what);           \
+#define POLLSCALE_SIM_EXPECT(cond, what)                                    \
+  do {                                                                      \
+    if (!(cond)) [[unlikely]]                                               \
+      ::pollscale::sim::detail::invariant_failed(__FILE__, __LINE__, what); \
   } while (false)

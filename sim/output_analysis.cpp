@@ -48,8 +48,7 @@ std::vector<double> batch_means_of(std::span<const double> series, std::size_t b
   std::vector<double> means(batches);
   for (std::size_t b = 0; b < batches; ++b) {
     const auto first = series.begin() + static_cast<std::ptrdiff_t>(skip + b * size);
-    means[b] = std::accumulate(first, first + static_cast<std::ptrdiff_t>(size), 0.0) /
-               static_cast<double>(size);
+    means[b] = std::accumulate(first, first + static_cast<std::ptrdiff_t>(size), 0.0) / static_cast<double>(size);
   }
   return means;
 }
@@ -75,8 +74,7 @@ std::size_t mser5_truncation(std::span<const double> series) {
   if (m < 2) return 0;
   std::vector<double> y(m);
   for (std::size_t i = 0; i < m; ++i)
-    y[i] = (series[5 * i] + series[5 * i + 1] + series[5 * i + 2] + series[5 * i + 3] +
-            series[5 * i + 4]) / 5;
+    y[i] = (series[5 * i] + series[5 * i + 1] + series[5 * i + 2] + series[5 * i + 3] + series[5 * i + 4]) / 5;
   // Suffix sums give every candidate's mean and sum of squares in O(m).
   std::vector<double> sum(m + 1, 0.0), sum2(m + 1, 0.0);
   for (std::size_t i = m; i-- > 0;) {

@@ -14,10 +14,10 @@ namespace pollscale::sim {
 /// A confidence interval for a mean.
 struct interval {
   double mean = 0;
-  double half_width = 0;   ///< t_{n-1, (1+level)/2} * stderr_mean; +inf when n < 2
-  double lo = 0;           ///< mean - half_width
-  double hi = 0;           ///< mean + half_width
-  std::size_t n = 0;       ///< independent values it rests on (replications or batches)
+  double half_width = 0;  ///< t_{n-1, (1+level)/2} * stderr_mean; +inf when n < 2
+  double lo = 0;          ///< mean - half_width
+  double hi = 0;          ///< mean + half_width
+  std::size_t n = 0;      ///< independent values it rests on (replications or batches)
   /// half_width / |mean|; +inf when the mean is 0 or n < 2.
   double relative_half_width() const;
   bool contains(double v) const { return lo <= v && v <= hi; }

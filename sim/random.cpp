@@ -38,8 +38,7 @@ distribution distribution::exponential(double mean) {
 }
 
 distribution distribution::uniform(double lo, double hi) {
-  require(finite_non_negative(lo) && std::isfinite(hi) && lo <= hi,
-          "uniform bounds must satisfy 0 <= lo <= hi");
+  require(finite_non_negative(lo) && std::isfinite(hi) && lo <= hi, "uniform bounds must satisfy 0 <= lo <= hi");
   return {kind::uniform, lo, hi, 1};
 }
 
@@ -132,8 +131,8 @@ distribution distribution::parse(const std::string& text) {
   for (std::string part; std::getline(in, part, ':');) parts.push_back(part);
   auto arity = [&](std::size_t n) {
     if (parts.size() != n + 1)
-      throw std::invalid_argument("distribution '" + text + "': '" + parts[0] + "' takes " +
-                                  std::to_string(n) + " parameter(s)");
+      throw std::invalid_argument("distribution '" + text + "': '" + parts[0] + "' takes " + std::to_string(n) +
+                                  " parameter(s)");
   };
   auto num = [&](std::size_t i) { return parse_number(parts[i], text); };
   try {
@@ -163,11 +162,21 @@ std::string distribution::describe() const {
   std::ostringstream s;
   s.precision(17);
   switch (kind_) {
-    case kind::constant: s << "const:" << a_; break;
-    case kind::exponential: s << "exp:" << a_; break;
-    case kind::uniform: s << "uniform:" << a_ << ":" << b_; break;
-    case kind::erlang: s << "erlang:" << phases_ << ":" << a_; break;
-    case kind::hyperexponential: s << "hyperexp:" << mean() << ":" << scv(); break;
+    case kind::constant:
+      s << "const:" << a_;
+      break;
+    case kind::exponential:
+      s << "exp:" << a_;
+      break;
+    case kind::uniform:
+      s << "uniform:" << a_ << ":" << b_;
+      break;
+    case kind::erlang:
+      s << "erlang:" << phases_ << ":" << a_;
+      break;
+    case kind::hyperexponential:
+      s << "hyperexp:" << mean() << ":" << scv();
+      break;
   }
   return s.str();
 }

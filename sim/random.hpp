@@ -18,9 +18,7 @@ using rng = std::mt19937_64;
 inline double uniform01(rng& g) { return static_cast<double>(g() >> 11) * 0x1.0p-53; }
 
 /// Uniform on (0, 1] with 53 random bits (never 0, so its logarithm is finite).
-inline double uniform01_open_closed(rng& g) {
-  return static_cast<double>((g() >> 11) + 1) * 0x1.0p-53;
-}
+inline double uniform01_open_closed(rng& g) { return static_cast<double>((g() >> 11) + 1) * 0x1.0p-53; }
 
 /// Exponential variate with the given mean (inversion). Precondition: mean >= 0.
 /// (log of a (0,1] uniform rather than log1p of a [0,1) one: half the cost, same law.)
@@ -74,9 +72,9 @@ class distribution {
   distribution(kind k, double a, double b, int phases) : kind_(k), a_(a), b_(b), phases_(phases) {}
 
   kind kind_;
-  double a_;    // constant value, mean, lo, or the first hyperexponential phase's mean
-  double b_;    // hi, or the second phase's mean
-  int phases_;  // erlang phases
+  double a_;      // constant value, mean, lo, or the first hyperexponential phase's mean
+  double b_;      // hi, or the second phase's mean
+  int phases_;    // erlang phases
   double p_ = 1;  // hyperexponential: probability of the first phase
 };
 

@@ -86,7 +86,8 @@ std::map<series_key, std::vector<const datasets::historical_row*>> series_of(
   for (const auto& r : rows) {
     if (r.k.scenario != scenario || r.k.metric != "throughput") continue;
     if (!r.k.n_fds || r.k.unit != "1/s")
-      throw std::invalid_argument("historical row at line " + std::to_string(r.line) + " has no n_fds or is not in 1/s");
+      throw std::invalid_argument("historical row at line " + std::to_string(r.line) +
+                                  " has no n_fds or is not in 1/s");
     s[{r.k.mechanism, r.k.variant}].push_back(&r);
   }
   if (s.empty()) throw std::invalid_argument("no '" + scenario + "' throughput rows to reproduce");

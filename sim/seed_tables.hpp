@@ -41,16 +41,16 @@ struct per_op_fit {
 struct seed_row {
   std::string mechanism;
   std::string variant;
-  std::int64_t n = 0;       ///< dead connections (dphttpd) or pipes (pipetest)
-  double measured = 0;      ///< published rate, 1/s
-  double simulated = 0;     ///< simulated rate, 1/s
-  double rel_err = 0;       ///< (simulated - measured) / measured
-  bool trained = false;     ///< the row was used to fit the costs
-  std::size_t line = 0;     ///< line in the historical file
+  std::int64_t n = 0;    ///< dead connections (dphttpd) or pipes (pipetest)
+  double measured = 0;   ///< published rate, 1/s
+  double simulated = 0;  ///< simulated rate, 1/s
+  double rel_err = 0;    ///< (simulated - measured) / measured
+  bool trained = false;  ///< the row was used to fit the costs
+  std::size_t line = 0;  ///< line in the historical file
 };
 
 struct seed_reproduction {
-  std::string table;        ///< "dphttpd" or "pipetest"
+  std::string table;  ///< "dphttpd" or "pipetest"
   std::int64_t train_max_n = 0;
   std::vector<per_op_fit> fits;
   std::vector<seed_row> rows;

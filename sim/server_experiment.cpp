@@ -36,9 +36,8 @@ double transient_fraction(const series& s, std::size_t replications) {
 
 }  // namespace
 
-experiment_result run_server_experiment(const server_config& config, const workload& load,
-                                        const cost_model& costs, const run_options& options,
-                                        const stopping_rule& rule) {
+experiment_result run_server_experiment(const server_config& config, const workload& load, const cost_model& costs,
+                                        const run_options& options, const stopping_rule& rule) {
   series s;
   s.per_cpu.resize(static_cast<std::size_t>(config.cpus));
   std::uint64_t events = 0;
@@ -98,9 +97,7 @@ experiment_result run_server_experiment(const server_config& config, const workl
 
 namespace {
 
-nlohmann::json to_json(const estimate& e) {
-  return {{"mean", e.mean}, {"ci95_lo", e.ci95_lo}, {"ci95_hi", e.ci95_hi}};
-}
+nlohmann::json to_json(const estimate& e) { return {{"mean", e.mean}, {"ci95_lo", e.ci95_lo}, {"ci95_hi", e.ci95_hi}}; }
 
 }  // namespace
 
@@ -109,8 +106,10 @@ nlohmann::json to_json(const experiment_result& r, bool with_timing) {
   j["replications"] = r.replications;
   j["converged"] = r.converged;
   j["throughput"] = to_json(r.throughput);
-  j["latency_s"] = {{"p50", to_json(r.latency_p50_s)},   {"p90", to_json(r.latency_p90_s)},
-                    {"p99", to_json(r.latency_p99_s)},   {"p999", to_json(r.latency_p999_s)},
+  j["latency_s"] = {{"p50", to_json(r.latency_p50_s)},
+                    {"p90", to_json(r.latency_p90_s)},
+                    {"p99", to_json(r.latency_p99_s)},
+                    {"p999", to_json(r.latency_p999_s)},
                     {"mean", to_json(r.latency_mean_s)}};
   nlohmann::json cpu = to_json(r.cpu_utilisation);
   cpu["per_cpu"] = nlohmann::json::array();
@@ -123,8 +122,8 @@ nlohmann::json to_json(const experiment_result& r, bool with_timing) {
   j["overflows_per_s"] = r.overflows_per_s;
   j["keepalives_per_s"] = r.keepalives_per_s;
   j["mser5_transient_fraction"] = r.mser5_transient_fraction;
-  nlohmann::json engine = {{"events", r.engine.events}, {"simulated_s", r.engine.simulated_s},
-                           {"model_bytes", r.model_bytes}};
+  nlohmann::json engine = {
+      {"events", r.engine.events}, {"simulated_s", r.engine.simulated_s}, {"model_bytes", r.model_bytes}};
   if (with_timing) {
     engine["wall_s"] = r.engine.wall_s;
     engine["events_per_s"] = r.engine.events_per_s;

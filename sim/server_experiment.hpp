@@ -10,9 +10,8 @@
 #pragma once
 
 #include <cstdint>
-#include <vector>
-
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "sim/engine_stats.hpp"
 #include "sim/event_loop_server.hpp"
@@ -29,30 +28,29 @@ struct estimate {
 
 struct experiment_result {
   std::size_t replications = 0;
-  bool converged = false;          ///< the stopping rule was met before max_replications
-  estimate throughput;             ///< replies per second
+  bool converged = false;  ///< the stopping rule was met before max_replications
+  estimate throughput;     ///< replies per second
   estimate latency_mean_s;
   estimate latency_p50_s, latency_p90_s, latency_p99_s, latency_p999_s;
-  estimate cpu_utilisation;        ///< mean busy fraction over CPUs
+  estimate cpu_utilisation;  ///< mean busy fraction over CPUs
   std::vector<estimate> cpu_utilisation_per_cpu;
   estimate calls_per_s;
   estimate events_per_call;
-  double wakeups_per_s = 0;        ///< means over replications
+  double wakeups_per_s = 0;  ///< means over replications
   double futile_wakeups_per_s = 0;
   double overflows_per_s = 0;
   double keepalives_per_s = 0;
   /// Share of the measured span that MSER-5 finds transient in the replications' average
   /// throughput per slice (0: the fixed warm-up was long enough).
   double mser5_transient_fraction = 0;
-  engine_stats engine;             ///< totals over every replication
-  std::size_t model_bytes = 0;     ///< the largest replication's model state + event queue
+  engine_stats engine;          ///< totals over every replication
+  std::size_t model_bytes = 0;  ///< the largest replication's model state + event queue
 };
 
 /// Runs replications i = 0, 1, ... with seed derive_seed(options.seed, i). Throws
 /// std::invalid_argument for bad input (see simulate_server and replicate).
-experiment_result run_server_experiment(const server_config& config, const workload& load,
-                                        const cost_model& costs, const run_options& options,
-                                        const stopping_rule& rule);
+experiment_result run_server_experiment(const server_config& config, const workload& load, const cost_model& costs,
+                                        const run_options& options, const stopping_rule& rule);
 
 /// The result as JSON (ARCHITECTURE.md "Result names"): throughput, latency_s {p50, p90,
 /// p99, p999, mean}, cpu_utilisation {mean, ci95_lo, ci95_hi, per_cpu}, calls_per_s,

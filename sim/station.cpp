@@ -13,7 +13,8 @@ std::uint64_t make_tag(std::uint64_t kind, std::uint64_t index) { return kind <<
 
 class station_process final : public process {
  public:
-  station_process(const station_config& c, rng& g) : config_(c), g_(g), in_service_(static_cast<std::size_t>(c.servers)) {
+  station_process(const station_config& c, rng& g)
+      : config_(c), g_(g), in_service_(static_cast<std::size_t>(c.servers)) {
     for (int s = c.servers; s-- > 0;) free_.push_back(static_cast<std::uint32_t>(s));
     measuring_ = c.warmup_s <= 0;
   }
@@ -119,8 +120,7 @@ class station_process final : public process {
 
 void validate(const station_config& c) {
   if (c.servers < 1) throw std::invalid_argument("station: servers must be >= 1");
-  if (!c.interarrival && c.customers < 1)
-    throw std::invalid_argument("station: a closed model needs customers >= 1");
+  if (!c.interarrival && c.customers < 1) throw std::invalid_argument("station: a closed model needs customers >= 1");
   if (!std::isfinite(c.run_s) || c.run_s <= 0) throw std::invalid_argument("station: run_s must be finite and > 0");
   if (!std::isfinite(c.warmup_s) || c.warmup_s < 0)
     throw std::invalid_argument("station: warmup_s must be finite and >= 0");

@@ -17,7 +17,7 @@
 namespace pollscale::sim {
 
 struct station_config {
-  int servers = 1;                          ///< c >= 1
+  int servers = 1;  ///< c >= 1
   distribution service = distribution::exponential(1.0);
   /// Open arrivals: the interarrival time distribution (Poisson arrivals: exponential).
   std::optional<distribution> interarrival;
@@ -25,21 +25,21 @@ struct station_config {
   /// each thinking for `think` between the end of one service and its next request.
   int customers = 0;
   distribution think = distribution::exponential(1.0);
-  double warmup_s = 0;     ///< statistics restart at this simulated time
-  double run_s = 1;        ///< simulated time measured after the warm-up
+  double warmup_s = 0;       ///< statistics restart at this simulated time
+  double run_s = 1;          ///< simulated time measured after the warm-up
   bool keep_series = false;  ///< keep every response time (for batch means), in departure order
 };
 
 struct station_result {
-  std::uint64_t completed = 0;    ///< services finished after the warm-up
-  double throughput = 0;          ///< completions per second, 1/s
-  double mean_response_s = 0;     ///< mean time from arrival to departure, s
-  double mean_wait_s = 0;         ///< mean time from arrival to the start of service, s
-  double mean_in_system = 0;      ///< time average of customers present
-  double utilisation = 0;         ///< time average of busy servers / c
-  latency_histogram response;     ///< response times of the customers counted
-  std::vector<double> series;     ///< response times in departure order when keep_series
-  std::uint64_t events = 0;       ///< engine events fired
+  std::uint64_t completed = 0;  ///< services finished after the warm-up
+  double throughput = 0;        ///< completions per second, 1/s
+  double mean_response_s = 0;   ///< mean time from arrival to departure, s
+  double mean_wait_s = 0;       ///< mean time from arrival to the start of service, s
+  double mean_in_system = 0;    ///< time average of customers present
+  double utilisation = 0;       ///< time average of busy servers / c
+  latency_histogram response;   ///< response times of the customers counted
+  std::vector<double> series;   ///< response times in departure order when keep_series
+  std::uint64_t events = 0;     ///< engine events fired
 };
 
 /// Runs one replication on a fresh engine of the given scheduler, with generator `g`.

@@ -27,11 +27,15 @@ struct ring_thread {
 class ring_model final : public process {
  public:
   ring_model(const token_ring_config& c, const cost_model& m, const run_options& o, engine& e)
-      : config_(c), e_(e), costs_(m), cpus_(c.cpus),
+      : config_(c),
+        e_(e),
+        costs_(m),
+        cpus_(c.cpus),
         state_(static_cast<std::uint32_t>(c.pipes), static_cast<std::uint32_t>(c.threads), 0,
                readiness_state::partition::blocks),
         threads_(static_cast<std::size_t>(c.threads)) {
-    for (std::size_t t = 0; t < threads_.size(); ++t) threads_[t].cpu = static_cast<int>(t % static_cast<std::size_t>(c.cpus));
+    for (std::size_t t = 0; t < threads_.size(); ++t)
+      threads_[t].cpu = static_cast<int>(t % static_cast<std::size_t>(c.cpus));
     measuring_ = o.warmup_s <= 0;
     if (o.warmup_s > 0) e_.schedule_at(o.warmup_s, *this, tag_of(k_warmup_end, 0));
   }
@@ -46,7 +50,9 @@ class ring_model final : public process {
   void on_event(engine&, std::uint64_t tag) override {
     const auto t = static_cast<std::uint32_t>(tag & index_mask);
     switch (static_cast<kind>(tag >> 56)) {
-      case k_burst: burst_done(t); break;
+      case k_burst:
+        burst_done(t);
+        break;
       case k_woken:
         run(t, phase::rescanning, costs_.rescan_s({state_.registered(t), state_.ready(t), false}));
         break;

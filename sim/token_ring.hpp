@@ -25,13 +25,13 @@ struct token_ring_config {
 };
 
 struct token_ring_result {
-  std::uint64_t passes = 0;      ///< token passes in the measured span
+  std::uint64_t passes = 0;  ///< token passes in the measured span
   double passes_per_s = 0;
   std::uint64_t calls = 0;
   double events_per_call = 0;
   std::uint64_t wakeups = 0;
   std::vector<double> cpu_utilisation;
-  std::uint64_t events = 0;      ///< engine events fired
+  std::uint64_t events = 0;  ///< engine events fired
 };
 
 /// Simulates one replication (run_options: duration, warm-up, seed, scheduler). Throws

@@ -16,9 +16,12 @@ arrival_kind parse_arrival_kind(const std::string& text) {
 
 std::string to_string(arrival_kind k) {
   switch (k) {
-    case arrival_kind::closed: return "closed";
-    case arrival_kind::poisson: return "poisson";
-    case arrival_kind::on_off: return "on_off";
+    case arrival_kind::closed:
+      return "closed";
+    case arrival_kind::poisson:
+      return "poisson";
+    case arrival_kind::on_off:
+      return "on_off";
   }
   return "?";
 }
@@ -33,8 +36,7 @@ void workload::validate() const {
     throw std::invalid_argument("rate_per_s must be finite and > 0 for poisson and on_off arrivals");
   if (arrivals == arrival_kind::on_off && (on_period.mean() <= 0 || off_period.mean() <= 0))
     throw std::invalid_argument("on_period and off_period must have a mean > 0");
-  if (idle_activity && idle_activity->mean() <= 0)
-    throw std::invalid_argument("idle_activity must have a mean > 0");
+  if (idle_activity && idle_activity->mean() <= 0) throw std::invalid_argument("idle_activity must have a mean > 0");
 }
 
 namespace {
@@ -87,8 +89,10 @@ workload parse_workload(const nlohmann::json& doc, const std::string& origin, wo
     } else if (key == "app_work") {
       w.app_work = distribution_field(v, origin, key);
     } else if (key == "idle_activity") {
-      if (v.is_null()) w.idle_activity.reset();
-      else w.idle_activity = distribution_field(v, origin, key);
+      if (v.is_null())
+        w.idle_activity.reset();
+      else
+        w.idle_activity = distribution_field(v, origin, key);
     } else if (key == "generator") {
       if (v.is_null()) {
         w.generator.reset();
@@ -97,9 +101,12 @@ workload parse_workload(const nlohmann::json& doc, const std::string& origin, wo
       if (!v.is_object()) fail(origin, key, "expected {\"per_message\": ..., \"wakeup\": ...} or null");
       load_generator g;
       for (const auto& [k, d] : v.items()) {
-        if (k == "per_message") g.per_message = distribution_field(d, origin, key + "." + k);
-        else if (k == "wakeup") g.wakeup = distribution_field(d, origin, key + "." + k);
-        else fail(origin, key + "." + k, "unknown key");
+        if (k == "per_message")
+          g.per_message = distribution_field(d, origin, key + "." + k);
+        else if (k == "wakeup")
+          g.wakeup = distribution_field(d, origin, key + "." + k);
+        else
+          fail(origin, key + "." + k, "unknown key");
       }
       w.generator = g;
     } else if (key != "comment") {

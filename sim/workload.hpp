@@ -6,10 +6,9 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 #include "sim/random.hpp"
 
@@ -41,8 +40,8 @@ struct workload {
   double rate_per_s = 0;
   distribution on_period = distribution::exponential(0.1);   ///< on_off: length of a burst, s
   distribution off_period = distribution::exponential(0.1);  ///< on_off: length of a silence, s
-  distribution network = distribution::constant(0);  ///< one-way client-server delay, s
-  distribution app_work = distribution::constant(0); ///< application work per request, s
+  distribution network = distribution::constant(0);          ///< one-way client-server delay, s
+  distribution app_work = distribution::constant(0);         ///< application work per request, s
   /// Keep-alive period of each idle connection (none: idle connections never speak).
   std::optional<distribution> idle_activity;
   /// The clients' own process (none: every client answers independently).

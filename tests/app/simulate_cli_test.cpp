@@ -13,10 +13,13 @@
 namespace pollscale::test {
 namespace {
 
-const std::string costs = " --wait-per-call-ns 150 --wait-per-fd-ns 30 --wait-per-ready-ns 80 --handler-ns 5000"
-                          " --wakeup-same-ns 3000 --wakeup-cross-ns 60000";
-const std::string small = "simulate --mechanism poll --idle 1000 --active 20 --cpus 2 --threads 2 --duration 0.2"
-                          " --think exp:0.001 --max-replications 6" + costs;
+const std::string costs =
+    " --wait-per-call-ns 150 --wait-per-fd-ns 30 --wait-per-ready-ns 80 --handler-ns 5000"
+    " --wakeup-same-ns 3000 --wakeup-cross-ns 60000";
+const std::string small =
+    "simulate --mechanism poll --idle 1000 --active 20 --cpus 2 --threads 2 --duration 0.2"
+    " --think exp:0.001 --max-replications 6" +
+    costs;
 
 int lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
 
@@ -64,17 +67,23 @@ TEST(SimulateCliTest, BadInputIsOneLineAndExitTwo) {
   const std::string dir = ::testing::TempDir();
   std::ofstream(dir + "/bad_workload.json") << R"({"active": "many"})";
   std::ofstream(dir + "/bad_costs.json") << R"({"handler_ns": -5})";
-  const std::vector<std::string> cases = {
-       "simulate --mechanism kqueue" + costs, "simulate --mechanism poll --think exp:-1" + costs,
-        "simulate --mechanism poll --duration -1" + costs, "simulate --mechanism poll --duration nan" + costs,
-        "simulate --mechanism poll --handler-ns 5", "simulate --mechanism poll --wait-per-fd-ns 5",
-        "simulate --mechanism poll --costs /nonexistent.json", "simulate --mechanism poll --cpus 0" + costs,
-        "simulate --mechanism poll --arrivals poisson" + costs, "simulate --mechanism poll --format xml" + costs,
-        "simulate --mechanism poll --workload " + dir + "/bad_workload.json" + costs,
-        "simulate --mechanism poll --costs " + dir + "/bad_costs.json",
-        "simulate --mechanism poll --model /nonexistent/model.json --handler-ns 1",
-        "simulate --mechanism poll --handler-ns -3 --wait-per-fd-ns 1", "simulate --mechanism poll --scheduler ladder" + costs,
-        "simulate --mechanism poll --min-replications 1" + costs, "simulate" + costs};
+  const std::vector<std::string> cases = {"simulate --mechanism kqueue" + costs,
+                                          "simulate --mechanism poll --think exp:-1" + costs,
+                                          "simulate --mechanism poll --duration -1" + costs,
+                                          "simulate --mechanism poll --duration nan" + costs,
+                                          "simulate --mechanism poll --handler-ns 5",
+                                          "simulate --mechanism poll --wait-per-fd-ns 5",
+                                          "simulate --mechanism poll --costs /nonexistent.json",
+                                          "simulate --mechanism poll --cpus 0" + costs,
+                                          "simulate --mechanism poll --arrivals poisson" + costs,
+                                          "simulate --mechanism poll --format xml" + costs,
+                                          "simulate --mechanism poll --workload " + dir + "/bad_workload.json" + costs,
+                                          "simulate --mechanism poll --costs " + dir + "/bad_costs.json",
+                                          "simulate --mechanism poll --model /nonexistent/model.json --handler-ns 1",
+                                          "simulate --mechanism poll --handler-ns -3 --wait-per-fd-ns 1",
+                                          "simulate --mechanism poll --scheduler ladder" + costs,
+                                          "simulate --mechanism poll --min-replications 1" + costs,
+                                          "simulate" + costs};
   for (const std::string& args : cases) {
     SCOPED_TRACE(args);
     const auto r = run_pollscale(args);
@@ -100,15 +109,17 @@ std::string write_costs() {
 }
 
 TEST(WhatifCliTest, ComparesMechanismsAlongASweep) {
-  const auto r = run_pollscale("whatif --mechanisms poll,epoll --sweep idle=0,20000 --active 10 --think exp:0.001"
-                               " --duration 0.2 --format json --costs " + write_costs());
+  const auto r = run_pollscale(
+      "whatif --mechanisms poll,epoll --sweep idle=0,20000 --active 10 --think exp:0.001"
+      " --duration 0.2 --format json --costs " +
+      write_costs());
   ASSERT_EQ(r.rc, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   ASSERT_EQ(j["rows"].size(), 4U);
   auto rate = [&](std::size_t i) { return j["rows"][i]["throughput"]["mean"].get<double>(); };
   EXPECT_EQ(j["rows"][0]["mechanism"], "poll");
   EXPECT_EQ(j["rows"][1]["idle"], 20000);
-  EXPECT_LT(rate(1), 0.8 * rate(0));          // poll loses replies to 20000 idle fds
+  EXPECT_LT(rate(1), 0.8 * rate(0));              // poll loses replies to 20000 idle fds
   EXPECT_NEAR(rate(3), rate(2), 1e-9 * rate(2));  // epoll does not
 }
 
@@ -127,8 +138,10 @@ TEST(WhatifCliTest, BadInputIsOneLineAndExitTwo) {
 }
 
 TEST(CapacityCliTest, FindsTheLargestLoadMeetingTheTarget) {
-  const auto r = run_pollscale("capacity --mechanism poll --vary idle --hi 100000 --max-p99 0.002 --active 10"
-                               " --think exp:0.001 --duration 0.2 --format json --costs " + write_costs());
+  const auto r = run_pollscale(
+      "capacity --mechanism poll --vary idle --hi 100000 --max-p99 0.002 --active 10"
+      " --think exp:0.001 --duration 0.2 --format json --costs " +
+      write_costs());
   ASSERT_EQ(r.rc, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   const double cap = j["capacity"].get<double>();

@@ -101,8 +101,7 @@ TEST_P(EngineTest, EventsScheduledDuringAnEventAtTheSameTimeFireAfterIt) {
 }
 
 INSTANTIATE_TEST_SUITE_P(BothSchedulers, EngineTest,
-                         ::testing::Values(scheduler_kind::binary_heap,
-                                           scheduler_kind::calendar_queue),
+                         ::testing::Values(scheduler_kind::binary_heap, scheduler_kind::calendar_queue),
                          scheduler_name);
 
 TEST(EngineDeathTest, SchedulingIntoThePastAborts) {

@@ -41,8 +41,8 @@ TEST(EventLoopServerTest, BusyLoopServesOneRequestPerCallAndHandling) {
   // t=0: the thread's call (1 s) starts; the request arrives at 0 and is claimed at 1,
   // handled 1..3, replied at 3; the next call 3..4 finds the next request (sent at 3):
   // a reply every 3 s, each 3 s after its request.
-  const server_result r = simulate_server(default_server_config("epoll"), closed_clients(1, 0),
-                                          integer_costs(1, 1, 2, 3, 5), run_for(30));
+  const server_result r =
+      simulate_server(default_server_config("epoll"), closed_clients(1, 0), integer_costs(1, 1, 2, 3, 5), run_for(30));
   EXPECT_EQ(r.replies, 10U);
   EXPECT_DOUBLE_EQ(r.throughput, 1.0 / 3);
   EXPECT_DOUBLE_EQ(r.mean_latency_s, 3);
@@ -56,8 +56,8 @@ TEST(EventLoopServerTest, BusyLoopServesOneRequestPerCallAndHandling) {
 TEST(EventLoopServerTest, SleepingThreadPaysTheWakeUpAndTheRescan) {
   // Call 0..1 finds nothing and sleeps; the request at 10 wakes it (same CPU, 3 s), the
   // rescan runs 13..14, handling 14..16: latency 6. Next call 16..17, sleep; request at 26.
-  const server_result r = simulate_server(default_server_config("epoll"), closed_clients(1, 10),
-                                          integer_costs(1, 1, 2, 3, 5), run_for(40));
+  const server_result r =
+      simulate_server(default_server_config("epoll"), closed_clients(1, 10), integer_costs(1, 1, 2, 3, 5), run_for(40));
   EXPECT_EQ(r.replies, 2U);  // replies at 16 and 32
   EXPECT_DOUBLE_EQ(r.mean_latency_s, 6);
   EXPECT_EQ(r.wakeups, 2U);
@@ -84,11 +84,11 @@ TEST(EventLoopServerTest, HerdVersusExclusiveWakeUps) {
   c.wake = wake_policy::all;
   const cost_model m = integer_costs(1, 1, 2, 3, 5);
   const server_result herd = simulate_server(c, closed_clients(1, 10), m, run_for(20));
-  EXPECT_EQ(herd.replies, 1U);          // at 16
+  EXPECT_EQ(herd.replies, 1U);  // at 16
   EXPECT_DOUBLE_EQ(herd.mean_latency_s, 6);
   EXPECT_EQ(herd.wakeups, 2U);
   EXPECT_EQ(herd.futile_wakeups, 1U);
-  EXPECT_EQ(herd.calls, 4U);            // two at 0, thread 1's again at 16, thread 0's at 16
+  EXPECT_EQ(herd.calls, 4U);  // two at 0, thread 1's again at 16, thread 0's at 16
   c.wake = wake_policy::one;
   const server_result exclusive = simulate_server(c, closed_clients(1, 10), m, run_for(20));
   EXPECT_EQ(exclusive.replies, 1U);
@@ -104,13 +104,13 @@ TEST(EventLoopServerTest, MaxEventsPerCallLimitsWhatOneCallReturns) {
   c.max_events_per_call = 1;
   const cost_model m = integer_costs(1, 1, 2, 3, 5);
   const server_result one = simulate_server(c, closed_clients(3, 0), m, run_for(9));
-  EXPECT_EQ(one.replies, 3U);                  // at 3, 6, 9
-  EXPECT_DOUBLE_EQ(one.mean_latency_s, 6);     // (3 + 6 + 9) / 3
-  EXPECT_EQ(one.calls, 4U);                    // at 0, 3, 6 and 9
+  EXPECT_EQ(one.replies, 3U);               // at 3, 6, 9
+  EXPECT_DOUBLE_EQ(one.mean_latency_s, 6);  // (3 + 6 + 9) / 3
+  EXPECT_EQ(one.calls, 4U);                 // at 0, 3, 6 and 9
   EXPECT_DOUBLE_EQ(one.events_per_call, 0.75);
   c.max_events_per_call = 0;
   const server_result all = simulate_server(c, closed_clients(3, 0), m, run_for(9));
-  EXPECT_EQ(all.replies, 3U);                  // at 3, 5, 7
+  EXPECT_EQ(all.replies, 3U);  // at 3, 5, 7
   EXPECT_DOUBLE_EQ(all.mean_latency_s, 5);
 }
 
@@ -126,7 +126,8 @@ TEST(EventLoopServerTest, LoadGeneratorSerialisesRepliesAndSleepsBetweenThem) {
   // Two clients: the generator, awake for the first reply, takes the second without waking.
   workload two = closed_clients(2, 0);
   two.generator = w.generator;
-  const server_result q = simulate_server(default_server_config("epoll"), two, integer_costs(1, 1, 2, 3, 5), run_for(14));
+  const server_result q =
+      simulate_server(default_server_config("epoll"), two, integer_costs(1, 1, 2, 3, 5), run_for(14));
   // Replies at 3 and 5; the generator wakes at 9 and reads them at 9 and 13.
   EXPECT_EQ(q.replies, 2U);
   EXPECT_DOUBLE_EQ(q.mean_latency_s, (9.0 + 13.0) / 2);

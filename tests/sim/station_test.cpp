@@ -139,8 +139,7 @@ TEST(StationValidationTest, MD1MeanResponseIsInsideItsInterval) {
 TEST(StationValidationTest, MG1MeanResponseIsInsideItsInterval) {
   const distribution s = distribution::erlang(3, 1.0);
   const interval i = replicate_response(open_station(0.5, s, 1), 24);
-  EXPECT_TRUE(i.contains(analytic::mg1(0.5, s.mean(), s.second_moment()).mean_response_s))
-      << i.lo << " " << i.hi;
+  EXPECT_TRUE(i.contains(analytic::mg1(0.5, s.mean(), s.second_moment()).mean_response_s)) << i.lo << " " << i.hi;
 }
 
 TEST(StationValidationTest, MachineRepairmanMeanResponseIsInsideItsInterval) {
@@ -152,8 +151,7 @@ TEST(StationValidationTest, MachineRepairmanMeanResponseIsInsideItsInterval) {
   c.warmup_s = 100;
   c.run_s = 2000;
   const interval i = replicate_response(c, 25);
-  EXPECT_TRUE(i.contains(analytic::machine_repairman(10, 5.0, 0.5, 1).mean_response_s))
-      << i.lo << " " << i.hi;
+  EXPECT_TRUE(i.contains(analytic::machine_repairman(10, 5.0, 0.5, 1).mean_response_s)) << i.lo << " " << i.hi;
 }
 
 TEST(StationValidationTest, MM1PercentilesAreInsideTheirIntervals) {

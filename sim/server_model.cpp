@@ -1,0 +1,241 @@
+#include "sim/server_model.hpp"
+
+#include <stdexcept>
+
+namespace pollscale::sim::detail {
+
+void server_model::start() {
+  const auto active = static_cast<std::uint32_t>(load_.active);
+  if (options_.warmup_s > 0) e_.schedule_at(options_.warmup_s, *this, tag_of(k_warmup_end, 0));
+  const double span = options_.duration_s / options_.slices;
+  for (int s = 0; s < options_.slices; ++s)
+    e_.schedule_at(options_.warmup_s + span * (s + 1), *this, tag_of(k_slice_end, static_cast<std::uint64_t>(s)));
+  for (std::uint32_t t = 0; t < threads_.size(); ++t) start_call(t);
+  switch (load_.arrivals) {
+    case arrival_kind::closed:
+      for (std::uint32_t c = 0; c < active; ++c)
+        e_.schedule_in(load_.think.sample(g_), *this, tag_of(k_client_sends, c));
+      break;
+    case arrival_kind::on_off:
+      e_.schedule_in(load_.on_period.sample(g_), *this, tag_of(k_switch, 0));
+      [[fallthrough]];
+    case arrival_kind::poisson:
+      e_.schedule_in(exponential(g_, 1 / load_.rate_per_s), *this, tag_of(k_open_arrival, epoch_));
+      break;
+  }
+  if (load_.idle_activity)
+    for (std::uint32_t c = active; c < active + static_cast<std::uint32_t>(load_.idle); ++c)
+      e_.schedule_in(load_.idle_activity->sample(g_), *this, tag_of(k_keepalive, c));
+}
+
+void server_model::on_event(engine&, std::uint64_t tag) {
+  const auto index = tag & index_mask;
+  const auto i32 = static_cast<std::uint32_t>(index);
+  switch (static_cast<kind>(tag >> 56)) {
+    case k_burst:
+      burst_done(i32);
+      break;
+    case k_woken:
+      woken(i32);
+      break;
+    case k_request_arrives:
+      request_arrives(i32);
+      break;
+    case k_reply_arrives:
+      reply_arrives(i32);
+      break;
+    case k_client_sends:
+      client_sends(i32);
+      break;
+    case k_open_arrival:
+      open_arrival(index);
+      break;
+    case k_switch:
+      switch_phase();
+      break;
+    case k_keepalive:
+      e_.schedule_in(load_.network.sample(g_), *this, tag_of(k_request_arrives, index));
+      break;
+    case k_warmup_end:
+      warmup_end();
+      break;
+    case k_slice_end:
+      slice_replies_.push_back(replies_);
+      break;
+    case k_generator_reads:
+      client_reads(i32);
+      break;
+    case k_generator_done:
+      generator_done(i32);
+      break;
+  }
+}
+
+// --- the server's threads ---
+
+void server_model::start_call(std::uint32_t t) {
+  thread_state& th = threads_[t];
+  ++calls_;
+  if (signals() && state_.overflowed()) {
+    const wait_query q{state_.registered_total(), state_.ready_total(), false};
+    run_burst(t, phase::overflow_polling, costs_.overflow_poll_s(q));
+    return;
+  }
+  const std::int64_t ready = signals() ? (state_.signals_queued() > 0 ? 1 : 0) : state_.ready(th.set);
+  const wait_query q{state_.registered(th.set), ready, true};
+  run_burst(t, phase::calling, costs_.wait_call_s(q));
+}
+
+void server_model::burst_done(std::uint32_t t) {
+  thread_state& th = threads_[t];
+  switch (th.now) {
+    case phase::calling:
+    case phase::rescanning:
+      if (signals())
+        after_signal_call(t);
+      else
+        after_call(t);
+      break;
+    case phase::overflow_polling:
+      state_.flush_signals();
+      th.batch.clear();
+      th.next = 0;
+      state_.claim_all(th.batch);
+      handled_ += th.batch.size();
+      handle_next(t);
+      break;
+    case phase::handling:
+      finish_request(t, th.current);
+      break;
+    case phase::sleeping:
+    case phase::waking:
+      POLLSCALE_SIM_EXPECT(false, "a sleeping thread finished a CPU burst");
+      break;
+  }
+}
+
+void server_model::after_call(std::uint32_t t) {
+  thread_state& th = threads_[t];
+  th.batch.clear();
+  th.next = 0;
+  state_.claim(th.set, config_.max_events_per_call, th.batch);
+  if (!th.batch.empty()) {
+    handled_ += th.batch.size();
+    handle_next(t);
+  } else if (th.now == phase::rescanning) {
+    // Another thread took the events first: this call returns and the loop calls again.
+    ++futile_;
+    start_call(t);
+  } else {
+    th.now = phase::sleeping;
+    state_.add_sleeper(th.set, t);
+  }
+}
+
+void server_model::after_signal_call(std::uint32_t t) {
+  thread_state& th = threads_[t];
+  if (state_.overflowed()) {
+    start_call(t);  // SIGIO: the next call is the full poll
+    return;
+  }
+  if (state_.signals_queued() == 0) {
+    if (th.now == phase::rescanning) ++futile_;
+    th.now = phase::sleeping;
+    state_.add_sleeper(0, t);
+    return;
+  }
+  const std::uint32_t conn = state_.take_signal();
+  th.batch.clear();
+  th.next = 0;
+  if (conn == UINT32_MAX) {
+    ++futile_;  // a stale signal: its data was read already
+    start_call(t);
+    return;
+  }
+  th.batch.push_back(conn);
+  ++handled_;
+  handle_next(t);
+}
+
+void server_model::wake_sleepers(std::uint32_t set, int waker_cpu) {
+  do {
+    if (!state_.has_sleeper(set)) return;
+    const std::uint32_t t = state_.pop_sleeper(set);
+    threads_[t].now = phase::waking;
+    ++wakeups_;
+    e_.schedule_in(costs_.wakeup_s(threads_[t].cpu == waker_cpu), *this, tag_of(k_woken, t));
+  } while (config_.wake == wake_policy::all);
+}
+
+void server_model::woken(std::uint32_t t) {
+  const thread_state& th = threads_[t];
+  const std::int64_t ready = signals() ? (state_.signals_queued() > 0 ? 1 : 0) : state_.ready(th.set);
+  run_burst(t, phase::rescanning, costs_.rescan_s({state_.registered(th.set), ready, false}));
+}
+
+void server_model::handle_next(std::uint32_t t) {
+  thread_state& th = threads_[t];
+  if (th.next == th.batch.size()) {
+    start_call(t);
+    return;
+  }
+  th.current = th.batch[th.next++];
+  const double cost = costs_.handler_s() + costs_.rearm_s(state_.registered(th.set)) + load_.app_work.sample(g_);
+  run_burst(t, phase::handling, cost);
+}
+
+void server_model::finish_request(std::uint32_t t, std::uint32_t conn) {
+  thread_state& th = threads_[t];
+  if (conn < clients_.size()) {
+    e_.schedule_in(load_.network.sample(g_), *this, tag_of(k_reply_arrives, conn));
+  } else {
+    if (measuring_) ++keepalives_;
+    e_.schedule_in(load_.idle_activity->sample(g_), *this, tag_of(k_keepalive, conn));
+  }
+  if (state_.request_handled(conn)) {
+    if (signals()) {
+      // rtsig servers read a signalled fd until EAGAIN: handle the next request now.
+      if (state_.claim_connection(conn)) th.batch.push_back(conn);
+    } else {
+      wake_sleepers(state_.set_of(conn), th.cpu);
+    }
+  }
+  handle_next(t);
+}
+
+void server_model::warmup_end() {
+  measuring_ = true;
+  cpus_.reset_statistics(e_.now());
+  replies_ = calls_ = handled_ = wakeups_ = futile_ = keepalives_ = 0;
+  overflows_at_start_ = state_.overflows();
+  latency_sum_ = 0;
+  latency_.clear();
+}
+
+server_result server_model::finish() {
+  server_result r;
+  const double end = options_.warmup_s + options_.duration_s;
+  r.measured_s = options_.duration_s;
+  r.replies = replies_;
+  r.throughput = static_cast<double>(replies_) / options_.duration_s;
+  r.mean_latency_s = replies_ ? latency_sum_ / static_cast<double>(replies_) : 0;
+  r.latency = std::move(latency_);
+  for (int c = 0; c < cpus_.size(); ++c) r.cpu_utilisation.push_back(cpus_.utilisation(c, end));
+  r.calls = calls_;
+  r.calls_per_s = static_cast<double>(calls_) / options_.duration_s;
+  r.events_per_call = calls_ ? static_cast<double>(handled_) / static_cast<double>(calls_) : 0;
+  r.wakeups = wakeups_;
+  r.futile_wakeups = futile_;
+  r.overflows = state_.overflows() - overflows_at_start_;
+  r.keepalives = keepalives_;
+  const double span = options_.duration_s / options_.slices;
+  std::uint64_t before = 0;
+  for (std::uint64_t cumulative : slice_replies_) {
+    r.slice_throughput.push_back(static_cast<double>(cumulative - before) / span);
+    before = cumulative;
+  }
+  r.model_bytes = state_.memory_bytes() + e_.queue_memory_bytes();
+  return r;
+}
+
+}  // namespace pollscale::sim::detail

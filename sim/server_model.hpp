@@ -1,0 +1,128 @@
+// The event-loop server model's internals (sim/event_loop_server.hpp describes what it
+// models): one process that receives every event of a replication. Its methods live in
+// server_model.cpp (the server's threads, warm-up, results) and server_clients.cpp (the
+// workload's clients and the load generator). Not part of sim/'s public interface.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "sim/cost_cache.hpp"
+#include "sim/cpu_pool.hpp"
+#include "sim/event_loop_server.hpp"
+#include "sim/readiness_state.hpp"
+#include "sim/ring_fifo.hpp"
+
+namespace pollscale::sim::detail {
+
+// What an event means to the server model; the low 56 bits of the tag carry an index
+// (thread, connection, slice) or an epoch.
+enum kind : std::uint64_t {
+  k_burst = 1,        // a thread's CPU burst ended
+  k_woken,            // a woken thread's wake-up latency elapsed
+  k_request_arrives,  // a request reached the server's connection
+  k_reply_arrives,    // a reply reached its client
+  k_client_sends,     // a closed-loop client finished thinking
+  k_open_arrival,     // the next open-loop request (index: on/off epoch)
+  k_switch,           // on/off workload changes phase
+  k_keepalive,        // an idle connection speaks
+  k_warmup_end,
+  k_slice_end,
+  k_generator_reads,  // the load generator starts on a reply (after waking if it slept)
+  k_generator_done,   // ... and has written the connection's next request
+};
+inline constexpr std::uint64_t index_mask = (std::uint64_t{1} << 56) - 1;
+inline std::uint64_t tag_of(kind k, std::uint64_t index) { return static_cast<std::uint64_t>(k) << 56 | index; }
+
+enum class phase { calling, rescanning, overflow_polling, sleeping, waking, handling };
+
+struct thread_state {
+  int cpu = 0;
+  std::uint32_t set = 0;
+  phase now = phase::calling;
+  std::vector<std::uint32_t> batch;  // events returned by the last call, being handled
+  std::size_t next = 0;
+  std::uint32_t current = 0;  // connection whose event is being handled
+};
+
+class server_model final : public process {
+ public:
+  server_model(const server_config& c, const workload& w, const cost_model& m, const run_options& o, engine& e)
+      : config_(c),
+        load_(w),
+        options_(o),
+        e_(e),
+        g_(o.seed),
+        costs_(m),
+        cpus_(c.cpus),
+        state_(static_cast<std::uint32_t>(w.active + w.idle), set_count(c),
+               c.style == notification::signal_queue ? c.signal_queue_limit : 0),
+        threads_(static_cast<std::size_t>(c.threads)),
+        clients_(static_cast<std::size_t>(w.active)) {
+    for (std::size_t t = 0; t < threads_.size(); ++t) {
+      threads_[t].cpu = static_cast<int>(t % static_cast<std::size_t>(c.cpus));
+      threads_[t].set = static_cast<std::uint32_t>(t % set_count(c));
+    }
+    measuring_ = o.warmup_s <= 0;
+  }
+
+  void start();
+  void on_event(engine& e, std::uint64_t tag) override;
+  server_result finish();
+
+ private:
+  static std::uint32_t set_count(const server_config& c) {
+    return c.sharing == interest_sharing::shared || c.style == notification::signal_queue
+               ? 1U
+               : static_cast<std::uint32_t>(c.threads);
+  }
+  bool signals() const { return config_.style == notification::signal_queue; }
+
+  void run_burst(std::uint32_t t, phase p, double cost) {
+    threads_[t].now = p;
+    cpus_.run(e_, threads_[t].cpu, cost, *this, tag_of(k_burst, t));
+  }
+
+  void start_call(std::uint32_t t);
+  void after_call(std::uint32_t t);
+  void after_signal_call(std::uint32_t t);
+  void burst_done(std::uint32_t t);
+  void wake_sleepers(std::uint32_t set, int waker_cpu);
+  void woken(std::uint32_t t);
+  void handle_next(std::uint32_t t);
+  void finish_request(std::uint32_t t, std::uint32_t conn);
+
+  void client_sends(std::uint32_t conn);
+  void request_arrives(std::uint32_t conn);
+  void reply_arrives(std::uint32_t conn);
+  void client_reads(std::uint32_t conn);
+  void client_done(std::uint32_t conn);
+  void generator_done(std::uint32_t conn);
+  void open_arrival(std::uint64_t epoch);
+  void switch_phase();
+  void warmup_end();
+
+  const server_config& config_;
+  const workload& load_;
+  const run_options& options_;
+  engine& e_;
+  rng g_;
+  cost_cache costs_;
+  cpu_pool cpus_;
+  readiness_state state_;
+  std::vector<thread_state> threads_;
+  std::vector<ring_fifo<double>> clients_;    // send times of each active connection's requests
+  bool generator_busy_ = false;               // the load generator is awake and working
+  ring_fifo<std::uint32_t> generator_queue_;  // replies waiting for it
+  bool on_ = true;                            // on/off workload phase
+  std::uint64_t epoch_ = 0;                   // bumped at each on/off switch
+
+  bool measuring_ = false;
+  std::uint64_t replies_ = 0, calls_ = 0, handled_ = 0, wakeups_ = 0, futile_ = 0, keepalives_ = 0;
+  std::uint64_t overflows_at_start_ = 0;
+  double latency_sum_ = 0;
+  latency_histogram latency_;
+  std::vector<std::uint64_t> slice_replies_;
+};
+
+}  // namespace pollscale::sim::detail
