@@ -65,6 +65,98 @@ struct evaluation {
   bool met;
 };
 
+// What to search: the quantity, its bracket and the targets.
+struct search {
+  std::string vary;
+  bool integer = true;
+  double lo = 0, hi = 0, tolerance = 0.02;
+  targets goal;
+};
+
+search parse_search(const po::variables_map& vm) {
+  search q;
+  q.vary = vm["vary"].as<std::string>();
+  if (q.vary != "idle" && q.vary != "active" && q.vary != "rate")
+    throw usage_error("--vary: '" + q.vary + "' is not one of idle, active, rate");
+  q.goal = {positive(vm, "max-p99"), positive(vm, "max-mean-latency"), positive(vm, "max-cpu")};
+  if (!q.goal.p99 && !q.goal.mean && !q.goal.cpu)
+    throw usage_error("give a target: --max-p99, --max-mean-latency or --max-cpu");
+  q.integer = q.vary != "rate";
+  q.lo = vm.count("lo") ? vm["lo"].as<double>() : (q.vary == "idle" ? 0 : 1);
+  q.hi = vm["hi"].as<double>();
+  if (!std::isfinite(q.lo) || !std::isfinite(q.hi) || q.lo > q.hi) throw usage_error("--lo/--hi: need finite lo <= hi");
+  q.tolerance = vm["tolerance"].as<double>();
+  if (!(q.tolerance > 0 && q.tolerance < 1)) throw usage_error("--tolerance: must be in (0, 1)");
+  return q;
+}
+
+struct search_result {
+  std::optional<double> capacity;  ///< empty when even lo misses
+  bool at_hi = false;              ///< hi itself met the targets: the search limit, not the capacity
+  std::vector<evaluation> evaluations;
+};
+
+search_result bisect(const search& q, const sim_setup& base, const sim::cost_model& costs) {
+  search_result out;
+  auto evaluate = [&](double v) {
+    sim_setup s = base;
+    set_quantity(s, q.vary, v, "vary");
+    const sim::experiment_result r = run_experiment(s, costs);
+    out.evaluations.push_back({v, r, q.goal.met(r)});
+    std::cerr << "capacity: " << q.vary << " = " << quantity_text(v) << ": "
+              << (out.evaluations.back().met ? "meets" : "misses") << " the target (p99 "
+              << format_number(r.latency_p99_s.mean, 4) << " s, cpu " << format_number(r.cpu_utilisation.mean, 3)
+              << ")\n";
+    return out.evaluations.back().met;
+  };
+  double lo = q.lo, hi = q.hi;
+  if (!evaluate(lo)) return out;
+  if (evaluate(hi)) {
+    out.capacity = hi;
+    out.at_hi = true;
+    return out;
+  }
+  // Invariant: lo meets the targets, hi does not.
+  while (hi - lo > std::max(q.integer ? 1.0 : 0.0, q.tolerance * lo)) {
+    const double mid = q.integer ? std::floor((lo + hi) / 2) : (lo + hi) / 2;
+    (evaluate(mid) ? lo : hi) = mid;
+  }
+  out.capacity = lo;
+  return out;
+}
+
+nlohmann::json optional_json(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); }
+
+nlohmann::json search_json(const search& q, const search_result& r, const sim_setup& base,
+                           const cost_provenance& prov) {
+  nlohmann::json j = inputs_json(base, prov);
+  j["vary"] = q.vary;
+  j["targets"] = {{"max_p99_s", optional_json(q.goal.p99)},
+                  {"max_mean_latency_s", optional_json(q.goal.mean)},
+                  {"max_cpu_utilisation", optional_json(q.goal.cpu)}};
+  j["capacity"] = optional_json(r.capacity);
+  j["capacity_is_search_limit"] = r.at_hi;
+  j["evaluations"] = nlohmann::json::array();
+  for (const evaluation& e : r.evaluations) {
+    nlohmann::json one = sim::to_json(e.result, false);
+    one[q.vary] = e.value;
+    one["meets_targets"] = e.met;
+    j["evaluations"].push_back(one);
+  }
+  return j;
+}
+
+text_table search_table(const search& q, const search_result& r) {
+  text_table t{{q.vary, "meets", "latency_p99_s", "ci95_hi", "latency_mean_s", "cpu_utilisation", "throughput"},
+               {},
+               {true, false, true, true, true, true, true}};
+  for (const evaluation& e : r.evaluations)
+    t.rows.push_back({quantity_text(e.value), e.met ? "yes" : "no", format_number(e.result.latency_p99_s.mean, 4),
+                      format_number(e.result.latency_p99_s.ci95_hi, 4), format_number(e.result.latency_mean_s.mean, 4),
+                      format_number(e.result.cpu_utilisation.mean, 3), format_number(e.result.throughput.mean, 5)});
+  return t;
+}
+
 }  // namespace
 
 int cmd_capacity(const args_t& args) {
@@ -75,80 +167,23 @@ int cmd_capacity(const args_t& args) {
                           "       (--max-p99 S | --max-mean-latency S | --max-cpu U) [simulate's options]"))
     return exit_ok;
   const output_format format = parse_format(vm["format"].as<std::string>());
-  const std::string mechanism = vm["mechanism"].as<std::string>(), vary = vm["vary"].as<std::string>();
-  if (vary != "idle" && vary != "active" && vary != "rate")
-    throw usage_error("--vary: '" + vary + "' is not one of idle, active, rate");
-  const targets goal{positive(vm, "max-p99"), positive(vm, "max-mean-latency"), positive(vm, "max-cpu")};
-  if (!goal.p99 && !goal.mean && !goal.cpu)
-    throw usage_error("give a target: --max-p99, --max-mean-latency or --max-cpu");
-  const bool integer = vary != "rate";
-  double lo = vm.count("lo") ? vm["lo"].as<double>() : (vary == "idle" ? 0 : 1), hi = vm["hi"].as<double>();
-  if (!std::isfinite(lo) || !std::isfinite(hi) || lo > hi) throw usage_error("--lo/--hi: need finite lo <= hi");
-  const double tolerance = vm["tolerance"].as<double>();
-  if (!(tolerance > 0 && tolerance < 1)) throw usage_error("--tolerance: must be in (0, 1)");
+  const std::string mechanism = vm["mechanism"].as<std::string>();
+  const search q = parse_search(vm);
   const sim_setup base = sim_setup_from(vm, mechanism);
-  sim_setup probe = base;
-  set_quantity(probe, vary, lo, "lo");
-  set_quantity(probe, vary, hi, "hi");
+  sim_setup probe = base;  // both ends of the bracket must be acceptable before any run
+  set_quantity(probe, q.vary, q.lo, "lo");
+  set_quantity(probe, q.vary, q.hi, "hi");
   auto prov = std::make_shared<cost_provenance>();
-  const sim::cost_model costs = sim_costs_from(vm, mechanism, prov);
-  std::vector<evaluation> evals;
-  auto evaluate = [&](double v) {
-    sim_setup s = base;
-    set_quantity(s, vary, v, "vary");
-    const sim::experiment_result r = run_experiment(s, costs);
-    evals.push_back({v, r, goal.met(r)});
-    std::cerr << "capacity: " << vary << " = " << quantity_text(v) << ": " << (evals.back().met ? "meets" : "misses")
-              << " the target (p99 " << format_number(r.latency_p99_s.mean, 4) << " s, cpu "
-              << format_number(r.cpu_utilisation.mean, 3) << ")\n";
-    return evals.back().met;
-  };
-  std::optional<double> answer;
-  bool at_hi = false;
-  if (evaluate(lo)) {
-    if (evaluate(hi)) {
-      answer = hi;
-      at_hi = true;
-    } else {
-      // Invariant: lo meets the targets, hi does not.
-      while (hi - lo > std::max(integer ? 1.0 : 0.0, tolerance * lo)) {
-        const double mid = integer ? std::floor((lo + hi) / 2) : (lo + hi) / 2;
-        (evaluate(mid) ? lo : hi) = mid;
-      }
-      answer = lo;
-    }
-  }
+  const search_result r = bisect(q, base, sim_costs_from(vm, mechanism, prov));
   if (format == output_format::json) {
-    nlohmann::json j = inputs_json(base, *prov);
-    j["vary"] = vary;
-    j["targets"] = {{"max_p99_s", goal.p99 ? nlohmann::json(*goal.p99) : nlohmann::json()},
-                    {"max_mean_latency_s", goal.mean ? nlohmann::json(*goal.mean) : nlohmann::json()},
-                    {"max_cpu_utilisation", goal.cpu ? nlohmann::json(*goal.cpu) : nlohmann::json()}};
-    j["capacity"] = answer ? nlohmann::json(*answer) : nlohmann::json();
-    j["capacity_is_search_limit"] = at_hi;
-    j["evaluations"] = nlohmann::json::array();
-    for (const evaluation& e : evals) {
-      nlohmann::json one = sim::to_json(e.result, false);
-      one[vary] = e.value;
-      one["meets_targets"] = e.met;
-      j["evaluations"].push_back(one);
-    }
-    std::cout << j.dump(2) << "\n";
-    return exit_ok;
-  }
-  text_table t{{vary, "meets", "latency_p99_s", "ci95_hi", "latency_mean_s", "cpu_utilisation", "throughput"},
-               {},
-               {true, false, true, true, true, true, true}};
-  for (const evaluation& e : evals)
-    t.rows.push_back({quantity_text(e.value), e.met ? "yes" : "no", format_number(e.result.latency_p99_s.mean, 4),
-                      format_number(e.result.latency_p99_s.ci95_hi, 4), format_number(e.result.latency_mean_s.mean, 4),
-                      format_number(e.result.cpu_utilisation.mean, 3), format_number(e.result.throughput.mean, 5)});
-  if (format == output_format::csv) {
-    write_csv(std::cout, t);
+    std::cout << search_json(q, r, base, *prov).dump(2) << "\n";
+  } else if (format == output_format::csv) {
+    write_csv(std::cout, search_table(q, r));
   } else {
-    write_table(std::cout, t);
-    std::cout << "\ncapacity: " << (answer ? quantity_text(*answer) : std::string("none (the smallest value misses)"))
-              << (at_hi ? " (the search limit --hi; the true capacity may be larger)" : "") << "\n";
+    write_table(std::cout, search_table(q, r));
+    std::cout << "\ncapacity: "
+              << (r.capacity ? quantity_text(*r.capacity) : std::string("none (the smallest value misses)"))
+              << (r.at_hi ? " (the search limit --hi; the true capacity may be larger)" : "") << "\n";
   }
   return exit_ok;
 }

@@ -79,26 +79,13 @@ struct row {
   sim::experiment_result result;
 };
 
-}  // namespace
-
-int cmd_whatif(const args_t& args) {
-  const auto opts = whatif_options();
-  po::variables_map vm;
-  if (!parse_command_line(args, opts, {}, vm,
-                          "usage: pollscale whatif [--mechanisms poll,epoll] [--sweep idle=0,1000,10000]\n"
-                          "       [simulate's server, workload, run and cost options] [--format table|csv|json]"))
-    return exit_ok;
-  const output_format format = parse_format(vm["format"].as<std::string>());
-  const std::vector<std::string> mechanisms = split(vm["mechanisms"].as<std::string>(), ',');
-  if (mechanisms.empty()) throw usage_error("--mechanisms: give at least one mechanism");
-  const sweep sw = parse_sweep(vm);
+// Every (mechanism, value) combination, checked before the first (possibly long) run.
+std::vector<row> plan_rows(const po::variables_map& vm, const std::vector<std::string>& mechanisms, const sweep& sw) {
   if (mechanisms.size() > 1)
     for (const char* f : {"wait-per-call-ns", "wait-per-fd-ns", "wait-per-ready-ns", "wait-per-fd-blocking-ns"})
       if (vm.count(f))
         throw usage_error(std::string("--") + f +
-                          " gives every mechanism the same wait cost: compare mechanisms "
-                          "with --costs or --model");
-  // Check every combination before the first (possibly long) simulation.
+                          " gives every mechanism the same wait cost: compare mechanisms with --costs or --model");
   std::vector<row> rows;
   for (const std::string& m : mechanisms)
     for (double v : sw.values) {
@@ -107,27 +94,25 @@ int cmd_whatif(const args_t& args) {
       r.costs = sim_costs_from(vm, m, r.prov);
       rows.push_back(std::move(r));
     }
-  for (row& r : rows) {
-    r.result = run_experiment(r.setup, r.costs);
-    const std::string label =
-        "whatif: " + r.mechanism + (sw.name.empty() ? "" : " " + sw.name + "=" + quantity_text(r.value)) + ": ";
-    report_diagnostics(label, r.result, r.setup.rule, *r.prov);
+  return rows;
+}
+
+nlohmann::json rows_json(const std::vector<row>& rows, const sweep& sw) {
+  nlohmann::json j = inputs_json(rows.front().setup, *rows.front().prov);
+  j.erase("mechanism");
+  j["sweep"] = sw.name;
+  j["rows"] = nlohmann::json::array();
+  for (const row& r : rows) {
+    nlohmann::json one = sim::to_json(r.result, false);
+    one["mechanism"] = r.mechanism;
+    if (!sw.name.empty()) one[sw.name] = r.value;
+    one["costs"] = {{"sources", r.prov->sources}, {"model_max_extrapolation", r.prov->max_extrapolation}};
+    j["rows"].push_back(one);
   }
-  if (format == output_format::json) {
-    nlohmann::json j = inputs_json(rows.front().setup, *rows.front().prov);
-    j.erase("mechanism");
-    j["sweep"] = sw.name;
-    j["rows"] = nlohmann::json::array();
-    for (const row& r : rows) {
-      nlohmann::json one = sim::to_json(r.result, false);
-      one["mechanism"] = r.mechanism;
-      if (!sw.name.empty()) one[sw.name] = r.value;
-      one["costs"] = {{"sources", r.prov->sources}, {"model_max_extrapolation", r.prov->max_extrapolation}};
-      j["rows"].push_back(one);
-    }
-    std::cout << j.dump(2) << "\n";
-    return exit_ok;
-  }
+  return j;
+}
+
+text_table rows_table(const std::vector<row>& rows, const sweep& sw) {
   text_table t{{"mechanism"}, {}, {false}};
   if (!sw.name.empty()) {
     t.columns.push_back(sw.name);
@@ -149,10 +134,35 @@ int cmd_whatif(const args_t& args) {
     cells.push_back(std::to_string(x.replications));
     t.rows.push_back(cells);
   }
-  if (format == output_format::csv)
-    write_csv(std::cout, t);
+  return t;
+}
+
+}  // namespace
+
+int cmd_whatif(const args_t& args) {
+  const auto opts = whatif_options();
+  po::variables_map vm;
+  if (!parse_command_line(args, opts, {}, vm,
+                          "usage: pollscale whatif [--mechanisms poll,epoll] [--sweep idle=0,1000,10000]\n"
+                          "       [simulate's server, workload, run and cost options] [--format table|csv|json]"))
+    return exit_ok;
+  const output_format format = parse_format(vm["format"].as<std::string>());
+  const std::vector<std::string> mechanisms = split(vm["mechanisms"].as<std::string>(), ',');
+  if (mechanisms.empty()) throw usage_error("--mechanisms: give at least one mechanism");
+  const sweep sw = parse_sweep(vm);
+  std::vector<row> rows = plan_rows(vm, mechanisms, sw);
+  for (row& r : rows) {
+    r.result = run_experiment(r.setup, r.costs);
+    const std::string label =
+        "whatif: " + r.mechanism + (sw.name.empty() ? "" : " " + sw.name + "=" + quantity_text(r.value)) + ": ";
+    report_diagnostics(label, r.result, r.setup.rule, *r.prov);
+  }
+  if (format == output_format::json)
+    std::cout << rows_json(rows, sw).dump(2) << "\n";
+  else if (format == output_format::csv)
+    write_csv(std::cout, rows_table(rows, sw));
   else
-    write_table(std::cout, t);
+    write_table(std::cout, rows_table(rows, sw));
   return exit_ok;
 }
 

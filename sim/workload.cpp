@@ -59,60 +59,65 @@ distribution distribution_field(const nlohmann::json& v, const std::string& orig
   }
 }
 
+std::optional<load_generator> generator_field(const nlohmann::json& v, const std::string& origin,
+                                              const std::string& key) {
+  if (v.is_null()) return std::nullopt;
+  if (!v.is_object()) fail(origin, key, "expected {\"per_message\": ..., \"wakeup\": ...} or null");
+  load_generator g;
+  for (const auto& [k, d] : v.items()) {
+    if (k == "per_message")
+      g.per_message = distribution_field(d, origin, key + "." + k);
+    else if (k == "wakeup")
+      g.wakeup = distribution_field(d, origin, key + "." + k);
+    else
+      fail(origin, key + "." + k, "unknown key");
+  }
+  return g;
+}
+
+arrival_kind arrivals_field(const nlohmann::json& v, const std::string& origin, const std::string& key) {
+  if (!v.is_string()) fail(origin, key, "expected \"closed\", \"poisson\" or \"on_off\"");
+  try {
+    return parse_arrival_kind(v.get<std::string>());
+  } catch (const std::invalid_argument& e) {
+    fail(origin, key, e.what());
+  }
+}
+
+// Sets the field `key` of `w` from `v`; false for an unknown key.
+bool set_field(workload& w, const std::string& key, const nlohmann::json& v, const std::string& origin) {
+  if (key == "idle") {
+    w.idle = integer_field(v, origin, key);
+  } else if (key == "active") {
+    w.active = integer_field(v, origin, key);
+  } else if (key == "arrivals") {
+    w.arrivals = arrivals_field(v, origin, key);
+  } else if (key == "rate_per_s") {
+    if (!v.is_number()) fail(origin, key, "expected a number");
+    w.rate_per_s = v.get<double>();
+  } else if (key == "idle_activity") {
+    w.idle_activity = v.is_null() ? std::nullopt : std::optional(distribution_field(v, origin, key));
+  } else if (key == "generator") {
+    w.generator = generator_field(v, origin, key);
+  } else {
+    distribution* d = key == "think"        ? &w.think
+                      : key == "on_period"  ? &w.on_period
+                      : key == "off_period" ? &w.off_period
+                      : key == "network"    ? &w.network
+                      : key == "app_work"   ? &w.app_work
+                                            : nullptr;
+    if (!d) return key == "comment";
+    *d = distribution_field(v, origin, key);
+  }
+  return true;
+}
+
 }  // namespace
 
 workload parse_workload(const nlohmann::json& doc, const std::string& origin, workload w) {
   if (!doc.is_object()) fail(origin, "top level", "expected a JSON object");
-  for (const auto& [key, v] : doc.items()) {
-    if (key == "idle") {
-      w.idle = integer_field(v, origin, key);
-    } else if (key == "active") {
-      w.active = integer_field(v, origin, key);
-    } else if (key == "arrivals") {
-      if (!v.is_string()) fail(origin, key, "expected \"closed\", \"poisson\" or \"on_off\"");
-      try {
-        w.arrivals = parse_arrival_kind(v.get<std::string>());
-      } catch (const std::invalid_argument& e) {
-        fail(origin, key, e.what());
-      }
-    } else if (key == "rate_per_s") {
-      if (!v.is_number()) fail(origin, key, "expected a number");
-      w.rate_per_s = v.get<double>();
-    } else if (key == "think") {
-      w.think = distribution_field(v, origin, key);
-    } else if (key == "on_period") {
-      w.on_period = distribution_field(v, origin, key);
-    } else if (key == "off_period") {
-      w.off_period = distribution_field(v, origin, key);
-    } else if (key == "network") {
-      w.network = distribution_field(v, origin, key);
-    } else if (key == "app_work") {
-      w.app_work = distribution_field(v, origin, key);
-    } else if (key == "idle_activity") {
-      if (v.is_null())
-        w.idle_activity.reset();
-      else
-        w.idle_activity = distribution_field(v, origin, key);
-    } else if (key == "generator") {
-      if (v.is_null()) {
-        w.generator.reset();
-        continue;
-      }
-      if (!v.is_object()) fail(origin, key, "expected {\"per_message\": ..., \"wakeup\": ...} or null");
-      load_generator g;
-      for (const auto& [k, d] : v.items()) {
-        if (k == "per_message")
-          g.per_message = distribution_field(d, origin, key + "." + k);
-        else if (k == "wakeup")
-          g.wakeup = distribution_field(d, origin, key + "." + k);
-        else
-          fail(origin, key + "." + k, "unknown key");
-      }
-      w.generator = g;
-    } else if (key != "comment") {
-      fail(origin, key, "unknown key");
-    }
-  }
+  for (const auto& [key, v] : doc.items())
+    if (!set_field(w, key, v, origin)) fail(origin, key, "unknown key");
   try {
     w.validate();
   } catch (const std::invalid_argument& e) {
