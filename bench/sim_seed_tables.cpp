@@ -21,7 +21,7 @@ namespace {
 
 using namespace pollscale;
 
-void print(const sim::seed_reproduction& r) {
+void print_fits(const sim::seed_reproduction& r) {
   std::printf("\n### %s (costs fitted on n <= %lld)\n\n", r.table.c_str(), static_cast<long long>(r.train_max_n));
   std::printf(
       "| series | form | fixed (us) | per fd (ns) | rows fitted | LOO error linear / constant |\n"
@@ -29,14 +29,39 @@ void print(const sim::seed_reproduction& r) {
   for (const auto& f : r.fits)
     std::printf("| %s %s | %s | %.3f | %.3f | %zu | %.1f%% / %.1f%% |\n", f.mechanism.c_str(), f.variant.c_str(),
                 f.form.c_str(), f.fixed_s * 1e6, f.per_fd_s * 1e9, f.points, 100 * f.loo_linear, 100 * f.loo_constant);
-  std::printf(
-      "\n| n | series | published (1/s) | simulated (1/s) | error | fitted on |\n|---:|---|---:|---:|---:|---|\n");
-  std::vector<sim::seed_row> rows = r.rows;
-  std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.n < b.n; });
-  for (const auto& row : rows)
-    std::printf("| %lld | %s %s | %.1f | %.1f | %+.1f%% | %s |\n", static_cast<long long>(row.n), row.mechanism.c_str(),
-                row.variant.c_str(), row.measured, row.simulated, 100 * row.rel_err, row.trained ? "yes" : "");
-  // Per series: median and largest |error| over the rows it was not fitted on.
+}
+
+// One line per n, three columns per series: published, simulated, error ("fit": a row
+// the costs were fitted on).
+void print_rows(const sim::seed_reproduction& r) {
+  std::printf("\n| n |");
+  for (const auto& f : r.fits)
+    std::printf(" %s %s published | simulated | error |", f.mechanism.c_str(), f.variant.c_str());
+  std::printf("\n|---:|");
+  for (std::size_t i = 0; i < r.fits.size(); ++i) std::printf("---:|---:|---:|");
+  std::printf("\n");
+  std::vector<std::int64_t> ns;
+  for (const auto& row : r.rows) ns.push_back(row.n);
+  std::sort(ns.begin(), ns.end());
+  ns.erase(std::unique(ns.begin(), ns.end()), ns.end());
+  for (std::int64_t n : ns) {
+    std::printf("| %lld |", static_cast<long long>(n));
+    for (const auto& f : r.fits) {
+      const auto it = std::find_if(r.rows.begin(), r.rows.end(), [&](const sim::seed_row& row) {
+        return row.n == n && row.mechanism == f.mechanism && row.variant == f.variant;
+      });
+      if (it == r.rows.end())
+        std::printf(" | | |");
+      else
+        std::printf(" %.1f | %.1f | %+.1f%%%s |", it->measured, it->simulated, 100 * it->rel_err,
+                    it->trained ? " (fit)" : "");
+    }
+    std::printf("\n");
+  }
+}
+
+// Per series: median and largest |error| over the rows it was not fitted on.
+void print_summary(const sim::seed_reproduction& r) {
   std::printf(
       "\n| series | median abs error (held out) | max abs error (held out) | held-out rows |\n|---|---:|---:|---:|\n");
   for (const auto& f : r.fits) {
@@ -49,6 +74,12 @@ void print(const sim::seed_reproduction& r) {
     std::printf("| %s %s | %.1f%% | %.1f%% | %zu |\n", f.mechanism.c_str(), f.variant.c_str(), 100 * med,
                 100 * e.back(), e.size());
   }
+}
+
+void print(const sim::seed_reproduction& r) {
+  print_fits(r);
+  print_rows(r);
+  print_summary(r);
 }
 
 long long number_arg(int& i, int argc, char** argv) {
