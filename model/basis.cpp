@@ -78,7 +78,8 @@ double basis::operator()(const point& x) const {
     case basis_kind::power_log:
       if (x.n <= 0) return i == 0 && j == 0 ? 1 : 0;
       return std::pow(x.n, i) * std::pow(std::log2(std::max(x.n, 1.0)), j);
-    case basis_kind::working_set: return x.n * latency_scale * latency_at(*this, x.n * bytes_per_fd);
+    case basis_kind::working_set:
+      return x.n * latency_scale * latency_at(*this, x.n * bytes_per_fd) / (shared_by_ready ? kk : 1.0);
     case basis_kind::overflow: return x.k > threshold ? x.n : 0;
     case basis_kind::fd_times_ready: return x.n * x.k;
   }
@@ -102,7 +103,7 @@ std::string basis_symbol(const basis& b) {
     case basis_kind::inverse_ready: return "1/k";
     case basis_kind::power_log: return power_log_name(b.i, b.j) == "fixed" ? "1" : power_log_name(b.i, b.j);
     case basis_kind::working_set:
-      return "n·Δlat(n·" + exponent_text(b.bytes_per_fd) + " B)";
+      return std::string(b.shared_by_ready ? "(n/k)" : "n") + "·Δlat(n·" + exponent_text(b.bytes_per_fd) + " B)";
     case basis_kind::overflow: return "n·[k>" + exponent_text(b.threshold) + "]";
     case basis_kind::fd_times_ready: return "n·k";
   }
@@ -163,6 +164,7 @@ nlohmann::json basis_to_json(const basis& b) {
     j["latency_measured"] = b.latency_measured;
     j["latency_scale"] = b.latency_scale;
     j["latency_ns"] = b.latency;
+    j["shared_by_ready"] = b.shared_by_ready;
   }
   if (b.kind == basis_kind::overflow) j["threshold"] = b.threshold;
   return j;
@@ -198,6 +200,7 @@ basis basis_from_json(const nlohmann::json& j) {
     if (!j.contains("latency_measured") || !j["latency_measured"].is_boolean())
       throw std::invalid_argument("basis: 'latency_measured' is missing or not a boolean");
     b.latency_measured = j["latency_measured"].get<bool>();
+    b.shared_by_ready = j.contains("shared_by_ready") && j["shared_by_ready"].is_boolean() && j["shared_by_ready"].get<bool>();
     try {
       b.latency = j.at("latency_ns").get<std::vector<std::pair<double, double>>>();
     } catch (const nlohmann::json::exception&) {

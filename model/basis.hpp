@@ -54,6 +54,7 @@ struct basis {
   std::vector<std::pair<double, double>> latency;
   bool latency_measured = false;
   double latency_scale = 1;  ///< working_set: converts ns into the response's unit
+  bool shared_by_ready = false;  ///< working_set: the scan is shared by k events (divide by k)
   double threshold = 0;  ///< overflow: events the signal queue holds
 
   /// The value of this regressor at `x`.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
 #include "datasets/csv_table.hpp"
@@ -154,10 +155,17 @@ std::size_t choose(const std::vector<scored>& c, const fit_options& o, std::stri
 void refine_footprint(scored& s, const cell_points& pts, const fit_options& o, std::string& method) {
   if (!s.f.working_set || !s.fit) return;
   basis& ws = s.f.terms[*s.f.working_set];
-  double n_max = 0;
-  for (const auto& q : pts.x) n_max = std::max(n_max, q.n);
-  const double first_knee = ws.latency.empty() ? 0 : ws.latency.front().first;
-  if (n_max * ws.bytes_per_fd < 1.5 * first_knee || pts.value.size() < data_parameters(s.f) + 3) return;
+  // Only several distinct n past the knee say where it is; one far point (often the
+  // noisiest: a machine shared by others evicts exactly those working sets) would just
+  // drag the knee to wherever that point's excess fits best.
+  const auto knee = std::find_if(ws.latency.begin(), ws.latency.end(), [](const auto& k) { return k.second > 0; });
+  if (knee == ws.latency.end()) return;
+  std::vector<double> beyond;
+  for (const auto& q : pts.x)
+    if (q.n * ws.bytes_per_fd > 1.5 * knee->first) beyond.push_back(q.n);
+  std::sort(beyond.begin(), beyond.end());
+  beyond.erase(std::unique(beyond.begin(), beyond.end()), beyond.end());
+  if (beyond.size() < 3 || pts.value.size() < data_parameters(s.f) + 3) return;
   const double prior_bytes = ws.bytes_per_fd;
   form trial = s.f;
   double memo_theta = nan;
@@ -211,8 +219,11 @@ std::vector<term> make_terms(const scored& s, const std::string& unit, double t)
         tm.ci95_lo = tm.coefficient - 1.96 * se;
         tm.ci95_hi = tm.coefficient + 1.96 * se;
       }
-      tm.meaning += "; prior " + std::to_string(s.f.ws_prior.loads_mean).substr(0, 4) + " ± " +
-                    std::to_string(s.f.ws_prior.loads_sd).substr(0, 4) + ": " + s.f.ws_prior.why;
+      char prior[160];
+      std::snprintf(prior, sizeof prior, "; prior %.3g ± %.3g (streaming %.0f B at %.0f GB/s; sd: half of %.0f dependent misses): ",
+                    s.f.ws_prior.loads_mean, s.f.ws_prior.loads_sd, s.f.ws_prior.bytes_per_fd, stream_bytes_per_s / 1e9,
+                    s.f.ws_prior.chain);
+      tm.meaning += prior + s.f.ws_prior.why;
     }
     out.push_back(std::move(tm));
   }

@@ -75,11 +75,18 @@ pool mechanistic_pool(const form_request& r) {
     if (k.mechanism != "poll") p.optional.push_back(of(basis_kind::per_fd));
     return p;
   }
-  if (k.scenario == "wakeup" || k.scenario == "ipc") {
+  if ((k.scenario == "wakeup" && !scanning) || k.scenario == "ipc") {
     p.optional.push_back(of(basis_kind::per_fd));
     return p;
   }
-  if (scanning) {
+  if (scanning && k.scenario == "token_ring") {
+    // One call scans n fds and finds the k tokens in flight: the scan is shared by k
+    // passes (LSE pipetest); with one token this is per_fd.
+    p.per_fd_choices = per_fd_choices(r);
+    p.per_fd_choices.front() = of(basis_kind::fd_per_ready);
+    p.working_set = true;
+    p.optional.push_back(of(basis_kind::per_fd));
+  } else if (scanning) {
     p.per_fd_choices = per_fd_choices(r);  // copy-in, lookup and query of every fd
     p.working_set = true;
     if (k.mechanism == "select" || k.mechanism == "pselect") p.optional.push_back(of(basis_kind::per_word));
@@ -91,7 +98,7 @@ pool mechanistic_pool(const form_request& r) {
   if (k.scenario == "server" && k.metric != "throughput")  // latency = k replies deep (Little)
     p.optional.push_back(of(basis_kind::fd_times_ready));
   if (k.scenario == "token_ring") {  // tokens in flight share each call among k passes
-    if (scanning) p.optional.push_back(of(basis_kind::fd_per_ready));
+    if (!scanning) p.optional.push_back(of(basis_kind::fd_per_ready));
     p.optional.push_back(of(basis_kind::inverse_ready));
   }
   return p;
@@ -122,7 +129,9 @@ std::vector<form> mechanistic_forms(const form_request& r) {
   if (p.per_fd_choices.empty()) p.per_fd_choices.push_back(of(basis_kind::constant));  // placeholder: no per-fd slot
   const bool rate = is_rate(r.cell.k);
   const std::string unit = rate ? r.cell.k.unit.substr(2) : r.cell.k.unit;
-  const bool with_ws = p.working_set && r.curve && ns_to_unit(unit) > 0 && r.n_varies;
+  const bool with_ws = p.working_set && r.curve && ns_to_unit(unit) > 0 && r.n_varies &&
+                       (p.per_fd_choices.front().kind == basis_kind::per_fd ||
+                        p.per_fd_choices.front().kind == basis_kind::fd_per_ready);
   std::vector<form> out;
   const std::size_t options = p.optional.size();
   for (const basis& per_fd : p.per_fd_choices)
@@ -133,9 +142,10 @@ std::vector<form> mechanistic_forms(const form_request& r) {
       for (std::size_t j = 0; j < options; ++j)
         if (mask & (std::size_t{1} << j)) f.terms.push_back(p.optional[j]);
       if (with_ws) {
-        f.ws_prior = footprint_for(r.cell.k.fd_kind);
+        f.ws_prior = working_set_prior(r.cell.k.fd_kind, r.cell.k.blocking && *r.cell.k.blocking == 1, *r.curve);
         f.working_set = f.terms.size();
         f.terms.push_back(working_set_basis(*r.curve, f.ws_prior, unit));
+        f.terms.back().shared_by_ready = per_fd.kind == basis_kind::fd_per_ready;
       }
       out.push_back(std::move(f));
     }

@@ -110,9 +110,13 @@ void finish(const linear_problem& p, const VectorXd& w, const std::vector<bool>&
             linear_solution& out) {
   const auto m = p.x.rows();
   out.fitted = p.x * out.beta;
+  // A coefficient held at 0 has no spread from the data, but one with a prior keeps the
+  // prior's: it stays in the covariance.
   std::vector<Eigen::Index> cols;
-  for (std::size_t j = 0; j < passive.size(); ++j)
-    if (passive[j]) cols.push_back(static_cast<Eigen::Index>(j));
+  for (std::size_t j = 0; j < passive.size(); ++j) {
+    const bool has_prior = std::any_of(p.priors.begin(), p.priors.end(), [&](const auto& pr) { return pr.index == j; });
+    if (passive[j] || has_prior) cols.push_back(static_cast<Eigen::Index>(j));
+  }
   const auto pc = static_cast<Eigen::Index>(cols.size());
   MatrixXd xtwx = MatrixXd::Zero(pc, pc), prior = MatrixXd::Zero(pc, pc);
   const MatrixXd xs = p.x(Eigen::all, cols);
@@ -244,7 +248,9 @@ linear_solution solve_robust(const linear_problem& problem, const robust_options
 }
 
 double t975(double df) {
-  if (!(df > 0)) return nan;
+  // Below one residual degree of freedom (a prior can leave a fraction) the quantile is
+  // astronomically large or overflows: no interval is more honest.
+  if (!(df >= 1)) return nan;
   const boost::math::students_t dist(df);
   return boost::math::quantile(dist, 0.975);
 }

@@ -68,7 +68,7 @@ struct robust_options {
 /// outlier widens the intervals instead of vanishing from them.
 linear_solution solve_robust(const linear_problem& problem, const robust_options& options = {});
 
-/// Student t quantile t_{0.975, df}; NaN when df <= 0.
+/// Student t quantile t_{0.975, df}; NaN when df < 1.
 double t975(double df);
 
 }  // namespace pollscale::model

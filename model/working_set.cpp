@@ -60,38 +60,53 @@ std::vector<latency_point> latency_points_from_context(const nlohmann::json& con
   return out;
 }
 
-std::optional<latency_curve> make_latency_curve(const std::vector<cache_level>& caches,
-                                                const std::vector<latency_point>& measured) {
-  std::vector<cache_level> upper;
-  for (const auto& c : caches)
-    if (c.level >= 2) upper.push_back(c);
-  if (upper.empty()) return std::nullopt;
-  latency_curve curve;
-  if (measured.size() >= 2) {
-    auto pts = measured;
-    std::sort(pts.begin(), pts.end(), [](const auto& a, const auto& b) { return a.bytes < b.bytes; });
-    // Repeated sizes (two probe variants, or repeated runs) merge into their mean, so the
-    // log-size interpolation never divides by log(1).
-    std::vector<latency_point> merged;
-    std::size_t count = 0;
-    for (const auto& p : pts) {
-      if (!merged.empty() && merged.back().bytes == p.bytes) {
-        merged.back().ns = (merged.back().ns * static_cast<double>(count) + p.ns) / static_cast<double>(count + 1);
-        ++count;
-      } else {
-        merged.push_back(p);
-        count = 1;
-      }
+namespace {
+
+// Repeated sizes (two probe variants, or repeated runs) merge into their mean, so the
+// log-size interpolation never divides by log(1).
+std::vector<latency_point> merge_repeated(std::vector<latency_point> pts) {
+  std::sort(pts.begin(), pts.end(), [](const auto& a, const auto& b) { return a.bytes < b.bytes; });
+  std::vector<latency_point> merged;
+  double count = 0;
+  for (const auto& p : pts) {
+    if (!merged.empty() && merged.back().bytes == p.bytes) {
+      merged.back().ns = (merged.back().ns * count + p.ns) / (count + 1);
+      ++count;
+    } else {
+      merged.push_back(p);
+      count = 1;
     }
-    pts = std::move(merged);
-    if (pts.size() < 2) return make_latency_curve(caches, {});
-    // Reference: an L2-resident working set (half of L2), whose loads the core overlaps.
-    const double reference = interpolate(pts, upper.front().size_bytes / 2);
-    for (const auto& p : pts) curve.knots.emplace_back(p.bytes, std::max(0.0, p.ns - reference));
-    curve.measured = true;
-    curve.source = "memory_latency probe (" + std::to_string(pts.size()) + " sizes), minus the L2-resident latency";
-    return curve;
   }
+  return merged;
+}
+
+// A cyclic walk (the probe's chase, poll's walk over its fds) thrashes a cache as soon
+// as it outgrows it, so between two measured sizes that straddle a cache size the
+// latency steps at that size instead of sliding along the log-size line.
+std::vector<latency_point> snap_to_caches(std::vector<latency_point> pts, const std::vector<cache_level>& caches) {
+  for (const auto& c : caches)
+    for (std::size_t i = 0; i + 1 < pts.size(); ++i)
+      if (pts[i].bytes < c.size_bytes && c.size_bytes < pts[i + 1].bytes && c.size_bytes * 1.001 < pts[i + 1].bytes) {
+        const latency_point below{c.size_bytes, pts[i].ns}, above{c.size_bytes * 1.001, pts[i + 1].ns};
+        pts.insert(pts.begin() + static_cast<std::ptrdiff_t>(i) + 1, {below, above});
+        break;
+      }
+  return pts;
+}
+
+latency_curve measured_curve(const std::vector<latency_point>& pts, const std::vector<cache_level>& upper) {
+  latency_curve curve;
+  // Reference: an L2-resident working set (half of L2), whose loads the core overlaps.
+  const double reference = interpolate(pts, upper.front().size_bytes / 2);
+  for (const auto& p : pts) curve.knots.emplace_back(p.bytes, std::max(0.0, p.ns - reference));
+  curve.measured = true;
+  curve.source = "memory_latency probe (" + std::to_string(pts.size()) +
+                 " knots, steps at the cache sizes), minus the L2-resident latency";
+  return curve;
+}
+
+latency_curve geometry_curve(const std::vector<cache_level>& upper) {
+  latency_curve curve;
   for (std::size_t i = 0; i < upper.size(); ++i) {
     const bool last = i + 1 == upper.size();
     curve.knots.emplace_back(upper[i].size_bytes, last ? default_llc_miss_ns : default_l2_miss_ns);
@@ -102,27 +117,55 @@ std::optional<latency_curve> make_latency_curve(const std::vector<cache_level>& 
   return curve;
 }
 
+}  // namespace
+
+std::optional<latency_curve> make_latency_curve(const std::vector<cache_level>& caches,
+                                                const std::vector<latency_point>& measured) {
+  std::vector<cache_level> upper;
+  for (const auto& c : caches)
+    if (c.level >= 2) upper.push_back(c);
+  if (upper.empty()) return std::nullopt;
+  const auto pts = merge_repeated(measured);
+  if (pts.size() >= 2) return measured_curve(snap_to_caches(pts, upper), upper);
+  return geometry_curve(upper);
+}
+
 bool scans_every_fd(std::string_view m) {
   return m == "select" || m == "pselect" || m == "poll" || m == "ppoll" || m == "devpoll" || m == "poll2";
 }
 
 footprint_prior footprint_for(std::string_view fd_kind) {
-  // Bytes: the lines touched per fd per call — the fd table slot and the user entry
-  // (16 B), struct file (f_op, f_mode, private_data: 2 lines) and the kind's own state.
-  // Loads: the dependent chain fd -> file -> private state has `chain` misses that cannot
-  // overlap each other; whether the prefetchers catch them depends on how the objects sit
-  // in their slabs (fds created together lie in sequence), so the prior is half the chain,
-  // with a standard deviation as large as that (95%: none to all of them exposed).
-  auto prior = [](double bytes, double chain, const char* why) {
-    return footprint_prior{bytes, chain / 2, chain / 2, why};
-  };
+  // Bytes: the lines a timeout-0 readiness query touches per fd — the fd table slot and
+  // the user's entry (16 B), the line of struct file holding f_op, f_mode and
+  // private_data, and the lines of the kind's own state its ->poll reads (pipe_poll:
+  // head, tail, max_usage, readers, writers, one line past the mutex and wait queues;
+  // eventfd_poll: count; sock_poll: the socket and about three lines of struct sock).
+  // Chain: the dependent misses fd -> file -> private state.
   if (fd_kind == "pipe" || fd_kind == "fifo")
-    return prior(272, 2, "struct file (2 lines) -> pipe_inode_info (head, tail, wait queue: 2 lines)");
-  if (fd_kind == "eventfd") return prior(208, 2, "struct file (2 lines) -> eventfd_ctx (1 line)");
+    return {144, 2, 0, 0, "fd slot + pollfd (16 B) -> struct file (1 line) -> pipe_inode_info (1 line)"};
+  if (fd_kind == "eventfd") return {144, 2, 0, 0, "fd slot + pollfd (16 B) -> struct file (1 line) -> eventfd_ctx (1 line)"};
   if (fd_kind == "socketpair" || fd_kind == "tcp" || fd_kind == "udp")
-    return prior(400, 3, "struct file (2 lines) -> socket (1 line) -> sock (3 lines)");
-  if (fd_kind == "tmpfile") return prior(144, 1, "struct file (2 lines); regular files poll without private state");
-  return prior(272, 2, "unknown fd kind: assumed like a pipe");
+    return {336, 3, 0, 0, "fd slot + pollfd (16 B) -> struct file (1 line) -> socket (1 line) -> sock (3 lines)"};
+  if (fd_kind == "tmpfile") return {80, 1, 0, 0, "fd slot + pollfd (16 B) -> struct file (1 line); no private state"};
+  return {144, 2, 0, 0, "unknown fd kind: assumed like a pipe"};
+}
+
+footprint_prior working_set_prior(std::string_view fd_kind, bool blocking, const latency_curve& curve) {
+  footprint_prior p = footprint_for(fd_kind);
+  if (blocking) p.bytes_per_fd += wait_entry_bytes;
+  basis b;
+  b.kind = basis_kind::working_set;
+  b.bytes_per_fd = 1;
+  b.latency = curve.knots;
+  b.latency_measured = curve.measured;
+  // Δlat well past the first knee: at four times the first size where it is positive.
+  const auto knee = std::find_if(curve.knots.begin(), curve.knots.end(), [](const auto& k) { return k.second > 0; });
+  const double far = knee == curve.knots.end() ? 0 : 4 * knee->first;
+  const double plateau_ns = far > 0 ? b(point{far, 1, 0, 0}) / far : 0;
+  const double stream_ns = p.bytes_per_fd / stream_bytes_per_s * 1e9;
+  p.loads_mean = plateau_ns > 0 ? stream_ns / plateau_ns : 0;
+  p.loads_sd = p.chain / 2;
+  return p;
 }
 
 double ns_to_unit(std::string_view unit) {

@@ -59,15 +59,32 @@ std::vector<latency_point> latency_points_from_context(const nlohmann::json& con
 /// structures a readiness query walks (struct file, the fd kind's private state).
 struct footprint_prior {
   double bytes_per_fd = 0;  ///< cache lines touched per fd per call, in bytes
-  double loads_mean = 0;    ///< dependent loads per fd that pay a miss (half the chain)
-  double loads_sd = 0;      ///< prior standard deviation of that count (as large as the mean)
+  double chain = 0;         ///< dependent misses per fd (fd -> file -> private state)
+  double loads_mean = 0;    ///< prior mean of the loads per fd that pay Δlat (see below)
+  double loads_sd = 0;      ///< prior standard deviation of that count
   std::string why;
 };
 
 /// True when every call walks all n registered fds (so the working set grows with n).
 bool scans_every_fd(std::string_view mechanism);
 
+/// Bytes and dependent chain per fd for an fd kind (loads_mean/sd left 0).
 footprint_prior footprint_for(std::string_view fd_kind);
+
+/// A blocking call also registers a 64-byte wait-queue entry per fd it scans.
+inline constexpr double wait_entry_bytes = 64;
+
+/// Bytes per second a core streams from beyond L2 when the hardware prefetchers follow
+/// the walk (typical of current x86-64 servers; an assumption, stated in model.json).
+inline constexpr double stream_bytes_per_s = 15e9;
+
+/// The full prior for a cell: footprint_for(fd_kind) (+ a wait entry when blocking), and
+/// loads per fd. fds created together lie in sequence in their slabs, so a walk in fd
+/// order is a stream the prefetchers follow: its expected cost past a knee is the
+/// streaming time bytes/stream_bytes_per_s, which sets the mean (in units of the curve's
+/// Δlat well past the first knee); the standard deviation, half the dependent chain,
+/// lets anything from no miss to the whole chain exposed fall within the 95% interval.
+footprint_prior working_set_prior(std::string_view fd_kind, bool blocking, const latency_curve& curve);
 
 /// ns -> the response unit of a cell ("ns", "us", "ms", "s"); 0 for other units.
 double ns_to_unit(std::string_view unit);

@@ -119,7 +119,7 @@ TEST(CellFitTest, WorkingSetStepIsPredictedFromSmallNOrCoveredByTheInterval) {
   // Planted 1.5 loads per fd past L2 (prior: 2): trained below the knee only, the
   // prediction at 16000 fds must be close and its interval must hold the truth.
   const auto dlat = [](double w) { return 9 * std::max(0.0, 1 - (1 << 20) / w) + 75 * std::max(0.0, 1 - (32 << 20) / w); };
-  const auto truth = [&](double n, double) { return 170 + 30 * n + 1.5 * n * dlat(272 * n); };
+  const auto truth = [&](double n, double) { return 170 + 30 * n + 1.5 * n * dlat(144 * n); };
   int covered = 0;
   for (std::uint64_t seed = 7; seed < 47; ++seed) {
     observation_set s;

@@ -127,6 +127,7 @@ TEST(LinearFitTest, StudentQuantileMatchesTables) {
   EXPECT_NEAR(t975(10), 2.228, 1e-3);
   EXPECT_NEAR(t975(1), 12.706, 1e-3);
   EXPECT_TRUE(std::isnan(t975(0)));
+  EXPECT_TRUE(std::isnan(t975(1e-6)));  // a fraction of a degree of freedom: no interval
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "model/evaluate.hpp"
 #include "model/fit.hpp"
 #include "tests/model/synthetic.hpp"
 
@@ -36,18 +37,23 @@ TEST(WorkingSetTest, AMeasuredMemoryLatencyCurveIsUsedWhenPresent) {
   const auto curve = make_latency_curve(caches_from_context(test::cache_context()), probe);
   ASSERT_TRUE(curve);
   EXPECT_TRUE(curve->measured);
-  ASSERT_EQ(curve->knots.size(), 4u);
-  // Minus the L2-resident latency (at 512 KiB, interpolated between 3.5 and 14 ns).
+  // The four sizes plus a step at each cache size they straddle (L2 1 MiB, L3 32 MiB).
+  ASSERT_EQ(curve->knots.size(), 8u);
   EXPECT_DOUBLE_EQ(curve->knots[0].second, 0);
-  EXPECT_DOUBLE_EQ(curve->knots[2].second, 14.0 - (3.5 + 0.25 * 10.5));
+  EXPECT_DOUBLE_EQ(curve->knots[2].first, 1 << 20);  // still the L2-resident latency...
+  EXPECT_DOUBLE_EQ(curve->knots[2].second, 0);
+  EXPECT_DOUBLE_EQ(curve->knots[3].second, 14.0 - 3.5);  // ...then the next size's
+  EXPECT_DOUBLE_EQ(curve->knots[4].second, 14.0 - 3.5);
+  EXPECT_DOUBLE_EQ(curve->knots[7].second, 95.0 - 3.5);
   // From the context too.
   nlohmann::json ctx = test::cache_context();
   ctx["memory_latency"] = {{{"size_bytes", 16384}, {"ns", 1.2}}, {{"size_bytes", 4 << 20}, {"ns", 14.0}}};
   EXPECT_EQ(latency_points_from_context(ctx).size(), 2u);
 }
 
-TEST(WorkingSetTest, TheMeasuredCurveChangesThePredictedStep) {
-  // The same small-n data predict a bigger step when the probe says memory is slower.
+TEST(WorkingSetTest, PastTheKneeTheStepIsTheStreamingCostAndTheIntervalTheLatency) {
+  // The same small-n data: whatever the probe says about latency, the expected step is
+  // streaming 144 B per fd (about 10 ns); a slower memory only widens the interval.
   const auto truth = [](double n, double) { return 170 + 30 * n; };
   auto fit_with = [&](double llc_ns) {
     observation_set s;
@@ -57,14 +63,15 @@ TEST(WorkingSetTest, TheMeasuredCurveChangesThePredictedStep) {
                                    {{"size_bytes", 8 << 20}, {"ns", 3.0 + llc_ns}}};
     std::mt19937_64 rng(3);
     test::add_points(s, test::cell_key("poll"), {1, 10, 100, 300, 1000}, {1}, truth, 0.005, rng);
-    const auto m = fit_models(s);
-    return m.cells.at(0);
+    return fit_models(s).cells.at(0);
   };
   const point far{16000, 1, 8000, 0};
-  double slow = 0, fast = 0;
-  for (const auto& t : fit_with(30).terms) slow += t.coefficient * t.b(far);
-  for (const auto& t : fit_with(5).terms) fast += t.coefficient * t.b(far);
-  EXPECT_GT(slow, fast * 1.2);
+  const auto slow = evaluate(fit_with(120), far), fast = evaluate(fit_with(10), far);
+  const double stream_ns = 144 / stream_bytes_per_s * 1e9;
+  EXPECT_NEAR(slow.value, 170 + (30 + stream_ns) * 16000, 0.03 * slow.value);
+  EXPECT_NEAR(fast.value, slow.value, 0.02 * slow.value);
+  EXPECT_GT(slow.hi - slow.lo, 5 * (fast.hi - fast.lo));
+  EXPECT_GT(slow.hi, truth(16000, 1) + 16000 * 120);  // a fully exposed chain stays possible
 }
 
 TEST(WorkingSetTest, OnlyScanningMechanismsGetTheTerm) {

@@ -2,10 +2,10 @@
 """Writes tests/model/data/synthetic/: a small calibration dataset with planted costs.
 
 The shapes follow docs/datasets.md; the planted formulas are those model/ should find:
-  poll, pipes:      T = 170 + 30 n + 1.5 n dlat(n 272 B)        (working-set step past L2)
-  select, pipes:    T = 190 + 32 n + 2 words + 0.6 n dlat(n 272 B)
+  poll, pipes:      T = 170 + 30 n + 1.5 n dlat(n 144 B)        (working-set step past L2)
+  select, pipes:    T = 190 + 32 n + 2 words + 0.6 n dlat(n 144 B)
   epoll lt, pipes:  T = 210 + 78 k                               (flat in n)
-  token_ring poll:  1/X = 900 ns + 30 n + 1.0 n dlat(n 272 B)  (X in 1/s)
+  token_ring poll:  1/X = 900 ns + 30 n + 1.0 n dlat(n 144 B)  (X in 1/s)
   interest_churn epoll add: T = 400 + 25 log2 n
   custom (no mechanistic family): T = 50 + 0.8 n^1.5
 dlat(W) = 9 (1 - 1 MiB/W)+ + 75 (1 - 32 MiB/W)+ ns: the default latencies of
@@ -40,17 +40,17 @@ def key(scenario, mechanism, variant, kind, n, k, metric, unit, max_fd=None):
 def points():
     ns = [1, 4, 17, 70, 290, 1000, 1200, 4900, 9000, 16000]
     for n in ns:
-        yield key("find_active", "poll", "", "pipe", n, 1, "time_per_call", "ns"), 170 + 30 * n + 1.5 * n * dlat(n * 272)
+        yield key("find_active", "poll", "", "pipe", n, 1, "time_per_call", "ns"), 170 + 30 * n + 1.5 * n * dlat(n * 144)
         maxfd = 2 * n + 4
         words = math.ceil((maxfd + 1) / 64)
         yield (key("find_active", "select", "", "pipe", n, 1, "time_per_call", "ns", maxfd),
-               190 + 32 * n + 2 * words + 0.6 * n * dlat(n * 272))
+               190 + 32 * n + 2 * words + 0.6 * n * dlat(n * 144))
         yield key("find_active", "epoll", "lt", "pipe", n, 1, "time_per_call", "ns"), 210 + 78
-        yield key("token_ring", "poll", "", "pipe", n, 1, "throughput", "1/s"), 1e9 / (900 + 30 * n + 1.0 * n * dlat(n * 272))
+        yield key("token_ring", "poll", "", "pipe", n, 1, "throughput", "1/s"), 1e9 / (900 + 30 * n + 1.0 * n * dlat(n * 144))
         yield key("interest_churn", "epoll", "", "pipe", n, None, "add", "ns"), 400 + 25 * math.log2(n)
         yield key("custom", "", "", "", n, None, "time_per_op", "ns"), 50 + 0.8 * n ** 1.5
     for k in (10, 100):
-        yield key("find_active", "poll", "", "pipe", 1000, k, "time_per_call", "ns"), 170 + 30 * 1000 + 1.5 * 1000 * dlat(272e3)
+        yield key("find_active", "poll", "", "pipe", 1000, k, "time_per_call", "ns"), 170 + 30 * 1000 + 1.5 * 1000 * dlat(144e3)
         yield key("find_active", "epoll", "lt", "pipe", 1000, k, "time_per_call", "ns"), 210 + 78 * k
 
 
