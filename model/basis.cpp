@@ -10,7 +10,7 @@ namespace {
 
 constexpr const char* kind_names[] = {"fixed",     "per_fd",       "per_word",     "per_ready",
                                       "per_registered", "log_n",   "fd_per_ready", "inverse_ready",
-                                      "power_log", "working_set", "overflow",  "fd_times_ready"};
+                                      "power_log", "working_set", "overflow",  "fd_times_ready", "cycle_set"};
 constexpr std::size_t kind_count = sizeof kind_names / sizeof kind_names[0];
 
 std::string exponent_text(double e) {
@@ -82,6 +82,7 @@ double basis::operator()(const point& x) const {
       return x.n * latency_scale * latency_at(*this, x.n * bytes_per_fd) / (shared_by_ready ? kk : 1.0);
     case basis_kind::overflow: return x.k > threshold ? x.n : 0;
     case basis_kind::fd_times_ready: return x.n * x.k;
+    case basis_kind::cycle_set: return latency_scale * latency_at(*this, x.n * bytes_per_fd);
   }
   return 0;
 }
@@ -106,6 +107,7 @@ std::string basis_symbol(const basis& b) {
       return std::string(b.shared_by_ready ? "(n/k)" : "n") + "·Δlat(n·" + exponent_text(b.bytes_per_fd) + " B)";
     case basis_kind::overflow: return "n·[k>" + exponent_text(b.threshold) + "]";
     case basis_kind::fd_times_ready: return "n·k";
+    case basis_kind::cycle_set: return "Δlat(n·" + exponent_text(b.bytes_per_fd) + " B)";
   }
   return "?";
 }
@@ -131,6 +133,9 @@ std::string basis_meaning(const basis& b) {
              " pending events: recovery polls all n fds";
     case basis_kind::fd_times_ready:
       return "a scan over n fds paid once per ready client: closed-loop latency is k replies deep";
+    case basis_kind::cycle_set:
+      return "dependent loads per operation that miss once the n objects visited in turn (" +
+             exponent_text(b.bytes_per_fd) + " B each) outgrow a cache level";
   }
   return "";
 }
@@ -149,6 +154,7 @@ std::string coefficient_unit(const basis& b, const std::string& unit) {
     case basis_kind::power_log: return unit + "/(" + power_log_name(b.i, b.j) + ")";
     case basis_kind::working_set: return "loads/fd";
     case basis_kind::fd_times_ready: return unit + "/(fd·event)";
+    case basis_kind::cycle_set: return "loads";
   }
   return unit;
 }
@@ -159,7 +165,7 @@ nlohmann::json basis_to_json(const basis& b) {
     j["i"] = b.i;
     j["j"] = b.j;
   }
-  if (b.kind == basis_kind::working_set) {
+  if (b.kind == basis_kind::working_set || b.kind == basis_kind::cycle_set) {
     j["bytes_per_fd"] = b.bytes_per_fd;
     j["latency_measured"] = b.latency_measured;
     j["latency_scale"] = b.latency_scale;
@@ -194,7 +200,7 @@ basis basis_from_json(const nlohmann::json& j) {
     b.i = finite_number(j, "i");
     b.j = finite_number(j, "j");
   }
-  if (b.kind == basis_kind::working_set) {
+  if (b.kind == basis_kind::working_set || b.kind == basis_kind::cycle_set) {
     b.bytes_per_fd = finite_number(j, "bytes_per_fd");
     b.latency_scale = finite_number(j, "latency_scale");
     if (!j.contains("latency_measured") || !j["latency_measured"].is_boolean())

@@ -95,7 +95,7 @@ struct scored {
   std::string note;
 };
 
-std::size_t data_parameters(const form& f) { return f.terms.size() - (f.working_set ? 1 : 0); }
+std::size_t data_parameters(const form& f) { return f.terms.size() - f.priors.size(); }
 
 scored score(const form& f, const cell_points& pts, const fit_options& o) {
   scored s{f, fit_on(f, pts, {}, o.robust), {}, nan, ""};
@@ -193,12 +193,18 @@ void refine_footprint(scored& s, const cell_points& pts, const fit_options& o, s
             " B (prior " + std::to_string(static_cast<int>(prior_bytes)) + " B)";
 }
 
-// The data barely narrowed the working-set prior: its standard error is over half the
-// prior's.
-bool prior_dominated(const scored& s) {
-  if (!s.f.working_set) return false;
-  const auto j = static_cast<Eigen::Index>(*s.f.working_set);
-  return std::sqrt(std::max(0.0, s.fit->covariance(j, j))) > 0.5 * s.f.ws_prior.loads_sd;
+// The data barely narrowed a prior: the term's standard error is over half the prior's.
+const prior_term* prior_of(const scored& s, std::size_t j) {
+  for (const auto& pt : s.f.priors)
+    if (pt.index == j) return &pt;
+  return nullptr;
+}
+
+bool prior_dominated(const scored& s, std::size_t j) {
+  const prior_term* pt = prior_of(s, j);
+  if (!pt) return false;
+  const auto i = static_cast<Eigen::Index>(j);
+  return std::sqrt(std::max(0.0, s.fit->covariance(i, i))) > 0.5 * pt->prior.loads_sd;
 }
 
 std::vector<term> make_terms(const scored& s, const std::string& unit, double t) {
@@ -213,17 +219,15 @@ std::vector<term> make_terms(const scored& s, const std::string& unit, double t)
       tm.ci95_lo = tm.coefficient - t * se;
       tm.ci95_hi = tm.coefficient + t * se;
     }
-    if (s.f.working_set == j) {
-      tm.from_prior = prior_dominated(s);
+    if (const prior_term* pt = prior_of(s, j)) {
+      tm.from_prior = prior_dominated(s, j);
       if (tm.from_prior) {  // a Gaussian prior: its interval needs no Student t
         tm.ci95_lo = tm.coefficient - 1.96 * se;
         tm.ci95_hi = tm.coefficient + 1.96 * se;
       }
-      char prior[160];
-      std::snprintf(prior, sizeof prior, "; prior %.3g ± %.3g (streaming %.0f B at %.0f GB/s; sd: half of %.0f dependent misses): ",
-                    s.f.ws_prior.loads_mean, s.f.ws_prior.loads_sd, s.f.ws_prior.bytes_per_fd, stream_bytes_per_s / 1e9,
-                    s.f.ws_prior.chain);
-      tm.meaning += prior + s.f.ws_prior.why;
+      char prior[96];
+      std::snprintf(prior, sizeof prior, "; prior %.3g ± %.3g loads: ", pt->prior.loads_mean, pt->prior.loads_sd);
+      tm.meaning += prior + pt->prior.why;
     }
     out.push_back(std::move(tm));
   }
@@ -261,7 +265,8 @@ void fill_statistics(cell_model& m, const scored& s, const cell_points& p, std::
   m.covariance = s.fit->covariance;
   if (std::isfinite(st.sigma_rel) && st.residual_spread > 0) {
     Eigen::VectorXd d = Eigen::VectorXd::Constant(m.covariance.rows(), st.sigma_rel / st.residual_spread);
-    if (s.f.working_set && prior_dominated(s)) d(static_cast<Eigen::Index>(*s.f.working_set)) = 1;
+    for (const auto& pt : s.f.priors)
+      if (prior_dominated(s, pt.index)) d(static_cast<Eigen::Index>(pt.index)) = 1;
     m.covariance = d.asDiagonal() * m.covariance * d.asDiagonal();
   }
 }
@@ -286,7 +291,7 @@ linear_problem problem_for(const form& f, const cell_points& pts, const std::vec
     p.y(static_cast<Eigen::Index>(r)) = pts.y(static_cast<Eigen::Index>(rows[r]));
   }
   p.nonneg.assign(f.terms.size(), true);
-  if (f.working_set) p.priors.push_back({*f.working_set, f.ws_prior.loads_mean, f.ws_prior.loads_sd});
+  for (const auto& pt : f.priors) p.priors.push_back({pt.index, pt.prior.loads_mean, pt.prior.loads_sd});
   return p;
 }
 

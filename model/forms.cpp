@@ -58,7 +58,8 @@ bool fittable(const basis& b, const form_request& r) {
     case basis_kind::per_registered: return r.p_varies;
     case basis_kind::overflow: return r.k_varies;
     case basis_kind::fd_times_ready: return r.k_varies && r.n_varies;
-    case basis_kind::working_set: return true;  // a prior carries it
+    case basis_kind::working_set:
+    case basis_kind::cycle_set: return true;  // a prior carries it
   }
   return false;
 }
@@ -71,8 +72,9 @@ pool mechanistic_pool(const form_request& r) {
   p.core.push_back(of(basis_kind::constant));
   if (k.scenario == "interest_churn") {
     if (k.mechanism == "poll") p.core.push_back(of(basis_kind::per_fd));  // fills n entries
-    if (k.mechanism == "epoll") p.optional.push_back(of(basis_kind::log_n));  // rb-tree depth
-    if (k.mechanism != "poll") p.optional.push_back(of(basis_kind::per_fd));
+    // epoll's rb-tree depth; for the others a rival: whatever grows with the number of
+    // watched fds here grows like the depth of a structure over them, not like a scan.
+    if (k.mechanism != "poll") p.optional.push_back(of(basis_kind::log_n));
     return p;
   }
   if ((k.scenario == "wakeup" && !scanning) || k.scenario == "ipc") {
@@ -92,7 +94,10 @@ pool mechanistic_pool(const form_request& r) {
     if (k.mechanism == "select" || k.mechanism == "pselect") p.optional.push_back(of(basis_kind::per_word));
     if (k.blocking && *k.blocking == 1) p.optional.push_back(of(basis_kind::per_registered));
   } else {
-    p.optional.push_back(of(basis_kind::per_fd));  // a rival: memory effects of n watched fds
+    // A rival for the mechanisms whose calls do not walk the fds: a cost that grows slowly
+    // with the watched set (the depth of a structure over it, its cache footprint). A
+    // linear term here would extrapolate a cache effect into a scan that does not exist.
+    p.optional.push_back(of(basis_kind::log_n));
   }
   p.optional.push_back(of(basis_kind::per_ready));
   if (k.scenario == "server" && k.metric != "throughput")  // latency = k replies deep (Little)
@@ -113,8 +118,9 @@ std::vector<form> with_overflow(std::vector<form> forms, const form_request& r) 
       form f = forms[i];
       basis b = of(basis_kind::overflow);
       b.threshold = q;
-      const auto at = f.terms.begin() + static_cast<std::ptrdiff_t>(f.working_set.value_or(f.terms.size()));
-      f.terms.insert(at, b);
+      const std::size_t at = f.priors.empty() ? f.terms.size() : f.priors.front().index;
+      f.terms.insert(f.terms.begin() + static_cast<std::ptrdiff_t>(at), b);
+      for (auto& pt : f.priors) ++pt.index;
       if (f.working_set) ++*f.working_set;
       forms.push_back(std::move(f));
     }
@@ -132,6 +138,8 @@ std::vector<form> mechanistic_forms(const form_request& r) {
   const bool with_ws = p.working_set && r.curve && ns_to_unit(unit) > 0 && r.n_varies &&
                        (p.per_fd_choices.front().kind == basis_kind::per_fd ||
                         p.per_fd_choices.front().kind == basis_kind::fd_per_ready);
+  // A token ring touches one pipe per pass and all n of them per lap.
+  const bool with_ring = r.cell.k.scenario == "token_ring" && r.curve && ns_to_unit(unit) > 0 && r.n_varies;
   std::vector<form> out;
   const std::size_t options = p.optional.size();
   for (const basis& per_fd : p.per_fd_choices)
@@ -142,10 +150,17 @@ std::vector<form> mechanistic_forms(const form_request& r) {
       for (std::size_t j = 0; j < options; ++j)
         if (mask & (std::size_t{1} << j)) f.terms.push_back(p.optional[j]);
       if (with_ws) {
-        f.ws_prior = working_set_prior(r.cell.k.fd_kind, r.cell.k.blocking && *r.cell.k.blocking == 1, *r.curve);
+        const auto prior = working_set_prior(r.cell.k.fd_kind, r.cell.k.blocking && *r.cell.k.blocking == 1, *r.curve);
         f.working_set = f.terms.size();
-        f.terms.push_back(working_set_basis(*r.curve, f.ws_prior, unit));
+        f.priors.push_back({f.terms.size(), prior});
+        f.terms.push_back(working_set_basis(*r.curve, prior, unit));
         f.terms.back().shared_by_ready = per_fd.kind == basis_kind::fd_per_ready;
+      }
+      if (with_ring) {
+        const auto prior = ring_prior(r.cell.k.fd_kind);
+        f.priors.push_back({f.terms.size(), prior});
+        f.terms.push_back(working_set_basis(*r.curve, prior, unit));
+        f.terms.back().kind = basis_kind::cycle_set;
       }
       out.push_back(std::move(f));
     }
@@ -159,7 +174,7 @@ std::vector<form> extra_p_forms(const form_request& r) {
                                                        1.25,    4.0 / 3, 1.5, 5.0 / 3, 1.75, 2,     2.25,
                                                        7.0 / 3, 2.5,  8.0 / 3, 2.75, 3};
   std::vector<form> out;
-  out.push_back(form{{of(basis_kind::constant)}, std::nullopt, {}});
+  out.push_back(form{{of(basis_kind::constant)}, {}, std::nullopt});
   if (!r.n_varies) return out;
   for (double i : exponents)
     for (double j : {0.0, 1.0, 2.0}) {
@@ -167,7 +182,7 @@ std::vector<form> extra_p_forms(const form_request& r) {
       basis b = of(basis_kind::power_log);
       b.i = i;
       b.j = j;
-      out.push_back(form{{of(basis_kind::constant), b}, std::nullopt, {}});
+      out.push_back(form{{of(basis_kind::constant), b}, {}, std::nullopt});
     }
   return out;
 }

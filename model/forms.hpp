@@ -14,12 +14,19 @@
 
 namespace pollscale::model {
 
+/// A term whose coefficient a Gaussian prior sets when the data cannot (the memory terms).
+struct prior_term {
+  std::size_t index = 0;  ///< into form::terms
+  footprint_prior prior;
+};
+
 /// A form: the terms of one candidate model. Every coefficient is non-negative (costs add).
 struct form {
   std::vector<basis> terms;
-  /// Index into `terms` of the working-set term and its prior, when present.
+  std::vector<prior_term> priors;  ///< always at the end of `terms`
+  /// Index into `terms` of the per-fd working-set term, when present (its footprint is
+  /// refined by Levenberg-Marquardt when the data reach past the knee).
   std::optional<std::size_t> working_set;
-  footprint_prior ws_prior;
 
   std::string name() const;  ///< "fixed + per_fd + per_ready"
   std::string formula(const std::string& response) const;  ///< "T = fixed + per_fd·n"

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 
 namespace pollscale::model {
@@ -165,7 +166,16 @@ footprint_prior working_set_prior(std::string_view fd_kind, bool blocking, const
   const double stream_ns = p.bytes_per_fd / stream_bytes_per_s * 1e9;
   p.loads_mean = plateau_ns > 0 ? stream_ns / plateau_ns : 0;
   p.loads_sd = p.chain / 2;
+  char why[200];
+  std::snprintf(why, sizeof why, "mean: streaming %.0f B at %.0f GB/s; sd: half of %.0f dependent misses; ",
+                p.bytes_per_fd, stream_bytes_per_s / 1e9, p.chain);
+  p.why = why + p.why;
   return p;
+}
+
+footprint_prior ring_prior(std::string_view fd_kind) {
+  const double bytes = fd_kind == "pipe" || fd_kind == "fifo" ? 1024 : 512;
+  return {bytes, 8, 4, 4, "half of ~8 dependent misses a pass (file -> pipe -> buffer -> page, both sides), sd as large"};
 }
 
 double ns_to_unit(std::string_view unit) {

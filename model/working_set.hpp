@@ -86,6 +86,14 @@ inline constexpr double stream_bytes_per_s = 15e9;
 /// lets anything from no miss to the whole chain exposed fall within the 95% interval.
 footprint_prior working_set_prior(std::string_view fd_kind, bool blocking, const latency_curve& curve);
 
+/// The prior for a token ring's per-pass memory term (cycle_set): each pass writes one
+/// pipe and reads it on the other side, and a lap visits all n pipes. Per pipe: struct
+/// pipe_inode_info (192 B), its pipe_buffer array (16 x 40 B, a 1 KiB allocation), the
+/// two files' lines and the data line: about 1 KiB. The chain file -> pipe -> buffer ->
+/// page on each side is about 8 dependent misses a pass; nothing makes them a stream
+/// (the pass crosses syscalls and a wake-up), so the prior is half of them, sd as large.
+footprint_prior ring_prior(std::string_view fd_kind);
+
 /// ns -> the response unit of a cell ("ns", "us", "ms", "s"); 0 for other units.
 double ns_to_unit(std::string_view unit);
 

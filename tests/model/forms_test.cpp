@@ -42,7 +42,19 @@ TEST(FormsTest, EpollIsFlatInNUnlessTheDataSayOtherwise) {
   const auto f = candidate_forms(request("epoll", true, true));
   EXPECT_TRUE(has(f, "fixed + per_ready"));
   EXPECT_TRUE(has(f, "fixed"));
-  EXPECT_TRUE(has(f, "fixed + per_fd + per_ready"));  // a rival, chosen only by the data
+  EXPECT_TRUE(has(f, "fixed + log_n + per_ready"));  // a rival, chosen only by the data
+  EXPECT_FALSE(has(f, "fixed + per_fd + per_ready"));  // no scan to extrapolate
+}
+
+TEST(FormsTest, ATokenRingPaysForTheLapOfPipesItCycles) {
+  auto r = request("epoll", true, false, "token_ring");
+  r.cell.k.metric = "throughput";
+  r.cell.k.unit = "1/s";
+  r.curve = make_latency_curve(caches_from_context(test::cache_context()), {});
+  const auto f = candidate_forms(r);
+  ASSERT_FALSE(f.empty());
+  EXPECT_EQ(f.front().terms.back().kind, basis_kind::cycle_set);
+  EXPECT_DOUBLE_EQ(f.front().terms.back().latency_scale, 1e-9);  // the reciprocal is in seconds
 }
 
 TEST(FormsTest, EpollCtlHasATreeDepthTerm) {
@@ -57,7 +69,8 @@ TEST(FormsTest, CacheGeometryAddsAWorkingSetTermWithAPrior) {
   for (const auto& form : f) {
     ASSERT_TRUE(form.working_set);
     EXPECT_EQ(form.terms[*form.working_set].kind, basis_kind::working_set);
-    EXPECT_GT(form.ws_prior.loads_sd, 0);
+    ASSERT_EQ(form.priors.size(), 1u);
+    EXPECT_GT(form.priors[0].prior.loads_sd, 0);
   }
   // Without geometry the growth of the per-fd cost is followed empirically instead.
   EXPECT_TRUE(has(candidate_forms(request("poll", true, false)), "fixed + n^1*log2(n)^1"));
