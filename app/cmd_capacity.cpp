@@ -23,17 +23,19 @@ namespace {
 
 po::options_description capacity_options() {
   po::options_description o("capacity options");
-  // clang-format off: one option per line reads as a table
-  o.add_options()("help,h", "show this help")("mechanism", po::value<std::string>()->required(),
-                                              "select, pselect, poll, ppoll, epoll, rtsig, io_uring")(
-      "vary", po::value<std::string>()->required(), "idle, active or rate (poisson/on_off arrivals)")(
-      "lo", po::value<double>(), "smallest value searched (default: idle 0, active 1, rate 1)")(
-      "hi", po::value<double>()->required(), "largest value searched")(
-      "max-p99", po::value<double>(), "target: p99 latency at most this, s")("max-mean-latency", po::value<double>(),
-                                                                             "target: mean latency at most this, s")(
-      "max-cpu", po::value<double>(), "target: mean CPU utilisation at most this (0..1)")(
-      "tolerance", po::value<double>()->default_value(0.02), "stop when the bracket is within this fraction")(
-      "format", po::value<std::string>()->default_value("table"), "table, csv or json");
+  // One option per line: the table reads like the --help it prints.
+  // clang-format off
+  o.add_options()
+      ("help,h", "show this help")
+      ("mechanism", po::value<std::string>()->required(), "select, pselect, poll, ppoll, epoll, rtsig, io_uring")
+      ("vary", po::value<std::string>()->required(), "idle, active or rate (poisson/on_off arrivals)")
+      ("lo", po::value<double>(), "smallest value searched (default: idle 0, active 1, rate 1)")
+      ("hi", po::value<double>()->required(), "largest value searched")
+      ("max-p99", po::value<double>(), "target: p99 latency at most this, s")
+      ("max-mean-latency", po::value<double>(), "target: mean latency at most this, s")
+      ("max-cpu", po::value<double>(), "target: mean CPU utilisation at most this (0..1)")
+      ("tolerance", po::value<double>()->default_value(0.02), "stop when the bracket is within this fraction")
+      ("format", po::value<std::string>()->default_value("table"), "table, csv or json");
   // clang-format on
   o.add(sim_server_options_description());
   o.add(sim_cost_options_description());

@@ -21,11 +21,13 @@ namespace {
 
 po::options_description whatif_options() {
   po::options_description o("whatif options");
-  // clang-format off: one option per line reads as a table
-  o.add_options()("help,h", "show this help")("mechanisms", po::value<std::string>()->default_value("poll,epoll"),
-                                              "comma-separated mechanisms to compare")(
-      "sweep", po::value<std::string>(), "NAME=V1,V2,... with NAME one of idle, active, cpus, threads, rate")(
-      "format", po::value<std::string>()->default_value("table"), "table, csv or json");
+  // One option per line: the table reads like the --help it prints.
+  // clang-format off
+  o.add_options()
+      ("help,h", "show this help")
+      ("mechanisms", po::value<std::string>()->default_value("poll,epoll"), "comma-separated mechanisms to compare")
+      ("sweep", po::value<std::string>(), "NAME=V1,V2,... with NAME one of idle, active, cpus, threads, rate")
+      ("format", po::value<std::string>()->default_value("table"), "table, csv or json");
   // clang-format on
   o.add(sim_server_options_description());
   o.add(sim_cost_options_description());

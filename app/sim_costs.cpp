@@ -13,19 +13,21 @@ namespace pollscale::app {
 
 po::options_description sim_cost_options_description() {
   po::options_description o("cost options (flags override --costs, which overrides --model)");
-  // clang-format off: one option per line reads as a table
-  o.add_options()("model", po::value<std::string>(), "model.json from pollscale fit: wait, handler and wake-up costs")(
-      "costs", po::value<std::string>(), "costs file (JSON, nanoseconds; see docs/sim.md)")(
-      "fd-kind", po::value<std::string>()->default_value(""), "model cells to use: pipe, socketpair, tcp, ...")(
-      "variant", po::value<std::string>()->default_value(""), "model cells to use: lt, et, oneshot, ...")(
-      "wait-per-call-ns", po::value<double>(), "wait call: fixed cost, ns")("wait-per-fd-ns", po::value<double>(),
-                                                                            "wait call: per registered fd scanned, ns")(
-      "wait-per-ready-ns", po::value<double>(), "wait call: per ready event returned, ns")(
-      "wait-per-fd-blocking-ns", po::value<double>(), "wait call: per fd registered when it may sleep, ns")(
-      "rearm-ns", po::value<double>(), "re-arming one fd after its event (oneshot), ns")(
-      "handler-ns", po::value<double>(), "handling one event: read the request, write the reply, ns")(
-      "wakeup-same-ns", po::value<double>(), "wake-up latency, waker and sleeper on the same CPU, ns")(
-      "wakeup-cross-ns", po::value<double>(), "wake-up latency across CPUs, ns");
+  // One option per line: the table reads like the --help it prints.
+  // clang-format off
+  o.add_options()
+      ("model", po::value<std::string>(), "model.json from pollscale fit: wait, handler and wake-up costs")
+      ("costs", po::value<std::string>(), "costs file (JSON, nanoseconds; see docs/sim.md)")
+      ("fd-kind", po::value<std::string>()->default_value(""), "model cells to use: pipe, socketpair, tcp, ...")
+      ("variant", po::value<std::string>()->default_value(""), "model cells to use: lt, et, oneshot, ...")
+      ("wait-per-call-ns", po::value<double>(), "wait call: fixed cost, ns")
+      ("wait-per-fd-ns", po::value<double>(), "wait call: per registered fd scanned, ns")
+      ("wait-per-ready-ns", po::value<double>(), "wait call: per ready event returned, ns")
+      ("wait-per-fd-blocking-ns", po::value<double>(), "wait call: per fd registered when it may sleep, ns")
+      ("rearm-ns", po::value<double>(), "re-arming one fd after its event (oneshot), ns")
+      ("handler-ns", po::value<double>(), "handling one event: read the request, write the reply, ns")
+      ("wakeup-same-ns", po::value<double>(), "wake-up latency, waker and sleeper on the same CPU, ns")
+      ("wakeup-cross-ns", po::value<double>(), "wake-up latency across CPUs, ns");
   // clang-format on
   return o;
 }
@@ -195,8 +197,7 @@ sim::cost_model sim_costs_from(const po::variables_map& vm, const std::string& m
     c.wait_call_s = pass;
     if (const auto reg = m.registration_per_fd(mechanism)) {
       c.wait_call_s = [pass, reg](const sim::wait_query& q) {
-        const double scanned = static_cast<double>(q.registered) / static_cast<double>(q.ready + 1);
-        return pass(q) + (q.blocking ? reg(q.registered) * scanned : 0.0);
+        return pass(q) + (q.blocking ? reg(q.registered) * sim::fds_before_first_ready(q) : 0.0);
       };
     }
     if (mechanism == "rtsig") c.overflow_poll_s = m.wait_call("poll");

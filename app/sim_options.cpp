@@ -100,6 +100,7 @@ sim::server_config server_of(const po::variables_map& vm, const std::string& mec
   c.max_events_per_call = vm["max-events"].as<long long>();
   c.signal_queue_limit = vm["signal-queue"].as<long long>();
   c.irq_cpu = vm["irq-cpu"].as<int>();
+  c.active_pos = as_usage("active-pos", [&] { return sim::parse_ready_position(vm["active-pos"].as<std::string>()); });
   as_usage("", [&] {
     c.validate();
     return 0;
@@ -131,36 +132,37 @@ std::pair<sim::run_options, sim::stopping_rule> run_of(const po::variables_map& 
 
 po::options_description sim_server_options_description() {
   po::options_description o("server, workload and run options");
-  // clang-format off: one option per line reads as a table
-  o.add_options()("idle", po::value<long long>()->default_value(0), "idle connections (registered, silent)")(
-      "active", po::value<long long>()->default_value(100), "active connections carrying requests")(
-      "cpus", po::value<int>()->default_value(1), "simulated CPUs")("threads", po::value<int>()->default_value(1),
-                                                                    "server threads (thread t on CPU t mod cpus)")(
-      "duration", po::value<double>()->default_value(10), "simulated seconds measured per replication")(
-      "warmup", po::value<double>(), "simulated seconds discarded first (default: duration / 10)")(
-      "seed", po::value<unsigned long long>()->default_value(1), "seed of the run (replication i uses a derived one)")(
-      "workload", po::value<std::string>(), "workload file (JSON, see docs/sim.md); flags given override it")(
-      "arrivals", po::value<std::string>()->default_value("closed"), "closed, poisson or on_off")(
-      "think", po::value<std::string>()->default_value("const:0"), "closed clients' think time, e.g. exp:0.001 (s)")(
-      "rate", po::value<double>(), "poisson/on_off: requests per second (while on)")(
-      "on", po::value<std::string>()->default_value("exp:0.1"), "on_off: burst length distribution (s)")(
-      "off", po::value<std::string>()->default_value("exp:0.1"), "on_off: silence length distribution (s)")(
-      "network", po::value<std::string>()->default_value("const:0"), "one-way network delay distribution (s)")(
-      "app-work", po::value<std::string>()->default_value("const:0"), "application work per request (s)")(
-      "idle-activity", po::value<std::string>(), "keep-alive period of each idle connection (s)")(
-      "generator-per-message", po::value<std::string>(),
-      "clients run in one load-generator process: its cost per reply (s)")(
-      "generator-wakeup", po::value<std::string>(), "the load generator's wake-up latency after a pause (s)")(
-      "interest", po::value<std::string>(), "per_thread or shared interest sets (default per_thread)")(
-      "wake", po::value<std::string>(), "all (thundering herd) or one (exclusive); default by mechanism")(
-      "max-events", po::value<long long>()->default_value(0), "events one wait call returns at most (0: all)")(
-      "signal-queue", po::value<long long>()->default_value(1024), "rtsig: signal queue length before overflow")(
-      "irq-cpu", po::value<int>()->default_value(0), "CPU on which network arrivals wake sleepers")(
-      "scheduler", po::value<std::string>()->default_value("heap"), "event queue: heap or calendar")(
-      "rel-halfwidth", po::value<double>()->default_value(0.03),
-      "stop when the throughput's 95% half-width <= this x mean")(
-      "min-replications", po::value<long long>()->default_value(5), "replications at least (>= 2)")(
-      "max-replications", po::value<long long>()->default_value(30), "replications at most");
+  // One option per line: the table reads like the --help it prints.
+  // clang-format off
+  o.add_options()
+      ("idle", po::value<long long>()->default_value(0), "idle connections (registered, silent)")
+      ("active", po::value<long long>()->default_value(100), "active connections carrying requests")
+      ("cpus", po::value<int>()->default_value(1), "simulated CPUs")
+      ("threads", po::value<int>()->default_value(1), "server threads (thread t on CPU t mod cpus)")
+      ("duration", po::value<double>()->default_value(10), "simulated seconds measured per replication")
+      ("warmup", po::value<double>(), "simulated seconds discarded first (default: duration / 10)")
+      ("seed", po::value<unsigned long long>()->default_value(1), "seed of the run (replication i uses a derived one)")
+      ("workload", po::value<std::string>(), "workload file (JSON, see docs/sim.md); flags given override it")
+      ("arrivals", po::value<std::string>()->default_value("closed"), "closed, poisson or on_off")
+      ("think", po::value<std::string>()->default_value("const:0"), "closed clients' think time, e.g. exp:0.001 (s)")
+      ("rate", po::value<double>(), "poisson/on_off: requests per second (while on)")
+      ("on", po::value<std::string>()->default_value("exp:0.1"), "on_off: burst length distribution (s)")
+      ("off", po::value<std::string>()->default_value("exp:0.1"), "on_off: silence length distribution (s)")
+      ("network", po::value<std::string>()->default_value("const:0"), "one-way network delay distribution (s)")
+      ("app-work", po::value<std::string>()->default_value("const:0"), "application work per request (s)")
+      ("idle-activity", po::value<std::string>(), "keep-alive period of each idle connection (s)")
+      ("generator-per-message", po::value<std::string>(), "clients run in one load-generator process: its cost per reply (s)")
+      ("generator-wakeup", po::value<std::string>(), "the load generator's wake-up latency after a pause (s)")
+      ("interest", po::value<std::string>(), "per_thread or shared interest sets (default per_thread)")
+      ("wake", po::value<std::string>(), "all (thundering herd) or one (exclusive); default by mechanism")
+      ("max-events", po::value<long long>()->default_value(0), "events one wait call returns at most (0: all)")
+      ("signal-queue", po::value<long long>()->default_value(1024), "rtsig: signal queue length before overflow")
+      ("irq-cpu", po::value<int>()->default_value(0), "CPU on which network arrivals wake sleepers")
+      ("active-pos", po::value<std::string>()->default_value("random"), "active fds in the interest array: random, first or last")
+      ("scheduler", po::value<std::string>()->default_value("heap"), "event queue: heap or calendar")
+      ("rel-halfwidth", po::value<double>()->default_value(0.03), "stop when the throughput's 95% half-width <= this x mean")
+      ("min-replications", po::value<long long>()->default_value(5), "replications at least (>= 2)")
+      ("max-replications", po::value<long long>()->default_value(30), "replications at most");
   // clang-format on
   return o;
 }
@@ -218,7 +220,8 @@ nlohmann::json inputs_json(const sim_setup& s, const cost_provenance& prov) {
             {"wake", sim::to_string(c.wake)},
             {"max_events_per_call", c.max_events_per_call},
             {"signal_queue_limit", c.signal_queue_limit},
-            {"irq_cpu", c.irq_cpu}}},
+            {"irq_cpu", c.irq_cpu},
+            {"active_pos", sim::to_string(c.active_pos)}}},
           {"workload", sim::to_json(w)},
           {"run",
            {{"duration_s", o.duration_s},

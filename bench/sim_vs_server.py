@@ -6,7 +6,8 @@ For each `server` throughput row of DATASET (calibrate/probes/server.cpp: one se
 thread pinned to CPU 0 serving `n_active` closed-loop clients of a load-generator process
 on CPU 1, with `n_fds` idle tcp connections), simulates the same server with costs from
 MODEL (a model.json fitted on this machine's calibration): 2 CPUs, one server thread on
-CPU 0, requests arriving from CPU 1 (cross-CPU wake-ups), tcp wait-call costs, and the
+CPU 0, requests arriving from CPU 1 (cross-CPU wake-ups), tcp wait-call costs with the
+active connections last in the array (the probe opens them after the idle ones), and the
 load generator as one process (calibrate/probes/server_loadgen.cpp runs one epoll loop):
 each reply costs it one tcp message (the model's ipc tcp threads=1 time) and, when it
 slept, a cross-CPU wake-up first (half the model's epoll wakeup round trip at pinning
@@ -75,7 +76,8 @@ def main():
     for mech, variant, idle, active, measured in server_rows(a.dataset, a.mechanisms.split(","), a.pinning):
         out = run([a.pollscale, "simulate", "--model", a.model, "--mechanism", mech, "--variant", variant,
                    "--fd-kind", "tcp", "--idle", str(idle), "--active", str(active), "--cpus", "2",
-                   "--threads", "1", "--irq-cpu", "1", "--generator-per-message", f"const:{per_message!r}",
+                   "--threads", "1", "--irq-cpu", "1", "--active-pos", "last",
+                   "--generator-per-message", f"const:{per_message!r}",
                    "--generator-wakeup", f"const:{wakeup!r}",
                    "--duration", str(a.duration), "--format", "json"])
         sim = json.loads(out)

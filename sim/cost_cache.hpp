@@ -33,6 +33,7 @@ class cost_cache {
     std::int64_t registered;
     std::int64_t ready;
     bool blocking;
+    double before_first_ready;
     bool operator==(const key&) const = default;
   };
   struct key_hash {

@@ -11,15 +11,17 @@ double linear_wait_cost::rescan_s(const wait_query& q) const {
   return per_call_s + per_registered_s * static_cast<double>(q.registered) + per_ready_s * static_cast<double>(q.ready);
 }
 
+double fds_before_first_ready(const wait_query& q) {
+  if (q.ready <= 0) return static_cast<double>(q.registered);
+  if (q.before_first_ready >= 0) return q.before_first_ready;
+  // k ready fds at random positions among n: the first one is preceded by n/(k+1) others
+  // on average.
+  return static_cast<double>(q.registered) / static_cast<double>(q.ready + 1);
+}
+
 double linear_wait_cost::call_s(const wait_query& q) const {
-  double t = rescan_s(q);
-  if (q.blocking) {
-    // Registration stops at the first ready fd: all n when none is ready, n/(k+1) on
-    // average when k sit at random positions.
-    const double scanned = static_cast<double>(q.registered) / static_cast<double>(q.ready + 1);
-    t += per_registered_blocking_s * scanned;
-  }
-  return t;
+  // Registration stops at the first ready fd, and happens only when the call may sleep.
+  return rescan_s(q) + (q.blocking ? per_registered_blocking_s * fds_before_first_ready(q) : 0.0);
 }
 
 namespace {

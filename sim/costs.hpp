@@ -16,7 +16,15 @@ struct wait_query {
   std::int64_t registered = 0;  ///< descriptors in the interest set the call covers, >= 0
   std::int64_t ready = 0;       ///< of those, ready when the call starts, 0..registered
   bool blocking = false;        ///< the call may sleep (timeout != 0)
+  /// Descriptors scanned before the first ready one: a blocking poll/select registers a
+  /// wait entry on each of them. Negative: unknown, ready ones at random positions
+  /// (fds_before_first_ready() then gives registered / (ready + 1)).
+  double before_first_ready = -1;
 };
+
+/// The registration count of `q`: all registered fds when none is ready, else
+/// q.before_first_ready, or registered / (ready + 1) when that is unknown.
+double fds_before_first_ready(const wait_query& q);
 
 /// Every cost a server simulation needs, in seconds. The callables must be pure (same
 /// query, same answer) and return finite values >= 0; the simulator checks every answer
@@ -41,8 +49,9 @@ struct cost_model {
 
 /// A wait call's cost as a linear function of its arguments (KERNEL_COSTS.md's terms):
 /// per_call + per_registered * n + per_ready * k, plus, for a blocking call, a wait-queue
-/// registration per fd scanned before the first ready one (all n when none is ready; on
-/// average n / (k + 1) when k are ready at random positions). All in seconds, >= 0.
+/// registration per fd scanned before the first ready one (fds_before_first_ready: all n
+/// when none is ready; n / (k + 1) on average when k are ready at random positions). All in
+/// seconds, >= 0.
 struct linear_wait_cost {
   double per_call_s = 0;
   double per_registered_s = 0;

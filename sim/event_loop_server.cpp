@@ -25,6 +25,17 @@ interest_sharing parse_interest_sharing(const std::string& text) {
   throw std::invalid_argument("interest '" + text + "' is not one of per_thread, shared");
 }
 
+ready_position parse_ready_position(const std::string& text) {
+  if (text == "random") return ready_position::random;
+  if (text == "first") return ready_position::first;
+  if (text == "last") return ready_position::last;
+  throw std::invalid_argument("active position '" + text + "' is not one of random, first, last");
+}
+
+std::string to_string(ready_position p) {
+  return p == ready_position::first ? "first" : p == ready_position::last ? "last" : "random";
+}
+
 wake_policy parse_wake_policy(const std::string& text) {
   if (text == "all") return wake_policy::all;
   if (text == "one") return wake_policy::one;

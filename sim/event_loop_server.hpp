@@ -44,8 +44,18 @@ enum class notification {
   signal_queue,  ///< rtsig: one queued signal per event, bounded, overflow -> full poll
 };
 
+/// Where the active connections sit in each interest set's array, which decides how many
+/// fds a blocking poll/select registers on before it meets the first ready one.
+enum class ready_position {
+  random,  ///< spread at random: n / (k + 1) registered on average
+  first,   ///< at the start: none registered when one is ready
+  last,    ///< at the end (opened after the idle ones, as in dphttpd's tests): n - k registered
+};
+
 interest_sharing parse_interest_sharing(const std::string& text);  ///< "per_thread" | "shared"
-wake_policy parse_wake_policy(const std::string& text);            ///< "all" | "one"
+ready_position parse_ready_position(const std::string& text);      ///< "random" | "first" | "last"
+std::string to_string(ready_position p);
+wake_policy parse_wake_policy(const std::string& text);  ///< "all" | "one"
 std::string to_string(interest_sharing s);
 std::string to_string(wake_policy w);
 
@@ -59,6 +69,7 @@ struct server_config {
   std::int64_t max_events_per_call = 0;    ///< 0: no limit (poll reports every ready fd)
   std::int64_t signal_queue_limit = 1024;  ///< rtsig: RLIMIT_SIGPENDING-like bound, >= 1
   int irq_cpu = 0;                         ///< CPU where network arrivals wake sleepers
+  ready_position active_pos = ready_position::random;
 
   /// Throws std::invalid_argument naming the field when a value is out of range.
   void validate() const;

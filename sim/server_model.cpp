@@ -82,7 +82,9 @@ void server_model::start_call(std::uint32_t t) {
     return;
   }
   const std::int64_t ready = signals() ? (state_.signals_queued() > 0 ? 1 : 0) : state_.ready(th.set);
-  const wait_query q{state_.registered(th.set), ready, true};
+  wait_query q{state_.registered(th.set), ready, true};
+  if (config_.active_pos == ready_position::first) q.before_first_ready = 0;
+  if (config_.active_pos == ready_position::last) q.before_first_ready = static_cast<double>(q.registered - ready);
   run_burst(t, phase::calling, costs_.wait_call_s(q));
 }
 

@@ -133,6 +133,36 @@ TEST(EventLoopServerTest, LoadGeneratorSerialisesRepliesAndSleepsBetweenThem) {
   EXPECT_DOUBLE_EQ(q.mean_latency_s, (9.0 + 13.0) / 2);
 }
 
+TEST(EventLoopServerTest, TellsTheCostModelWhereTheActiveConnectionsSit) {
+  // Records every blocking query with something ready; three clients keep the loop busy.
+  for (const auto& [pos, expected] : {std::pair{ready_position::first, 0.0}, std::pair{ready_position::last, -2.0},
+                                      std::pair{ready_position::random, -1.0}}) {
+    std::vector<wait_query> seen;
+    cost_model m = integer_costs(1, 1, 2, 3, 5);
+    m.wait_call_s = [&seen](const wait_query& q) {
+      if (q.blocking && q.ready > 0) seen.push_back(q);
+      return 1.0;
+    };
+    server_config c = default_server_config("poll");
+    c.active_pos = pos;
+    workload w = closed_clients(3, 0);
+    w.idle = 100;
+    simulate_server(c, w, m, run_for(30));
+    ASSERT_FALSE(seen.empty());
+    for (const wait_query& q : seen) {
+      // last: every idle fd and the non-ready active ones come first (n - k);
+      // random: unknown, the cost model assumes n / (k + 1).
+      const double want = expected == -2.0 ? static_cast<double>(q.registered - q.ready) : expected;
+      EXPECT_EQ(q.before_first_ready, want);
+    }
+  }
+  EXPECT_DOUBLE_EQ(fds_before_first_ready({1000, 0, true, 5}), 1000);  // none ready: all of them
+  EXPECT_DOUBLE_EQ(fds_before_first_ready({1000, 3, true, -1}), 250);  // random: n / (k + 1)
+  EXPECT_DOUBLE_EQ(fds_before_first_ready({1000, 3, true, 997}), 997);
+  EXPECT_EQ(parse_ready_position("last"), ready_position::last);
+  EXPECT_THROW(parse_ready_position("middle"), std::invalid_argument);
+}
+
 TEST(EventLoopServerTest, SignalQueueOverflowFallsBackToAFullPoll) {
   // Three clients send at 0 into a queue of one signal: the second overflows it. The
   // thread's first call (0..1) sees the overflow, polls every fd (1..2), claims all three
