@@ -64,6 +64,29 @@ bool fittable(const basis& b, const form_request& r) {
   return false;
 }
 
+// The terms of the n fds themselves: a scan of every fd, or (not scanning) a rival that
+// grows slowly with the watched set.
+void add_fd_terms(pool& p, const form_request& r) {
+  const auto& k = r.cell.k;
+  if (!scans_every_fd(k.mechanism)) {
+    // A linear term here would extrapolate a cache effect into a scan that does not
+    // exist; what grows with the watched set grows like a structure's depth or footprint.
+    p.optional.push_back(of(basis_kind::log_n));
+    return;
+  }
+  p.per_fd_choices = per_fd_choices(r);  // copy-in, lookup and query of every fd
+  p.working_set = true;
+  if (k.scenario == "token_ring") {
+    // One call scans n fds and finds the k tokens in flight: the scan is shared by k
+    // passes (LSE pipetest); with one token this is per_fd.
+    p.per_fd_choices.front() = of(basis_kind::fd_per_ready);
+    p.optional.push_back(of(basis_kind::per_fd));
+    return;
+  }
+  if (k.mechanism == "select" || k.mechanism == "pselect") p.optional.push_back(of(basis_kind::per_word));
+  if (k.blocking && *k.blocking == 1) p.optional.push_back(of(basis_kind::per_registered));
+}
+
 // The kernel's work per operation (../shared/design/KERNEL_COSTS.md), as terms.
 pool mechanistic_pool(const form_request& r) {
   const auto& k = r.cell.k;
@@ -81,24 +104,7 @@ pool mechanistic_pool(const form_request& r) {
     p.optional.push_back(of(basis_kind::per_fd));
     return p;
   }
-  if (scanning && k.scenario == "token_ring") {
-    // One call scans n fds and finds the k tokens in flight: the scan is shared by k
-    // passes (LSE pipetest); with one token this is per_fd.
-    p.per_fd_choices = per_fd_choices(r);
-    p.per_fd_choices.front() = of(basis_kind::fd_per_ready);
-    p.working_set = true;
-    p.optional.push_back(of(basis_kind::per_fd));
-  } else if (scanning) {
-    p.per_fd_choices = per_fd_choices(r);  // copy-in, lookup and query of every fd
-    p.working_set = true;
-    if (k.mechanism == "select" || k.mechanism == "pselect") p.optional.push_back(of(basis_kind::per_word));
-    if (k.blocking && *k.blocking == 1) p.optional.push_back(of(basis_kind::per_registered));
-  } else {
-    // A rival for the mechanisms whose calls do not walk the fds: a cost that grows slowly
-    // with the watched set (the depth of a structure over it, its cache footprint). A
-    // linear term here would extrapolate a cache effect into a scan that does not exist.
-    p.optional.push_back(of(basis_kind::log_n));
-  }
+  add_fd_terms(p, r);
   p.optional.push_back(of(basis_kind::per_ready));
   if (k.scenario == "server" && k.metric != "throughput")  // latency = k replies deep (Little)
     p.optional.push_back(of(basis_kind::fd_times_ready));
