@@ -73,9 +73,14 @@ void add_bootstrap(cell_model& m, const form& f, const cell_points& pts, const s
   for (Eigen::Index j = 0; j < p; ++j) fitted_beta(j) = m.terms[static_cast<std::size_t>(j)].coefficient;
   robust_options quick = o.robust;
   quick.max_iterations = std::min<std::size_t>(quick.max_iterations, 12);
+  std::normal_distribution<double> unit_normal(0.0, 1.0);
   for (Eigen::Index b = 0; b < reps; ++b) {
     const cell_points star = resample(m, f, pts, pool, rng);
-    const linear_problem prob = problem_for(f, star, {});
+    linear_problem prob = problem_for(f, star, {});
+    // A prior is uncertain too: each replicate refits against a prior mean drawn from
+    // the prior itself (a randomised prior), so a term the data cannot see spreads the
+    // replicates as widely as the prior says, as it does the analytic interval.
+    for (auto& pr : prob.priors) pr.mean += pr.sd * unit_normal(rng);
     m.bootstrap.row(b) = identifiable(prob.x, prob.priors) ? solve_robust(prob, quick).beta.transpose()
                                                            : fitted_beta.transpose();
     m.bootstrap_residuals[static_cast<std::size_t>(b)] = pool[pick_residual(rng)];

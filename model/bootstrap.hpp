@@ -1,7 +1,8 @@
 // Bootstrap prediction intervals, seeded: each replicate redraws every point's median
 // from its raw samples (or, for published figures without samples, perturbs the fitted
-// value by a resampled relative residual), refits the chosen form, and is paired with a
-// resampled leave-one-out residual for the scatter of a new measurement.
+// value by a resampled relative residual), refits the chosen form against prior means
+// drawn from the priors, and is paired with a resampled leave-one-out residual for the
+// scatter of a new measurement.
 #pragma once
 
 #include <vector>
