@@ -244,7 +244,8 @@ domain domain_of(const cell_points& p) {
   return d;
 }
 
-void fill_statistics(cell_model& m, const scored& s, const cell_points& p, std::string method) {
+void fill_statistics(cell_model& m, const scored& s, const cell_points& p, std::string method,
+                     const fit_options& o) {
   auto& st = m.stats;
   st.n_points = p.value.size();
   st.df = static_cast<std::size_t>(std::max(0.0, std::round(s.fit->df)));
@@ -258,6 +259,7 @@ void fill_statistics(cell_model& m, const scored& s, const cell_points& p, std::
   for (double e : s.loo) loo_ms += e * e;
   const double loo_rms = s.loo.empty() ? nan : std::sqrt(loo_ms / static_cast<double>(s.loo.size()));
   st.sigma_rel = std::isfinite(loo_rms) ? std::max(loo_rms, st.residual_spread) : st.residual_spread;
+  if (std::isfinite(st.sigma_rel)) st.sigma_rel = std::max(st.sigma_rel, o.min_sigma_rel);
   st.method = std::move(method);
   m.t95 = t975(s.fit->df);
   // The data part of the coefficients' covariance is rescaled to the spread intervals
@@ -321,7 +323,7 @@ cell_model fit_cell(const cell_id& id, const std::vector<const observation*>& ro
   m.reciprocal = reciprocal;
   const std::string unit = reciprocal ? id.k.unit.substr(2) : id.k.unit;
   m.formula = best.f.formula(reciprocal ? "1/X" : "T");
-  fill_statistics(m, best, pts, method);
+  fill_statistics(m, best, pts, method, o);
   m.terms = make_terms(best, unit, m.t95);
   m.dom = domain_of(pts);
   for (std::size_t i = 0; i < cands.size(); ++i)

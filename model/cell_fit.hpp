@@ -25,6 +25,11 @@ struct fit_options {
   /// best * (1 + relative) + absolute (fractions).
   double parsimony_relative = 0.10;
   double parsimony_absolute = 0.002;
+  /// Floor of the relative spread of a new point (sigma_rel). calibrate's stopping rule
+  /// only guarantees each median within ±2% (95%), and points measured minutes apart on a
+  /// shared machine drift by as much: a smaller spread in the residuals is luck, and
+  /// intervals built on it would be too narrow for the next measurement.
+  double min_sigma_rel = 0.02;
   /// Bootstrap replicates for prediction intervals (0: analytic intervals).
   std::size_t bootstrap_replicates = 0;
   std::uint64_t seed = 1;  ///< seeds the bootstrap; same seed, same model
