@@ -17,6 +17,6 @@ int cmd_report(const args_t& args);
 int cmd_simulate(const args_t& args);
 int cmd_whatif(const args_t& args);
 int cmd_capacity(const args_t& args);
-
+int cmd_study(const args_t& args);
 
 }  // namespace pollscale::app

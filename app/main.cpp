@@ -22,6 +22,7 @@ using namespace pollscale::app;
 int cmd_version(const args_t&);
 
 const std::vector<command> commands = {
+    {"study", "the main job: calibrate, fit, validate, predict, simulate, report in one folder", cmd_study},
     {"calibrate", "measure this machine's readiness mechanisms into a dataset", cmd_calibrate},
     {"fit", "fit cost models to a dataset and write model.json", cmd_fit},
     {"predict", "predict one operation's cost from model.json, with its interval", cmd_predict},

@@ -1,0 +1,187 @@
+// pollscale study: the default main job. Calibrate this machine (quick profile), fit the
+// cost models, validate them (extrapolation and interpolation on this machine, the
+// historical record), predict beyond the descriptor limit, simulate a server, and write
+// the report — every step's output kept in one folder, listed in study.json.
+
+#include <ctime>
+#include <fstream>
+#include <iostream>
+
+#include "app/cli.hpp"
+#include "app/commands.hpp"
+#include "app/exit_codes.hpp"
+#include "app/report/report.hpp"
+#include "app/study/predictions.hpp"
+#include "app/study/run_step.hpp"
+#include "app/study/sections.hpp"
+#include "app/table_writer.hpp"
+#include "calibrate/sys/syscall.hpp"
+#include "datasets/atomic_file.hpp"
+#include "model/prediction.hpp"
+
+namespace po = boost::program_options;
+namespace fs = std::filesystem;
+
+namespace pollscale::app {
+namespace {
+
+using nlohmann::json;
+
+struct study_plan {
+  fs::path out, dataset, historical;
+  bool calibrate = true;
+  std::string profile = "--quick";
+  std::string seed = "1";
+  std::int64_t active = 8;
+};
+
+std::string utc_stamp(const char* format) {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  ::gmtime_r(&t, &tm);
+  char buf[64];
+  std::strftime(buf, sizeof buf, format, &tm);
+  return buf;
+}
+
+po::options_description study_options() {
+  po::options_description o("study options");
+  o.add_options()("help,h", "show this help")
+      ("out,o", po::value<std::string>(), "study folder (default out/study-<UTC time>)")
+      ("quick", "calibrate with the quick profile (default, ~1-3 min)")
+      ("full", "calibrate with the full profile (<= 30 min)")
+      ("data", po::value<std::string>(), "use this existing dataset instead of calibrating")
+      ("historical", po::value<std::string>()->default_value(POLLSCALE_SOURCE_DIR "/datasets/historical"),
+       "directory of historical CSVs to validate against")
+      ("active", po::value<std::int64_t>()->default_value(8), "closed-loop clients of the simulated server")
+      ("seed", po::value<std::uint64_t>()->default_value(1), "seed for calibration positions and simulation");
+  return o;
+}
+
+study_plan make_plan(const po::variables_map& vm) {
+  if (vm.count("quick") && vm.count("full")) throw usage_error("--quick and --full exclude each other");
+  if (vm.count("data") && (vm.count("quick") || vm.count("full")))
+    throw usage_error("--data uses an existing dataset: --quick/--full do not apply");
+  study_plan p;
+  p.out = vm.count("out") ? fs::path(vm["out"].as<std::string>()) : fs::path(utc_stamp("out/study-%Y%m%d-%H%M%S"));
+  p.calibrate = !vm.count("data");
+  p.dataset = p.calibrate ? p.out / "dataset" : fs::path(vm["data"].as<std::string>());
+  if (!p.calibrate && !fs::is_directory(p.dataset))
+    throw usage_error("--data: '" + p.dataset.string() + "' is not a dataset directory");
+  p.historical = vm["historical"].as<std::string>();
+  p.profile = vm.count("full") ? "--full" : "--quick";
+  p.seed = std::to_string(vm["seed"].as<std::uint64_t>());
+  p.active = vm["active"].as<std::int64_t>();
+  if (p.active < 1) throw usage_error("--active: '" + std::to_string(p.active) + "' is not a positive integer");
+  return p;
+}
+
+json read_json_or_null(const fs::path& p) {
+  std::ifstream in(p);
+  if (!in) return nullptr;
+  try {
+    return json::parse(in);
+  } catch (const json::parse_error&) {
+    return nullptr;
+  }
+}
+
+std::vector<study::step_result> model_steps(const study_plan& p) {
+  const std::string d = p.dataset.string(), v = (p.out / "validation").string();
+  fs::create_directories(p.out / "validation");
+  std::vector<study::step_result> steps;
+  steps.push_back(study::run_step("fit", "fit", cmd_fit, {d, "-o", (p.out / "model.json").string(), "--skip-unfittable"},
+                                  p.out / "fit.txt"));
+  const auto validate = [&](const std::string& name, std::vector<std::string> args, const std::string& file) {
+    args.insert(args.end(), {"--skip-unfittable", "--format", "json"});
+    steps.push_back(study::run_step(name, "validate", cmd_validate, args, fs::path(v) / file));
+  };
+  validate("validate (extrapolation)", {"--data", d, "--train", "n_fds<=1000"}, "extrapolation.json");
+  validate("validate (interpolation)", {"--data", d, "--train", "n_rank%2==0 || n_fds==max || n_active>1"},
+           "interpolation.json");
+  validate("validate (historical)",
+           {"--data", p.historical.string(), "--train", "n_fds<max", "--group-by",
+            "source,platform,kernel,scenario,mechanism,variant,metric"},
+           "historical.json");
+  steps.push_back(study::run_step("simulate a server (whatif)", "whatif", cmd_whatif,
+                                  {"--model", (p.out / "model.json").string(), "--mechanisms", "poll,epoll",
+                                   "--sweep", "idle=0,100,1000,10000,100000,1000000", "--active",
+                                   std::to_string(p.active), "--fd-kind", "tcp", "--duration", "1", "--seed", p.seed,
+                                   "--format", "json"},
+                                  p.out / "whatif.json"));
+  return steps;
+}
+
+std::vector<report::extra_section> study_sections(const study_plan& p, const datasets::dataset& d) {
+  std::vector<report::extra_section> extras;
+  if (const auto m = read_json_or_null(p.out / "model.json"); !m.is_null()) extras.push_back(study::model_section(m));
+  const auto v = p.out / "validation";
+  if (const auto j = read_json_or_null(v / "extrapolation.json"); !j.is_null())
+    extras.push_back(study::validation_section("Extrapolation on this machine",
+                                               "Fitted on n ≤ 1000, every larger n predicted (up to the limit).", j,
+                                               "study_extrapolation"));
+  if (const auto j = read_json_or_null(v / "interpolation.json"); !j.is_null())
+    extras.push_back(study::validation_section("Interpolation on this machine",
+                                               "Every other n held out inside each cell's measured range.", j, ""));
+  if (const auto j = read_json_or_null(v / "historical.json"); !j.is_null())
+    extras.push_back(study::validation_section("The historical record",
+                                               "Each seed table fitted on its smaller n, its largest n predicted.", j, ""));
+  if (fs::exists(p.out / "model.json")) {
+    const auto models = model::load_model(p.out / "model.json");
+    const auto predictions = study::predict_beyond(models, "pipe", {100000, 1000000});
+    datasets::write_file_atomically(p.out / "predictions.json", predictions.dump(2) + "\n");
+    extras.push_back(study::predictions_section(predictions));
+  }
+  if (const auto j = read_json_or_null(p.out / "whatif.json"); !j.is_null())
+    extras.push_back(study::simulation_section(j, d, p.active));
+  return extras;
+}
+
+void write_manifest(const study_plan& p, const std::vector<study::step_result>& steps, const std::string& status) {
+  json s = json::array();
+  for (const auto& st : steps) s.push_back(study::step_json(st, p.out));
+  const json manifest = {{"kind", "pollscale study"}, {"version", POLLSCALE_VERSION " (" POLLSCALE_GIT_HASH ")"}, {"time_utc", utc_stamp("%Y-%m-%dT%H:%M:%SZ")},
+                         {"dataset", p.dataset.string()}, {"status", status}, {"steps", s}};
+  datasets::write_file_atomically(p.out / "study.json", manifest.dump(2) + "\n");
+}
+
+void print_steps(const std::vector<study::step_result>& steps, const study_plan& p) {
+  text_table t{{"step", "status", "seconds", "output"}, {}, {false, false, true, false}};
+  for (const auto& s : steps)
+    t.rows.push_back({s.name, s.ok() ? "ok" : "failed (" + std::to_string(s.exit_code) + ")", format_number(s.wall_s, 3),
+                      s.output.empty() ? "" : fs::relative(s.output, p.out).string()});
+  write_table(std::cout, t);
+}
+
+}  // namespace
+
+int cmd_study(const args_t& args) {
+  const auto opts = study_options();
+  po::variables_map vm;
+  if (!parse_command_line(args, opts, {}, vm, "usage: pollscale study [--quick|--full|--data DATASET] [--out DIR]"))
+    return exit_ok;
+  const study_plan p = make_plan(vm);
+  fs::create_directories(p.out);
+  std::vector<study::step_result> steps;
+  try {
+    if (p.calibrate) {
+      steps.push_back(study::run_step("calibrate", "calibrate", cmd_calibrate,
+                                      {p.profile, "--out", p.dataset.string(), "--seed", p.seed, "--format", "csv"},
+                                      p.out / "calibration.csv"));
+      if (!fs::exists(p.dataset / "summary.csv")) throw std::runtime_error("calibration wrote no dataset: " + steps.back().error);
+    }
+    for (auto& s : model_steps(p)) steps.push_back(std::move(s));
+  } catch (const calibrate::sys::interrupted&) {
+    write_manifest(p, steps, "interrupted");
+    throw;
+  }
+  const auto d = datasets::read_dataset(p.dataset);
+  const auto html = report::write_report(d, p.out / "report", "pollscale study", p.dataset.string(), study_sections(p, d));
+  const bool all_ok = std::all_of(steps.begin(), steps.end(), [](const auto& s) { return s.ok(); });
+  write_manifest(p, steps, all_ok ? "ok" : "some steps failed");
+  print_steps(steps, p);
+  std::cerr << "pollscale study: report " << html.string() << ", manifest " << (p.out / "study.json").string() << "\n";
+  return all_ok ? exit_ok : exit_failure;
+}
+
+}  // namespace pollscale::app

@@ -1,0 +1,38 @@
+#include "app/study/predictions.hpp"
+
+#include <cmath>
+
+#include "model/prediction.hpp"
+
+namespace pollscale::app::study {
+
+nlohmann::json predict_beyond(const model::model_set& models, const std::string& fd_kind,
+                              const std::vector<std::int64_t>& ns) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& m : models.cells) {
+    const auto& c = m.cell;
+    if (c.scenario != "find_active" || c.fd_kind != fd_kind || c.blocking.value_or(0) != 0 || !m.platform.empty())
+      continue;
+    for (auto n : ns) {
+      datasets::key q = c;
+      q.n_fds = n;
+      q.n_active = 1;
+      q.active_pos = "middle";
+      try {
+        const auto p = model::predict(models, q);
+        out.push_back({{"query", datasets::describe(q)},
+                       {"value", p.value},
+                       {"lo", p.has_interval ? nlohmann::json(p.lo) : nlohmann::json(nullptr)},
+                       {"hi", p.has_interval ? nlohmann::json(p.hi) : nlohmann::json(nullptr)},
+                       {"unit", p.unit},
+                       {"extrapolation", p.extrapolation_factor},
+                       {"formula", p.formula}});
+      } catch (const std::invalid_argument& e) {
+        out.push_back({{"query", datasets::describe(q)}, {"skipped", e.what()}});
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace pollscale::app::study

@@ -1,0 +1,166 @@
+#include "app/study/sections.hpp"
+
+#include <cmath>
+#include <map>
+#include <sstream>
+
+#include "app/report/markdown.hpp"
+#include "app/table_writer.hpp"
+
+namespace pollscale::app::study {
+namespace {
+
+using nlohmann::json;
+
+double num(const json& j, const char* key) {
+  return j.contains(key) && j[key].is_number() ? j[key].get<double>() : NAN;
+}
+
+std::string pct(double f) { return std::isfinite(f) ? format_number(100 * f, 3) + "%" : "-"; }
+std::string fmt(double v) { return std::isfinite(v) ? format_number(v) : "-"; }
+
+std::string text(const json& j, const char* key) {
+  if (!j.contains(key) || j[key].is_null()) return "";
+  return j[key].is_string() ? j[key].get<std::string>() : j[key].dump();
+}
+
+std::string cell_label(const json& cell) {
+  std::string s = text(cell, "scenario") + "/" + (text(cell, "mechanism").empty() ? "-" : text(cell, "mechanism"));
+  for (const char* c : {"variant", "fd_kind"})
+    if (!text(cell, c).empty()) s += "/" + text(cell, c);
+  if (text(cell, "blocking") == "1") s += " blocking";
+  if (!text(cell, "pinning").empty()) s += " cpu=" + text(cell, "pinning");
+  return s + " " + text(cell, "metric");
+}
+
+std::vector<std::string> accuracy_cells(const json& a) {
+  return {text(a, "n"), pct(num(a, "mape")), pct(num(a, "median_rel_err")), pct(num(a, "max_rel_err")),
+          pct(num(a, "coverage")) + " of " + text(a, "n_with_interval")};
+}
+
+report::figure prediction_figure(const json& rows, const std::string& name) {
+  // find_active time_per_call on pipes: measured (all rows) against predicted (held out).
+  std::map<std::string, report::plot_series> measured, predicted;
+  for (const auto& r : rows) {
+    if (text(r, "scenario") != "find_active" || text(r, "metric") != "time_per_call" || text(r, "fd_kind") != "pipe" ||
+        text(r, "n_active") != "1" || text(r, "active_pos") != "middle")
+      continue;
+    const std::string mech = text(r, "mechanism") + (text(r, "variant").empty() ? "" : "/" + text(r, "variant"));
+    const double n = std::stod(text(r, "n_fds"));
+    auto& m = measured[mech];
+    m.title = mech + " measured";
+    m.points.push_back({n, num(r, "measured"), num(r, "measured"), num(r, "measured")});
+    auto& p = predicted[mech];
+    p.title = mech + " predicted (95% PI)";
+    p.dashed = true;
+    const double lo = std::isfinite(num(r, "lo")) ? num(r, "lo") : num(r, "predicted");
+    const double hi = std::isfinite(num(r, "hi")) ? num(r, "hi") : num(r, "predicted");
+    p.points.push_back({n, num(r, "predicted"), lo, hi});
+  }
+  report::figure f{name, "Held-out find_active calls (pipes): measured vs predicted", "registered descriptors n",
+                   "ns per call", true, true, {}};
+  for (auto* group : {&measured, &predicted})
+    for (auto& [mech, s] : *group) {
+      std::sort(s.points.begin(), s.points.end(), [](const auto& a, const auto& b) { return a.x < b.x; });
+      f.series.push_back(std::move(s));
+    }
+  return f;
+}
+
+}  // namespace
+
+report::extra_section model_section(const json& model_json) {
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& m : model_json.value("models", json::array())) {
+    const auto& fit = m.value("fit", json::object());
+    const auto& dom = m.value("domain", json::object());
+    rows.push_back({cell_label(m.value("cell", json::object())), text(m, "formula"), text(fit, "n_points"),
+                    pct(num(fit, "mape_loo")), fmt(num(dom, "n_min")) + "–" + fmt(num(dom, "n_max"))});
+  }
+  std::ostringstream md;
+  md << "## Fitted cost models\n\n" << rows.size() << " cells fitted (`model.json` holds every term with its "
+     << "coefficient, unit and 95% interval, the covariance and the rivals each choice beat).";
+  const auto skipped = model_json.value("skipped", json::array());
+  if (!skipped.empty()) md << " " << skipped.size() << " cells could not be fitted (listed in model.json).";
+  md << "\n\n" << report::md_table({"cell", "formula", "points", "LOO MAPE", "n measured"}, rows) << "\n";
+  return {md.str(), {}};
+}
+
+report::extra_section validation_section(const std::string& title, const std::string& protocol, const json& v,
+                                         const std::string& figure_name) {
+  std::ostringstream md;
+  md << "## " << title << "\n\n" << protocol << " Training rows: " << text(v, "n_train") << "; held out and predicted: "
+     << text(v.value("summary", json::object()), "n") << ".\n\n";
+  std::vector<std::vector<std::string>> rows;
+  const auto group_by = v.value("group_by", json::array());
+  for (const auto& g : v.value("summary", json::object()).value("groups", json::array())) {
+    std::string label;
+    for (const auto& c : group_by) {
+      const std::string val = text(g, c.get<std::string>().c_str());
+      if (!val.empty()) label += (label.empty() ? "" : " ") + val;
+    }
+    auto r = accuracy_cells(g);
+    r.insert(r.begin(), label);
+    rows.push_back(std::move(r));
+  }
+  auto all = accuracy_cells(v.value("summary", json::object()));
+  all.insert(all.begin(), "**all held-out rows**");
+  rows.push_back(all);
+  md << report::md_table({"group", "n", "MAPE", "median |error|", "max |error|", "95% coverage"}, rows) << "\n";
+  report::extra_section s{md.str(), {}};
+  if (!figure_name.empty()) {
+    auto f = prediction_figure(v.value("rows", json::array()), figure_name);
+    if (!f.series.empty()) s.figures.push_back(std::move(f));
+  }
+  return s;
+}
+
+report::extra_section predictions_section(const json& predictions) {
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& p : predictions)
+    rows.push_back({text(p, "query"), fmt(num(p, "value")), fmt(num(p, "lo")) + " – " + fmt(num(p, "hi")), text(p, "unit"),
+                    format_number(num(p, "extrapolation"), 3) + "×", text(p, "formula")});
+  std::string md = "## Predictions beyond what this machine can register\n\nRLIMIT_NOFILE caps the measured n near "
+                   "19700; the models answer for larger n, with 95% prediction intervals and the factor by which "
+                   "each extrapolates beyond its largest measured n.\n\n" +
+                   report::md_table({"query", "predicted", "95% interval", "unit", "extrapolation", "formula"}, rows);
+  return {md, {}};
+}
+
+report::extra_section simulation_section(const json& whatif, const datasets::dataset& measured, std::int64_t active) {
+  std::map<std::string, report::plot_series> sim, live;
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& r : whatif.value("rows", json::array())) {
+    const std::string mech = text(r, "mechanism");
+    const auto& t = r.value("throughput", json::object());
+    auto& s = sim[mech];
+    s.title = mech + " simulated";
+    s.dashed = true;
+    const double idle = std::max(1.0, num(r, "idle"));  // log axis: c = 0 drawn at 1
+    s.points.push_back({idle, num(t, "mean"), num(t, "ci95_lo"), num(t, "ci95_hi")});
+    rows.push_back({mech, fmt(num(r, "idle")), fmt(num(t, "mean")), fmt(num(t, "ci95_lo")) + " – " + fmt(num(t, "ci95_hi"))});
+  }
+  for (const auto& r : measured.summaries) {
+    const auto& k = r.k;
+    if (k.scenario != "server" || k.metric != "throughput" || k.n_active.value_or(0) != active || !k.n_fds ||
+        !sim.count(k.mechanism) || (!k.variant.empty() && k.variant != "lt"))
+      continue;
+    auto& s = live[k.mechanism + " " + k.pinning];
+    s.title = k.mechanism + " live server, cpu " + k.pinning;
+    s.points.push_back({std::max<double>(1, static_cast<double>(*k.n_fds)), r.s.median, r.s.ci95_lo, r.s.ci95_hi});
+  }
+  report::figure f{"study_server", "Replies per second against idle connections (" + std::to_string(active) + " clients)",
+                   "idle connections c (0 drawn at 1)", "replies per second", true, true, {}};
+  for (auto* g : {&sim, &live})
+    for (auto& [name, s] : *g) {
+      std::sort(s.points.begin(), s.points.end(), [](const auto& a, const auto& b) { return a.x < b.x; });
+      f.series.push_back(std::move(s));
+    }
+  std::string md = "## Simulated server\n\n`pollscale whatif` with this machine's fitted costs: one server thread, " +
+                   std::to_string(active) + " closed-loop clients, c idle connections; the live `server` measurements of "
+                   "the calibration are drawn beside it (docs/sim.md discusses how far they agree).\n\n" +
+                   report::md_table({"mechanism", "idle c", "replies/s", "95% interval"}, rows);
+  return {md, {f}};
+}
+
+}  // namespace pollscale::app::study
