@@ -112,7 +112,7 @@ validation_result validate(const observation_set& data, const validation_options
   for (const auto* o : test) {
     const auto it = by_cell.find(cell_of(*o));
     if (it == by_cell.end()) {
-      out.skipped.push_back(o->where + ": " + datasets::describe(o->k) + ": no model (its cell has no training rows)");
+      out.skipped.push_back(o->where + ": " + datasets::describe(o->k) + ": no model (its cell has no training rows, or was left out as unfittable)");
       continue;
     }
     auto row = predict_row(*it->second, *o, opt.group_by);
