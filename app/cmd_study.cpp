@@ -119,7 +119,7 @@ std::vector<report::extra_section> study_sections(const study_plan& p, const dat
   if (const auto j = read_json_or_null(v / "extrapolation.json"); !j.is_null())
     extras.push_back(study::validation_section("Extrapolation on this machine",
                                                "Fitted on n ≤ 1000, every larger n predicted (up to the limit).", j,
-                                               "study_extrapolation"));
+                                               "study_extrapolation", &d));
   if (const auto j = read_json_or_null(v / "interpolation.json"); !j.is_null())
     extras.push_back(study::validation_section("Interpolation on this machine",
                                                "Every other n held out inside each cell's measured range.", j, ""));

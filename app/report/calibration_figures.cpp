@@ -1,6 +1,7 @@
 #include "app/report/calibration_figures.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <set>
 
@@ -14,16 +15,15 @@ bool find_active_plain(const key& k, const std::string& metric) {
          k.blocking.value_or(0) == 0;
 }
 
-/// Key columns other than n_fds whose values differ between the rows, for labels.
-std::vector<std::string_view> varying_columns(const std::vector<datasets::summary_row>& rows) {
-  std::vector<std::string_view> out;
-  for (auto c : datasets::key_columns()) {
-    if (c == "n_fds" || c == "max_fd" || c == "unit") continue;
-    std::set<std::string> values;
-    for (const auto& r : rows) values.insert(datasets::key_field(r.k, c));
-    if (values.size() > 1) out.push_back(c);
-  }
-  return out;
+/// "token_ring throughput, pipe, k=1, t0, cpu 0": what one figure of a scenario holds.
+std::string setting_label(const key& k) {
+  std::string s = k.scenario + " " + k.metric;
+  if (!k.fd_kind.empty()) s += ", " + k.fd_kind;
+  if (k.n_active) s += ", k=" + std::to_string(*k.n_active);
+  if (k.blocking) s += *k.blocking ? ", blocking" : ", t0";
+  if (k.mechanism.empty() && !k.variant.empty()) s += ", " + k.variant;
+  if (!k.pinning.empty()) s += ", cpu " + k.pinning;
+  return s;
 }
 
 void add_if_any(std::vector<figure>& out, figure f) {
@@ -94,25 +94,21 @@ std::vector<plot_series> series_by(const std::vector<datasets::summary_row>& row
 
 std::vector<figure> calibration_figures(const datasets::dataset& d) {
   std::vector<figure> out = find_active_figures(d);
-  std::map<std::pair<std::string, std::string>, std::vector<datasets::summary_row>> groups;
+  // Every other scenario: one figure per metric and setting (fd kind, k, blocking, CPUs),
+  // one series per mechanism, so that no figure mixes settings in one legend.
+  std::map<std::string, std::vector<datasets::summary_row>> groups;
   for (const auto& r : d.summaries)
-    if (r.k.scenario != "find_active" && r.k.n_fds) groups[{r.k.scenario, r.k.metric}].push_back(r);
-  for (const auto& [sm, rows] : groups) {
+    if (r.k.scenario != "find_active" && r.k.n_fds) groups[setting_label(r.k)].push_back(r);
+  for (const auto& [label, rows] : groups) {
     std::set<std::int64_t> ns;
     for (const auto& r : rows) ns.insert(*r.k.n_fds);
     if (ns.size() < 2) continue;  // nothing to draw against n
-    const auto cols = varying_columns(rows);
-    auto label = [&](const key& k) {
-      std::string s;
-      for (auto c : cols) {
-        const std::string v = datasets::key_field(k, c);
-        s += (s.empty() ? "" : " ") + (c == "mechanism" || c == "variant" || c == "fd_kind" ? v : std::string(c) + "=" + v);
-      }
-      return s.empty() ? sm.first : s;
-    };
-    const std::string unit = rows.front().k.unit;
-    add_if_any(out, {sm.first + "_" + sm.second, sm.first + ": " + sm.second, "n", sm.second + " (" + unit + ")", true,
-                     unit != "1/s", series_by(rows, [](const key&) { return true; }, label)});
+    const auto& k0 = rows.front().k;
+    std::string name = label;
+    for (char& c : name)
+      if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+    add_if_any(out, {name, label, "n", k0.metric + " (" + k0.unit + ")", true, k0.unit != "1/s",
+                     series_by(rows, [](const key&) { return true; }, flavour_label)});
   }
   return out;
 }

@@ -1,8 +1,11 @@
 #include "app/report/plot.hpp"
 
+#include <fcntl.h>
 #include <spawn.h>
+#include <unistd.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cmath>
 #include <iomanip>
 #include <sstream>
@@ -22,10 +25,19 @@ std::string quoted(const std::string& s) {
   return out + "'";
 }
 
-int run_gnuplot(const std::string& script_path) {
+constexpr double log_floor = 0.01;
+
+/// Runs gnuplot on the script with its stderr (warnings such as a one-point range) kept
+/// in `log_path`, so that a report run prints only what matters.
+int run_gnuplot(const std::string& script_path, const std::string& log_path) {
   const char* argv[] = {"gnuplot", script_path.c_str(), nullptr};
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   pid_t pid = 0;
-  if (::posix_spawnp(&pid, "gnuplot", nullptr, nullptr, const_cast<char* const*>(argv), environ) != 0) return -1;
+  const int rc = ::posix_spawnp(&pid, "gnuplot", &actions, nullptr, const_cast<char* const*>(argv), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) return -1;
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
@@ -40,19 +52,24 @@ std::string gnuplot_data(const figure& f) {
   for (std::size_t i = 0; i < f.series.size(); ++i) {
     if (i) o << "\n\n";  // two blank lines separate gnuplot index blocks
     o << "# " << f.series[i].title << "\n";
-    for (const auto& p : f.series[i].points)
-      if (std::isfinite(p.x) && std::isfinite(p.y)) o << p.x << " " << p.y << " " << p.lo << " " << p.hi << "\n";
+    for (const auto& p : f.series[i].points) {
+      if (!std::isfinite(p.x) || !std::isfinite(p.y) || (f.logx && p.x <= 0) || (f.logy && p.y <= 0)) continue;
+      // A log axis cannot show an interval reaching 0: draw it down to 1% of the value.
+      const double lo = f.logy ? std::max(p.lo, p.y * log_floor) : p.lo;
+      o << p.x << " " << p.y << " " << lo << " " << p.hi << "\n";
+    }
   }
   return o.str();
 }
 
 std::string gnuplot_script(const figure& f, const std::string& data_file, const std::string& svg_file) {
   std::ostringstream o;
-  o << "set terminal svg size 820,520 dynamic enhanced font 'Helvetica,12' background '#ffffff'\n"
+  // noenhanced: names like find_active are text, not subscripts.
+  o << "set terminal svg size 980,560 dynamic noenhanced font 'Helvetica,12' background '#ffffff'\n"
     << "set output " << quoted(svg_file) << "\n"
     << "set title " << quoted(f.title) << "\n"
     << "set xlabel " << quoted(f.xlabel) << "\nset ylabel " << quoted(f.ylabel) << "\n"
-    << "set key outside right top\nset grid\nset style data yerrorlines\n"
+    << "set key outside right top font ',10'\nset grid\nset style data yerrorlines\n"
     << "set datafile missing 'nan'\n";
   if (f.logx) o << "set logscale x\n";
   if (f.logy) o << "set logscale y\n";
@@ -72,10 +89,12 @@ std::filesystem::path render_svg(const figure& f, const std::filesystem::path& d
   // The script names files relative to `dir`, so the report folder can be moved.
   datasets::write_file_atomically(gp, "cd " + quoted(dir.string()) + "\n" +
                                           gnuplot_script(f, f.name + ".dat", f.name + ".svg"));
-  const int rc = run_gnuplot(gp.string());
+  const auto log = dir / (f.name + ".log");
+  const int rc = run_gnuplot(gp.string(), log.string());
   if (rc != 0)
     throw std::runtime_error("gnuplot failed (exit " + std::to_string(rc) + ") on " + gp.string() +
-                             (rc == -1 ? ": is gnuplot installed? (scripts/setup.sh installs gnuplot-nox)" : ""));
+                             (rc == -1 ? ": is gnuplot installed? (scripts/setup.sh installs gnuplot-nox)"
+                                       : "; its messages are in " + log.string()));
   return svg;
 }
 

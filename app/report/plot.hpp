@@ -29,7 +29,9 @@ struct figure {
 /// The gnuplot script that draws `f` from `data_file` into `svg_file`.
 std::string gnuplot_script(const figure& f, const std::string& data_file, const std::string& svg_file);
 
-/// The data file: one block per series (gnuplot `index`), columns x y lo hi.
+/// The data file: one block per series (gnuplot `index`), columns x y lo hi. On a log
+/// axis, points at or below 0 are left out and an interval reaching 0 is drawn down to
+/// 1% of its value.
 std::string gnuplot_data(const figure& f);
 
 /// Writes <dir>/<name>.dat and .gp, runs gnuplot, returns the SVG's path. Throws

@@ -38,30 +38,44 @@ std::vector<std::string> accuracy_cells(const json& a) {
           pct(num(a, "coverage")) + " of " + text(a, "n_with_interval")};
 }
 
-report::figure prediction_figure(const json& rows, const std::string& name) {
-  // find_active time_per_call on pipes: measured (all rows) against predicted (held out).
-  std::map<std::string, report::plot_series> measured, predicted;
+bool plain_call(const datasets::key& k) {
+  return k.scenario == "find_active" && k.metric == "time_per_call" && k.fd_kind == "pipe" &&
+         k.n_active.value_or(0) == 1 && k.active_pos == "middle" && k.blocking.value_or(0) == 0;
+}
+
+void sort_by_x(report::plot_series& s) {
+  std::sort(s.points.begin(), s.points.end(), [](const auto& a, const auto& b) { return a.x < b.x; });
+}
+
+/// find_active calls on pipes: every measured n (from the dataset) against the held-out
+/// predictions with their 95% prediction intervals.
+report::figure prediction_figure(const json& rows, const datasets::dataset* measured, const std::string& name) {
+  std::map<std::string, report::plot_series> meas, pred;
   for (const auto& r : rows) {
     if (text(r, "scenario") != "find_active" || text(r, "metric") != "time_per_call" || text(r, "fd_kind") != "pipe" ||
-        text(r, "n_active") != "1" || text(r, "active_pos") != "middle")
+        text(r, "n_active") != "1" || text(r, "active_pos") != "middle" || text(r, "blocking") != "0")
       continue;
     const std::string mech = text(r, "mechanism") + (text(r, "variant").empty() ? "" : "/" + text(r, "variant"));
-    const double n = std::stod(text(r, "n_fds"));
-    auto& m = measured[mech];
-    m.title = mech + " measured";
-    m.points.push_back({n, num(r, "measured"), num(r, "measured"), num(r, "measured")});
-    auto& p = predicted[mech];
+    auto& p = pred[mech];
     p.title = mech + " predicted (95% PI)";
     p.dashed = true;
     const double lo = std::isfinite(num(r, "lo")) ? num(r, "lo") : num(r, "predicted");
     const double hi = std::isfinite(num(r, "hi")) ? num(r, "hi") : num(r, "predicted");
-    p.points.push_back({n, num(r, "predicted"), lo, hi});
+    p.points.push_back({std::stod(text(r, "n_fds")), num(r, "predicted"), lo, hi});
   }
-  report::figure f{name, "Held-out find_active calls (pipes): measured vs predicted", "registered descriptors n",
-                   "ns per call", true, true, {}};
-  for (auto* group : {&measured, &predicted})
+  if (measured)
+    for (const auto& r : measured->summaries) {
+      const std::string mech = r.k.variant.empty() ? r.k.mechanism : r.k.mechanism + "/" + r.k.variant;
+      if (!plain_call(r.k) || !r.k.n_fds || !pred.count(mech)) continue;
+      auto& m = meas[mech];
+      m.title = mech + " measured";
+      m.points.push_back({static_cast<double>(*r.k.n_fds), r.s.median, r.s.ci95_lo, r.s.ci95_hi});
+    }
+  report::figure f{name, "find_active calls on pipes: measured (all n) vs predicted from n <= 1000 (held out)",
+                   "registered descriptors n", "ns per call", true, true, {}};
+  for (auto* group : {&meas, &pred})
     for (auto& [mech, s] : *group) {
-      std::sort(s.points.begin(), s.points.end(), [](const auto& a, const auto& b) { return a.x < b.x; });
+      sort_by_x(s);
       f.series.push_back(std::move(s));
     }
   return f;
@@ -87,7 +101,7 @@ report::extra_section model_section(const json& model_json) {
 }
 
 report::extra_section validation_section(const std::string& title, const std::string& protocol, const json& v,
-                                         const std::string& figure_name) {
+                                         const std::string& figure_name, const datasets::dataset* measured) {
   std::ostringstream md;
   md << "## " << title << "\n\n" << protocol << " Training rows: " << text(v, "n_train") << "; held out and predicted: "
      << text(v.value("summary", json::object()), "n") << ".\n\n";
@@ -109,7 +123,7 @@ report::extra_section validation_section(const std::string& title, const std::st
   md << report::md_table({"group", "n", "MAPE", "median |error|", "max |error|", "95% coverage"}, rows) << "\n";
   report::extra_section s{md.str(), {}};
   if (!figure_name.empty()) {
-    auto f = prediction_figure(v.value("rows", json::array()), figure_name);
+    auto f = prediction_figure(v.value("rows", json::array()), measured, figure_name);
     if (!f.series.empty()) s.figures.push_back(std::move(f));
   }
   return s;
@@ -153,7 +167,7 @@ report::extra_section simulation_section(const json& whatif, const datasets::dat
                    "idle connections c (0 drawn at 1)", "replies per second", true, true, {}};
   for (auto* g : {&sim, &live})
     for (auto& [name, s] : *g) {
-      std::sort(s.points.begin(), s.points.end(), [](const auto& a, const auto& b) { return a.x < b.x; });
+      sort_by_x(s);
       f.series.push_back(std::move(s));
     }
   std::string md = "## Simulated server\n\n`pollscale whatif` with this machine's fitted costs: one server thread, " +

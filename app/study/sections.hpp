@@ -16,10 +16,12 @@ namespace pollscale::app::study {
 /// The models of model.json in a compact table (cell, formula, points, LOO MAPE, n range).
 report::extra_section model_section(const nlohmann::json& model_json);
 
-/// One validation run's summary (overall and per group) and, for this machine's
-/// find_active calls, a figure of measured against predicted with intervals.
+/// One validation run's summary (overall and per group) and, when `figure_name` is given,
+/// a figure of this machine's find_active calls: `measured` (every n, when given) against
+/// the held-out predictions with their intervals.
 report::extra_section validation_section(const std::string& title, const std::string& protocol,
-                                         const nlohmann::json& validation_json, const std::string& figure_name);
+                                         const nlohmann::json& validation_json, const std::string& figure_name,
+                                         const datasets::dataset* measured = nullptr);
 
 /// Predictions beyond the measured range: rows of {query, value, lo, hi, unit, extrapolation}.
 report::extra_section predictions_section(const nlohmann::json& predictions);
