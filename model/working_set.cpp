@@ -81,28 +81,25 @@ std::vector<latency_point> merge_repeated(std::vector<latency_point> pts) {
   return merged;
 }
 
-// A cyclic walk (the probe's chase, poll's walk over its fds) thrashes a cache as soon
-// as it outgrows it, so between two measured sizes that straddle a cache size the
-// latency steps at that size instead of sliding along the log-size line.
-std::vector<latency_point> snap_to_caches(std::vector<latency_point> pts, const std::vector<cache_level>& caches) {
-  for (const auto& c : caches)
-    for (std::size_t i = 0; i + 1 < pts.size(); ++i)
-      if (pts[i].bytes < c.size_bytes && c.size_bytes < pts[i + 1].bytes && c.size_bytes * 1.001 < pts[i + 1].bytes) {
-        const latency_point below{c.size_bytes, pts[i].ns}, above{c.size_bytes * 1.001, pts[i + 1].ns};
-        pts.insert(pts.begin() + static_cast<std::ptrdiff_t>(i) + 1, {below, above});
-        break;
-      }
-  return pts;
-}
-
-latency_curve measured_curve(const std::vector<latency_point>& pts, const std::vector<cache_level>& upper) {
+// The probe prices each level; the geometry shapes the transition. The probe's own curve
+// is a cliff at each cache size (one cyclic chase thrashes a cache the moment it outgrows
+// it), but a kernel walk shares the caches with everything else the call and the machine
+// touch, and its misses grow like (1 - S/W) (a token ring's per-pass cost on this machine
+// rises to 38% of its plateau at W = 1.6 x L2, where 1 - S/W = 0.375). So δ_L is the
+// probe's latency resident in the next level minus resident in L (half of each size;
+// beyond the last level, the probe's largest size), and Δlat(W) = Σ δ_L (1 - S_L/W)⁺.
+latency_curve probe_priced_curve(const std::vector<latency_point>& pts, const std::vector<cache_level>& upper) {
   latency_curve curve;
-  // Reference: an L2-resident working set (half of L2), whose loads the core overlaps.
-  const double reference = interpolate(pts, upper.front().size_bytes / 2);
-  for (const auto& p : pts) curve.knots.emplace_back(p.bytes, std::max(0.0, p.ns - reference));
+  for (std::size_t i = 0; i < upper.size(); ++i) {
+    const double here = interpolate(pts, upper[i].size_bytes / 2);
+    const bool last = i + 1 == upper.size();
+    double next = last ? pts.back().ns : interpolate(pts, upper[i + 1].size_bytes / 2);
+    if (last && pts.back().bytes <= upper[i].size_bytes) next = here + default_llc_miss_ns;  // probe stopped short
+    curve.knots.emplace_back(upper[i].size_bytes, std::max(0.0, next - here));
+  }
   curve.measured = true;
-  curve.source = "memory_latency probe (" + std::to_string(pts.size()) +
-                 " knots, steps at the cache sizes), minus the L2-resident latency";
+  curve.source = "miss latencies priced by the memory_latency probe (" + std::to_string(pts.size()) +
+                 " sizes), shaped by the cache sizes: Δlat(W) = Σ δ_L (1 - S_L/W)";
   return curve;
 }
 
@@ -127,7 +124,7 @@ std::optional<latency_curve> make_latency_curve(const std::vector<cache_level>& 
     if (c.level >= 2) upper.push_back(c);
   if (upper.empty()) return std::nullopt;
   const auto pts = merge_repeated(measured);
-  if (pts.size() >= 2) return measured_curve(snap_to_caches(pts, upper), upper);
+  if (pts.size() >= 2) return probe_priced_curve(pts, upper);
   return geometry_curve(upper);
 }
 
@@ -158,7 +155,7 @@ footprint_prior working_set_prior(std::string_view fd_kind, bool blocking, const
   b.kind = basis_kind::working_set;
   b.bytes_per_fd = 1;
   b.latency = curve.knots;
-  b.latency_measured = curve.measured;
+  b.latency_measured = curve.interpolated;
   // Δlat well past the first knee: at four times the first size where it is positive.
   const auto knee = std::find_if(curve.knots.begin(), curve.knots.end(), [](const auto& k) { return k.second > 0; });
   const double far = knee == curve.knots.end() ? 0 : 4 * knee->first;
@@ -192,7 +189,7 @@ basis working_set_basis(const latency_curve& curve, const footprint_prior& prior
   b.kind = basis_kind::working_set;
   b.bytes_per_fd = prior.bytes_per_fd;
   b.latency = curve.knots;
-  b.latency_measured = curve.measured;
+  b.latency_measured = curve.interpolated;
   b.latency_scale = ns_to_unit(response_unit);
   return b;
 }

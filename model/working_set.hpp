@@ -32,7 +32,8 @@ std::vector<cache_level> caches_from_context(const nlohmann::json& context);
 /// Extra latency per dependent load (ns) as a function of working-set bytes.
 struct latency_curve {
   std::vector<std::pair<double, double>> knots;  ///< see basis::latency
-  bool measured = false;
+  bool interpolated = false;  ///< knots are a curve to interpolate, not (size, δ) per level
+  bool measured = false;      ///< the δ's come from this machine's memory_latency probe
   std::string source;  ///< where the figures came from, for model.json
 };
 
@@ -42,13 +43,13 @@ struct latency_point {
   double ns = 0;
 };
 
-/// The latency curve for these caches. With `measured` points (a memory_latency probe:
-/// the dataset's scenario `memory_latency`, working set 64 x n_fds bytes, or the context's
-/// "memory_latency": [{size_bytes, ns}]) the curve is the measured latency minus the
-/// latency of an L2-resident working set; otherwise each level from L2 on adds a typical
-/// miss latency. L1 misses are left out: the out-of-order core hides L2 hits (poll's
-/// per-fd cost on this machine does not change when n x footprint crosses L1).
-/// Returns nullopt when there are no caches at L2 or above.
+/// The latency curve for these caches: Δlat(W) = Σ_{L≥2} δ_L (1 - S_L/W)⁺, the sizes S_L
+/// from the context. δ_L is priced by a memory_latency probe when the dataset has one
+/// (scenario memory_latency, working set 64 x n_fds bytes; or the context's
+/// "memory_latency": [{size_bytes, ns}]): the probe's latency resident in the next level
+/// minus resident in L. Otherwise typical figures. L1 misses are left out: the
+/// out-of-order core hides L2 hits (poll's per-fd cost on this machine does not change
+/// when n x footprint crosses L1). Returns nullopt when there are no caches at L2 or above.
 std::optional<latency_curve> make_latency_curve(const std::vector<cache_level>& caches,
                                                 const std::vector<latency_point>& measured);
 

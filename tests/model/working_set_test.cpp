@@ -32,19 +32,18 @@ TEST(WorkingSetTest, DefaultCurveStartsAtL2) {
   EXPECT_FALSE(make_latency_curve({{1, 49152}}, {}));           // only L1: no curve
 }
 
-TEST(WorkingSetTest, AMeasuredMemoryLatencyCurveIsUsedWhenPresent) {
+TEST(WorkingSetTest, AMemoryLatencyProbePricesEachLevel) {
   const std::vector<latency_point> probe = {{16384, 1.2}, {262144, 3.5}, {4 << 20, 14.0}, {256 << 20, 95.0}};
   const auto curve = make_latency_curve(caches_from_context(test::cache_context()), probe);
   ASSERT_TRUE(curve);
   EXPECT_TRUE(curve->measured);
-  // The four sizes plus a step at each cache size they straddle (L2 1 MiB, L3 32 MiB).
-  ASSERT_EQ(curve->knots.size(), 8u);
-  EXPECT_DOUBLE_EQ(curve->knots[0].second, 0);
-  EXPECT_DOUBLE_EQ(curve->knots[2].first, 1 << 20);  // still the L2-resident latency...
-  EXPECT_DOUBLE_EQ(curve->knots[2].second, 0);
-  EXPECT_DOUBLE_EQ(curve->knots[3].second, 14.0 - 3.5);  // ...then the next size's
-  EXPECT_DOUBLE_EQ(curve->knots[4].second, 14.0 - 3.5);
-  EXPECT_DOUBLE_EQ(curve->knots[7].second, 95.0 - 3.5);
+  EXPECT_FALSE(curve->interpolated);
+  ASSERT_EQ(curve->knots.size(), 2u);  // one δ per level from L2 on
+  // δ_L2: resident in L3 (16 MiB, a third of the way from 4 to 256 MiB in log size: 41 ns)
+  // minus resident in L2 (512 KiB, a quarter of the way from 256 KiB to 4 MiB: 6.125 ns).
+  EXPECT_DOUBLE_EQ(curve->knots[0].first, 1 << 20);
+  EXPECT_NEAR(curve->knots[0].second, 41.0 - 6.125, 1e-9);
+  EXPECT_NEAR(curve->knots[1].second, 95.0 - 41.0, 1e-9);  // δ_L3: the largest size minus L3-resident
   // From the context too.
   nlohmann::json ctx = test::cache_context();
   ctx["memory_latency"] = {{{"size_bytes", 16384}, {"ns", 1.2}}, {{"size_bytes", 4 << 20}, {"ns", 14.0}}};
@@ -67,8 +66,11 @@ TEST(WorkingSetTest, PastTheKneeTheStepIsTheStreamingCostAndTheIntervalTheLatenc
   };
   const point far{16000, 1, 8000, 0};
   const auto slow = evaluate(fit_with(120), far), fast = evaluate(fit_with(10), far);
+  // The prior's mean is the streaming time at four times the L2 size, where 3/4 of the
+  // lines miss; at 16000 fds (2.3 MB) 1 - 1 MiB/2.3 MB of them do.
   const double stream_ns = 144 / stream_bytes_per_s * 1e9;
-  EXPECT_NEAR(slow.value, 170 + (30 + stream_ns) * 16000, 0.03 * slow.value);
+  const double share = (1 - (1 << 20) / (16000.0 * 144)) / 0.75;
+  EXPECT_NEAR(slow.value, 170 + (30 + stream_ns * share) * 16000, 0.03 * slow.value);
   EXPECT_NEAR(fast.value, slow.value, 0.02 * slow.value);
   EXPECT_GT(slow.hi - slow.lo, 5 * (fast.hi - fast.lo));
   EXPECT_GT(slow.hi, truth(16000, 1) + 16000 * 120);  // a fully exposed chain stays possible
