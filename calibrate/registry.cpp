@@ -12,6 +12,7 @@ std::span<const probe_def> all_probes() {
       probes::interest_churn(),
       probes::wakeup(),
       probes::ipc(),
+      probes::handler(),
       probes::server(),
       probes::fd_range(),
       probes::token_ring(),

@@ -54,6 +54,25 @@ std::vector<std::int64_t> pick(const std::vector<std::int64_t>& wanted, std::int
   return r;
 }
 
+// Blocking over sockets, the cases a loopback server (server.cpp) hits: the data present
+// on entry with the ready fd first or last (a wait entry registered on, then removed from,
+// every fd before it), and woken by a writer on the same or the other CPU with the ready
+// fd last (entries on all n, a sleep, a rescan of all n). The model's registration cost
+// for tcp comes from these rows (app/sim_costs.cpp).
+void socket_blocking_points(grid_builder& g, bool full, const std::string& cpu0, const std::string& cpu1) {
+  const std::vector<std::string_view> entry_positions =
+      full ? std::vector<std::string_view>{"first", "middle", "last"} : std::vector<std::string_view>{"first", "last"};
+  for (fd_kind kind : {fd_kind::tcp, fd_kind::socketpair}) {
+    const std::int64_t n_max = max_channels(kind, 1, 10, g.sel);
+    const auto ns = full ? n_grid(g.sel, n_max, 8, 8) : pick({10, 100, 1000, n_max}, n_max);
+    for (const auto& f : {flavour{mechanism::select, ""}, flavour{mechanism::poll, ""}, flavour{mechanism::epoll, "lt"}})
+      for (auto n : ns) {
+        for (auto pos : entry_positions) g.add(f, kind, "time_per_op", n, 1, pos, 1, 1, cpu0);
+        for (const auto& pin : {cpu0 + "+" + cpu0, cpu0 + "+" + cpu1}) g.add(f, kind, "time_per_op", n, 1, "last", 1, 2, pin);
+      }
+  }
+}
+
 }  // namespace
 
 std::vector<datasets::key> find_active_points(const selection& sel, std::span<const flavour> mechs) {
@@ -78,7 +97,7 @@ std::vector<datasets::key> find_active_points(const selection& sel, std::span<co
   // 3. Other fd kinds at a few n (quick only; full has them above).
   if (!full)
     for (fd_kind kind : {fd_kind::socketpair, fd_kind::tcp})
-      for (auto n : pick({10, 1000, max_channels(kind, 0, 8, sel)}, max_channels(kind, 0, 8, sel)))
+      for (auto n : pick({10, 100, 1000, 5000, max_channels(kind, 0, 8, sel)}, max_channels(kind, 0, 8, sel)))
         for (const auto& f : {flavour{mechanism::poll, ""}, flavour{mechanism::epoll, "lt"}})
           g.add(f, kind, "time_per_call", n, 1, "middle", 0, 1, cpu0);
   // 4. k ready: level-triggered by the call, the others by the cycle.
@@ -102,6 +121,7 @@ std::vector<datasets::key> find_active_points(const selection& sel, std::span<co
     for (const auto& pin : {cpu0 + "+" + cpu0, cpu0 + "+" + cpu1})
       for (auto k : full ? std::vector<std::int64_t>{1, 10} : std::vector<std::int64_t>{1})
         for (const auto& f : blocking_flavours()) g.add(f, fd_kind::pipe, "time_per_op", n, k, "middle", 1, 2, pin);
+  socket_blocking_points(g, full, cpu0, cpu1);
   return g.out;
 }
 

@@ -47,6 +47,9 @@ int checked_partner_cpu(const datasets::key& k, const selection& sel);
 /// ipc: one message through pipe, fifo, unix stream/dgram, tcp or udp loopback (AIM9).
 probe_def ipc();
 
+/// handler: one request read and its reply written on an established connection.
+probe_def handler();
+
 /// The largest n of `kind` that fits in sel.max_fds with `kept` trigger ends kept and
 /// `extra` other descriptors open.
 std::int64_t max_channels(fd_kind kind, std::size_t kept, std::size_t extra, const selection& sel);
