@@ -61,41 +61,79 @@ class model_costs {
     };
   }
 
-  // The wait-queue registration a blocking call adds per fd scanned (KERNEL_COSTS.md):
-  // a blocking round trip (find_active time_per_op, blocking, same CPU) pays one full
-  // pass with registration and one rescan, a timeout-0 call one pass, so per fd
-  //   c_reg = [T_rt(n) - T_rt(1)] / (n - 1) - 2 [T_call(n) - T_call(1)] / (n - 1),
-  // both for the same fd kind (the adapter's, else pipe). Empty when the model has no
-  // blocking round trips for the mechanism.
+  // The wait-queue registration a blocking call adds per fd scanned before the first
+  // ready one (KERNEL_COSTS.md: an entry added, and removed when the call returns), for
+  // the adapter's fd kind, else pipes. Empty when the model has neither source below.
   std::function<double(std::int64_t)> registration_per_fd(const std::string& mechanism) const {
     for (const std::string& fd_kind : {fd_kind_, std::string("pipe")}) {
-      datasets::key rt = base("find_active", mechanism, "time_per_op");
-      rt.fd_kind = fd_kind;
-      rt.blocking = 1;
-      rt.pinning = "0+0";
-      rt.n_fds = rt.n_active = 1;
-      if (!try_ask(rt)) continue;
-      datasets::key call = base("find_active", mechanism, "time_per_call");
-      call.fd_kind = fd_kind;
-      call.blocking = 0;
-      call.n_fds = call.n_active = 1;
-      if (!try_ask(call)) continue;
-      prov_->sources["registration"] = "model: find_active time_per_op blocking pinning 0+0 (" +
-                                       (fd_kind.empty() ? std::string("any fd kind") : fd_kind) +
-                                       ") minus two timeout-0 passes";
-      return [self = *this, rt, call](std::int64_t n) {
-        if (n <= 1) return 0.0;
-        auto at = [&](datasets::key k, std::int64_t fds) {
-          k.n_fds = fds;
-          return self.ask(k);
-        };
-        const double span = static_cast<double>(n - 1);
-        const double per_fd = (at(rt, n) - at(rt, 1)) / span - 2 * (at(call, n) - at(call, 1)) / span;
-        return std::max(0.0, per_fd);
-      };
+      if (auto r = registration_from_entry(mechanism, fd_kind)) return r;
+      if (auto r = registration_from_round_trip(mechanism, fd_kind)) return r;
     }
     return {};
   }
+
+  // Preferred: blocking calls with the data present on entry (find_active time_per_op,
+  // blocking, threads=1), the ready fd first (no entry) and last (n - 1 entries), at the
+  // same n — what a server with its active connections last pays:
+  //   c_reg(n) = [T_last(n) - T_first(n)] / (n - 1).
+  std::function<double(std::int64_t)> registration_from_entry(const std::string& mechanism,
+                                                              const std::string& fd_kind) const {
+    datasets::key first = base("find_active", mechanism, "time_per_op");
+    first.fd_kind = fd_kind;
+    first.blocking = 1;
+    first.threads = 1;
+    first.n_fds = 2;
+    first.n_active = 1;
+    first.active_pos = "first";
+    datasets::key last = first;
+    last.active_pos = "last";
+    if (!try_ask(first) || !try_ask(last)) return {};
+    prov_->sources["registration"] = "model: find_active time_per_op blocking threads=1 (" + kind_label(fd_kind) +
+                                     "), ready fd last minus ready fd first, per fd";
+    return [self = *this, first, last](std::int64_t n) {
+      if (n <= 1) return 0.0;
+      auto at = [&](datasets::key k) {
+        k.n_fds = n;
+        return self.ask(k);
+      };
+      return std::max(0.0, (at(last) - at(first)) / static_cast<double>(n - 1));
+    };
+  }
+
+  // Fallback: a blocking round trip (find_active time_per_op, blocking, same CPU) taken as
+  // one full pass with registration and one rescan, a timeout-0 call as one pass, so
+  //   c_reg = [T_rt(n) - T_rt(1)] / (n - 1) - 2 [T_call(n) - T_call(1)] / (n - 1).
+  // (The writer may run before the waiter sleeps; the ready-at-entry rows say more.)
+  std::function<double(std::int64_t)> registration_from_round_trip(const std::string& mechanism,
+                                                                   const std::string& fd_kind) const {
+    datasets::key rt = base("find_active", mechanism, "time_per_op");
+    rt.fd_kind = fd_kind;
+    rt.blocking = 1;
+    rt.pinning = "0+0";
+    rt.n_fds = rt.n_active = 1;
+    if (!try_ask(rt)) return {};
+    datasets::key call = base("find_active", mechanism, "time_per_call");
+    call.fd_kind = fd_kind;
+    call.blocking = 0;
+    call.n_fds = call.n_active = 1;
+    if (!try_ask(call)) return {};
+    prov_->sources["registration"] = "model: find_active time_per_op blocking pinning 0+0 (" + kind_label(fd_kind) +
+                                     ") minus two timeout-0 passes";
+    return [self = *this, rt, call](std::int64_t n) {
+      if (n <= 1) return 0.0;
+      auto at = [&](datasets::key k, std::int64_t fds) {
+        k.n_fds = fds;
+        return self.ask(k);
+      };
+      const double span = static_cast<double>(n - 1);
+      const double per_fd = (at(rt, n) - at(rt, 1)) / span - 2 * (at(call, n) - at(call, 1)) / span;
+      return std::max(0.0, per_fd);
+    };
+  }
+
+  static std::string kind_label(const std::string& fd_kind) { return fd_kind.empty() ? "any fd kind" : fd_kind; }
+
+  const std::string& fd_kind() const { return fd_kind_; }
 
   std::optional<double> try_ask(const datasets::key& k) const {
     try {
@@ -128,10 +166,25 @@ class model_costs {
   std::shared_ptr<cost_provenance> prov_;
 };
 
-// Costs the model can give besides wait calls: the handler (one message written and read
-// back by one process over tcp, AIM9's ipc) and the wake-ups (half the `wakeup` round trip
-// of a waiter blocked in this mechanism over one fd, same CPU and across CPUs).
-void fill_from_model(const model_costs& m, const std::string& mechanism, sim::cost_model& c, cost_provenance& prov) {
+// The handler: the `handler` scenario (recv one 64 B request, send one 64 B reply on an
+// established connection of the adapter's fd kind, else tcp), its peer on the other CPU
+// (threads=2: where a server's clients are) or else on the same thread; failing that, one
+// tcp message written and read back by one process (AIM9's ipc), which also pays the
+// other side's calls and a pure ACK, so it overstates a reply.
+void fill_handler(const model_costs& m, sim::cost_model& c, cost_provenance& prov) {
+  const std::string kind = m.fd_kind().empty() ? "tcp" : m.fd_kind();
+  for (std::int64_t threads : {2, 1}) {
+    datasets::key h = m.base("handler", "", "time_per_op");
+    h.fd_kind = kind;
+    h.variant = "";
+    h.threads = threads;
+    if (const auto t = m.try_ask(h); t && *t > 0) {
+      c.handler_s = *t;
+      prov.sources["handler"] = "model: handler " + kind + " threads=" + std::to_string(threads) +
+                                (threads == 2 ? " (peer on the other CPU)" : " (peer on the same thread)");
+      return;
+    }
+  }
   datasets::key ipc = m.base("ipc", "", "throughput");
   ipc.fd_kind = "tcp";
   ipc.variant = "";
@@ -140,6 +193,13 @@ void fill_from_model(const model_costs& m, const std::string& mechanism, sim::co
     c.handler_s = 1 / *rate;
     prov.sources["handler"] = "model: ipc tcp threads=1 (1/throughput)";
   }
+}
+
+// Costs the model can give besides wait calls: the handler (above) and the wake-ups (half
+// the `wakeup` round trip of a waiter blocked in this mechanism over one fd, same CPU and
+// across CPUs).
+void fill_from_model(const model_costs& m, const std::string& mechanism, sim::cost_model& c, cost_provenance& prov) {
+  fill_handler(m, c, prov);
   for (const char* pinning : {"0+0", "0+1"}) {
     const bool same = std::string(pinning) == "0+0";
     for (const char* fd_kind : {"", "pipe", "eventfd"}) {
@@ -242,7 +302,7 @@ sim::cost_model sim_costs_from(const po::variables_map& vm, const std::string& m
     throw usage_error("no wait-call cost for '" + mechanism +
                       "': give --model, --costs with that mechanism, or --wait-* flags");
   if (!have_handler)
-    throw usage_error("no handler cost: give --handler-ns, --costs, or a model with an ipc tcp threads=1 cell");
+    throw usage_error("no handler cost: give --handler-ns, --costs, or a model with a handler or ipc tcp threads=1 cell");
   if (mechanism == "rtsig" && !c.overflow_poll_s)
     throw usage_error("rtsig needs the cost of its overflow poll: a 'poll' entry in --costs or a model with poll");
   return c;

@@ -9,9 +9,10 @@ MODEL (a model.json fitted on this machine's calibration): 2 CPUs, one server th
 CPU 0, requests arriving from CPU 1 (cross-CPU wake-ups), tcp wait-call costs with the
 active connections last in the array (the probe opens them after the idle ones), and the
 load generator as one process (calibrate/probes/server_loadgen.cpp runs one epoll loop):
-each reply costs it one tcp message (the model's ipc tcp threads=1 time) and, when it
-slept, a cross-CPU wake-up first (half the model's epoll wakeup round trip at pinning
-0+1). Prints each row's error and, per mechanism, the median error and the share within
+each reply costs it a recv and a send (the model's handler tcp threads=2 time, else one
+ipc tcp message) and, when it slept, a cross-CPU wake-up first (half the model's epoll
+wakeup round trip at pinning 0+1). The server's own handler cost comes the same way
+through `simulate --model` (app/sim_costs.cpp). Prints each row's error and, per mechanism, the median error and the share within
 15%.
 
 usage: bench/sim_vs_server.py --pollscale BUILD/app/pollscale --model MODEL DATASET
@@ -38,14 +39,28 @@ def predict(pollscale, model, *args):
     return json.loads(out)["value"]
 
 
+def try_predict(pollscale, model, *args):
+    p = subprocess.run([pollscale, "predict", model, *args, "--format", "json"], capture_output=True, text=True)
+    return json.loads(p.stdout)["value"] if p.returncode == 0 else None
+
+
 def generator_costs(pollscale, model):
-    """(per-message s, wake-up s) of the load generator process."""
-    per_message = 1 / predict(pollscale, model, "--scenario", "ipc", "--fd-kind", "tcp", "--threads", "1",
-                              "--metric", "throughput")
+    """(per-message s, wake-up s, where per-message came from) of the load generator process.
+
+    Per message the generator reads a reply and sends the next request: the handler
+    scenario's two calls (tcp, peer on the other CPU), else one ipc tcp message."""
+    handler_ns = try_predict(pollscale, model, "--scenario", "handler", "--fd-kind", "tcp", "--threads", "2",
+                             "--metric", "time_per_op")
+    if handler_ns is not None:
+        per_message, source = handler_ns * 1e-9, "handler tcp threads=2"
+    else:
+        per_message = 1 / predict(pollscale, model, "--scenario", "ipc", "--fd-kind", "tcp", "--threads", "1",
+                                  "--metric", "throughput")
+        source = "ipc tcp threads=1"
     round_trip_ns = predict(pollscale, model, "--scenario", "wakeup", "--mechanism", "epoll", "--variant", "lt",
                             "--fd-kind", "pipe", "--pinning", "0+1", "--n", "1", "--k", "1", "--metric",
                             "round_trip")
-    return per_message, round_trip_ns * 1e-9 / 2
+    return per_message, round_trip_ns * 1e-9 / 2, source
 
 
 def server_rows(dataset, mechanisms, pinning):
@@ -71,7 +86,9 @@ def main():
     p.add_argument("--duration", type=float, default=0.5)
     p.add_argument("--json", action="store_true", help="print the rows as JSON instead of Markdown")
     a = p.parse_args()
-    per_message, wakeup = generator_costs(a.pollscale, a.model)
+    per_message, wakeup, per_message_source = generator_costs(a.pollscale, a.model)
+    print(f"load generator: {per_message * 1e6:.3f} us per message ({per_message_source}), "
+          f"{wakeup * 1e6:.3f} us wake-up", file=sys.stderr)
     rows = []
     for mech, variant, idle, active, measured in server_rows(a.dataset, a.mechanisms.split(","), a.pinning):
         out = run([a.pollscale, "simulate", "--model", a.model, "--mechanism", mech, "--variant", variant,
