@@ -215,14 +215,14 @@ std::vector<term> make_terms(const scored& s, const std::string& unit, double t)
             coefficient_unit(s.f.terms[j], unit), s.fit->beta(jj)};
     tm.at_bound = s.fit->at_bound[j];
     const double se = std::sqrt(std::max(0.0, s.fit->covariance(jj, jj)));
-    if (std::isfinite(t) && !tm.at_bound) {
-      tm.ci95_lo = tm.coefficient - t * se;
+    if (std::isfinite(t) && !tm.at_bound) {  // every coefficient is a cost: none below 0
+      tm.ci95_lo = std::max(0.0, tm.coefficient - t * se);
       tm.ci95_hi = tm.coefficient + t * se;
     }
     if (const prior_term* pt = prior_of(s, j)) {
       tm.from_prior = prior_dominated(s, j);
       if (tm.from_prior) {  // a Gaussian prior: its interval needs no Student t
-        tm.ci95_lo = tm.coefficient - 1.96 * se;
+        tm.ci95_lo = std::max(0.0, tm.coefficient - 1.96 * se);
         tm.ci95_hi = tm.coefficient + 1.96 * se;
       }
       char prior[96];
