@@ -64,7 +64,7 @@ void socket_blocking_points(grid_builder& g, bool full, const std::string& cpu0,
       full ? std::vector<std::string_view>{"first", "middle", "last"} : std::vector<std::string_view>{"first", "last"};
   for (fd_kind kind : {fd_kind::tcp, fd_kind::socketpair}) {
     const std::int64_t n_max = max_channels(kind, 1, 10, g.sel);
-    const auto ns = full ? n_grid(g.sel, n_max, 8, 8) : pick({10, 100, 1000, n_max}, n_max);
+    const auto ns = full ? n_grid(g.sel, n_max, 8, 8) : pick({10, 100, 1000, 5000, n_max}, n_max);
     for (const auto& f : {flavour{mechanism::select, ""}, flavour{mechanism::poll, ""}, flavour{mechanism::epoll, "lt"}})
       for (auto n : ns) {
         for (auto pos : entry_positions) g.add(f, kind, "time_per_op", n, 1, pos, 1, 1, cpu0);
@@ -97,7 +97,7 @@ std::vector<datasets::key> find_active_points(const selection& sel, std::span<co
   // 3. Other fd kinds at a few n (quick only; full has them above).
   if (!full)
     for (fd_kind kind : {fd_kind::socketpair, fd_kind::tcp})
-      for (auto n : pick({10, 100, 1000, 5000, max_channels(kind, 0, 8, sel)}, max_channels(kind, 0, 8, sel)))
+      for (auto n : pick({10, 100, 1000, 5000, 10000, max_channels(kind, 0, 8, sel)}, max_channels(kind, 0, 8, sel)))
         for (const auto& f : {flavour{mechanism::poll, ""}, flavour{mechanism::epoll, "lt"}})
           g.add(f, kind, "time_per_call", n, 1, "middle", 0, 1, cpu0);
   // 4. k ready: level-triggered by the call, the others by the cycle.
