@@ -14,8 +14,7 @@ output_format parse_format(std::string_view text) {
 }
 
 bool parse_command_line(const std::vector<std::string>& args, const po::options_description& opts,
-                        const po::positional_options_description& pos, po::variables_map& vm,
-                        std::string_view usage) {
+                        const po::positional_options_description& pos, po::variables_map& vm, std::string_view usage) {
   try {
     po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
     if (vm.count("help")) {

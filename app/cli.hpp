@@ -34,8 +34,7 @@ struct command {
 
 /// Parses `args` against `opts` (and positional `pos`), turning every Boost error into a
 /// usage_error that names the flag. Returns false after printing help when --help is given.
-bool parse_command_line(const std::vector<std::string>& args,
-                        const boost::program_options::options_description& opts,
+bool parse_command_line(const std::vector<std::string>& args, const boost::program_options::options_description& opts,
                         const boost::program_options::positional_options_description& pos,
                         boost::program_options::variables_map& vm, std::string_view usage);
 

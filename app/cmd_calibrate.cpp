@@ -45,7 +45,10 @@ std::vector<calibrate::flavour> parse_mechanisms(const std::string& text) {
     const bool known = std::any_of(out.begin(), out.end(), [&](const calibrate::flavour& f) {
       return f.label() == i || std::string(calibrate::name_of(f.mech)) == i;
     });
-    if (!known) throw usage_error("--mechanisms: unknown mechanism '" + i + "' (select, pselect, poll, ppoll, epoll[/lt|/et|/oneshot], rtsig, io_uring[/oneshot|/multishot])");
+    if (!known)
+      throw usage_error(
+          "--mechanisms: unknown mechanism '" + i +
+          "' (select, pselect, poll, ppoll, epoll[/lt|/et|/oneshot], rtsig, io_uring[/oneshot|/multishot])");
   }
   return out;
 }
@@ -78,23 +81,25 @@ std::string default_out_dir() {
 
 po::options_description calibrate_options() {
   po::options_description o("calibrate options");
-  o.add_options()("help,h", "show this help")
-      ("quick", "the quick profile (default): every mechanism and scenario, >= 6 n values, ~3 min")
-      ("full", "the full campaign: every fd kind, k, position and threshold (<= 30 min)")
-      ("scenarios", po::value<std::string>()->default_value(""), "comma list of scenarios (default: all; see --list)")
-      ("mechanisms", po::value<std::string>()->default_value(""), "comma list: select, pselect, poll, ppoll, epoll, epoll/lt, epoll/et, epoll/oneshot, rtsig, io_uring, io_uring/oneshot, io_uring/multishot (default: all)")
-      ("n", po::value<std::string>(), "comma list of descriptor counts replacing each probe's n grid")
-      ("out,o", po::value<std::string>(), "dataset directory (default out/calibrate-<UTC time>)")
-      ("seed", po::value<std::uint64_t>()->default_value(1), "seed for random active positions")
-      ("max-seconds-per-point", po::value<double>(), "time cap for one point's repetitions (quick 0.25, full 2)")
-      ("format", po::value<std::string>()->default_value("table"), "summary on stdout: table, csv or json")
-      ("list", "print the points that would be measured, measure nothing")
-      ("no-progress", "no progress line on stderr even when it is a terminal");
+  o.add_options()("help,h", "show this help")(
+      "quick", "the quick profile (default): every mechanism and scenario, >= 6 n values, ~3 min")(
+      "full", "the full campaign: every fd kind, k, position and threshold (<= 30 min)")(
+      "scenarios", po::value<std::string>()->default_value(""), "comma list of scenarios (default: all; see --list)")(
+      "mechanisms", po::value<std::string>()->default_value(""),
+      "comma list: select, pselect, poll, ppoll, epoll, epoll/lt, epoll/et, epoll/oneshot, rtsig, io_uring, "
+      "io_uring/oneshot, io_uring/multishot (default: all)")(
+      "n", po::value<std::string>(), "comma list of descriptor counts replacing each probe's n grid")(
+      "out,o", po::value<std::string>(), "dataset directory (default out/calibrate-<UTC time>)")(
+      "seed", po::value<std::uint64_t>()->default_value(1), "seed for random active positions")(
+      "max-seconds-per-point", po::value<double>(), "time cap for one point's repetitions (quick 0.25, full 2)")(
+      "format", po::value<std::string>()->default_value("table"), "summary on stdout: table, csv or json")(
+      "list", "print the points that would be measured, measure nothing")(
+      "no-progress", "no progress line on stderr even when it is a terminal");
   return o;
 }
 
 calibrate::calibration_request make_request(const po::variables_map& vm, const calibrate::timer_facts& timer,
-                                             const calibrate::sys::nofile_limit& lim) {
+                                            const calibrate::sys::nofile_limit& lim) {
   if (vm.count("quick") && vm.count("full")) throw usage_error("--quick and --full exclude each other");
   calibrate::calibration_request req;
   req.sel.profile = vm.count("full") ? calibrate::profile_kind::full : calibrate::profile_kind::quick;
@@ -109,7 +114,8 @@ calibrate::calibration_request make_request(const po::variables_map& vm, const c
   req.runner = calibrate::options_for(req.sel.profile, timer);
   if (vm.count("max-seconds-per-point")) {
     const double s = vm["max-seconds-per-point"].as<double>();
-    if (!(s > 0 && s <= 600)) throw usage_error("--max-seconds-per-point: '" + std::to_string(s) + "' is not in (0, 600]");
+    if (!(s > 0 && s <= 600))
+      throw usage_error("--max-seconds-per-point: '" + std::to_string(s) + "' is not in (0, 600]");
     req.runner.max_s_per_point = s;
   }
   req.out = vm.count("out") ? vm["out"].as<std::string>() : default_out_dir();
@@ -127,8 +133,9 @@ int list_points(const calibrate::calibration_request& req) {
 int cmd_calibrate(const args_t& args) {
   const auto opts = calibrate_options();
   po::variables_map vm;
-  if (!parse_command_line(args, opts, {}, vm,
-                          "usage: pollscale calibrate [--quick|--full] [--scenarios S,..] [--mechanisms M,..] [--n N,..] [--out DIR]"))
+  if (!parse_command_line(
+          args, opts, {}, vm,
+          "usage: pollscale calibrate [--quick|--full] [--scenarios S,..] [--mechanisms M,..] [--n N,..] [--out DIR]"))
     return exit_ok;
   const output_format format = parse_format(vm["format"].as<std::string>());
   const auto lim = calibrate::sys::raise_nofile_limit();
@@ -136,7 +143,8 @@ int cmd_calibrate(const args_t& args) {
   auto req = make_request(vm, timer, lim);
   if (vm.count("list")) return list_points(req);
   std::cerr << "pollscale: calibrating (" << (vm.count("full") ? "full" : "quick") << ") into " << req.out.string()
-            << "; RLIMIT_NOFILE " << lim.soft << " (hard " << lim.hard << "), timer read " << timer.overhead_ns << " ns\n";
+            << "; RLIMIT_NOFILE " << lim.soft << " (hard " << lim.hard << "), timer read " << timer.overhead_ns
+            << " ns\n";
   const auto outcome = calibrate::run_calibration(req, calibrate::capture_context(lim, timer));
   print_summaries(std::cout, outcome.data.summaries, format);
   std::cerr << "pollscale: " << outcome.measured << " points measured, " << outcome.skipped << " skipped, "

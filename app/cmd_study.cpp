@@ -46,15 +46,15 @@ std::string utc_stamp(const char* format) {
 
 po::options_description study_options() {
   po::options_description o("study options");
-  o.add_options()("help,h", "show this help")
-      ("out,o", po::value<std::string>(), "study folder (default out/study-<UTC time>)")
-      ("quick", "calibrate with the quick profile (default, ~1-3 min)")
-      ("full", "calibrate with the full profile (<= 30 min)")
-      ("data", po::value<std::string>(), "use this existing dataset instead of calibrating")
-      ("historical", po::value<std::string>()->default_value(POLLSCALE_SOURCE_DIR "/datasets/historical"),
-       "directory of historical CSVs to validate against")
-      ("active", po::value<std::int64_t>()->default_value(8), "closed-loop clients of the simulated server")
-      ("seed", po::value<std::uint64_t>()->default_value(1), "seed for calibration positions and simulation");
+  o.add_options()("help,h", "show this help")("out,o", po::value<std::string>(),
+                                              "study folder (default out/study-<UTC time>)")(
+      "quick", "calibrate with the quick profile (default, ~1-3 min)")(
+      "full", "calibrate with the full profile (<= 30 min)")("data", po::value<std::string>(),
+                                                             "use this existing dataset instead of calibrating")(
+      "historical", po::value<std::string>()->default_value(POLLSCALE_SOURCE_DIR "/datasets/historical"),
+      "directory of historical CSVs to validate against")("active", po::value<std::int64_t>()->default_value(8),
+                                                          "closed-loop clients of the simulated server")(
+      "seed", po::value<std::uint64_t>()->default_value(1), "seed for calibration positions and simulation");
   return o;
 }
 
@@ -90,8 +90,8 @@ std::vector<study::step_result> model_steps(const study_plan& p) {
   const std::string d = p.dataset.string(), v = (p.out / "validation").string();
   fs::create_directories(p.out / "validation");
   std::vector<study::step_result> steps;
-  steps.push_back(study::run_step("fit", "fit", cmd_fit, {d, "-o", (p.out / "model.json").string(), "--skip-unfittable"},
-                                  p.out / "fit.txt"));
+  steps.push_back(study::run_step("fit", "fit", cmd_fit,
+                                  {d, "-o", (p.out / "model.json").string(), "--skip-unfittable"}, p.out / "fit.txt"));
   const auto validate = [&](const std::string& name, std::vector<std::string> args, const std::string& file) {
     args.insert(args.end(), {"--skip-unfittable", "--format", "json"});
     steps.push_back(study::run_step(name, "validate", cmd_validate, args, fs::path(v) / file));
@@ -104,10 +104,9 @@ std::vector<study::step_result> model_steps(const study_plan& p) {
             "source,platform,kernel,scenario,mechanism,variant,metric"},
            "historical.json");
   steps.push_back(study::run_step("simulate a server (whatif)", "whatif", cmd_whatif,
-                                  {"--model", (p.out / "model.json").string(), "--mechanisms", "poll,epoll",
-                                   "--sweep", "idle=0,100,1000,10000,100000,1000000", "--active",
-                                   std::to_string(p.active), "--fd-kind", "tcp", "--duration", "1", "--seed", p.seed,
-                                   "--format", "json"},
+                                  {"--model", (p.out / "model.json").string(), "--mechanisms", "poll,epoll", "--sweep",
+                                   "idle=0,100,1000,10000,100000,1000000", "--active", std::to_string(p.active),
+                                   "--fd-kind", "tcp", "--duration", "1", "--seed", p.seed, "--format", "json"},
                                   p.out / "whatif.json"));
   return steps;
 }
@@ -124,8 +123,8 @@ std::vector<report::extra_section> study_sections(const study_plan& p, const dat
     extras.push_back(study::validation_section("Interpolation on this machine",
                                                "Every other n held out inside each cell's measured range.", j, ""));
   if (const auto j = read_json_or_null(v / "historical.json"); !j.is_null())
-    extras.push_back(study::validation_section("The historical record",
-                                               "Each seed table fitted on its smaller n, its largest n predicted.", j, ""));
+    extras.push_back(study::validation_section(
+        "The historical record", "Each seed table fitted on its smaller n, its largest n predicted.", j, ""));
   if (fs::exists(p.out / "model.json")) {
     const auto models = model::load_model(p.out / "model.json");
     const auto predictions = study::predict_beyond(models, "pipe", {100000, 1000000});
@@ -140,16 +139,20 @@ std::vector<report::extra_section> study_sections(const study_plan& p, const dat
 void write_manifest(const study_plan& p, const std::vector<study::step_result>& steps, const std::string& status) {
   json s = json::array();
   for (const auto& st : steps) s.push_back(study::step_json(st, p.out));
-  const json manifest = {{"kind", "pollscale study"}, {"version", POLLSCALE_VERSION " (" POLLSCALE_GIT_HASH ")"}, {"time_utc", utc_stamp("%Y-%m-%dT%H:%M:%SZ")},
-                         {"dataset", p.dataset.string()}, {"status", status}, {"steps", s}};
+  const json manifest = {{"kind", "pollscale study"},
+                         {"version", POLLSCALE_VERSION " (" POLLSCALE_GIT_HASH ")"},
+                         {"time_utc", utc_stamp("%Y-%m-%dT%H:%M:%SZ")},
+                         {"dataset", p.dataset.string()},
+                         {"status", status},
+                         {"steps", s}};
   datasets::write_file_atomically(p.out / "study.json", manifest.dump(2) + "\n");
 }
 
 void print_steps(const std::vector<study::step_result>& steps, const study_plan& p) {
   text_table t{{"step", "status", "seconds", "output"}, {}, {false, false, true, false}};
   for (const auto& s : steps)
-    t.rows.push_back({s.name, s.ok() ? "ok" : "failed (" + std::to_string(s.exit_code) + ")", format_number(s.wall_s, 3),
-                      s.output.empty() ? "" : fs::relative(s.output, p.out).string()});
+    t.rows.push_back({s.name, s.ok() ? "ok" : "failed (" + std::to_string(s.exit_code) + ")",
+                      format_number(s.wall_s, 3), s.output.empty() ? "" : fs::relative(s.output, p.out).string()});
   write_table(std::cout, t);
 }
 
@@ -168,7 +171,8 @@ int cmd_study(const args_t& args) {
       steps.push_back(study::run_step("calibrate", "calibrate", cmd_calibrate,
                                       {p.profile, "--out", p.dataset.string(), "--seed", p.seed, "--format", "csv"},
                                       p.out / "calibration.csv"));
-      if (!fs::exists(p.dataset / "summary.csv")) throw std::runtime_error("calibration wrote no dataset: " + steps.back().error);
+      if (!fs::exists(p.dataset / "summary.csv"))
+        throw std::runtime_error("calibration wrote no dataset: " + steps.back().error);
     }
     for (auto& s : model_steps(p)) steps.push_back(std::move(s));
   } catch (const calibrate::sys::interrupted&) {
@@ -176,7 +180,8 @@ int cmd_study(const args_t& args) {
     throw;
   }
   const auto d = datasets::read_dataset(p.dataset);
-  const auto html = report::write_report(d, p.out / "report", "pollscale study", p.dataset.string(), study_sections(p, d));
+  const auto html =
+      report::write_report(d, p.out / "report", "pollscale study", p.dataset.string(), study_sections(p, d));
   const bool all_ok = std::all_of(steps.begin(), steps.end(), [](const auto& s) { return s.ok(); });
   write_manifest(p, steps, all_ok ? "ok" : "some steps failed");
   print_steps(steps, p);

@@ -32,15 +32,15 @@ nlohmann::json row_json(const datasets::summary_row& r) {
 
 text_table make_table(const std::vector<datasets::summary_row>& rows) {
   text_table t;
-  t.columns = {"scenario", "mechanism", "variant", "fd_kind", "n_fds", "k", "pos", "blk", "pin", "metric",
-               "median", "ci95_lo", "ci95_hi", "unit", "n"};
+  t.columns = {"scenario", "mechanism", "variant", "fd_kind", "n_fds",   "k",    "pos", "blk",
+               "pin",      "metric",    "median",  "ci95_lo", "ci95_hi", "unit", "n"};
   t.numeric = {false, false, false, false, true, true, false, true, false, false, true, true, true, false, true};
   for (const auto& r : rows) {
     const auto& k = r.k;
     t.rows.push_back({k.scenario, k.mechanism, k.variant, k.fd_kind, datasets::key_field(k, "n_fds"),
                       datasets::key_field(k, "n_active"), k.active_pos, datasets::key_field(k, "blocking"), k.pinning,
-                      k.metric, format_number(r.s.median), format_number(r.s.ci95_lo), format_number(r.s.ci95_hi), k.unit,
-                      std::to_string(r.s.n)});
+                      k.metric, format_number(r.s.median), format_number(r.s.ci95_lo), format_number(r.s.ci95_hi),
+                      k.unit, std::to_string(r.s.n)});
   }
   return t;
 }

@@ -13,14 +13,12 @@ void write_table(std::ostream& out, const text_table& t) {
   std::vector<std::size_t> width(t.columns.size());
   for (std::size_t c = 0; c < t.columns.size(); ++c) width[c] = t.columns[c].size();
   for (const auto& r : t.rows)
-    for (std::size_t c = 0; c < r.size() && c < width.size(); ++c)
-      width[c] = std::max(width[c], r[c].size());
+    for (std::size_t c = 0; c < r.size() && c < width.size(); ++c) width[c] = std::max(width[c], r[c].size());
   auto line = [&](const std::vector<std::string>& cells) {
     for (std::size_t c = 0; c < width.size(); ++c) {
       const bool right = c < t.numeric.size() && t.numeric[c];
       const std::string& cell = c < cells.size() ? cells[c] : std::string{};
-      out << (c ? "  " : "") << (right ? std::right : std::left)
-          << std::setw(static_cast<int>(width[c])) << cell;
+      out << (c ? "  " : "") << (right ? std::right : std::left) << std::setw(static_cast<int>(width[c])) << cell;
     }
     out << "\n";
   };
@@ -33,8 +31,7 @@ void write_table(std::ostream& out, const text_table& t) {
 
 void write_csv(std::ostream& out, const text_table& t) {
   auto line = [&](const std::vector<std::string>& cells) {
-    for (std::size_t c = 0; c < cells.size(); ++c)
-      out << (c ? "," : "") << datasets::csv_escape(cells[c]);
+    for (std::size_t c = 0; c < cells.size(); ++c) out << (c ? "," : "") << datasets::csv_escape(cells[c]);
     out << "\n";
   };
   line(t.columns);

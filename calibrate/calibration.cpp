@@ -62,7 +62,8 @@ std::vector<planned_point> plan(const calibration_request& req) {
   for (const auto& s : req.scenarios)
     if (!find_probe(s)) throw std::invalid_argument("unknown scenario '" + s + "'");
   for (const auto& p : all_probes()) {
-    if (!req.scenarios.empty() && std::find(req.scenarios.begin(), req.scenarios.end(), p.scenario) == req.scenarios.end())
+    if (!req.scenarios.empty() &&
+        std::find(req.scenarios.begin(), req.scenarios.end(), p.scenario) == req.scenarios.end())
       continue;
     for (auto& k : p.points(req.sel, req.mechs)) points.push_back({&p, std::move(k)});
   }
@@ -124,9 +125,10 @@ calibration_outcome run_calibration(const calibration_request& req, nlohmann::js
   sys::set_current_thread_affinity(saved_affinity);
   out.wall_s = static_cast<double>(clock_ns() - t0) * 1e-9;
   if (unconverged)
-    out.data.context["warnings"].push_back(std::to_string(unconverged) + " of " + std::to_string(out.measured) +
-                                           " points reached the time cap before their median's 95% interval was within ±" +
-                                           std::to_string(static_cast<int>(req.runner.target_rel_halfwidth * 100)) + "%");
+    out.data.context["warnings"].push_back(
+        std::to_string(unconverged) + " of " + std::to_string(out.measured) +
+        " points reached the time cap before their median's 95% interval was within ±" +
+        std::to_string(static_cast<int>(req.runner.target_rel_halfwidth * 100)) + "%");
   if (out.interrupted)
     out.data.context["warnings"].push_back("interrupted after " + std::to_string(out.measured) + " of " +
                                            std::to_string(out.planned) + " points; the rest were not measured");

@@ -25,8 +25,8 @@ struct calibration_request {
   std::vector<std::string> scenarios;  ///< empty: every scenario
   std::vector<flavour> mechs;          ///< mechanisms (and variants) to measure
   runner_options runner;
-  std::filesystem::path out;           ///< dataset directory (written atomically per file)
-  bool progress = false;               ///< progress line on stderr
+  std::filesystem::path out;  ///< dataset directory (written atomically per file)
+  bool progress = false;      ///< progress line on stderr
 };
 
 struct calibration_outcome {

@@ -36,8 +36,8 @@ void tune_tcp(int fd) {
 }
 
 sys::unique_fd make_listener() {
-  sys::unique_fd l(sys::call("socket(AF_INET, SOCK_STREAM)",
-                             [] { return ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0); }));
+  sys::unique_fd l(
+      sys::call("socket(AF_INET, SOCK_STREAM)", [] { return ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0); }));
   sockaddr_in a{};
   a.sin_family = AF_INET;
   a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -65,8 +65,8 @@ std::pair<sys::unique_fd, sys::unique_fd> tcp_pair(int listener, std::size_t ind
   sockaddr_in a{};
   socklen_t len = sizeof a;
   sys::call("getsockname", [&] { return ::getsockname(listener, reinterpret_cast<sockaddr*>(&a), &len); });
-  sys::unique_fd c(sys::call("socket(AF_INET, SOCK_STREAM)",
-                             [] { return ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0); }));
+  sys::unique_fd c(
+      sys::call("socket(AF_INET, SOCK_STREAM)", [] { return ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0); }));
   spread_source_address(c.get(), index);
   sys::call("connect(127.0.0.1)", [&] { return ::connect(c.get(), reinterpret_cast<sockaddr*>(&a), len); });
   sys::unique_fd s(sys::call("accept4", [&] { return ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC); }));
@@ -79,10 +79,14 @@ std::pair<sys::unique_fd, sys::unique_fd> tcp_pair(int listener, std::size_t ind
 
 std::string_view name_of(fd_kind k) {
   switch (k) {
-    case fd_kind::pipe: return "pipe";
-    case fd_kind::eventfd: return "eventfd";
-    case fd_kind::socketpair: return "socketpair";
-    case fd_kind::tcp: return "tcp";
+    case fd_kind::pipe:
+      return "pipe";
+    case fd_kind::eventfd:
+      return "eventfd";
+    case fd_kind::socketpair:
+      return "socketpair";
+    case fd_kind::tcp:
+      return "tcp";
   }
   return "?";
 }
@@ -210,8 +214,7 @@ std::size_t channel_set::fds_needed(fd_kind kind, std::size_t n, std::size_t kep
   if (kind == fd_kind::eventfd) return n;
   const std::size_t parked = n - std::min(n, kept);
   // + the keeper's socket, the transient F_DUPFD copy, and the tcp listener.
-  return n + std::min(n, kept) + std::min(parked, park_batch) + (parked ? 1 : 0) + 1 +
-         (kind == fd_kind::tcp ? 1 : 0);
+  return n + std::min(n, kept) + std::min(parked, park_batch) + (parked ? 1 : 0) + 1 + (kind == fd_kind::tcp ? 1 : 0);
 }
 
 }  // namespace pollscale::calibrate

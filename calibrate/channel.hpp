@@ -21,8 +21,7 @@ enum class fd_kind { pipe, eventfd, socketpair, tcp };
 
 std::string_view name_of(fd_kind k);
 std::optional<fd_kind> parse_fd_kind(std::string_view name);
-inline constexpr fd_kind all_fd_kinds[] = {fd_kind::pipe, fd_kind::eventfd, fd_kind::socketpair,
-                                           fd_kind::tcp};
+inline constexpr fd_kind all_fd_kinds[] = {fd_kind::pipe, fd_kind::eventfd, fd_kind::socketpair, fd_kind::tcp};
 
 struct channel_options {
   /// Channels whose trigger end stays in this process (the ones a probe writes to).

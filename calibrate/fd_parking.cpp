@@ -91,9 +91,8 @@ void fd_parking::send_batch(std::span<const int> fds) {
   std::uint32_t ack = 0;
   const ssize_t r = sys::call("recv(fd keeper ack)", [&] { return ::recv(socket_.get(), &ack, sizeof ack, 0); });
   if (r != sizeof ack || ack != count)
-    throw std::runtime_error("fd keeper could not take " + std::to_string(count) +
-                             " descriptors (it holds " + std::to_string(parked_) +
-                             "; its RLIMIT_NOFILE is the same as ours)");
+    throw std::runtime_error("fd keeper could not take " + std::to_string(count) + " descriptors (it holds " +
+                             std::to_string(parked_) + "; its RLIMIT_NOFILE is the same as ours)");
   parked_ += count;
 }
 

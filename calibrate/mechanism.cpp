@@ -11,13 +11,20 @@ constexpr std::array<std::string_view, 2> uring_variants = {"oneshot", "multisho
 
 std::string_view name_of(mechanism m) {
   switch (m) {
-    case mechanism::select: return "select";
-    case mechanism::pselect: return "pselect";
-    case mechanism::poll: return "poll";
-    case mechanism::ppoll: return "ppoll";
-    case mechanism::epoll: return "epoll";
-    case mechanism::rtsig: return "rtsig";
-    case mechanism::io_uring: return "io_uring";
+    case mechanism::select:
+      return "select";
+    case mechanism::pselect:
+      return "pselect";
+    case mechanism::poll:
+      return "poll";
+    case mechanism::ppoll:
+      return "ppoll";
+    case mechanism::epoll:
+      return "epoll";
+    case mechanism::rtsig:
+      return "rtsig";
+    case mechanism::io_uring:
+      return "io_uring";
   }
   return "?";
 }
@@ -34,9 +41,7 @@ std::span<const std::string_view> variants_of(mechanism m) {
   return plain;
 }
 
-std::string flavour::label() const {
-  return std::string(name_of(mech)) + (variant.empty() ? "" : "/" + variant);
-}
+std::string flavour::label() const { return std::string(name_of(mech)) + (variant.empty() ? "" : "/" + variant); }
 
 std::vector<flavour> all_flavours() {
   std::vector<flavour> fs;

@@ -12,8 +12,8 @@ namespace pollscale::calibrate {
 
 enum class mechanism { select, pselect, poll, ppoll, epoll, rtsig, io_uring };
 
-inline constexpr mechanism all_mechanisms[] = {mechanism::select, mechanism::pselect, mechanism::poll,
-                                               mechanism::ppoll,  mechanism::epoll,   mechanism::rtsig,
+inline constexpr mechanism all_mechanisms[] = {mechanism::select,  mechanism::pselect, mechanism::poll,
+                                               mechanism::ppoll,   mechanism::epoll,   mechanism::rtsig,
                                                mechanism::io_uring};
 
 std::string_view name_of(mechanism m);

@@ -39,8 +39,8 @@ void require_fds(std::size_t needed, const selection& sel) {
   const auto lim = sys::current_nofile_limit();
   throw probe_skipped("needs " + std::to_string(needed) + " descriptors in this process; RLIMIT_NOFILE is " +
                       std::to_string(lim.soft) + " (hard " + std::to_string(lim.hard) +
-                      ", not raisable without CAP_SYS_RESOURCE) and " +
-                      std::to_string(lim.soft - sel.max_fds) + " are reserved");
+                      ", not raisable without CAP_SYS_RESOURCE) and " + std::to_string(lim.soft - sel.max_fds) +
+                      " are reserved");
 }
 
 int partner_cpu(const selection& sel, bool same_cpu) {

@@ -72,8 +72,8 @@ class answer_checker {
 
 /// Waits with `timeout_ms` until `expected` distinct events were reported, consuming each
 /// one's data and re-arming it. Throws probe_failure after `max_empty` empty waits in a row.
-std::size_t harvest(waiter& w, const channel_set& ch, answer_checker& check, std::size_t expected,
-                    int timeout_ms, std::vector<std::uint32_t>& scratch, int max_empty = 100000);
+std::size_t harvest(waiter& w, const channel_set& ch, answer_checker& check, std::size_t expected, int timeout_ms,
+                    std::vector<std::uint32_t>& scratch, int max_empty = 100000);
 
 /// Involuntary context switches of the calling thread so far (getrusage RUSAGE_THREAD).
 inline long involuntary_switches() {

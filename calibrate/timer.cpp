@@ -29,8 +29,8 @@ timer_facts measure_timer(int pairs) {
     per_read.push_back(static_cast<double>(prev - t0) / 64.0);
   }
   f.overhead_ns = datasets::median(per_read);
-  f.min_step_ns = min_step == std::numeric_limits<std::uint64_t>::max() ? f.resolution_ns
-                                                                       : static_cast<double>(min_step);
+  f.min_step_ns =
+      min_step == std::numeric_limits<std::uint64_t>::max() ? f.resolution_ns : static_cast<double>(min_step);
   return f;
 }
 

@@ -3,8 +3,8 @@
 // a call shorter than ~50x the timer's cost is therefore timed in batches by the runner.
 #pragma once
 
-#include <cstdint>
 #include <time.h>
+#include <cstdint>
 
 namespace pollscale::calibrate {
 

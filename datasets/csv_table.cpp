@@ -48,9 +48,7 @@ std::size_t csv_table::require_column(std::string_view name) const {
   throw format_error(path.string() + ":1: missing column '" + std::string(name) + "'");
 }
 
-std::string csv_table::where(const csv_record& r) const {
-  return path.string() + ":" + std::to_string(r.line) + ": ";
-}
+std::string csv_table::where(const csv_record& r) const { return path.string() + ":" + std::to_string(r.line) + ": "; }
 
 csv_table parse_csv(std::string_view text, const std::filesystem::path& name) {
   std::unique_ptr<csv_parser, csv_parser_deleter> p(new csv_parser);
@@ -71,8 +69,7 @@ csv_table parse_csv(std::string_view text, const std::filesystem::path& name) {
   }
   if (st.line > 1 && !text.empty() && text.back() == '\n') --st.line;
   if (csv_fini(p.get(), on_field, on_record, &st) != 0)
-    throw format_error(name.string() + ":" + std::to_string(st.line) +
-                       ": malformed CSV: unterminated quoted field");
+    throw format_error(name.string() + ":" + std::to_string(st.line) + ": malformed CSV: unterminated quoted field");
   csv_table t;
   t.path = name;
   if (st.records.empty()) throw format_error(name.string() + ":1: empty file, no header");
@@ -80,8 +77,8 @@ csv_table parse_csv(std::string_view text, const std::filesystem::path& name) {
   for (auto& r : st.records) {
     if (&r == &st.records.front()) continue;
     if (r.fields.size() != t.header.size())
-      throw format_error(t.where(r) + "expected " + std::to_string(t.header.size()) +
-                         " fields, found " + std::to_string(r.fields.size()));
+      throw format_error(t.where(r) + "expected " + std::to_string(t.header.size()) + " fields, found " +
+                         std::to_string(r.fields.size()));
     t.records.push_back(std::move(r));
   }
   return t;

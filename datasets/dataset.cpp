@@ -13,9 +13,8 @@
 namespace pollscale::datasets {
 namespace {
 
-constexpr const char* summary_stat_columns[] = {"n",           "median",  "mean",
-                                                "stddev",      "stderr_mean", "ci95_lo",
-                                                "ci95_hi",     "min",     "max"};
+constexpr const char* summary_stat_columns[] = {"n",       "median",  "mean", "stddev", "stderr_mean",
+                                                "ci95_lo", "ci95_hi", "min",  "max"};
 
 std::string number_text(double v) {
   char buf[32];
@@ -60,12 +59,10 @@ double parse_value(const csv_table& t, const csv_record& r, std::string_view col
   const char* end = s.data() + s.size();
   auto [ptr, ec] = std::from_chars(s.data(), end, v);
   if (s.empty() || ec != std::errc{} || ptr != end)
-    throw format_error(t.where(r) + "column '" + std::string(column) + "': '" + s +
-                       "' is not a number");
+    throw format_error(t.where(r) + "column '" + std::string(column) + "': '" + s + "' is not a number");
   if (!std::isfinite(v))
     throw format_error(t.where(r) + "column '" + std::string(column) + "': not finite ('" + s + "')");
-  if (v < 0)
-    throw format_error(t.where(r) + "column '" + std::string(column) + "': negative value " + s);
+  if (v < 0) throw format_error(t.where(r) + "column '" + std::string(column) + "': negative value " + s);
   return v;
 }
 
@@ -101,8 +98,7 @@ std::vector<summary_row> summarise_samples(const std::vector<sample_row>& sample
 std::string samples_csv(const std::vector<sample_row>& rows) {
   std::ostringstream out;
   out << key_header() << "rep,value,batch\n";
-  for (const auto& r : rows)
-    out << key_text(r.k) << r.rep << "," << number_text(r.value) << "," << r.batch << "\n";
+  for (const auto& r : rows) out << key_text(r.k) << r.rep << "," << number_text(r.value) << "," << r.batch << "\n";
   return out.str();
 }
 
@@ -147,17 +143,18 @@ std::vector<summary_row> parse_summaries(const csv_table& t) {
     s.s = {static_cast<std::size_t>(v[0]), v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8]};
     if (s.s.n == 0) throw format_error(t.where(r) + "column 'n': a summary of no samples");
     const auto& x = s.s;  // the mean may differ from min == max by rounding
-    if (!(x.min <= x.ci95_lo && x.ci95_lo <= x.median && x.median <= x.ci95_hi &&
-          x.ci95_hi <= x.max && x.min * (1 - 1e-9) <= x.mean && x.mean <= x.max * (1 + 1e-9)))
-      throw format_error(t.where(r) + "inconsistent summary (min <= ci95_lo <= median <= ci95_hi <= max mean within [min, max] violated)");
+    if (!(x.min <= x.ci95_lo && x.ci95_lo <= x.median && x.median <= x.ci95_hi && x.ci95_hi <= x.max &&
+          x.min * (1 - 1e-9) <= x.mean && x.mean <= x.max * (1 + 1e-9)))
+      throw format_error(
+          t.where(r) +
+          "inconsistent summary (min <= ci95_lo <= median <= ci95_hi <= max mean within [min, max] violated)");
     rows.push_back(std::move(s));
   }
   return rows;
 }
 
 dataset read_dataset(const std::filesystem::path& dir) {
-  if (!std::filesystem::is_directory(dir))
-    throw format_error(dir.string() + ": not a dataset directory");
+  if (!std::filesystem::is_directory(dir)) throw format_error(dir.string() + ": not a dataset directory");
   dataset d;
   d.context = read_context(dir / "context.json");
   d.samples = parse_samples(read_csv(dir / "samples.csv"));

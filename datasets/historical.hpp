@@ -13,14 +13,14 @@ namespace pollscale::datasets {
 
 struct historical_row {
   key k;
-  double value = 0;               ///< as published, in k.unit
-  std::optional<double> stddev;   ///< the published "±", when the source gives one
-  std::string source;             ///< seed file name, author, date
-  std::string platform;           ///< machine, e.g. "dual PIII 650 MHz"
-  std::string kernel;             ///< kernel or OS release
+  double value = 0;              ///< as published, in k.unit
+  std::optional<double> stddev;  ///< the published "±", when the source gives one
+  std::string source;            ///< seed file name, author, date
+  std::string platform;          ///< machine, e.g. "dual PIII 650 MHz"
+  std::string kernel;            ///< kernel or OS release
   std::optional<double> cpu_mhz;
   std::string note;
-  std::size_t line = 0;           ///< line in the file it came from
+  std::size_t line = 0;  ///< line in the file it came from
 };
 
 /// Reads one historical CSV and validates every row (file:line in each complaint):

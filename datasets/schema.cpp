@@ -11,11 +11,10 @@ namespace {
 constexpr std::array<std::string_view, 14> key_column_names = {
     "scenario", "mechanism", "variant", "fd_kind", "n_fds",   "n_active", "active_pos",
     "max_fd",   "blocking",  "threads", "cpus",    "pinning", "metric",   "unit"};
-constexpr std::array<std::string_view, 7> measured = {"select", "pselect", "poll", "ppoll",
+constexpr std::array<std::string_view, 7> measured = {"select", "pselect", "poll",    "ppoll",
                                                       "epoll",  "rtsig",   "io_uring"};
 constexpr std::array<std::string_view, 3> historical = {"devpoll", "poll2", "kqueue"};
-constexpr std::array<std::string_view, 7> kinds = {"pipe", "eventfd", "socketpair", "tcp",
-                                                   "udp",  "fifo",    "tmpfile"};
+constexpr std::array<std::string_view, 7> kinds = {"pipe", "eventfd", "socketpair", "tcp", "udp", "fifo", "tmpfile"};
 constexpr std::array<std::string_view, 7> unit_names = {"ns", "us", "ms", "s", "1/s", "1/ms", "B"};
 
 bool contains(std::span<const std::string_view> names, std::string_view name) {
@@ -33,14 +32,11 @@ std::optional<std::int64_t> parse_count(std::string_view column, std::string_vie
   return v;
 }
 
-std::string count_text(const std::optional<std::int64_t>& v) {
-  return v ? std::to_string(*v) : std::string{};
-}
+std::string count_text(const std::optional<std::int64_t>& v) { return v ? std::to_string(*v) : std::string{}; }
 
 void check_name(std::string_view column, std::string_view text, bool ok) {
   if (!text.empty() && !ok)
-    throw std::invalid_argument("column '" + std::string(column) + "': unknown name '" +
-                                std::string(text) + "'");
+    throw std::invalid_argument("column '" + std::string(column) + "': unknown name '" + std::string(text) + "'");
 }
 
 }  // namespace
@@ -78,21 +74,36 @@ void set_key_field(key& k, std::string_view c, std::string_view t) {
   if (c == "mechanism") check_name(c, t, is_known_mechanism(t));
   if (c == "fd_kind") check_name(c, t, is_known_fd_kind(t));
   if (c == "unit") check_name(c, t, is_known_unit(t));
-  if (c == "scenario") k.scenario = s;
-  else if (c == "mechanism") k.mechanism = s;
-  else if (c == "variant") k.variant = s;
-  else if (c == "fd_kind") k.fd_kind = s;
-  else if (c == "n_fds") k.n_fds = parse_count(c, t);
-  else if (c == "n_active") k.n_active = parse_count(c, t);
-  else if (c == "active_pos") k.active_pos = s;
-  else if (c == "max_fd") k.max_fd = parse_count(c, t);
-  else if (c == "blocking") k.blocking = parse_count(c, t);
-  else if (c == "threads") k.threads = parse_count(c, t);
-  else if (c == "cpus") k.cpus = parse_count(c, t);
-  else if (c == "pinning") k.pinning = s;
-  else if (c == "metric") k.metric = s;
-  else if (c == "unit") k.unit = s;
-  else throw std::invalid_argument("unknown key column '" + std::string(c) + "'");
+  if (c == "scenario")
+    k.scenario = s;
+  else if (c == "mechanism")
+    k.mechanism = s;
+  else if (c == "variant")
+    k.variant = s;
+  else if (c == "fd_kind")
+    k.fd_kind = s;
+  else if (c == "n_fds")
+    k.n_fds = parse_count(c, t);
+  else if (c == "n_active")
+    k.n_active = parse_count(c, t);
+  else if (c == "active_pos")
+    k.active_pos = s;
+  else if (c == "max_fd")
+    k.max_fd = parse_count(c, t);
+  else if (c == "blocking")
+    k.blocking = parse_count(c, t);
+  else if (c == "threads")
+    k.threads = parse_count(c, t);
+  else if (c == "cpus")
+    k.cpus = parse_count(c, t);
+  else if (c == "pinning")
+    k.pinning = s;
+  else if (c == "metric")
+    k.metric = s;
+  else if (c == "unit")
+    k.unit = s;
+  else
+    throw std::invalid_argument("unknown key column '" + std::string(c) + "'");
   if (c == "blocking" && k.blocking && *k.blocking > 1)
     throw std::invalid_argument("column 'blocking': '" + s + "' is not 0 or 1");
 }

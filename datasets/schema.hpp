@@ -16,19 +16,19 @@ inline constexpr int schema_version = 1;
 /// One measured point's identity. Columns that do not apply stay empty (std::nullopt / "").
 struct key {
   std::string scenario;
-  std::string mechanism;  ///< select, pselect, poll, ppoll, epoll, rtsig, io_uring, devpoll, poll2, kqueue
-  std::string variant;    ///< lt, et, oneshot, exclusive, multishot, same_cpu, a patch or kernel name
-  std::string fd_kind;    ///< pipe, eventfd, socketpair, tcp, udp, fifo, tmpfile
-  std::optional<std::int64_t> n_fds;     ///< descriptors registered with the mechanism
+  std::string mechanism;              ///< select, pselect, poll, ppoll, epoll, rtsig, io_uring, devpoll, poll2, kqueue
+  std::string variant;                ///< lt, et, oneshot, exclusive, multishot, same_cpu, a patch or kernel name
+  std::string fd_kind;                ///< pipe, eventfd, socketpair, tcp, udp, fifo, tmpfile
+  std::optional<std::int64_t> n_fds;  ///< descriptors registered with the mechanism
   std::optional<std::int64_t> n_active;  ///< descriptors ready per call
   std::string active_pos;                ///< first, middle, last, spread, random, top
   std::optional<std::int64_t> max_fd;    ///< highest descriptor number passed (select's nfds-1)
   std::optional<std::int64_t> blocking;  ///< 0: timeout 0, 1: the call sleeps until woken
   std::optional<std::int64_t> threads;   ///< threads taking part in one operation
   std::optional<std::int64_t> cpus;      ///< distinct CPUs those threads were pinned to
-  std::string pinning;  ///< CPU of each thread joined by '+', e.g. "0" or "0+1"; "" = unpinned
-  std::string metric;   ///< time_per_call, time_per_op, latency, throughput or a scenario's own
-  std::string unit;     ///< ns, us, ms, s, 1/s, 1/ms, B
+  std::string pinning;                   ///< CPU of each thread joined by '+', e.g. "0" or "0+1"; "" = unpinned
+  std::string metric;                    ///< time_per_call, time_per_op, latency, throughput or a scenario's own
+  std::string unit;                      ///< ns, us, ms, s, 1/s, 1/ms, B
 
   friend bool operator==(const key&, const key&) = default;
   friend auto operator<=>(const key&, const key&) = default;

@@ -10,7 +10,8 @@ namespace {
 
 constexpr const char* kind_names[] = {"fixed",     "per_fd",       "per_word",     "per_ready",
                                       "per_registered", "log_n",   "fd_per_ready", "inverse_ready",
-                                      "power_log", "working_set", "overflow",  "fd_times_ready", "cycle_set"};
+                                      "power_log", "working_set", "overflow",  "fd_times_ready", "cycle_set",
+                                      "entry_set"};
 constexpr std::size_t kind_count = sizeof kind_names / sizeof kind_names[0];
 
 std::string exponent_text(double e) {
@@ -83,6 +84,7 @@ double basis::operator()(const point& x) const {
     case basis_kind::overflow: return x.k > threshold ? x.n : 0;
     case basis_kind::fd_times_ready: return x.n * x.k;
     case basis_kind::cycle_set: return latency_scale * latency_at(*this, x.n * bytes_per_fd);
+    case basis_kind::entry_set: return x.p * latency_scale * latency_at(*this, x.n * bytes_per_fd);
   }
   return 0;
 }
@@ -108,6 +110,7 @@ std::string basis_symbol(const basis& b) {
     case basis_kind::overflow: return "n·[k>" + exponent_text(b.threshold) + "]";
     case basis_kind::fd_times_ready: return "n·k";
     case basis_kind::cycle_set: return "Δlat(n·" + exponent_text(b.bytes_per_fd) + " B)";
+    case basis_kind::entry_set: return "p·Δlat(n·" + exponent_text(b.bytes_per_fd) + " B)";
   }
   return "?";
 }
@@ -136,6 +139,9 @@ std::string basis_meaning(const basis& b) {
     case basis_kind::cycle_set:
       return "dependent loads per operation that miss once the n objects visited in turn (" +
              exponent_text(b.bytes_per_fd) + " B each) outgrow a cache level";
+    case basis_kind::entry_set:
+      return "dependent loads per wait entry registered (and removed) that pay the extra latency once n x " +
+             exponent_text(b.bytes_per_fd) + " B outgrows a cache level";
   }
   return "";
 }
@@ -155,6 +161,7 @@ std::string coefficient_unit(const basis& b, const std::string& unit) {
     case basis_kind::working_set: return "loads/fd";
     case basis_kind::fd_times_ready: return unit + "/(fd·event)";
     case basis_kind::cycle_set: return "loads";
+    case basis_kind::entry_set: return "loads/entry";
   }
   return unit;
 }
@@ -165,7 +172,7 @@ nlohmann::json basis_to_json(const basis& b) {
     j["i"] = b.i;
     j["j"] = b.j;
   }
-  if (b.kind == basis_kind::working_set || b.kind == basis_kind::cycle_set) {
+  if (b.kind == basis_kind::working_set || b.kind == basis_kind::cycle_set || b.kind == basis_kind::entry_set) {
     j["bytes_per_fd"] = b.bytes_per_fd;
     j["latency_measured"] = b.latency_measured;
     j["latency_scale"] = b.latency_scale;
@@ -200,7 +207,7 @@ basis basis_from_json(const nlohmann::json& j) {
     b.i = finite_number(j, "i");
     b.j = finite_number(j, "j");
   }
-  if (b.kind == basis_kind::working_set || b.kind == basis_kind::cycle_set) {
+  if (b.kind == basis_kind::working_set || b.kind == basis_kind::cycle_set || b.kind == basis_kind::entry_set) {
     b.bytes_per_fd = finite_number(j, "bytes_per_fd");
     b.latency_scale = finite_number(j, "latency_scale");
     if (!j.contains("latency_measured") || !j["latency_measured"].is_boolean())

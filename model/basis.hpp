@@ -40,6 +40,7 @@ enum class basis_kind {
   overflow,        ///< n · [k > threshold]: RT-signal queue overflow, fall back to poll(n)
   fd_times_ready,  ///< n · k: a scan over n paid once per ready client (closed-loop latency)
   cycle_set,       ///< Δlat(n · bytes_per_fd): one of n objects per operation, all n per lap
+  entry_set,       ///< p · Δlat(n · bytes_per_fd): a blocking call's wait entries, once caches overflow
 };
 
 /// A basis function with its parameters (value type; cheap to copy).
@@ -47,7 +48,7 @@ struct basis {
   basis_kind kind = basis_kind::constant;
   double i = 0;  ///< power_log: exponent of n
   double j = 0;  ///< power_log: exponent of log2 n
-  double bytes_per_fd = 0;  ///< working_set, cycle_set: kernel bytes touched per fd
+  double bytes_per_fd = 0;  ///< working_set, cycle_set, entry_set: kernel bytes touched per fd
   /// working_set, sorted by bytes. Measured (latency_measured): (working-set bytes, extra
   /// ns per dependent load) knots, interpolated linearly in log(bytes), flat outside.
   /// From cache geometry: (level size in bytes, ns added by missing that level), the extra

@@ -150,6 +150,13 @@ std::size_t choose(const std::vector<scored>& c, const fit_options& o, std::stri
   return c.size();
 }
 
+// The working set of a form: its per-fd term's footprint, which a blocking call's wait
+// entries (entry_set) share.
+void set_footprint(form& f, double bytes) {
+  for (auto& t : f.terms)
+    if (t.kind == basis_kind::working_set || t.kind == basis_kind::entry_set) t.bytes_per_fd = bytes;
+}
+
 // Levenberg-Marquardt on log(bytes per fd) when the data reach past a cache knee: the
 // knee's position then tells the footprint better than the prior does.
 void refine_footprint(scored& s, const cell_points& pts, const fit_options& o, std::string& method) {
@@ -178,7 +185,7 @@ void refine_footprint(scored& s, const cell_points& pts, const fit_options& o, s
   nl.f = [&](const Eigen::VectorXd& theta, std::size_t i) {
     if (theta(0) != memo_theta) {
       memo_theta = theta(0);
-      trial.terms[*trial.working_set].bytes_per_fd = std::exp(theta(0));
+      set_footprint(trial, std::exp(theta(0)));
       const auto fit = fit_on(trial, pts, {}, {.relative = true, .huber = false, .max_iterations = 8});
       memo_fit = fit ? fit->fitted : Eigen::VectorXd::Constant(pts.y.size(), nan);
     }
@@ -187,7 +194,7 @@ void refine_footprint(scored& s, const cell_points& pts, const fit_options& o, s
   const auto sol = solve_levenberg_marquardt(nl);
   const double bytes = std::exp(sol.theta(0));
   if (!sol.converged || bytes < prior_bytes / 4 || bytes > prior_bytes * 4) return;
-  ws.bytes_per_fd = bytes;
+  set_footprint(s.f, bytes);
   s.fit = fit_on(s.f, pts, {}, o.robust);
   method += "; bytes per fd fitted by Levenberg-Marquardt: " + std::to_string(static_cast<int>(std::lround(bytes))) +
             " B (prior " + std::to_string(static_cast<int>(prior_bytes)) + " B)";

@@ -26,7 +26,7 @@ bool depends_on_n(basis_kind k) {
   return k == basis_kind::per_fd || k == basis_kind::log_n || k == basis_kind::fd_per_ready ||
          k == basis_kind::power_log || k == basis_kind::working_set || k == basis_kind::overflow ||
          k == basis_kind::per_registered || k == basis_kind::per_word || k == basis_kind::fd_times_ready ||
-         k == basis_kind::cycle_set;
+         k == basis_kind::cycle_set || k == basis_kind::entry_set;
 }
 
 // Interval in the response space, [lo, hi] with lo >= 0.

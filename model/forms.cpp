@@ -59,7 +59,8 @@ bool fittable(const basis& b, const form_request& r) {
     case basis_kind::overflow: return r.k_varies;
     case basis_kind::fd_times_ready: return r.k_varies && r.n_varies;
     case basis_kind::working_set:
-    case basis_kind::cycle_set: return true;  // a prior carries it
+    case basis_kind::cycle_set:
+    case basis_kind::entry_set: return true;  // a prior carries it
   }
   return false;
 }
@@ -133,6 +134,20 @@ std::vector<form> with_overflow(std::vector<form> forms, const form_request& r) 
   return forms;
 }
 
+// A blocking call writes a wait entry into each fd it scans before the first ready one and
+// removes it on return: past the cache knee those p entries (and the queue heads they are
+// linked into) miss as well, beyond what the scan's own per-fd loads pay.
+void add_entry_set(form& f, const footprint_prior& scan, const latency_curve& curve, const std::string& unit) {
+  const auto prior = entry_prior(scan);
+  f.priors.push_back({f.terms.size(), prior});
+  f.terms.push_back(working_set_basis(curve, prior, unit));
+  f.terms.back().kind = basis_kind::entry_set;
+}
+
+bool has_term(const form& f, basis_kind k) {
+  return std::any_of(f.terms.begin(), f.terms.end(), [&](const basis& b) { return b.kind == k; });
+}
+
 std::vector<form> mechanistic_forms(const form_request& r) {
   pool p = mechanistic_pool(r);
   std::erase_if(p.core, [&](const basis& b) { return !fittable(b, r); });
@@ -161,6 +176,7 @@ std::vector<form> mechanistic_forms(const form_request& r) {
         f.priors.push_back({f.terms.size(), prior});
         f.terms.push_back(working_set_basis(*r.curve, prior, unit));
         f.terms.back().shared_by_ready = per_fd.kind == basis_kind::fd_per_ready;
+        if (has_term(f, basis_kind::per_registered)) add_entry_set(f, prior, *r.curve, unit);
       }
       if (with_ring) {
         const auto prior = ring_prior(r.cell.k.fd_kind);

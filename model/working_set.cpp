@@ -175,6 +175,12 @@ footprint_prior ring_prior(std::string_view fd_kind) {
   return {bytes, 8, 4, 4, "half of ~8 dependent misses a pass (file -> pipe -> buffer -> page, both sides), sd as large"};
 }
 
+footprint_prior entry_prior(const footprint_prior& scan) {
+  return {scan.bytes_per_fd, 2, 1, 1,
+          "mean 1, sd as large: the wait-queue head each entry is linked into (written under its lock) and the "
+          "64 B entry (pages allocated per call); the working set is the scan's"};
+}
+
 double ns_to_unit(std::string_view unit) {
   if (unit == "ns") return 1;
   if (unit == "us") return 1e-3;

@@ -95,6 +95,11 @@ footprint_prior working_set_prior(std::string_view fd_kind, bool blocking, const
 /// (the pass crosses syscalls and a wake-up), so the prior is half of them, sd as large.
 footprint_prior ring_prior(std::string_view fd_kind);
 
+/// The prior on the loads per wait entry a blocking call registers (and removes on return)
+/// that pay Δlat: the queue head the entry is linked into and the entry itself. Its
+/// bytes_per_fd is `scan`'s: the entries live in the same working set as the scan.
+footprint_prior entry_prior(const footprint_prior& scan);
+
 /// ns -> the response unit of a cell ("ns", "us", "ms", "s"); 0 for other units.
 double ns_to_unit(std::string_view unit);
 

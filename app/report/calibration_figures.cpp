@@ -36,33 +36,40 @@ std::vector<figure> find_active_figures(const datasets::dataset& d) {
   for (const auto& r : d.summaries)
     if (r.k.scenario == "find_active") kinds.insert(r.k.fd_kind);
   for (const auto& kind : kinds) {
-    add_if_any(out, {"find_active_call_" + kind, "One wait call, 1 ready among n " + kind + "s (timeout 0)",
-                     "registered descriptors n", "ns per call",
-                     true, true,
-                     series_by(d.summaries, [&](const key& k) { return find_active_plain(k, "time_per_call") && k.fd_kind == kind; },
-                               flavour_label)});
+    add_if_any(
+        out, {"find_active_call_" + kind, "One wait call, 1 ready among n " + kind + "s (timeout 0)",
+              "registered descriptors n", "ns per call", true, true,
+              series_by(
+                  d.summaries, [&](const key& k) { return find_active_plain(k, "time_per_call") && k.fd_kind == kind; },
+                  flavour_label)});
     add_if_any(out, {"find_active_per_fd_" + kind, "Cost per registered " + kind + " (poll/select time per call / n)",
                      "registered descriptors n", "ns per descriptor", true, false,
-                     series_by(d.summaries,
-                               [&](const key& k) {
-                                 return find_active_plain(k, "time_per_call") && k.fd_kind == kind && k.mechanism != "epoll" &&
-                                        k.n_fds.value_or(0) >= 16;
-                               },
-                               flavour_label, [](const key& k) { return 1.0 / static_cast<double>(*k.n_fds); })});
-    add_if_any(out, {"find_active_cycle_" + kind, "Write 1 byte, wait, read it back: 1 active among n " + kind + "s",
-                     "registered descriptors n", "ns per operation", true, true,
-                     series_by(d.summaries, [&](const key& k) { return find_active_plain(k, "time_per_op") && k.fd_kind == kind; },
-                               flavour_label)});
+                     series_by(
+                         d.summaries,
+                         [&](const key& k) {
+                           return find_active_plain(k, "time_per_call") && k.fd_kind == kind &&
+                                  k.mechanism != "epoll" && k.n_fds.value_or(0) >= 16;
+                         },
+                         flavour_label, [](const key& k) { return 1.0 / static_cast<double>(*k.n_fds); })});
+    add_if_any(out,
+               {"find_active_cycle_" + kind, "Write 1 byte, wait, read it back: 1 active among n " + kind + "s",
+                "registered descriptors n", "ns per operation", true, true,
+                series_by(
+                    d.summaries, [&](const key& k) { return find_active_plain(k, "time_per_op") && k.fd_kind == kind; },
+                    flavour_label)});
   }
   add_if_any(out, {"find_active_blocking", "Blocking: data present on entry (position) or woken by a writer (CPUs)",
                    "registered descriptors n", "ns per operation", true, true,
-                   series_by(d.summaries,
-                             [](const key& k) {
-                               return k.scenario == "find_active" && k.blocking.value_or(0) == 1 && k.n_active.value_or(0) == 1;
-                             },
-                             [](const key& k) {
-                               return flavour_label(k) + (k.threads.value_or(1) == 2 ? " woken " + k.pinning : " ready-at-entry " + k.active_pos);
-                             })});
+                   series_by(
+                       d.summaries,
+                       [](const key& k) {
+                         return k.scenario == "find_active" && k.blocking.value_or(0) == 1 &&
+                                k.n_active.value_or(0) == 1;
+                       },
+                       [](const key& k) {
+                         return flavour_label(k) + (k.threads.value_or(1) == 2 ? " woken " + k.pinning
+                                                                               : " ready-at-entry " + k.active_pos);
+                       })});
   return out;
 }
 
@@ -73,7 +80,8 @@ std::string flavour_label(const key& k) {
   return k.variant.empty() ? k.mechanism : k.mechanism + "/" + k.variant;
 }
 
-std::vector<plot_series> series_by(const std::vector<datasets::summary_row>& rows, const std::function<bool(const key&)>& keep,
+std::vector<plot_series> series_by(const std::vector<datasets::summary_row>& rows,
+                                   const std::function<bool(const key&)>& keep,
                                    const std::function<std::string(const key&)>& label,
                                    const std::function<double(const key&)>& y_scale) {
   std::map<std::string, plot_series> by_label;
@@ -108,7 +116,8 @@ std::vector<figure> calibration_figures(const datasets::dataset& d) {
     for (char& c : name)
       if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
     add_if_any(out, {name, label, "n", k0.metric + " (" + k0.unit + ")", true, k0.unit != "1/s",
-                     series_by(rows, [](const key&) { return true; }, flavour_label)});
+                     series_by(
+                         rows, [](const key&) { return true; }, flavour_label)});
   }
   return out;
 }

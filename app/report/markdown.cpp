@@ -12,9 +12,12 @@ namespace {
 std::string escape_cell(const std::string& s) {
   std::string out;
   for (char c : s) {
-    if (c == '|') out += "\\|";
-    else if (c == '\n' || c == '\r') out += ' ';
-    else out += c;
+    if (c == '|')
+      out += "\\|";
+    else if (c == '\n' || c == '\r')
+      out += ' ';
+    else
+      out += c;
   }
   return out;
 }
@@ -29,7 +32,8 @@ std::string md_table(const std::vector<std::string>& columns, const std::vector<
   out += "\n";
   for (const auto& r : rows) {
     out += "|";
-    for (std::size_t i = 0; i < columns.size(); ++i) out += " " + (i < r.size() ? escape_cell(r[i]) : std::string{}) + " |";
+    for (std::size_t i = 0; i < columns.size(); ++i)
+      out += " " + (i < r.size() ? escape_cell(r[i]) : std::string{}) + " |";
     out += "\n";
   }
   return out;
@@ -37,7 +41,8 @@ std::string md_table(const std::vector<std::string>& columns, const std::vector<
 
 std::string markdown_to_html(const std::string& markdown) {
   cmark_gfm_core_extensions_ensure_registered();
-  std::unique_ptr<cmark_parser, decltype(&cmark_parser_free)> parser(cmark_parser_new(CMARK_OPT_DEFAULT), cmark_parser_free);
+  std::unique_ptr<cmark_parser, decltype(&cmark_parser_free)> parser(cmark_parser_new(CMARK_OPT_DEFAULT),
+                                                                     cmark_parser_free);
   cmark_syntax_extension* table = cmark_find_syntax_extension("table");
   if (!table) throw std::runtime_error("cmark-gfm: table extension not found");
   cmark_parser_attach_syntax_extension(parser.get(), table);

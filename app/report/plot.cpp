@@ -2,8 +2,8 @@
 
 #include <fcntl.h>
 #include <spawn.h>
-#include <unistd.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -87,8 +87,8 @@ std::filesystem::path render_svg(const figure& f, const std::filesystem::path& d
   const auto dat = dir / (f.name + ".dat"), gp = dir / (f.name + ".gp"), svg = dir / (f.name + ".svg");
   datasets::write_file_atomically(dat, gnuplot_data(f));
   // The script names files relative to `dir`, so the report folder can be moved.
-  datasets::write_file_atomically(gp, "cd " + quoted(dir.string()) + "\n" +
-                                          gnuplot_script(f, f.name + ".dat", f.name + ".svg"));
+  datasets::write_file_atomically(
+      gp, "cd " + quoted(dir.string()) + "\n" + gnuplot_script(f, f.name + ".dat", f.name + ".svg"));
   const auto log = dir / (f.name + ".log");
   const int rc = run_gnuplot(gp.string(), log.string());
   if (rc != 0)

@@ -71,7 +71,8 @@ std::vector<std::vector<std::string>> headline_rows(const datasets::dataset& d) 
   for (const auto& [id, by_n] : cells) {
     auto near = by_n.begin();
     for (auto it = by_n.begin(); it != by_n.end(); ++it)
-      if (std::abs(std::log(static_cast<double>(it->first) / 1000.0)) < std::abs(std::log(static_cast<double>(near->first) / 1000.0)))
+      if (std::abs(std::log(static_cast<double>(it->first) / 1000.0)) <
+          std::abs(std::log(static_cast<double>(near->first) / 1000.0)))
         near = it;
     const auto first = by_n.begin(), last = std::prev(by_n.end());
     rows.push_back({id.first, id.second, first->first == 1 ? with_interval(first->second) : "-",
@@ -81,8 +82,9 @@ std::vector<std::vector<std::string>> headline_rows(const datasets::dataset& d) 
   return rows;
 }
 
-std::filesystem::path write_report(const datasets::dataset& d, const std::filesystem::path& dir, const std::string& title,
-                                   const std::string& source, const std::vector<extra_section>& extras) {
+std::filesystem::path write_report(const datasets::dataset& d, const std::filesystem::path& dir,
+                                   const std::string& title, const std::string& source,
+                                   const std::vector<extra_section>& extras) {
   std::filesystem::create_directories(dir / "figures");
   std::ostringstream md;
   md << "# " << title << "\n\nDataset: `" << source << "` (" << d.summaries.size() << " measured points, "

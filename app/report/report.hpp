@@ -13,8 +13,8 @@
 namespace pollscale::app::report {
 
 struct extra_section {
-  std::string markdown;          ///< starts with its own "## " heading
-  std::vector<figure> figures;   ///< drawn into figures/ and appended to the section
+  std::string markdown;         ///< starts with its own "## " heading
+  std::vector<figure> figures;  ///< drawn into figures/ and appended to the section
 };
 
 /// The headline table: per mechanism and metric (find_active, pipes, 1 ready in the

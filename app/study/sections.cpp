@@ -71,8 +71,13 @@ report::figure prediction_figure(const json& rows, const datasets::dataset* meas
       m.title = mech + " measured";
       m.points.push_back({static_cast<double>(*r.k.n_fds), r.s.median, r.s.ci95_lo, r.s.ci95_hi});
     }
-  report::figure f{name, "find_active calls on pipes: measured (all n) vs predicted from n <= 1000 (held out)",
-                   "registered descriptors n", "ns per call", true, true, {}};
+  report::figure f{name,
+                   "find_active calls on pipes: measured (all n) vs predicted from n <= 1000 (held out)",
+                   "registered descriptors n",
+                   "ns per call",
+                   true,
+                   true,
+                   {}};
   for (auto* group : {&meas, &pred})
     for (auto& [mech, s] : *group) {
       sort_by_x(s);
@@ -92,7 +97,8 @@ report::extra_section model_section(const json& model_json) {
                     pct(num(fit, "mape_loo")), fmt(num(dom, "n_min")) + "–" + fmt(num(dom, "n_max"))});
   }
   std::ostringstream md;
-  md << "## Fitted cost models\n\n" << rows.size() << " cells fitted (`model.json` holds every term with its "
+  md << "## Fitted cost models\n\n"
+     << rows.size() << " cells fitted (`model.json` holds every term with its "
      << "coefficient, unit and 95% interval, the covariance and the rivals each choice beat).";
   const auto skipped = model_json.value("skipped", json::array());
   if (!skipped.empty()) md << " " << skipped.size() << " cells could not be fitted (listed in model.json).";
@@ -103,8 +109,9 @@ report::extra_section model_section(const json& model_json) {
 report::extra_section validation_section(const std::string& title, const std::string& protocol, const json& v,
                                          const std::string& figure_name, const datasets::dataset* measured) {
   std::ostringstream md;
-  md << "## " << title << "\n\n" << protocol << " Training rows: " << text(v, "n_train") << "; held out and predicted: "
-     << text(v.value("summary", json::object()), "n") << ".\n\n";
+  md << "## " << title << "\n\n"
+     << protocol << " Training rows: " << text(v, "n_train")
+     << "; held out and predicted: " << text(v.value("summary", json::object()), "n") << ".\n\n";
   std::vector<std::vector<std::string>> rows;
   const auto group_by = v.value("group_by", json::array());
   for (const auto& g : v.value("summary", json::object()).value("groups", json::array())) {
@@ -132,12 +139,13 @@ report::extra_section validation_section(const std::string& title, const std::st
 report::extra_section predictions_section(const json& predictions) {
   std::vector<std::vector<std::string>> rows;
   for (const auto& p : predictions)
-    rows.push_back({text(p, "query"), fmt(num(p, "value")), fmt(num(p, "lo")) + " – " + fmt(num(p, "hi")), text(p, "unit"),
-                    format_number(num(p, "extrapolation"), 3) + "×", text(p, "formula")});
-  std::string md = "## Predictions beyond what this machine can register\n\nRLIMIT_NOFILE caps the measured n near "
-                   "19700; the models answer for larger n, with 95% prediction intervals and the factor by which "
-                   "each extrapolates beyond its largest measured n.\n\n" +
-                   report::md_table({"query", "predicted", "95% interval", "unit", "extrapolation", "formula"}, rows);
+    rows.push_back({text(p, "query"), fmt(num(p, "value")), fmt(num(p, "lo")) + " – " + fmt(num(p, "hi")),
+                    text(p, "unit"), format_number(num(p, "extrapolation"), 3) + "×", text(p, "formula")});
+  std::string md =
+      "## Predictions beyond what this machine can register\n\nRLIMIT_NOFILE caps the measured n near "
+      "19700; the models answer for larger n, with 95% prediction intervals and the factor by which "
+      "each extrapolates beyond its largest measured n.\n\n" +
+      report::md_table({"query", "predicted", "95% interval", "unit", "extrapolation", "formula"}, rows);
   return {md, {}};
 }
 
@@ -152,7 +160,8 @@ report::extra_section simulation_section(const json& whatif, const datasets::dat
     s.dashed = true;
     const double idle = std::max(1.0, num(r, "idle"));  // log axis: c = 0 drawn at 1
     s.points.push_back({idle, num(t, "mean"), num(t, "ci95_lo"), num(t, "ci95_hi")});
-    rows.push_back({mech, fmt(num(r, "idle")), fmt(num(t, "mean")), fmt(num(t, "ci95_lo")) + " – " + fmt(num(t, "ci95_hi"))});
+    rows.push_back(
+        {mech, fmt(num(r, "idle")), fmt(num(t, "mean")), fmt(num(t, "ci95_lo")) + " – " + fmt(num(t, "ci95_hi"))});
   }
   for (const auto& r : measured.summaries) {
     const auto& k = r.k;
@@ -163,15 +172,21 @@ report::extra_section simulation_section(const json& whatif, const datasets::dat
     s.title = k.mechanism + " live server, cpu " + k.pinning;
     s.points.push_back({std::max<double>(1, static_cast<double>(*k.n_fds)), r.s.median, r.s.ci95_lo, r.s.ci95_hi});
   }
-  report::figure f{"study_server", "Replies per second against idle connections (" + std::to_string(active) + " clients)",
-                   "idle connections c (0 drawn at 1)", "replies per second", true, true, {}};
+  report::figure f{"study_server",
+                   "Replies per second against idle connections (" + std::to_string(active) + " clients)",
+                   "idle connections c (0 drawn at 1)",
+                   "replies per second",
+                   true,
+                   true,
+                   {}};
   for (auto* g : {&sim, &live})
     for (auto& [name, s] : *g) {
       sort_by_x(s);
       f.series.push_back(std::move(s));
     }
   std::string md = "## Simulated server\n\n`pollscale whatif` with this machine's fitted costs: one server thread, " +
-                   std::to_string(active) + " closed-loop clients, c idle connections; the live `server` measurements of "
+                   std::to_string(active) +
+                   " closed-loop clients, c idle connections; the live `server` measurements of "
                    "the calibration are drawn beside it (docs/sim.md discusses how far they agree).\n\n" +
                    report::md_table({"mechanism", "idle c", "replies/s", "95% interval"}, rows);
   return {md, {f}};

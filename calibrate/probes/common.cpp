@@ -13,8 +13,10 @@ std::int64_t max_channels(fd_kind kind, std::size_t kept, std::size_t extra, con
   std::size_t lo = 0, hi = budget;
   while (lo < hi) {
     const std::size_t mid = (lo + hi + 1) / 2;
-    if (channel_set::fds_needed(kind, mid, std::min(kept, mid)) <= budget) lo = mid;
-    else hi = mid - 1;
+    if (channel_set::fds_needed(kind, mid, std::min(kept, mid)) <= budget)
+      lo = mid;
+    else
+      hi = mid - 1;
   }
   return static_cast<std::int64_t>(lo);
 }

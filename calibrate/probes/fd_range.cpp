@@ -90,8 +90,8 @@ class placed_range {
       r.reset(p[0]);
       sys::unique_fd w(p[1]);
       // Above hi first: the temporary may sit on a number still to be placed.
-      writers_.emplace_back(sys::call("fcntl(F_DUPFD_CLOEXEC, above hi)",
-                                      [&] { return ::fcntl(w.get(), F_DUPFD_CLOEXEC, hi_ + 1); }));
+      writers_.emplace_back(
+          sys::call("fcntl(F_DUPFD_CLOEXEC, above hi)", [&] { return ::fcntl(w.get(), F_DUPFD_CLOEXEC, hi_ + 1); }));
       if (ready) write_token(kind_, writers_.back().get());
     } else {
       r.reset(sys::call("eventfd", [] { return ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }));
@@ -123,7 +123,8 @@ class range_instance final : public probe_instance {
     require_fds((kind == fd_kind::pipe ? 2 * n : n) + 4, sel);
     range_ = std::make_unique<placed_range>(kind, n, hi, k_);
     w_ = make_waiter(flavour_of(key), n);
-    if (!w_->level_triggered()) throw std::invalid_argument("fd_range needs a level-triggered mechanism, not " + key.mechanism);
+    if (!w_->level_triggered())
+      throw std::invalid_argument("fd_range needs a level-triggered mechanism, not " + key.mechanism);
     for (std::size_t i = 0; i < n; ++i) w_->add(range_->fd(i), static_cast<std::uint32_t>(i));
     check_ = std::make_unique<answer_checker>(n, active_positions("top", n, k_, 0));
     scratch_.reserve(n);
@@ -174,8 +175,8 @@ std::unique_ptr<probe_instance> make_instance(const datasets::key& key, const se
 }  // namespace
 
 probe_def fd_range() {
-  return {"fd_range", "one select/poll (timeout 0) over fds lo..hi with the top 10 ready (Gooch 1997)",
-          fd_range_points, make_instance};
+  return {"fd_range", "one select/poll (timeout 0) over fds lo..hi with the top 10 ready (Gooch 1997)", fd_range_points,
+          make_instance};
 }
 
 }  // namespace pollscale::calibrate::probes

@@ -66,8 +66,8 @@ std::vector<datasets::key> fd_range_points(const selection& sel, std::span<const
   const bool full = sel.profile == profile_kind::full;
   const std::vector<fd_kind> kinds = full ? std::vector{fd_kind::pipe, fd_kind::eventfd} : std::vector{fd_kind::pipe};
   const mechanism every[] = {mechanism::select, mechanism::pselect, mechanism::poll, mechanism::ppoll};
-  const std::vector<mechanism> grid_b =
-      full ? std::vector<mechanism>(std::begin(every), std::end(every)) : std::vector{mechanism::select, mechanism::poll};
+  const std::vector<mechanism> grid_b = full ? std::vector<mechanism>(std::begin(every), std::end(every))
+                                             : std::vector{mechanism::select, mechanism::poll};
   for (fd_kind kind : kinds) {
     if (!sel.n_override.empty()) {
       for (auto n : sel.n_override)

@@ -101,7 +101,8 @@ class call_instance final : public probe_instance {
     const std::uint64_t t0 = clock_ns();
     for (std::size_t i = 0; i < ops; ++i) {
       if (s_.w->wait(s_.scratch, 0) != s_.k)
-        throw probe_failure("wait returned " + std::to_string(s_.scratch.size()) + " ready, expected " + std::to_string(s_.k));
+        throw probe_failure("wait returned " + std::to_string(s_.scratch.size()) + " ready, expected " +
+                            std::to_string(s_.k));
       s_.check.reset();
       s_.check.accept(s_.scratch, "wait");
     }

@@ -36,8 +36,8 @@
 // CPU the session pinned this thread to; fd_kind eventfd (rtsig: pipe, since eventfds
 // have no fasync).
 
-#include <sys/epoll.h>
 #include <poll.h>
+#include <sys/epoll.h>
 
 #include <algorithm>
 #include <set>
@@ -91,9 +91,14 @@ class epoll_ctl_instance final : public probe_instance {
       for (std::size_t i = 0; i < c; ++i) ctl(op, pool_->watched(i), pool_tag(i));
     };
     return churn::chunked(
-        ops, churn::pool_size, [&](std::size_t c) { if (undo_op == EPOLL_CTL_ADD) pool_ctl(undo_op, c); },
+        ops, churn::pool_size,
+        [&](std::size_t c) {
+          if (undo_op == EPOLL_CTL_ADD) pool_ctl(undo_op, c);
+        },
         [&](std::size_t c) { pool_ctl(timed_op, c); },
-        [&](std::size_t c) { if (undo_op == EPOLL_CTL_DEL) pool_ctl(undo_op, c); });
+        [&](std::size_t c) {
+          if (undo_op == EPOLL_CTL_DEL) pool_ctl(undo_op, c);
+        });
   }
 
  private:
@@ -202,17 +207,21 @@ std::vector<datasets::key> interest_churn_points(const selection& sel, std::span
   if (wanted(mechs, mechanism::epoll))
     for (auto metric : {"add", "mod", "del"}) add({mechanism::epoll, "lt"}, fd_kind::eventfd, metric, n_eventfd);
   if (wanted(mechs, mechanism::rtsig))
-    add({mechanism::rtsig, ""}, fd_kind::pipe, "setup", max_channels(fd_kind::pipe, 0, 2 * churn::rtsig_batch + 8, sel));
+    add({mechanism::rtsig, ""}, fd_kind::pipe, "setup",
+        max_channels(fd_kind::pipe, 0, 2 * churn::rtsig_batch + 8, sel));
   for (auto v : variants_of(mechanism::io_uring))
-    if (wanted(mechs, mechanism::io_uring, v)) add({mechanism::io_uring, std::string(v)}, fd_kind::eventfd, "arm", n_eventfd);
-  if (wanted(mechs, mechanism::poll)) add({mechanism::poll, ""}, fd_kind::eventfd, "build_set", max_channels(fd_kind::eventfd, 0, 8, sel));
+    if (wanted(mechs, mechanism::io_uring, v))
+      add({mechanism::io_uring, std::string(v)}, fd_kind::eventfd, "arm", n_eventfd);
+  if (wanted(mechs, mechanism::poll))
+    add({mechanism::poll, ""}, fd_kind::eventfd, "build_set", max_channels(fd_kind::eventfd, 0, 8, sel));
   return out;
 }
 
 }  // namespace
 
 probe_def interest_churn() {
-  return {scenario, "one change of interest: epoll_ctl ADD/MOD/DEL, rtsig set-up, io_uring poll arm, pollfd array build",
+  return {scenario,
+          "one change of interest: epoll_ctl ADD/MOD/DEL, rtsig set-up, io_uring poll arm, pollfd array build",
           interest_churn_points, make_instance};
 }
 

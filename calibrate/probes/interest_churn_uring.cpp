@@ -55,7 +55,8 @@ class uring_arm_instance final : public probe_instance {
     r_.ok = true;
     prove();
     for (std::size_t i = 0; i < registered_->size(); ++i) {
-      if (io_uring_sq_space_left(&r_.ring) == 0) uring_call("io_uring_submit", [&] { return io_uring_submit(&r_.ring); });
+      if (io_uring_sq_space_left(&r_.ring) == 0)
+        uring_call("io_uring_submit", [&] { return io_uring_submit(&r_.ring); });
       prep_arm(registered_->watched(i), i);
     }
     uring_call("io_uring_submit", [&] { return io_uring_submit(&r_.ring); });
@@ -82,8 +83,10 @@ class uring_arm_instance final : public probe_instance {
   void prep_arm(int fd, std::uint64_t ud) {
     io_uring_sqe* sqe = io_uring_get_sqe(&r_.ring);
     if (!sqe) throw std::logic_error("io_uring: no free SQE");
-    if (multishot_) io_uring_prep_poll_multishot(sqe, fd, POLLIN);
-    else io_uring_prep_poll_add(sqe, fd, POLLIN);
+    if (multishot_)
+      io_uring_prep_poll_multishot(sqe, fd, POLLIN);
+    else
+      io_uring_prep_poll_add(sqe, fd, POLLIN);
     io_uring_sqe_set_data64(sqe, ud);
   }
 

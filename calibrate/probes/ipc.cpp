@@ -152,7 +152,8 @@ class ipc_instance final : public probe_instance {
     const int close_in_child[2] = {wr_, two_way ? -1 : rd_};
     const pid_t parent = ::getpid();
     child_.pid = sys::call("fork", [] { return ::fork(); });
-    if (child_.pid == 0) ipc_channels::echo_child(child_in, child_out, v_.bytes, stream_, cpu, parent, close_in_child, 2);
+    if (child_.pid == 0)
+      ipc_channels::echo_child(child_in, child_out, v_.bytes, stream_, cpu, parent, close_in_child, 2);
     own(std::move(a.wr));  // the child's ends close here, so its death reads as EOF
     if (!two_way) own(std::move(b.rd));
     if (!stream_) {
@@ -176,8 +177,8 @@ class ipc_instance final : public probe_instance {
       if (r < 0) throw probe_failure(std::string(spec_.aim9) + ": no reply within 10 s (is the echo child alive?)");
       if (r == 0) throw probe_failure(std::string(spec_.aim9) + ": end of file (the echo child is gone)");
       if (!stream_ && static_cast<std::size_t>(r) != in_.size())
-        throw probe_failure(std::string(spec_.aim9) + ": received a " + std::to_string(r) + "-byte datagram, expected " +
-                            std::to_string(in_.size()));
+        throw probe_failure(std::string(spec_.aim9) + ": received a " + std::to_string(r) +
+                            "-byte datagram, expected " + std::to_string(in_.size()));
       got += static_cast<std::size_t>(r);
     }
   }
@@ -201,10 +202,9 @@ std::unique_ptr<probe_instance> make_instance(const datasets::key& key, const se
 std::vector<datasets::key> ipc_points(const selection& sel, std::span<const flavour>) {
   const int c0 = sel.cpus.empty() ? 0 : sel.cpus[0];
   const int c1 = sel.cpus.size() > 1 ? sel.cpus[1] : c0 + 1;  // not in the mask: make() skips it
-  const std::vector<std::pair<int, std::string>> placements = {
-      {1, std::to_string(c0)},
-      {2, std::to_string(c0) + "+" + std::to_string(c0)},
-      {2, std::to_string(c0) + "+" + std::to_string(c1)}};
+  const std::vector<std::pair<int, std::string>> placements = {{1, std::to_string(c0)},
+                                                               {2, std::to_string(c0) + "+" + std::to_string(c0)},
+                                                               {2, std::to_string(c0) + "+" + std::to_string(c1)}};
   std::vector<std::size_t> sizes = {default_bytes};
   if (sel.profile == profile_kind::full) sizes.push_back(4096);
   std::vector<datasets::key> out;

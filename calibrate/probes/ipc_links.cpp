@@ -53,7 +53,8 @@ link tcp_link() {
   sys::call("listen", [&] { return ::listen(listener.get(), 1); });
   sys::unique_fd client = inet_socket(SOCK_STREAM);
   connect_to(client.get(), a);
-  sys::unique_fd server(sys::call("accept4", [&] { return ::accept4(listener.get(), nullptr, nullptr, SOCK_CLOEXEC); }));
+  sys::unique_fd server(
+      sys::call("accept4", [&] { return ::accept4(listener.get(), nullptr, nullptr, SOCK_CLOEXEC); }));
   const int one = 1;
   const linger lg{1, 0};
   for (int fd : {client.get(), server.get()}) {
@@ -91,7 +92,8 @@ link fifo_link() {
   sys::call("mkfifo", [&] { return ::mkfifo(path.c_str(), 0600); });
   node.path = path;
   // Reader first, non-blocking, so that opening the writer does not wait for a reader.
-  sys::unique_fd rd(sys::call("open(fifo, O_RDONLY)", [&] { return ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC); }));
+  sys::unique_fd rd(
+      sys::call("open(fifo, O_RDONLY)", [&] { return ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC); }));
   sys::unique_fd wr(sys::call("open(fifo, O_WRONLY)", [&] { return ::open(path.c_str(), O_WRONLY | O_CLOEXEC); }));
   const int fl = sys::call("fcntl(F_GETFL)", [&] { return ::fcntl(rd.get(), F_GETFL); });
   sys::call("fcntl(F_SETFL, blocking)", [&] { return ::fcntl(rd.get(), F_SETFL, fl & ~O_NONBLOCK); });
@@ -101,10 +103,12 @@ link fifo_link() {
 }  // namespace
 
 const std::vector<link_spec>& all_links() {
-  static const std::vector<link_spec> links = {
-      {link_kind::pipe, "pipe", "", "pipe_cpy"},          {link_kind::fifo, "fifo", "", "fifo_test"},
-      {link_kind::stream, "socketpair", "stream", "stream_pipe"}, {link_kind::dgram, "socketpair", "dgram", "dgram_pipe"},
-      {link_kind::tcp, "tcp", "", "tcp_test"},            {link_kind::udp, "udp", "", "udp_test"}};
+  static const std::vector<link_spec> links = {{link_kind::pipe, "pipe", "", "pipe_cpy"},
+                                               {link_kind::fifo, "fifo", "", "fifo_test"},
+                                               {link_kind::stream, "socketpair", "stream", "stream_pipe"},
+                                               {link_kind::dgram, "socketpair", "dgram", "dgram_pipe"},
+                                               {link_kind::tcp, "tcp", "", "tcp_test"},
+                                               {link_kind::udp, "udp", "", "udp_test"}};
   return links;
 }
 
@@ -124,11 +128,16 @@ link make_link(link_kind k) {
       sys::call("pipe2", [&] { return ::pipe2(p, O_CLOEXEC); });
       return {sys::unique_fd(p[1]), sys::unique_fd(p[0])};
     }
-    case link_kind::fifo: return fifo_link();
-    case link_kind::stream: return socket_pair(SOCK_STREAM);
-    case link_kind::dgram: return socket_pair(SOCK_DGRAM);
-    case link_kind::tcp: return tcp_link();
-    case link_kind::udp: return udp_link();
+    case link_kind::fifo:
+      return fifo_link();
+    case link_kind::stream:
+      return socket_pair(SOCK_STREAM);
+    case link_kind::dgram:
+      return socket_pair(SOCK_DGRAM);
+    case link_kind::tcp:
+      return tcp_link();
+    case link_kind::udp:
+      return udp_link();
   }
   throw std::logic_error("unknown ipc link kind");
 }
@@ -137,7 +146,7 @@ void echo_child(int in, int out, std::size_t len, bool stream, int cpu, pid_t pa
                 std::size_t n_close) noexcept {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() != parent) ::_exit(0);  // the parent died before prctl took effect
-  struct sigaction ign{};
+  struct sigaction ign {};
   ign.sa_handler = SIG_IGN;
   ::sigaction(SIGINT, &ign, nullptr);
   cpu_set_t set;

@@ -48,7 +48,7 @@ link make_link(link_kind k);
 /// pins itself to `cpu`, closes `close_fds` (-1 entries skipped), then echoes messages of
 /// `len` <= 4096 bytes from `in` to `out` until EOF or an error, and _exits. A datagram of
 /// another length is answered with a 1-byte datagram (the parent then fails loudly).
-[[noreturn]] void echo_child(int in, int out, std::size_t len, bool stream, int cpu, pid_t parent,
-                             const int* close_fds, std::size_t n_close) noexcept;
+[[noreturn]] void echo_child(int in, int out, std::size_t len, bool stream, int cpu, pid_t parent, const int* close_fds,
+                             std::size_t n_close) noexcept;
 
 }  // namespace pollscale::calibrate::probes::ipc_channels

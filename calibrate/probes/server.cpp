@@ -153,7 +153,7 @@ server_instance::server_instance(const datasets::key& key, const selection& sel)
   latencies_.reserve(1 << 16);
   gen_->start(generator_cpu);
   serve(2 * active_count_);  // proves the loop and every answer before anything is timed
-  double round_ns = 1e18;  // the fastest of three rounds: a preempted one says nothing
+  double round_ns = 1e18;    // the fastest of three rounds: a preempted one says nothing
   for (int i = 0; i < 3; ++i) {
     const std::uint64_t t0 = clock_ns();
     serve(active_count_);
@@ -226,8 +226,8 @@ bool server_instance::read_request(std::uint32_t tag, connection& c) {
   const int fd = gen_->server_fd(tag);
   const std::size_t before = c.filled;
   while (c.filled < sizeof(server_message)) {
-    const ssize_t r = sys::call("recv (request)", [&] { return ::recv(fd, c.in + c.filled, sizeof c.in - c.filled, 0); },
-                                {EAGAIN, ECONNRESET});
+    const ssize_t r = sys::call(
+        "recv (request)", [&] { return ::recv(fd, c.in + c.filled, sizeof c.in - c.filled, 0); }, {EAGAIN, ECONNRESET});
     if (r == 0 || (r < 0 && errno == ECONNRESET))
       throw probe_failure("server: active connection #" + std::to_string(tag) + " closed: " + gen_->end_reason());
     if (r < 0) break;  // EAGAIN: the rest is still on its way
@@ -249,11 +249,14 @@ void server_instance::reply(std::uint32_t tag, connection& c) {
                         std::to_string(m.client) + ", seq " + std::to_string(m.seq) + "), expected seq " +
                         std::to_string(c.next_seq));
   ++c.next_seq;
-  if (recording_ && m.prev_sent_ns >= window_start_ns_ && m.prev_latency_ns > 0) latencies_.push_back(m.prev_latency_ns);
+  if (recording_ && m.prev_sent_ns >= window_start_ns_ && m.prev_latency_ns > 0)
+    latencies_.push_back(m.prev_latency_ns);
   m.magic = reply_magic;
   const int fd = gen_->server_fd(tag);
-  const ssize_t w = sys::call("send (reply)", [&] { return ::send(fd, &m, sizeof m, MSG_NOSIGNAL); }, {EPIPE, ECONNRESET});
-  if (w < 0) throw probe_failure("server: reply on connection #" + std::to_string(tag) + " failed: " + gen_->end_reason());
+  const ssize_t w =
+      sys::call("send (reply)", [&] { return ::send(fd, &m, sizeof m, MSG_NOSIGNAL); }, {EPIPE, ECONNRESET});
+  if (w < 0)
+    throw probe_failure("server: reply on connection #" + std::to_string(tag) + " failed: " + gen_->end_reason());
   if (w != static_cast<ssize_t>(sizeof m))
     throw probe_failure("server: short reply (" + std::to_string(w) + " bytes) on connection #" + std::to_string(tag));
 }
@@ -265,7 +268,8 @@ std::unique_ptr<probe_instance> make_instance(const datasets::key& key, const se
 }  // namespace
 
 probe_def server() {
-  return {"server", "one reply from a loopback server holding c idle tcp connections, a active clients in a closed loop",
+  return {"server",
+          "one reply from a loopback server holding c idle tcp connections, a active clients in a closed loop",
           server_points, make_instance, [] { idle_cache().reset(); }};
 }
 

@@ -142,8 +142,10 @@ void tune(int fd) {
 std::uint16_t port_of(int fd, bool peer) {
   sockaddr_in a{};
   socklen_t len = sizeof a;
-  if (peer) sys::call("getpeername", [&] { return ::getpeername(fd, reinterpret_cast<sockaddr*>(&a), &len); });
-  else sys::call("getsockname", [&] { return ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len); });
+  if (peer)
+    sys::call("getpeername", [&] { return ::getpeername(fd, reinterpret_cast<sockaddr*>(&a), &len); });
+  else
+    sys::call("getsockname", [&] { return ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len); });
   return ntohs(a.sin_port);
 }
 
@@ -151,13 +153,20 @@ std::string describe_exit(int status) {
   if (WIFSIGNALED(status)) return "killed by signal " + std::to_string(WTERMSIG(status));
   if (!WIFEXITED(status)) return "ended with wait status " + std::to_string(status);
   switch (WEXITSTATUS(status)) {
-    case 0: return "exited when told to stop";
-    case exit_pin_failed: return "exited 10: could not pin itself to its CPU";
-    case exit_bad_reply: return "exited 11: a reply did not echo its request";
-    case exit_closed: return "exited 12: the server closed a connection";
-    case exit_io_error: return "exited 13: a send, recv or epoll_wait failed";
-    case exit_setup_failed: return "exited 14: could not set up its epoll instance";
-    default: return "exited " + std::to_string(WEXITSTATUS(status));
+    case 0:
+      return "exited when told to stop";
+    case exit_pin_failed:
+      return "exited 10: could not pin itself to its CPU";
+    case exit_bad_reply:
+      return "exited 11: a reply did not echo its request";
+    case exit_closed:
+      return "exited 12: the server closed a connection";
+    case exit_io_error:
+      return "exited 13: a send, recv or epoll_wait failed";
+    case exit_setup_failed:
+      return "exited 14: could not set up its epoll instance";
+    default:
+      return "exited " + std::to_string(WEXITSTATUS(status));
   }
 }
 
@@ -165,8 +174,8 @@ std::string describe_exit(int status) {
 
 load_generator::load_generator(std::size_t clients) {
   if (clients < 1) throw std::invalid_argument("a load generator needs at least one client");
-  sys::unique_fd listener(sys::call("socket(AF_INET, SOCK_STREAM)",
-                                    [] { return ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0); }));
+  sys::unique_fd listener(
+      sys::call("socket(AF_INET, SOCK_STREAM)", [] { return ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0); }));
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -177,22 +186,25 @@ load_generator::load_generator(std::size_t clients) {
   // All client ends first, then all server ends: the server ends get consecutive numbers.
   std::map<std::uint16_t, std::size_t> index_of_port;
   for (std::size_t i = 0; i < clients; ++i) {
-    client_.emplace_back(sys::call("socket(AF_INET, SOCK_STREAM)",
-                                   [] { return ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0); }));
-    sys::call("connect(127.0.0.1)", [&] { return ::connect(client_.back().get(), reinterpret_cast<sockaddr*>(&addr), len); });
+    client_.emplace_back(
+        sys::call("socket(AF_INET, SOCK_STREAM)", [] { return ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0); }));
+    sys::call("connect(127.0.0.1)",
+              [&] { return ::connect(client_.back().get(), reinterpret_cast<sockaddr*>(&addr), len); });
     tune(client_.back().get());
     index_of_port[port_of(client_.back().get(), false)] = i;
   }
   std::vector<sys::unique_fd> accepted;
   for (std::size_t i = 0; i < clients; ++i) {
-    accepted.emplace_back(sys::call("accept4", [&] { return ::accept4(listener.get(), nullptr, nullptr, SOCK_CLOEXEC); }));
+    accepted.emplace_back(
+        sys::call("accept4", [&] { return ::accept4(listener.get(), nullptr, nullptr, SOCK_CLOEXEC); }));
     tune(accepted.back().get());
   }
   // The accept queue is FIFO in practice; matching ports makes the pairing certain.
   server_.resize(clients);
   for (auto& s : accepted) {
     const auto it = index_of_port.find(port_of(s.get(), true));
-    if (it == index_of_port.end()) throw std::runtime_error("load generator: accepted a connection from an unknown port");
+    if (it == index_of_port.end())
+      throw std::runtime_error("load generator: accepted a connection from an unknown port");
     server_[it->second] = std::move(s);
   }
 }

@@ -50,20 +50,27 @@ struct server_grid {
 };
 
 const std::vector<flavour>& main_flavours() {
-  static const std::vector<flavour> fs = {{mechanism::select, ""}, {mechanism::poll, ""}, {mechanism::epoll, "lt"},
-                                          {mechanism::rtsig, ""}, {mechanism::io_uring, "oneshot"}};
+  static const std::vector<flavour> fs = {{mechanism::select, ""},
+                                          {mechanism::poll, ""},
+                                          {mechanism::epoll, "lt"},
+                                          {mechanism::rtsig, ""},
+                                          {mechanism::io_uring, "oneshot"}};
   return fs;
 }
 
 const std::vector<flavour>& other_flavours() {
-  static const std::vector<flavour> fs = {{mechanism::pselect, ""}, {mechanism::ppoll, ""}, {mechanism::epoll, "et"},
-                                          {mechanism::epoll, "oneshot"}, {mechanism::io_uring, "multishot"}};
+  static const std::vector<flavour> fs = {{mechanism::pselect, ""},
+                                          {mechanism::ppoll, ""},
+                                          {mechanism::epoll, "et"},
+                                          {mechanism::epoll, "oneshot"},
+                                          {mechanism::io_uring, "multishot"}};
   return fs;
 }
 
 /// Points with the same c next to each other, so that they share one set of idle connections.
 std::vector<datasets::key> by_idle_count(std::vector<datasets::key> keys) {
-  std::stable_sort(keys.begin(), keys.end(), [](const datasets::key& x, const datasets::key& y) { return x.n_fds < y.n_fds; });
+  std::stable_sort(keys.begin(), keys.end(),
+                   [](const datasets::key& x, const datasets::key& y) { return x.n_fds < y.n_fds; });
   return keys;
 }
 
@@ -110,9 +117,12 @@ std::vector<datasets::key> server_points(const selection& sel, std::span<const f
   const std::string cpu0 = sel.cpus.empty() ? "0" : std::to_string(sel.cpus[0]);
   const std::string cpu1 = sel.cpus.size() > 1 ? std::to_string(sel.cpus[1]) : cpu0;
   server_grid g{mechs, cpu0 + "+" + cpu1, cpu0 + "+" + cpu0, c_max, {}};
-  if (!sel.n_override.empty()) g.add_all(main_flavours(), "throughput", sel.n_override, full ? 10 : 8, g.cross);
-  else if (full) full_grid(g);
-  else quick_grid(g);
+  if (!sel.n_override.empty())
+    g.add_all(main_flavours(), "throughput", sel.n_override, full ? 10 : 8, g.cross);
+  else if (full)
+    full_grid(g);
+  else
+    quick_grid(g);
   return by_idle_count(std::move(g.out));
 }
 

@@ -36,9 +36,9 @@
 // scaled to `ops` passes. With blocking=1 and a level-triggered mechanism the tokens are
 // moved to seeded random channels before each batch (untimed): select and poll register
 // a wait entry per descriptor before the first ready one, and a batch holds few passes,
-// so without the move consecutive samples would all see the same token positions. A batch during which the thread was preempted is run again (up
-// to 8 times): it timed another task too (a 3 ms poll over 20000 descriptors rarely
-// escapes a busy CPU's time slice).
+// so without the move consecutive samples would all see the same token positions. A batch during which the thread was
+// preempted is run again (up to 8 times): it timed another task too (a 3 ms poll over 20000 descriptors rarely escapes
+// a busy CPU's time slice).
 
 #include "calibrate/probes/token_ring.hpp"
 
@@ -72,8 +72,8 @@ ring_driver::ring_driver(const datasets::key& key, const selection& sel)
       t_(static_cast<std::size_t>(key.n_active.value_or(0))),
       timeout_ms_(key.blocking.value_or(0) ? blocking_timeout_ms : 0) {
   if (n_ < 1 || t_ < 1 || t_ > n_ || t_ > max_tokens)
-    throw std::invalid_argument("token_ring point " + datasets::describe(key) + " needs 1 <= n_active <= n_fds and n_active <= " +
-                                std::to_string(max_tokens));
+    throw std::invalid_argument("token_ring point " + datasets::describe(key) +
+                                " needs 1 <= n_active <= n_fds and n_active <= " + std::to_string(max_tokens));
   const fd_kind kind = fd_kind_of(key);
   if (kind != fd_kind::pipe && kind != fd_kind::eventfd)
     throw std::invalid_argument("token_ring rings pipes or eventfds, not " + key.fd_kind);
@@ -181,7 +181,9 @@ std::size_t ring_driver::drain(std::size_t i) {
     std::uint64_t v = 0;
     const auto r = sys::call("read(eventfd)", [&] { return ::read(fd, &v, sizeof v); }, {EAGAIN});
     if (r < 0) return 0;
-    if (v > t_) throw probe_failure(channel_text(i) + " holds " + std::to_string(v) + " tokens, more than the ring's " + std::to_string(t_));
+    if (v > t_)
+      throw probe_failure(channel_text(i) + " holds " + std::to_string(v) + " tokens, more than the ring's " +
+                          std::to_string(t_));
     return static_cast<std::size_t>(v);
   }
   const auto r = sys::call("read(token)", [&] { return ::read(fd, buf_.data(), buf_.size()); }, {EAGAIN});

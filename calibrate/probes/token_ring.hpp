@@ -54,11 +54,11 @@ class ring_driver {
   std::unique_ptr<waiter> w_;  // declared after ch_: destroyed first
   bool level_;
   int max_fd_ = -1;
-  std::vector<std::size_t> tokens_in_;         // tokens each channel holds (bookkeeping)
-  std::vector<std::uint32_t> writes_since_;    // writes since the channel was last reported
-  std::vector<std::uint64_t> occupied_since_;  // wait count when the channel got its tokens
-  std::vector<std::uint64_t> stamp_;           // wait count of the last report (duplicates)
-  std::vector<std::uint32_t> scratch_;                      // the last wait's report
+  std::vector<std::size_t> tokens_in_;                        // tokens each channel holds (bookkeeping)
+  std::vector<std::uint32_t> writes_since_;                   // writes since the channel was last reported
+  std::vector<std::uint64_t> occupied_since_;                 // wait count when the channel got its tokens
+  std::vector<std::uint64_t> stamp_;                          // wait count of the last report (duplicates)
+  std::vector<std::uint32_t> scratch_;                        // the last wait's report
   std::vector<std::pair<std::uint32_t, std::size_t>> moved_;  // tokens read, to pass on
   std::size_t occupied_ = 0;
   std::uint64_t waits_ = 0, last_stuck_check_ = 0;

@@ -228,7 +228,8 @@ std::vector<datasets::key> wakeup_points(const selection& sel, std::span<const f
     if (f == flavours.end()) continue;
     for (const auto& pin : pins) {
       const bool same = pin == pins[0];
-      const auto ns = same || full || !sel.n_override.empty() ? n_grid(sel, n_max, 6, 10) : at_most({1000, 10000}, n_max);
+      const auto ns =
+          same || full || !sel.n_override.empty() ? n_grid(sel, n_max, 6, 10) : at_most({1000, 10000}, n_max);
       for (auto n : ns)
         if (n > 1) out.push_back(wakeup_key(*f, fd_kind::pipe, pin, n));
     }

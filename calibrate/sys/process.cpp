@@ -61,6 +61,8 @@ void pin_current_thread(int cpu) {
   }
 }
 
-int current_cpu() { return call("sched_getcpu", [] { return ::sched_getcpu(); }); }
+int current_cpu() {
+  return call("sched_getcpu", [] { return ::sched_getcpu(); });
+}
 
 }  // namespace pollscale::calibrate::sys

@@ -62,8 +62,10 @@ class epoll_waiter final : public waiter {
 
 std::unique_ptr<waiter> make_epoll(std::string_view variant, std::size_t capacity) {
   std::uint32_t mode = 0;
-  if (variant == "et") mode = EPOLLET;
-  else if (variant == "oneshot") mode = EPOLLONESHOT;
+  if (variant == "et")
+    mode = EPOLLET;
+  else if (variant == "oneshot")
+    mode = EPOLLONESHOT;
   return std::make_unique<epoll_waiter>(mode, capacity);
 }
 

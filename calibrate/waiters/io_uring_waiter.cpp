@@ -36,8 +36,7 @@ class io_uring_waiter final : public waiter {
     p.flags = IORING_SETUP_CQSIZE;
     p.cq_entries = cq;
     const int rc = io_uring_queue_init_params(sq, &ring_, &p);
-    if (rc < 0)
-      throw probe_skipped("io_uring refused here: io_uring_queue_init: " + std::string(std::strerror(-rc)));
+    if (rc < 0) throw probe_skipped("io_uring refused here: io_uring_queue_init: " + std::string(std::strerror(-rc)));
     if (multishot && !(p.features & IORING_FEAT_FAST_POLL))
       throw probe_skipped("io_uring multishot poll needs a newer kernel (no IORING_FEAT_FAST_POLL)");
     removed_.reserve(capacity);
@@ -47,8 +46,10 @@ class io_uring_waiter final : public waiter {
 
   void add(int fd, std::uint32_t tag) override {
     io_uring_sqe* sqe = next_sqe();
-    if (multishot_) io_uring_prep_poll_multishot(sqe, fd, POLLIN);
-    else io_uring_prep_poll_add(sqe, fd, POLLIN);
+    if (multishot_)
+      io_uring_prep_poll_multishot(sqe, fd, POLLIN);
+    else
+      io_uring_prep_poll_add(sqe, fd, POLLIN);
     io_uring_sqe_set_data64(sqe, user_data(fd, tag));
     set_removed(tag, false);
   }
@@ -95,7 +96,8 @@ class io_uring_waiter final : public waiter {
       const auto tag = static_cast<std::uint32_t>(ud);
       const int fd = static_cast<int>(ud >> 32);
       if (cqe->res == -ECANCELED || is_removed(tag)) continue;
-      if (cqe->res < 0) throw std::system_error(-cqe->res, std::generic_category(), "io_uring poll on fd " + std::to_string(fd));
+      if (cqe->res < 0)
+        throw std::system_error(-cqe->res, std::generic_category(), "io_uring poll on fd " + std::to_string(fd));
       if (cqe->res & (POLLIN | POLLHUP | POLLERR)) out.push_back(tag);
       if (multishot_ && !(cqe->flags & IORING_CQE_F_MORE)) add(fd, tag);  // the kernel ended it
     }

@@ -45,7 +45,8 @@ class poll_waiter final : public waiter {
     int ready = 0;
     if (with_sigmask_) {
       timespec ts{timeout_ms / 1000, (timeout_ms % 1000) * 1'000'000L};
-      ready = sys::call("ppoll", [&] { return ::ppoll(fds_.data(), fds_.size(), timeout_ms < 0 ? nullptr : &ts, &mask_); });
+      ready =
+          sys::call("ppoll", [&] { return ::ppoll(fds_.data(), fds_.size(), timeout_ms < 0 ? nullptr : &ts, &mask_); });
     } else {
       ready = sys::call("poll", [&] { return ::poll(fds_.data(), fds_.size(), timeout_ms); });
     }

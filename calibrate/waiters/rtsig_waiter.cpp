@@ -68,7 +68,8 @@ class rtsig_waiter final : public waiter {
     ++generation_;
     siginfo_t si;
     timespec ts{timeout_ms / 1000, (timeout_ms % 1000) * 1'000'000L};
-    int s = sys::call("sigtimedwait", [&] { return ::sigtimedwait(&set_, &si, timeout_ms < 0 ? nullptr : &ts); }, {EAGAIN});
+    int s =
+        sys::call("sigtimedwait", [&] { return ::sigtimedwait(&set_, &si, timeout_ms < 0 ? nullptr : &ts); }, {EAGAIN});
     const timespec zero{0, 0};
     while (s > 0) {
       if (s == SIGIO) return recover_from_overflow(out);

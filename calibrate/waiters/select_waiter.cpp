@@ -5,8 +5,8 @@
 // One call copies the interest bitmap (the kernel overwrites it), calls select, then scans
 // the result word by word as a careful application would.
 
-#include <sys/select.h>
 #include <signal.h>
+#include <sys/select.h>
 
 #include <algorithm>
 #include <bit>
@@ -58,7 +58,8 @@ class select_waiter final : public waiter {
     const int nfds = max_fd_ + 1;
     if (with_sigmask_) {
       timespec ts{timeout_ms / 1000, (timeout_ms % 1000) * 1'000'000L};
-      sys::call("pselect", [&] { return ::pselect(nfds, set, nullptr, nullptr, timeout_ms < 0 ? nullptr : &ts, &mask_); });
+      sys::call("pselect",
+                [&] { return ::pselect(nfds, set, nullptr, nullptr, timeout_ms < 0 ? nullptr : &ts, &mask_); });
     } else {
       timeval tv{timeout_ms / 1000, (timeout_ms % 1000) * 1000L};
       sys::call("select", [&] { return ::select(nfds, set, nullptr, nullptr, timeout_ms < 0 ? nullptr : &tv); });

@@ -44,8 +44,10 @@ TEST(CalibrateCliTest, HelpDescribesEveryOption) {
 TEST(CalibrateCliTest, TinyCalibrationWritesAReadableDataset) {
   const auto dir = std::filesystem::temp_directory_path() / ("pollscale_cal_" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
-  const auto r = run_pollscale("calibrate --scenarios find_active --mechanisms poll,epoll/et --n 1,16 "
-                               "--max-seconds-per-point 0.02 --format json --out " + dir.string());
+  const auto r = run_pollscale(
+      "calibrate --scenarios find_active --mechanisms poll,epoll/et --n 1,16 "
+      "--max-seconds-per-point 0.02 --format json --out " +
+      dir.string());
   ASSERT_EQ(r.rc, 0) << r.err;
   const auto d = datasets::read_dataset(dir);
   EXPECT_FALSE(d.samples.empty());

@@ -18,8 +18,11 @@ namespace fs = std::filesystem;
 
 datasets::dataset synthetic() {
   datasets::dataset d;
-  d.context = {{"schema_version", 1}, {"host", "test"}, {"caches", nlohmann::json::array()},
-               {"warnings", {"a warning"}}, {"skipped", {{{"point", "x"}, {"reason", "no fasync"}}}}};
+  d.context = {{"schema_version", 1},
+               {"host", "test"},
+               {"caches", nlohmann::json::array()},
+               {"warnings", {"a warning"}},
+               {"skipped", {{{"point", "x"}, {"reason", "no fasync"}}}}};
   for (const char* mech : {"poll", "epoll"})
     for (std::int64_t n : {1, 1000, 19000}) {
       datasets::key k;
@@ -57,7 +60,8 @@ TEST(ReportTest, WritesMarkdownHtmlAndSvgFigures) {
 
 TEST(ReportTest, SeriesGroupByLabelAndSortByN) {
   const auto d = synthetic();
-  const auto s = series_by(d.summaries, [](const datasets::key&) { return true; }, flavour_label);
+  const auto s = series_by(
+      d.summaries, [](const datasets::key&) { return true; }, flavour_label);
   ASSERT_EQ(s.size(), 2u);
   EXPECT_EQ(s[0].title, "epoll/lt");
   EXPECT_EQ(s[1].points.size(), 3u);

@@ -46,8 +46,8 @@ TEST(StudyCliTest, RunsEveryStepOnAnExistingDatasetAndWritesTheReport) {
 }
 
 TEST(StudyCliTest, BadInputIsOneLineAndExitTwo) {
-  for (const char* args : {"study --data /nonexistent/dataset", "study --quick --full", "study --active 0",
-                           "study --data /tmp --quick"}) {
+  for (const char* args :
+       {"study --data /nonexistent/dataset", "study --quick --full", "study --active 0", "study --data /tmp --quick"}) {
     SCOPED_TRACE(args);
     const auto r = run_pollscale(args);
     EXPECT_EQ(r.rc, 2);

@@ -28,10 +28,14 @@ TEST(FindActiveSocketsTest, QuickGridHasTheServersBlockingCases) {
   for (const auto& k : probe->points(sel, all_flavours())) {
     if (!socket_kind(k)) continue;
     std::string what;
-    if (k.metric == "time_per_call") what = "timeout 0";
-    else if (k.blocking == 1 && k.threads == 1) what = "entry " + k.active_pos;
-    else if (k.blocking == 1 && k.threads == 2) what = "woken " + k.active_pos + " " + k.pinning;
-    else continue;
+    if (k.metric == "time_per_call")
+      what = "timeout 0";
+    else if (k.blocking == 1 && k.threads == 1)
+      what = "entry " + k.active_pos;
+    else if (k.blocking == 1 && k.threads == 2)
+      what = "woken " + k.active_pos + " " + k.pinning;
+    else
+      continue;
     ns[k.fd_kind + " " + k.mechanism + " " + what].insert(*k.n_fds);
   }
   for (const char* kind : {"tcp", "socketpair"})

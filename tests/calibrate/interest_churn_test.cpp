@@ -65,8 +65,9 @@ TEST(InterestChurnTest, QuickGridHasSixOrMoreNPerSeriesAndReachesTheLimit) {
     EXPECT_EQ(k.pinning, "0");
     EXPECT_EQ(k.unit, "ns");
   }
-  const std::set<std::string> series = {"epoll/lt add",       "epoll/lt mod",         "epoll/lt del", "rtsig/ setup",
-                                        "io_uring/oneshot arm", "io_uring/multishot arm", "poll/ build_set"};
+  const std::set<std::string> series = {"epoll/lt add",   "epoll/lt mod",         "epoll/lt del",
+                                        "rtsig/ setup",   "io_uring/oneshot arm", "io_uring/multishot arm",
+                                        "poll/ build_set"};
   EXPECT_EQ(ns.size(), series.size());
   for (const auto& s : series) {
     SCOPED_TRACE(s);
@@ -108,7 +109,8 @@ TEST(InterestChurnTest, PointsBeyondTheDescriptorLimitAreSkipped) {
 TEST(InterestChurnTest, UnknownMetricOrMechanismIsRejected) {
   const auto* probe = find_probe("interest_churn");
   const auto sel = small_selection();
-  EXPECT_THROW(probe->make(churn_key({mechanism::epoll, "lt"}, fd_kind::eventfd, "swap", 4), sel), std::invalid_argument);
+  EXPECT_THROW(probe->make(churn_key({mechanism::epoll, "lt"}, fd_kind::eventfd, "swap", 4), sel),
+               std::invalid_argument);
   EXPECT_THROW(probe->make(churn_key({mechanism::select, ""}, fd_kind::eventfd, "add", 4), sel), std::invalid_argument);
   auto no_n = churn_key({mechanism::poll, ""}, fd_kind::eventfd, "build_set", 4);
   no_n.n_fds.reset();

@@ -89,7 +89,8 @@ TEST(MemoryLatencyTest, PointsRunAndNameThePageSize) {
 TEST(MemoryLatencyTest, SizesOutsideTheRangeAreRefused) {
   const auto* probe = find_probe("memory_latency");
   const selection sel;
-  for (std::int64_t n : {std::int64_t{-5}, std::int64_t{0}, std::int64_t{1}, std::int64_t{1} << 40}) EXPECT_THROW(probe->make(lines_key(n), sel), std::invalid_argument) << n;
+  for (std::int64_t n : {std::int64_t{-5}, std::int64_t{0}, std::int64_t{1}, std::int64_t{1} << 40})
+    EXPECT_THROW(probe->make(lines_key(n), sel), std::invalid_argument) << n;
   auto k = lines_key(10);
   k.n_fds.reset();
   EXPECT_THROW(probe->make(k, sel), std::invalid_argument);

@@ -22,7 +22,10 @@ class SyscallTest : public ::testing::Test {
 TEST_F(SyscallTest, RetriesEintrThenSucceeds) {
   int eintrs = 3, calls = 0;
   sys::set_fault_hook([&](std::string_view) { return eintrs-- > 0 ? EINTR : 0; });
-  const long rc = sys::call("getpid", [&] { ++calls; return static_cast<long>(::getpid()); });
+  const long rc = sys::call("getpid", [&] {
+    ++calls;
+    return static_cast<long>(::getpid());
+  });
   EXPECT_EQ(rc, ::getpid());
   EXPECT_EQ(calls, 1);  // the three injected failures never reached the kernel
 }

@@ -43,7 +43,9 @@ std::vector<int> bytes_in_pipes(const probes::ring_driver& r) {
   return out;
 }
 
-bool is_rtsig_on_eventfd(const flavour& f, fd_kind kind) { return f.mech == mechanism::rtsig && kind == fd_kind::eventfd; }
+bool is_rtsig_on_eventfd(const flavour& f, fd_kind kind) {
+  return f.mech == mechanism::rtsig && kind == fd_kind::eventfd;
+}
 
 TEST(TokenRingTest, EveryMechanismPassesTokensAndConservesThem) {
   const auto sel = small_selection();

@@ -59,7 +59,8 @@ TEST(WakeupTest, EveryFullPointRunsAndChecksItsAnswers) {
     } catch (const probe_skipped& e) {
       const std::string why = e.what();
       const bool rtsig_eventfd = k.mechanism == "rtsig" && k.fd_kind == "eventfd";
-      EXPECT_TRUE(rtsig_eventfd ? why.find("fasync") != std::string::npos : why.find("CPU") != std::string::npos) << why;
+      EXPECT_TRUE(rtsig_eventfd ? why.find("fasync") != std::string::npos : why.find("CPU") != std::string::npos)
+          << why;
     }
   }
   EXPECT_GE(ran, sel.cpus.size() > 1 ? 34 : 17);

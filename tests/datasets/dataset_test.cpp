@@ -16,9 +16,8 @@ namespace fs = std::filesystem;
 class DatasetTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("pollscale_ds_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() / ("pollscale_ds_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
   }
   void TearDown() override { fs::remove_all(dir_); }
@@ -101,8 +100,7 @@ TEST_F(DatasetTest, RejectsMissingColumnUnknownMechanismAndBadSummary) {
   EXPECT_NE(read_error().find("samples.csv:1: missing column 'scenario'"), std::string::npos);
   write_dataset(dir_, small());
   replace_in("samples.csv", "find_active,poll,", "find_active,pole,");
-  EXPECT_NE(read_error().find("samples.csv:2: column 'mechanism': unknown name 'pole'"),
-            std::string::npos);
+  EXPECT_NE(read_error().find("samples.csv:2: column 'mechanism': unknown name 'pole'"), std::string::npos);
   write_dataset(dir_, small());
   replace_in("summary.csv", ",100.3,", ",1e9,");  // a median above the max
   EXPECT_NE(read_error().find("summary.csv:2: inconsistent summary"), std::string::npos);
@@ -126,8 +124,8 @@ TEST_F(DatasetTest, HistoricalReaderValidatesProvenance) {
       "scenario,mechanism,variant,fd_kind,n_fds,n_active,active_pos,max_fd,blocking,threads,"
       "cpus,metric,unit,value,stddev,source,platform,kernel,cpu_mhz,note\n";
   std::ofstream(dir_ / "h.csv") << header
-      << "find_active,poll,,pipe,100,1,,,0,,,time_per_op,us,49,,seed 000 Dan Kegel 2000,"
-         "dual PIII,2.4.0,650,\n";
+                                << "find_active,poll,,pipe,100,1,,,0,,,time_per_op,us,49,,seed 000 Dan Kegel 2000,"
+                                   "dual PIII,2.4.0,650,\n";
   const auto rows = read_historical(dir_ / "h.csv");
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_EQ(rows[0].value, 49);
@@ -135,7 +133,7 @@ TEST_F(DatasetTest, HistoricalReaderValidatesProvenance) {
   EXPECT_EQ(rows[0].cpu_mhz, 650);
   EXPECT_EQ(rows[0].line, 2u);
   std::ofstream(dir_ / "h.csv") << header
-      << "find_active,poll,,pipe,100,1,,,0,,,time_per_op,us,49,,,dual PIII,2.4.0,650,\n";
+                                << "find_active,poll,,pipe,100,1,,,0,,,time_per_op,us,49,,,dual PIII,2.4.0,650,\n";
   try {
     read_historical(dir_ / "h.csv");
     FAIL();

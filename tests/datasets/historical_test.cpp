@@ -55,11 +55,9 @@ struct family {
 const std::vector<family>& families() {
   static const std::vector<family> f = {
       // 3 platforms: Solaris 1+3+3, Linux 2.2.14 1+3+3, Linux 2.4.0-test10-pre4 1+3.
-      {"kegel_2000_poller_bench.csv", "001_f7a4936b12da3f8e.txt", 18, "find_active",
-       "time_per_op", "us"},
+      {"kegel_2000_poller_bench.csv", "001_f7a4936b12da3f8e.txt", 18, "find_active", "time_per_op", "us"},
       // 3 kernels x 3 pipe counts, then 2 kernels x 4 pipe counts.
-      {"dan_2001_sys_poll_patch.csv", "000_0de41412d7299481.txt", 17, "find_active",
-       "time_per_op", "us"},
+      {"dan_2001_sys_poll_patch.csv", "000_0de41412d7299481.txt", 17, "find_active", "time_per_op", "us"},
       // 19 pipe counts x 3 mechanisms; 19 connection counts x 3 mechanisms.
       {"lse_2002_pipetest.csv", "003_987f0634b221eac1.txt", 57, "token_ring", "throughput", "1/s"},
       {"lse_2002_dphttpd.csv", "003_987f0634b221eac1.txt", 57, "server", "throughput", "1/s"},
@@ -71,9 +69,7 @@ const std::vector<family>& families() {
   return f;
 }
 
-std::vector<historical_row> rows_of(const family& f) {
-  return read_historical(historical_dir / f.file);
-}
+std::vector<historical_row> rows_of(const family& f) { return read_historical(historical_dir / f.file); }
 
 /// What identifies one published cell, besides the family's fixed columns.
 struct cell {
@@ -85,8 +81,8 @@ struct cell {
 };
 
 bool matches(const historical_row& r, const cell& c) {
-  return r.k.mechanism == c.mechanism && r.k.variant == c.variant && r.k.n_fds == c.n_fds &&
-         r.platform == c.platform && r.kernel == c.kernel;
+  return r.k.mechanism == c.mechanism && r.k.variant == c.variant && r.k.n_fds == c.n_fds && r.platform == c.platform &&
+         r.kernel == c.kernel;
 }
 
 std::vector<double> values_at(const std::vector<historical_row>& rows, const cell& c) {
@@ -101,9 +97,8 @@ historical_row only_row(const std::vector<historical_row>& rows, const cell& c) 
   std::vector<historical_row> hits;
   std::copy_if(rows.begin(), rows.end(), std::back_inserter(hits),
                [&](const historical_row& r) { return matches(r, c); });
-  EXPECT_EQ(hits.size(), 1u) << c.mechanism << "/" << c.variant << " n="
-                             << (c.n_fds ? *c.n_fds : -1) << " on " << c.platform << ", "
-                             << c.kernel;
+  EXPECT_EQ(hits.size(), 1u) << c.mechanism << "/" << c.variant << " n=" << (c.n_fds ? *c.n_fds : -1) << " on "
+                             << c.platform << ", " << c.kernel;
   return hits.empty() ? historical_row{} : hits.front();
 }
 
@@ -137,7 +132,7 @@ TEST(HistoricalTest, KegelPollerBenchMatchesSeed001) {
   const std::string sun = "Sun Ultra-1 167 MHz", piii = "dual Pentium III 650 MHz";
   const std::string solaris = "SunOS 5.7 (Solaris 7) Generic_106541-11";
   const std::string k22 = "2.2.14smp + /dev/poll patch", k24 = "2.4.0-test10-pre4 smp";
-  EXPECT_EQ(rows.front().value, 151);  // Solaris select, 100 pipes
+  EXPECT_EQ(rows.front().value, 151);   // Solaris select, 100 pipes
   EXPECT_EQ(rows.back().value, 14660);  // 2.4.0-test10-pre4 poll, 10000 pipes
   EXPECT_EQ(only_row(rows, {"select", "", 100, sun, solaris}).value, 151);
   EXPECT_EQ(only_row(rows, {"devpoll", "", 10000, sun, solaris}).value, 92);
@@ -158,8 +153,8 @@ TEST(HistoricalTest, KegelPollerBenchMatchesSeed001) {
 TEST(HistoricalTest, DanSysPollPatchMatchesSeed000) {
   const auto rows = rows_of(families()[1]);
   const std::string piii = "dual Pentium III 650 MHz";
-  EXPECT_EQ(rows.front().value, 49);     // 2.4.0-t10pre4, 100 pipes
-  EXPECT_EQ(rows.back().value, 44903);   // 2.4.0-pp, 30000 pipes
+  EXPECT_EQ(rows.front().value, 49);    // 2.4.0-t10pre4, 100 pipes
+  EXPECT_EQ(rows.back().value, 44903);  // 2.4.0-pp, 30000 pipes
   EXPECT_EQ(only_row(rows, {"poll", "", 1000, piii, "2.4.0-t10pre4"}).value, 1184);
   EXPECT_EQ(only_row(rows, {"poll", "pp", 1000, piii, "2.4.0"}).value, 1103);
   EXPECT_EQ(only_row(rows, {"poll", "", 1, piii, "2.4.0"}).value, 7);
@@ -298,8 +293,8 @@ TEST(HistoricalTest, EveryValueIsAVerbatimNumberOfItsSeed) {
       for (auto column : {"value", "stddev"}) {
         const std::string& text = r.fields[t.require_column(column)];
         if (text.empty()) continue;
-        EXPECT_TRUE(has_number_token(seed, text)) << t.where(r) << column << " '" << text
-                                                  << "' is not printed in " << f.seed;
+        EXPECT_TRUE(has_number_token(seed, text))
+            << t.where(r) << column << " '" << text << "' is not printed in " << f.seed;
       }
     }
   }

@@ -35,7 +35,7 @@ TEST(StatisticsTest, QuantileMatchesType7) {
   EXPECT_DOUBLE_EQ(quantile(v, 0.0), 1.0);
   EXPECT_DOUBLE_EQ(quantile(v, 1.0), 10.0);
   EXPECT_DOUBLE_EQ(quantile(v, 0.5), 5.5);
-  EXPECT_DOUBLE_EQ(quantile(v, 0.9), 9.1);   // R: quantile(1:10, 0.9) = 9.1
+  EXPECT_DOUBLE_EQ(quantile(v, 0.9), 9.1);    // R: quantile(1:10, 0.9) = 9.1
   EXPECT_DOUBLE_EQ(quantile(v, 0.25), 3.25);  // R: 3.25
 }
 
