@@ -64,12 +64,20 @@ void socket_blocking_points(grid_builder& g, bool full, const std::string& cpu0,
       full ? std::vector<std::string_view>{"first", "middle", "last"} : std::vector<std::string_view>{"first", "last"};
   for (fd_kind kind : {fd_kind::tcp, fd_kind::socketpair}) {
     const std::int64_t n_max = max_channels(kind, 1, 10, g.sel);
-    const auto ns = full ? n_grid(g.sel, n_max, 8, 8) : pick({10, 100, 1000, 5000, n_max}, n_max);
-    for (const auto& f : {flavour{mechanism::select, ""}, flavour{mechanism::poll, ""}, flavour{mechanism::epoll, "lt"}})
-      for (auto n : ns) {
+    // Three n past ~1.5 MiB (5000 and up) let the model place the cache knee (cell_fit.cpp).
+    std::vector<std::int64_t> wanted = {10, 100, 1000, 5000, 10000, n_max};
+    if (full) {
+      const auto grid = n_grid(g.sel, n_max, 8, 8);
+      wanted.insert(wanted.end(), grid.begin(), grid.end());
+    }
+    const auto entry_ns = pick(wanted, n_max);
+    const auto woken_ns = full ? n_grid(g.sel, n_max, 8, 8) : pick({10, 100, 1000, n_max}, n_max);
+    for (const auto& f : {flavour{mechanism::select, ""}, flavour{mechanism::poll, ""}, flavour{mechanism::epoll, "lt"}}) {
+      for (auto n : entry_ns)
         for (auto pos : entry_positions) g.add(f, kind, "time_per_op", n, 1, pos, 1, 1, cpu0);
+      for (auto n : woken_ns)
         for (const auto& pin : {cpu0 + "+" + cpu0, cpu0 + "+" + cpu1}) g.add(f, kind, "time_per_op", n, 1, "last", 1, 2, pin);
-      }
+    }
   }
 }
 
