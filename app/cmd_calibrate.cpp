@@ -92,6 +92,9 @@ po::options_description calibrate_options() {
       "out,o", po::value<std::string>(), "dataset directory (default out/calibrate-<UTC time>)")(
       "seed", po::value<std::uint64_t>()->default_value(1), "seed for random active positions")(
       "max-seconds-per-point", po::value<double>(), "time cap for one point's repetitions (quick 0.25, full 2)")(
+      "rounds", po::value<int>()->default_value(1),
+      "measure the whole plan this many times, round after round, pooling each point's samples: a machine "
+      "whose speed drifts then reaches every point alike (takes that many times as long; 1-100)")(
       "format", po::value<std::string>()->default_value("table"), "summary on stdout: table, csv or json")(
       "list", "print the points that would be measured, measure nothing")(
       "no-progress", "no progress line on stderr even when it is a terminal");
@@ -118,6 +121,9 @@ calibrate::calibration_request make_request(const po::variables_map& vm, const c
       throw usage_error("--max-seconds-per-point: '" + std::to_string(s) + "' is not in (0, 600]");
     req.runner.max_s_per_point = s;
   }
+  req.rounds = vm["rounds"].as<int>();
+  if (req.rounds < 1 || req.rounds > 100)
+    throw usage_error("--rounds: '" + std::to_string(req.rounds) + "' is not in 1..100");
   req.out = vm.count("out") ? vm["out"].as<std::string>() : default_out_dir();
   req.progress = !vm.count("no-progress") && ::isatty(STDERR_FILENO);
   return req;

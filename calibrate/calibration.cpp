@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <map>
 #include <sstream>
 
 #include "calibrate/registry.hpp"
@@ -40,6 +41,7 @@ nlohmann::json request_json(const calibration_request& req, const runner_options
           {"mechanisms", mechs},
           {"n_override", req.sel.n_override},
           {"seed", req.sel.seed},
+          {"rounds", req.rounds},
           {"max_fds", req.sel.max_fds},
           {"main_thread_cpu", req.sel.cpus.empty() ? -1 : req.sel.cpus[0]},
           {"runner",
@@ -70,15 +72,20 @@ std::vector<planned_point> plan(const calibration_request& req) {
   return points;
 }
 
-void append_samples(datasets::dataset& d, const point_result& r) {
+void append_samples(datasets::dataset& d, const point_result& r, std::int64_t first_rep) {
   for (std::size_t i = 0; i < r.values.size(); ++i)
-    d.samples.push_back({r.key, static_cast<std::int64_t>(i), r.values[i], static_cast<std::int64_t>(r.batches[i])});
+    d.samples.push_back(
+        {r.key, first_rep + static_cast<std::int64_t>(i), r.values[i], static_cast<std::int64_t>(r.batches[i])});
 }
 
 calibration_outcome run_calibration(const calibration_request& req, nlohmann::json context) {
+  if (req.rounds < 1) throw std::invalid_argument("rounds must be at least 1");
   calibration_outcome out;
-  const auto points = plan(req);
-  out.planned = points.size();
+  const auto once = plan(req);
+  std::vector<planned_point> points;
+  for (int round = 0; round < req.rounds; ++round) points.insert(points.end(), once.begin(), once.end());
+  out.planned = once.size();
+  std::map<std::string, std::int64_t> kept;  // samples kept so far per point (by description)
   context["calibration"] = request_json(req, req.runner);
   out.data.context = std::move(context);
   out.data.context["failures"] = nlohmann::json::array();
@@ -88,22 +95,28 @@ calibration_outcome run_calibration(const calibration_request& req, nlohmann::js
   const std::uint64_t t0 = clock_ns();
   std::uint64_t last_write = t0;
   std::size_t unconverged = 0;
+  int interrupted_round = 0;
   for (std::size_t i = 0; i < points.size(); ++i) {
     if (i > 0 && points[i - 1].probe != points[i].probe && points[i - 1].probe->release) points[i - 1].probe->release();
     const double elapsed = static_cast<double>(clock_ns() - t0) * 1e-9;
     if (req.progress) show_progress(i, points.size(), elapsed, points[i].key);
     try {
       const point_result r = run.measure(*points[i].probe, points[i].key, req.sel);
+      const bool first_round = i < once.size();
       if (!r.skipped.empty()) {
+        if (!first_round) continue;  // said once
         ++out.skipped;
         out.data.context["skipped"].push_back({{"point", datasets::describe(r.key)}, {"reason", r.skipped}});
         continue;
       }
-      ++out.measured;
+      std::int64_t& reps = kept[datasets::describe(r.key)];
+      if (reps == 0) ++out.measured;
       if (!r.converged) ++unconverged;
-      append_samples(out.data, r);
+      append_samples(out.data, r, reps);
+      reps += static_cast<std::int64_t>(r.values.size());
     } catch (const sys::interrupted&) {
       out.interrupted = true;
+      interrupted_round = static_cast<int>(i / once.size());
       break;
     } catch (const std::exception& e) {
       // A wrong answer or an OS failure: loud, recorded, and the run goes on so that
@@ -126,12 +139,16 @@ calibration_outcome run_calibration(const calibration_request& req, nlohmann::js
   out.wall_s = static_cast<double>(clock_ns() - t0) * 1e-9;
   if (unconverged)
     out.data.context["warnings"].push_back(
-        std::to_string(unconverged) + " of " + std::to_string(out.measured) +
-        " points reached the time cap before their median's 95% interval was within ±" +
+        std::to_string(unconverged) + " of " + std::to_string(out.measured * static_cast<std::size_t>(req.rounds)) +
+        (req.rounds > 1 ? " point-rounds" : " points") + " reached the time cap before their median's 95% interval was within ±" +
         std::to_string(static_cast<int>(req.runner.target_rel_halfwidth * 100)) + "%");
-  if (out.interrupted)
+  if (out.interrupted && out.measured < out.planned)
     out.data.context["warnings"].push_back("interrupted after " + std::to_string(out.measured) + " of " +
                                            std::to_string(out.planned) + " points; the rest were not measured");
+  else if (out.interrupted)
+    out.data.context["warnings"].push_back("interrupted in round " + std::to_string(interrupted_round + 1) + " of " +
+                                           std::to_string(req.rounds) +
+                                           ": every point was measured, the later ones in fewer rounds");
   out.data.context["calibration"]["wall_s"] = out.wall_s;
   write_now(req, out.data);
   return out;

@@ -27,6 +27,11 @@ struct calibration_request {
   runner_options runner;
   std::filesystem::path out;  ///< dataset directory (written atomically per file)
   bool progress = false;      ///< progress line on stderr
+  /// Times the whole plan is measured, round after round; each point's samples pool over
+  /// the rounds. On a machine whose speed drifts for seconds at a time (a shared VM), one
+  /// round measures each point in whatever phase it falls into; rounds spread every point
+  /// over the run, so points compared with one another saw the same mix of phases.
+  int rounds = 1;
 };
 
 struct calibration_outcome {
@@ -47,7 +52,8 @@ std::vector<planned_point> plan(const calibration_request& req);
 /// `context` is the captured context block; the request's options are added to it.
 calibration_outcome run_calibration(const calibration_request& req, nlohmann::json context);
 
-/// Appends one point's samples to `d` (rep = 0, 1, ...).
-void append_samples(datasets::dataset& d, const point_result& r);
+/// Appends one point's samples to `d`, numbered from `first_rep` (0 in the first round,
+/// then on from the samples earlier rounds kept).
+void append_samples(datasets::dataset& d, const point_result& r, std::int64_t first_rep = 0);
 
 }  // namespace pollscale::calibrate

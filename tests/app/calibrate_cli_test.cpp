@@ -3,7 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <map>
+#include <vector>
 
 #include "datasets/dataset.hpp"
 #include "tests/app/run_command.hpp"
@@ -16,7 +19,8 @@ int lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), 
 TEST(CalibrateCliTest, BadInputIsOneLineAndExitTwo) {
   for (const char* args : {"calibrate --n 0", "calibrate --n 5,x", "calibrate --bogus", "calibrate --mechanisms kqueue",
                            "calibrate --scenarios nowhere", "calibrate --format xml", "calibrate --quick --full",
-                           "calibrate --max-seconds-per-point -1", "nosuchcommand"}) {
+                           "calibrate --max-seconds-per-point -1", "calibrate --rounds 0", "calibrate --rounds 101",
+                           "calibrate --rounds two", "nosuchcommand"}) {
     SCOPED_TRACE(args);
     const auto r = run_pollscale(args);
     EXPECT_EQ(r.rc, 2);
@@ -36,7 +40,7 @@ TEST(CalibrateCliTest, HelpDescribesEveryOption) {
   const auto r = run_pollscale("calibrate --help");
   EXPECT_EQ(r.rc, 0);
   for (const char* opt : {"--quick", "--full", "--scenarios", "--mechanisms", "--n", "--out", "--seed", "--format",
-                          "--list", "--max-seconds-per-point", "--no-progress"})
+                          "--list", "--max-seconds-per-point", "--rounds", "--no-progress"})
     EXPECT_NE(r.out.find(opt), std::string::npos) << opt;
   EXPECT_NE(run_pollscale("--help").out.find("calibrate"), std::string::npos);
 }
@@ -61,6 +65,35 @@ TEST(CalibrateCliTest, TinyCalibrationWritesAReadableDataset) {
   EXPECT_EQ(d.context["rlimit_nofile"]["soft"], d.context["rlimit_nofile"]["hard"]);
   EXPECT_TRUE(d.context["timer"]["overhead_ns"].get<double>() > 0);
   EXPECT_EQ(r.out.front(), '[');  // --format json on stdout
+  std::filesystem::remove_all(dir);
+}
+
+TEST(CalibrateCliTest, RoundsPoolEachPointsSamplesNumberedOnAcrossRounds) {
+  const auto dir = std::filesystem::temp_directory_path() / ("pollscale_rounds_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  const auto r = run_pollscale(
+      "calibrate --scenarios find_active --mechanisms poll --n 1,16 --max-seconds-per-point 0.02 --rounds 3 --out " +
+      dir.string());
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const auto d = datasets::read_dataset(dir);
+  EXPECT_EQ(d.context["calibration"]["rounds"], 3);
+  std::map<std::string, std::vector<std::int64_t>> reps;
+  for (const auto& s : d.samples) reps[datasets::describe(s.k)].push_back(s.rep);
+  ASSERT_FALSE(reps.empty());
+  std::size_t pooled = 0;
+  for (auto& [point, v] : reps) {
+    SCOPED_TRACE(point);
+    std::sort(v.begin(), v.end());
+    for (std::size_t i = 0; i < v.size(); ++i) EXPECT_EQ(v[i], static_cast<std::int64_t>(i));  // 0..m-1, no clash
+    pooled += v.size();
+  }
+  // One summary per point, over the samples of all three rounds.
+  EXPECT_EQ(d.summaries.size(), reps.size());
+  std::size_t summarised = 0;
+  for (const auto& s : d.summaries) summarised += s.s.n;
+  EXPECT_EQ(summarised, pooled);
+  // Each round measured every point at least the runner's minimum number of samples.
+  for (const auto& s : d.summaries) EXPECT_GE(s.s.n, 3u * 5u) << datasets::describe(s.k);
   std::filesystem::remove_all(dir);
 }
 
