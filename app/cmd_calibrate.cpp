@@ -94,7 +94,8 @@ po::options_description calibrate_options() {
       "max-seconds-per-point", po::value<double>(), "time cap for one point's repetitions (quick 0.25, full 2)")(
       "rounds", po::value<int>()->default_value(1),
       "measure the whole plan this many times, round after round, pooling each point's samples: a machine "
-      "whose speed drifts then reaches every point alike (takes that many times as long; 1-100)")(
+      "whose speed drifts then reaches every point alike; each round gets 1/R of the time cap and uses all "
+      "of it, so the run takes about as long plus R set-ups per point (1-100)")(
       "format", po::value<std::string>()->default_value("table"), "summary on stdout: table, csv or json")(
       "list", "print the points that would be measured, measure nothing")(
       "no-progress", "no progress line on stderr even when it is a terminal");

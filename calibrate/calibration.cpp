@@ -91,7 +91,13 @@ calibration_outcome run_calibration(const calibration_request& req, nlohmann::js
   out.data.context["failures"] = nlohmann::json::array();
   const auto saved_affinity = sys::allowed_cpus();
   if (!req.sel.cpus.empty()) sys::pin_current_thread(req.sel.cpus[0]);
-  const runner run(req.runner);
+  // Rounds share the per-point time cap and run each to its end (runner_options::until_cap).
+  runner_options per_round = req.runner;
+  if (req.rounds > 1) {
+    per_round.max_s_per_point /= req.rounds;
+    per_round.until_cap = true;
+  }
+  const runner run(per_round);
   const std::uint64_t t0 = clock_ns();
   std::uint64_t last_write = t0;
   std::size_t unconverged = 0;
@@ -137,10 +143,14 @@ calibration_outcome run_calibration(const calibration_request& req, nlohmann::js
     if (p.release) p.release();
   sys::set_current_thread_affinity(saved_affinity);
   out.wall_s = static_cast<double>(clock_ns() - t0) * 1e-9;
+  if (req.rounds > 1) {  // judged on the pooled samples, not round by round
+    unconverged = 0;
+    for (const auto& s : datasets::summarise_samples(out.data.samples))
+      if (datasets::relative_median_halfwidth(s.s) > req.runner.target_rel_halfwidth) ++unconverged;
+  }
   if (unconverged)
     out.data.context["warnings"].push_back(
-        std::to_string(unconverged) + " of " + std::to_string(out.measured * static_cast<std::size_t>(req.rounds)) +
-        (req.rounds > 1 ? " point-rounds" : " points") + " reached the time cap before their median's 95% interval was within ±" +
+        std::to_string(unconverged) + " of " + std::to_string(out.measured) + " points reached the time cap before their median's 95% interval was within ±" +
         std::to_string(static_cast<int>(req.runner.target_rel_halfwidth * 100)) + "%");
   if (out.interrupted && out.measured < out.planned)
     out.data.context["warnings"].push_back("interrupted after " + std::to_string(out.measured) + " of " +

@@ -30,7 +30,8 @@ struct calibration_request {
   /// Times the whole plan is measured, round after round; each point's samples pool over
   /// the rounds. On a machine whose speed drifts for seconds at a time (a shared VM), one
   /// round measures each point in whatever phase it falls into; rounds spread every point
-  /// over the run, so points compared with one another saw the same mix of phases.
+  /// over the run, so points compared with one another saw the same mix of phases. Each
+  /// round gets 1/rounds of the point's time cap and uses all of it (equal weights).
   int rounds = 1;
 };
 
