@@ -52,6 +52,47 @@ nlohmann::json request_json(const calibration_request& req, const runner_options
             {"min_sample_ns", ro.min_sample_ns}}}};
 }
 
+// The plan repeated `rounds` times, round after round.
+std::vector<planned_point> in_rounds(const std::vector<planned_point>& once, int rounds) {
+  std::vector<planned_point> points;
+  for (int round = 0; round < rounds; ++round) points.insert(points.end(), once.begin(), once.end());
+  return points;
+}
+
+// Rounds share the per-point time cap and run each to its end (runner_options::until_cap).
+runner_options per_round(runner_options o, int rounds) {
+  if (rounds > 1) {
+    o.max_s_per_point /= rounds;
+    o.until_cap = true;
+  }
+  return o;
+}
+
+// Points whose pooled samples leave the median's interval wider than the target.
+std::size_t unconverged_pooled(const datasets::dataset& d, double target) {
+  std::size_t n = 0;
+  for (const auto& s : datasets::summarise_samples(d.samples))
+    if (datasets::relative_median_halfwidth(s.s) > target) ++n;
+  return n;
+}
+
+void add_warnings(const calibration_request& req, calibration_outcome& out, std::size_t unconverged,
+                  int interrupted_round) {
+  if (req.rounds > 1) unconverged = unconverged_pooled(out.data, req.runner.target_rel_halfwidth);
+  if (unconverged)
+    out.data.context["warnings"].push_back(
+        std::to_string(unconverged) + " of " + std::to_string(out.measured) +
+        " points reached the time cap before their median's 95% interval was within ±" +
+        std::to_string(static_cast<int>(req.runner.target_rel_halfwidth * 100)) + "%");
+  if (out.interrupted && interrupted_round == 0)
+    out.data.context["warnings"].push_back("interrupted after " + std::to_string(out.measured) + " of " +
+                                           std::to_string(out.planned) + " points; the rest were not measured");
+  else if (out.interrupted)
+    out.data.context["warnings"].push_back("interrupted in round " + std::to_string(interrupted_round + 1) + " of " +
+                                           std::to_string(req.rounds) +
+                                           ": every point was measured, the later ones in fewer rounds");
+}
+
 void write_now(const calibration_request& req, datasets::dataset& d) {
   d.summaries = datasets::summarise_samples(d.samples);
   datasets::write_dataset(req.out, d);
@@ -82,22 +123,15 @@ calibration_outcome run_calibration(const calibration_request& req, nlohmann::js
   if (req.rounds < 1) throw std::invalid_argument("rounds must be at least 1");
   calibration_outcome out;
   const auto once = plan(req);
-  std::vector<planned_point> points;
-  for (int round = 0; round < req.rounds; ++round) points.insert(points.end(), once.begin(), once.end());
+  const auto points = in_rounds(once, req.rounds);
   out.planned = once.size();
-  std::map<std::string, std::int64_t> kept;  // samples kept so far per point (by description)
+  std::map<datasets::key, std::int64_t> kept;  // samples kept so far per point
   context["calibration"] = request_json(req, req.runner);
   out.data.context = std::move(context);
   out.data.context["failures"] = nlohmann::json::array();
   const auto saved_affinity = sys::allowed_cpus();
   if (!req.sel.cpus.empty()) sys::pin_current_thread(req.sel.cpus[0]);
-  // Rounds share the per-point time cap and run each to its end (runner_options::until_cap).
-  runner_options per_round = req.runner;
-  if (req.rounds > 1) {
-    per_round.max_s_per_point /= req.rounds;
-    per_round.until_cap = true;
-  }
-  const runner run(per_round);
+  const runner run(per_round(req.runner, req.rounds));
   const std::uint64_t t0 = clock_ns();
   std::uint64_t last_write = t0;
   std::size_t unconverged = 0;
@@ -115,7 +149,7 @@ calibration_outcome run_calibration(const calibration_request& req, nlohmann::js
         out.data.context["skipped"].push_back({{"point", datasets::describe(r.key)}, {"reason", r.skipped}});
         continue;
       }
-      std::int64_t& reps = kept[datasets::describe(r.key)];
+      std::int64_t& reps = kept[r.key];
       if (reps == 0) ++out.measured;
       if (!r.converged) ++unconverged;
       append_samples(out.data, r, reps);
@@ -143,22 +177,7 @@ calibration_outcome run_calibration(const calibration_request& req, nlohmann::js
     if (p.release) p.release();
   sys::set_current_thread_affinity(saved_affinity);
   out.wall_s = static_cast<double>(clock_ns() - t0) * 1e-9;
-  if (req.rounds > 1) {  // judged on the pooled samples, not round by round
-    unconverged = 0;
-    for (const auto& s : datasets::summarise_samples(out.data.samples))
-      if (datasets::relative_median_halfwidth(s.s) > req.runner.target_rel_halfwidth) ++unconverged;
-  }
-  if (unconverged)
-    out.data.context["warnings"].push_back(
-        std::to_string(unconverged) + " of " + std::to_string(out.measured) + " points reached the time cap before their median's 95% interval was within ±" +
-        std::to_string(static_cast<int>(req.runner.target_rel_halfwidth * 100)) + "%");
-  if (out.interrupted && out.measured < out.planned)
-    out.data.context["warnings"].push_back("interrupted after " + std::to_string(out.measured) + " of " +
-                                           std::to_string(out.planned) + " points; the rest were not measured");
-  else if (out.interrupted)
-    out.data.context["warnings"].push_back("interrupted in round " + std::to_string(interrupted_round + 1) + " of " +
-                                           std::to_string(req.rounds) +
-                                           ": every point was measured, the later ones in fewer rounds");
+  add_warnings(req, out, unconverged, interrupted_round);
   out.data.context["calibration"]["wall_s"] = out.wall_s;
   write_now(req, out.data);
   return out;
