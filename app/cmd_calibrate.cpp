@@ -82,8 +82,8 @@ std::string default_out_dir() {
 po::options_description calibrate_options() {
   po::options_description o("calibrate options");
   o.add_options()("help,h", "show this help")(
-      "quick", "the quick profile (default): every mechanism and scenario, >= 6 n values, ~3 min")(
-      "full", "the full campaign: every fd kind, k, position and threshold (<= 30 min)")(
+      "quick", "the quick profile (default): every mechanism and scenario, >= 6 n values (54 s on a 2-vCPU VM)")(
+      "full", "the full campaign: every fd kind, k, position and threshold (7.5 min on a 2-vCPU VM)")(
       "scenarios", po::value<std::string>()->default_value(""), "comma list of scenarios (default: all; see --list)")(
       "mechanisms", po::value<std::string>()->default_value(""),
       "comma list: select, pselect, poll, ppoll, epoll, epoll/lt, epoll/et, epoll/oneshot, rtsig, io_uring, "
