@@ -44,14 +44,16 @@ form_request request_for(const cell_id& id, const cell_points& p, const fit_envi
   r.k_varies = varies(p.x, &point::k);
   r.words_vary = varies(p.x, &point::words);
   r.p_varies = varies(p.x, &point::p);
-  r.curve = env.curve;
+  // A token ring's cells (their scans included) keep the listed knees (fit_environment).
+  r.curve = id.k.scenario == "token_ring" ? env.ring_curve : env.curve;
   if (id.k.mechanism == "rtsig" && r.k_varies) {
     std::vector<double> ks;
     for (const auto& q : p.x) ks.push_back(q.k);
     std::sort(ks.begin(), ks.end());
     ks.erase(std::unique(ks.begin(), ks.end()), ks.end());
     const auto limit = env.signal_queue_limit;
-    if (limit && *limit >= ks.front() && *limit < ks.back()) r.overflow_thresholds = {*limit};
+    if (limit && *limit >= ks.front() && *limit < ks.back())
+      r.overflow_thresholds = {*limit};
     else
       for (std::size_t i = 0; i + 1 < ks.size(); ++i) r.overflow_thresholds.push_back((ks[i] + ks[i + 1]) / 2);
   }
@@ -218,8 +220,8 @@ std::vector<term> make_terms(const scored& s, const std::string& unit, double t)
   std::vector<term> out;
   for (std::size_t j = 0; j < s.f.terms.size(); ++j) {
     const auto jj = static_cast<Eigen::Index>(j);
-    term tm{s.f.terms[j], basis_name(s.f.terms[j]), basis_meaning(s.f.terms[j]),
-            coefficient_unit(s.f.terms[j], unit), s.fit->beta(jj)};
+    term tm{s.f.terms[j], basis_name(s.f.terms[j]), basis_meaning(s.f.terms[j]), coefficient_unit(s.f.terms[j], unit),
+            s.fit->beta(jj)};
     tm.at_bound = s.fit->at_bound[j];
     const double se = std::sqrt(std::max(0.0, s.fit->covariance(jj, jj)));
     if (std::isfinite(t) && !tm.at_bound) {  // every coefficient is a cost: none below 0
@@ -251,8 +253,7 @@ domain domain_of(const cell_points& p) {
   return d;
 }
 
-void fill_statistics(cell_model& m, const scored& s, const cell_points& p, std::string method,
-                     const fit_options& o) {
+void fill_statistics(cell_model& m, const scored& s, const cell_points& p, std::string method, const fit_options& o) {
   auto& st = m.stats;
   st.n_points = p.value.size();
   st.df = static_cast<std::size_t>(std::max(0.0, std::round(s.fit->df)));
@@ -318,8 +319,8 @@ cell_model fit_cell(const cell_id& id, const std::vector<const observation*>& ro
   cell_model m;
   const std::size_t pick = choose(cands, o, m.chosen_by);
   if (pick == cands.size())
-    throw too_few_points(rows.front()->where + ": too few distinct points to fit any form for " +
-                                 describe_cell(id) + " (" + std::to_string(rows.size()) + " points)");
+    throw too_few_points(rows.front()->where + ": too few distinct points to fit any form for " + describe_cell(id) +
+                         " (" + std::to_string(rows.size()) + " points)");
   scored& best = cands[pick];
   std::string method = "non-negative least squares, weights 1/ŷ² (relative errors)";
   if (o.robust.huber) method += ", Huber IRLS (c = 1.345 MAD)";
@@ -334,8 +335,8 @@ cell_model fit_cell(const cell_id& id, const std::vector<const observation*>& ro
   m.terms = make_terms(best, unit, m.t95);
   m.dom = domain_of(pts);
   for (std::size_t i = 0; i < cands.size(); ++i)
-    m.rivals.push_back({cands[i].f.name(), cands[i].f.terms.size(), cands[i].loo_mape,
-                        i == pick ? "chosen" : cands[i].note});
+    m.rivals.push_back(
+        {cands[i].f.name(), cands[i].f.terms.size(), cands[i].loo_mape, i == pick ? "chosen" : cands[i].note});
   if (o.bootstrap_replicates > 0) add_bootstrap(m, best.f, pts, best.loo, o);
   return m;
 }

@@ -40,7 +40,8 @@ struct fit_options {
 
 /// What the dataset says about the machine, shared by all its cells.
 struct fit_environment {
-  std::optional<latency_curve> curve;        ///< nullopt for historical data
+  std::optional<latency_curve> curve;        ///< scans' (knees at the probe's cliffs); nullopt for historical data
+  std::optional<latency_curve> ring_curve;   ///< the token ring's (knees at the listed cache sizes)
   std::optional<double> signal_queue_limit;  ///< RLIMIT_SIGPENDING soft limit
 };
 
@@ -53,7 +54,7 @@ class too_few_points : public datasets::format_error {
 /// Fits the cell `id` to `rows` (all belonging to it). Throws datasets::format_error
 /// naming a row for a value the model cannot use (zero, or a zero rate), and when `rows`
 /// is empty; too_few_points when the points cannot support the cell's core terms.
-cell_model fit_cell(const cell_id& id, const std::vector<const observation*>& rows,
-                    const fit_environment& env, const fit_options& options);
+cell_model fit_cell(const cell_id& id, const std::vector<const observation*>& rows, const fit_environment& env,
+                    const fit_options& options);
 
 }  // namespace pollscale::model

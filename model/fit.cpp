@@ -30,7 +30,13 @@ std::vector<latency_point> memory_points(const observation_set& data) {
 fit_environment environment_of(const observation_set& data) {
   fit_environment env;
   if (data.historical) return env;  // no cache geometry was recorded for those machines
-  env.curve = make_latency_curve(caches_from_context(data.context), memory_points(data));
+  // A scan walks the same fds in the same order every call, as the probe's chase walks its
+  // lines: it gets the capacity the probe found. The token ring keeps the listed sizes: its
+  // rise past L2 (38% of its plateau at 1.6 x L2 on quick-1) is what its term was shaped on.
+  const auto caches = caches_from_context(data.context);
+  const auto points = memory_points(data);
+  env.curve = make_latency_curve(caches, points, knee_placement::probe_cliffs);
+  env.ring_curve = make_latency_curve(caches, points, knee_placement::listed);
   const auto& c = data.context;
   if (c.is_object() && c.contains("rlimit_sigpending") && c["rlimit_sigpending"].is_object() &&
       c["rlimit_sigpending"].contains("soft") && c["rlimit_sigpending"]["soft"].is_number())
@@ -38,8 +44,7 @@ fit_environment environment_of(const observation_set& data) {
   return env;
 }
 
-std::vector<std::pair<cell_id, std::vector<const observation*>>> cells_of(
-    const std::vector<const observation*>& rows) {
+std::vector<std::pair<cell_id, std::vector<const observation*>>> cells_of(const std::vector<const observation*>& rows) {
   std::map<cell_id, std::vector<const observation*>> groups;
   for (const auto* o : rows)
     if (o->k.scenario != memory_scenario) groups[cell_of(*o)].push_back(o);

@@ -52,8 +52,7 @@ std::vector<cache_level> caches_from_context(const nlohmann::json& context) {
 
 std::vector<latency_point> latency_points_from_context(const nlohmann::json& context) {
   std::vector<latency_point> out;
-  if (!context.is_object() || !context.contains("memory_latency") || !context["memory_latency"].is_array())
-    return out;
+  if (!context.is_object() || !context.contains("memory_latency") || !context["memory_latency"].is_array()) return out;
   for (const auto& p : context["memory_latency"]) {
     const double bytes = number_or(p, "size_bytes", 0), ns = number_or(p, "ns", -1);
     if (bytes > 0 && ns >= 0 && std::isfinite(bytes) && std::isfinite(ns)) out.push_back({bytes, ns});
@@ -81,15 +80,64 @@ std::vector<latency_point> merge_repeated(std::vector<latency_point> pts) {
   return merged;
 }
 
+// Where the probe's latency steps up for good: a step of 1.5x or more between neighbouring
+// sizes that every larger size stays above (a capacity, not one disturbed point: on this VM
+// a neighbour's burst can make one size read 140 ns between two that read 14), placed at
+// the geometric middle of the two sizes; ascending. A cyclic chase thrashes a cache the
+// moment it outgrows it, so these are the capacities the machine gives one core, which a
+// guest's cpuid need not tell (this VM lists a 32 MiB L3; its probe steps from 13.8 to 138
+// ns between 6.7 and 10 MiB, huge pages or not). Only neighbours at most 2x apart in size
+// place a cliff: a wider gap could hide two levels (the quick profile's old 10-size grid,
+// 2.9x steps, put a spurious L2 "cliff" at 2 MiB that was the step to DRAM).
+std::vector<double> probe_cliffs(const std::vector<latency_point>& pts) {
+  constexpr double cliff_ratio = 1.5, max_gap = 2.0;
+  std::vector<double> out;
+  for (std::size_t i = 1; i < pts.size(); ++i) {
+    const double floor = cliff_ratio * pts[i - 1].ns;
+    if (!(pts[i - 1].ns > 0) || pts[i].bytes > max_gap * pts[i - 1].bytes) continue;
+    const bool stays = std::all_of(pts.begin() + static_cast<std::ptrdiff_t>(i), pts.end(),
+                                   [&](const latency_point& p) { return p.ns >= floor; });
+    if (stays) out.push_back(std::sqrt(pts[i - 1].bytes * pts[i].bytes));
+  }
+  return out;
+}
+
+// Each level at the largest probe cliff between 1.5 x the level below's capacity and twice
+// its listed size, when there is one; else at its listed size. `note` says which moved.
+std::vector<cache_level> levels_at_cliffs(const std::vector<latency_point>& pts, const std::vector<cache_level>& upper,
+                                          std::string& note) {
+  const auto cliffs = probe_cliffs(pts);
+  std::vector<cache_level> out;
+  double below = 0;
+  for (const auto& level : upper) {
+    cache_level e = level;
+    for (double c : cliffs)
+      if (c > 1.5 * below && c <= 2 * level.size_bytes) e.size_bytes = c;
+    if (e.size_bytes != level.size_bytes) {
+      char buf[120];
+      std::snprintf(buf, sizeof buf, "; L%d at the probe's cliff, %.2f MiB (listed %.2f MiB)", level.level,
+                    e.size_bytes / (1 << 20), level.size_bytes / (1 << 20));
+      note += buf;
+    }
+    below = e.size_bytes;
+    out.push_back(e);
+  }
+  return out;
+}
+
 // The probe prices each level; the geometry shapes the transition. The probe's own curve
 // is a cliff at each cache size (one cyclic chase thrashes a cache the moment it outgrows
 // it), but a kernel walk shares the caches with everything else the call and the machine
 // touch, and its misses grow like (1 - S/W) (a token ring's per-pass cost on this machine
 // rises to 38% of its plateau at W = 1.6 x L2, where 1 - S/W = 0.375). So δ_L is the
 // probe's latency resident in the next level minus resident in L (half of each size;
-// beyond the last level, the probe's largest size), and Δlat(W) = Σ δ_L (1 - S_L/W)⁺.
-latency_curve probe_priced_curve(const std::vector<latency_point>& pts, const std::vector<cache_level>& upper) {
+// beyond the last level, the probe's largest size), and Δlat(W) = Σ δ_L (1 - S_L/W)⁺,
+// S_L the listed size or the probe's cliff (knee_placement).
+latency_curve probe_priced_curve(const std::vector<latency_point>& pts, const std::vector<cache_level>& listed,
+                                 knee_placement knees) {
   latency_curve curve;
+  std::string note;
+  const auto upper = knees == knee_placement::probe_cliffs ? levels_at_cliffs(pts, listed, note) : listed;
   for (std::size_t i = 0; i < upper.size(); ++i) {
     const double here = interpolate(pts, upper[i].size_bytes / 2);
     const bool last = i + 1 == upper.size();
@@ -99,7 +147,7 @@ latency_curve probe_priced_curve(const std::vector<latency_point>& pts, const st
   }
   curve.measured = true;
   curve.source = "miss latencies priced by the memory_latency probe (" + std::to_string(pts.size()) +
-                 " sizes), shaped by the cache sizes: Δlat(W) = Σ δ_L (1 - S_L/W)";
+                 " sizes), shaped by the cache sizes: Δlat(W) = Σ δ_L (1 - S_L/W)" + note;
   return curve;
 }
 
@@ -118,13 +166,13 @@ latency_curve geometry_curve(const std::vector<cache_level>& upper) {
 }  // namespace
 
 std::optional<latency_curve> make_latency_curve(const std::vector<cache_level>& caches,
-                                                const std::vector<latency_point>& measured) {
+                                                const std::vector<latency_point>& measured, knee_placement knees) {
   std::vector<cache_level> upper;
   for (const auto& c : caches)
     if (c.level >= 2) upper.push_back(c);
   if (upper.empty()) return std::nullopt;
   const auto pts = merge_repeated(measured);
-  if (pts.size() >= 2) return probe_priced_curve(pts, upper);
+  if (pts.size() >= 2) return probe_priced_curve(pts, upper, knees);
   return geometry_curve(upper);
 }
 
@@ -141,9 +189,16 @@ footprint_prior footprint_for(std::string_view fd_kind) {
   // Chain: the dependent misses fd -> file -> private state.
   if (fd_kind == "pipe" || fd_kind == "fifo")
     return {144, 2, 0, 0, "fd slot + pollfd (16 B) -> struct file (1 line) -> pipe_inode_info (1 line)"};
-  if (fd_kind == "eventfd") return {144, 2, 0, 0, "fd slot + pollfd (16 B) -> struct file (1 line) -> eventfd_ctx (1 line)"};
-  if (fd_kind == "socketpair" || fd_kind == "tcp" || fd_kind == "udp")
-    return {336, 3, 0, 0, "fd slot + pollfd (16 B) -> struct file (1 line) -> socket (1 line) -> sock (3 lines)"};
+  if (fd_kind == "eventfd")
+    return {144, 2, 0, 0, "fd slot + pollfd (16 B) -> struct file (1 line) -> eventfd_ctx (1 line)"};
+  // tcp_poll reads state, error and shutdown (sock_common), rcv_nxt, copied_seq and the
+  // urgent-data fields, then the send side (write_seq, snd_nxt, sk_wmem_queued, sndbuf)
+  // spread over a 2 KiB tcp_sock; unix_poll reads the receive queue head, sk_wmem_alloc,
+  // sndbuf and the peer's state in a smaller unix_sock.
+  if (fd_kind == "tcp")
+    return {592, 3, 0, 0, "fd slot + pollfd (16 B) -> struct file (1 line) -> socket (1 line) -> tcp_sock (7 lines)"};
+  if (fd_kind == "socketpair" || fd_kind == "udp")
+    return {400, 3, 0, 0, "fd slot + pollfd (16 B) -> struct file (1 line) -> socket (1 line) -> sock (4 lines)"};
   if (fd_kind == "tmpfile") return {80, 1, 0, 0, "fd slot + pollfd (16 B) -> struct file (1 line); no private state"};
   return {144, 2, 0, 0, "unknown fd kind: assumed like a pipe"};
 }
@@ -172,7 +227,8 @@ footprint_prior working_set_prior(std::string_view fd_kind, bool blocking, const
 
 footprint_prior ring_prior(std::string_view fd_kind) {
   const double bytes = fd_kind == "pipe" || fd_kind == "fifo" ? 1024 : 512;
-  return {bytes, 8, 4, 4, "half of ~8 dependent misses a pass (file -> pipe -> buffer -> page, both sides), sd as large"};
+  return {bytes, 8, 4, 4,
+          "half of ~8 dependent misses a pass (file -> pipe -> buffer -> page, both sides), sd as large"};
 }
 
 footprint_prior entry_prior(const footprint_prior& scan) {
@@ -189,8 +245,7 @@ double ns_to_unit(std::string_view unit) {
   return 0;
 }
 
-basis working_set_basis(const latency_curve& curve, const footprint_prior& prior,
-                        std::string_view response_unit) {
+basis working_set_basis(const latency_curve& curve, const footprint_prior& prior, std::string_view response_unit) {
   basis b;
   b.kind = basis_kind::working_set;
   b.bytes_per_fd = prior.bytes_per_fd;

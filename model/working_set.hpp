@@ -32,9 +32,9 @@ std::vector<cache_level> caches_from_context(const nlohmann::json& context);
 /// Extra latency per dependent load (ns) as a function of working-set bytes.
 struct latency_curve {
   std::vector<std::pair<double, double>> knots;  ///< see basis::latency
-  bool interpolated = false;  ///< knots are a curve to interpolate, not (size, δ) per level
-  bool measured = false;      ///< the δ's come from this machine's memory_latency probe
-  std::string source;  ///< where the figures came from, for model.json
+  bool interpolated = false;                     ///< knots are a curve to interpolate, not (size, δ) per level
+  bool measured = false;                         ///< the δ's come from this machine's memory_latency probe
+  std::string source;                            ///< where the figures came from, for model.json
 };
 
 /// A measured (bytes, ns per dependent load) point of a memory-latency probe.
@@ -50,8 +50,14 @@ struct latency_point {
 /// minus resident in L. Otherwise typical figures. L1 misses are left out: the
 /// out-of-order core hides L2 hits (poll's per-fd cost on this machine does not change
 /// when n x footprint crosses L1). Returns nullopt when there are no caches at L2 or above.
+/// Where the knees S_L sit when a probe measured the latencies: at the context's listed
+/// sizes, or at the probe's cliffs (the capacity a cyclic walk really gets; a level with
+/// no cliff between the level below and twice its listed size keeps its listed size).
+enum class knee_placement { listed, probe_cliffs };
+
 std::optional<latency_curve> make_latency_curve(const std::vector<cache_level>& caches,
-                                                const std::vector<latency_point>& measured);
+                                                const std::vector<latency_point>& measured,
+                                                knee_placement knees = knee_placement::listed);
 
 /// Measured points from the context's "memory_latency" list (empty when absent).
 std::vector<latency_point> latency_points_from_context(const nlohmann::json& context);
@@ -104,7 +110,6 @@ footprint_prior entry_prior(const footprint_prior& scan);
 double ns_to_unit(std::string_view unit);
 
 /// The working-set basis for a cell whose response is in `response_unit`.
-basis working_set_basis(const latency_curve& curve, const footprint_prior& prior,
-                        std::string_view response_unit);
+basis working_set_basis(const latency_curve& curve, const footprint_prior& prior, std::string_view response_unit);
 
 }  // namespace pollscale::model

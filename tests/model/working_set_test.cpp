@@ -29,7 +29,7 @@ TEST(WorkingSetTest, DefaultCurveStartsAtL2) {
   ASSERT_EQ(curve->knots.size(), 2u);  // L2 and L3; L1 misses are overlapped
   EXPECT_DOUBLE_EQ(curve->knots[0].first, 1 << 20);
   EXPECT_GT(curve->knots[1].second, curve->knots[0].second);  // missing the LLC costs more
-  EXPECT_FALSE(make_latency_curve({{1, 49152}}, {}));           // only L1: no curve
+  EXPECT_FALSE(make_latency_curve({{1, 49152}}, {}));         // only L1: no curve
 }
 
 TEST(WorkingSetTest, AMemoryLatencyProbePricesEachLevel) {
@@ -48,6 +48,48 @@ TEST(WorkingSetTest, AMemoryLatencyProbePricesEachLevel) {
   nlohmann::json ctx = test::cache_context();
   ctx["memory_latency"] = {{{"size_bytes", 16384}, {"ns", 1.2}}, {{"size_bytes", 4 << 20}, {"ns", 14.0}}};
   EXPECT_EQ(latency_points_from_context(ctx).size(), 2u);
+}
+
+// A probe on a 1.5x grid: L1 to 32 KiB, L2 (3.5 ns) to 1 MiB, then 12 ns to 7 MiB, 140 ns
+// beyond; the context lists a 32 MiB L3.
+std::vector<latency_point> dense_probe(double disturbed_at = 0) {
+  std::vector<latency_point> pts;
+  for (double b = 16384; b <= 256.0 * (1 << 20); b *= 1.5) {
+    double ns = b <= 32768 ? 1.0 : b <= (1 << 20) ? 3.5 : b <= 7.0 * (1 << 20) ? 12.0 : 140.0;
+    if (disturbed_at > 0 && b > disturbed_at && b <= 1.5 * disturbed_at) ns = 140;  // one disturbed size
+    pts.push_back({b, ns});
+  }
+  return pts;
+}
+
+TEST(WorkingSetTest, KneesCanSitAtTheProbesCliffsInsteadOfTheListedSizes) {
+  const auto caches = caches_from_context(test::cache_context());  // L2 1 MiB, L3 32 MiB
+  const auto listed = make_latency_curve(caches, dense_probe(), knee_placement::listed);
+  const auto cliffs = make_latency_curve(caches, dense_probe(), knee_placement::probe_cliffs);
+  ASSERT_TRUE(listed && cliffs);
+  EXPECT_DOUBLE_EQ(listed->knots[1].first, 32 << 20);
+  // The last step (between the sizes around 7 MiB) becomes the last level's capacity.
+  EXPECT_GT(cliffs->knots[1].first, 6.0 * (1 << 20));
+  EXPECT_LT(cliffs->knots[1].first, 11.0 * (1 << 20));
+  EXPECT_NEAR(cliffs->knots[1].second, 140.0 - 12.0, 1e-9);  // DRAM minus resident in that level
+  EXPECT_NE(cliffs->source.find("L3 at the probe's cliff"), std::string::npos);
+  // L2's step (3.5 -> 12) is a cliff too, near its listed 1 MiB.
+  EXPECT_GT(cliffs->knots[0].first, 0.9 * (1 << 20));
+  EXPECT_LT(cliffs->knots[0].first, 1.6 * (1 << 20));
+}
+
+TEST(WorkingSetTest, ADisturbedSizeOrACoarseGridPlacesNoCliff) {
+  const auto caches = caches_from_context(test::cache_context());
+  // 140 ns at one size near 3 MiB, 12 ns again above it: no capacity ends there.
+  const auto disturbed = make_latency_curve(caches, dense_probe(2.5 * (1 << 20)), knee_placement::probe_cliffs);
+  ASSERT_TRUE(disturbed);
+  EXPECT_GT(disturbed->knots[1].first, 6.0 * (1 << 20));
+  // Sizes 16x apart cannot say which level ended between them: the listed sizes stay.
+  const std::vector<latency_point> coarse = {{16384, 1.0}, {262144, 3.5}, {4 << 20, 14.0}, {64 << 20, 140.0}};
+  const auto c = make_latency_curve(caches, coarse, knee_placement::probe_cliffs);
+  ASSERT_TRUE(c);
+  EXPECT_DOUBLE_EQ(c->knots[0].first, 1 << 20);
+  EXPECT_DOUBLE_EQ(c->knots[1].first, 32 << 20);
 }
 
 TEST(WorkingSetTest, PastTheKneeTheStepIsTheStreamingCostAndTheIntervalTheLatency) {
