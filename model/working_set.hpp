@@ -1,7 +1,8 @@
 // The working-set term: a mechanism that touches every registered fd on every call
 // (select, poll, Linux /dev/poll) pays extra per fd once n x (kernel bytes per fd)
 // outgrows a cache level. The knee comes from the cache geometry in the dataset's
-// context ("caches": [{level, type, size_bytes}]); the height from a measured
+// context ("caches": [{level, type, size_bytes}]), moved to the memory-latency probe's
+// cliff where the probe shows a capacity ending elsewhere; the height from a measured
 // memory-latency curve when the dataset has one, else from typical latencies. How many
 // of each fd's loads pay that latency is a prior (the dependent pointer chain per fd),
 // refined by the data when they reach beyond the knee.
