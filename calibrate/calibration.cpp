@@ -68,7 +68,8 @@ runner_options per_round(runner_options o, int rounds) {
   return o;
 }
 
-// Points whose pooled samples leave the median's interval wider than the target.
+// Points whose pooled samples leave the median's interval wider than the target (with one
+// round, exactly the points the runner stopped at the cap unconverged).
 std::size_t unconverged_pooled(const datasets::dataset& d, double target) {
   std::size_t n = 0;
   for (const auto& s : datasets::summarise_samples(d.samples))
@@ -76,9 +77,8 @@ std::size_t unconverged_pooled(const datasets::dataset& d, double target) {
   return n;
 }
 
-void add_warnings(const calibration_request& req, calibration_outcome& out, std::size_t unconverged,
-                  int interrupted_round) {
-  if (req.rounds > 1) unconverged = unconverged_pooled(out.data, req.runner.target_rel_halfwidth);
+void add_warnings(const calibration_request& req, calibration_outcome& out, int interrupted_round) {
+  const std::size_t unconverged = unconverged_pooled(out.data, req.runner.target_rel_halfwidth);
   if (unconverged)
     out.data.context["warnings"].push_back(
         std::to_string(unconverged) + " of " + std::to_string(out.measured) +
@@ -134,7 +134,6 @@ calibration_outcome run_calibration(const calibration_request& req, nlohmann::js
   const runner run(per_round(req.runner, req.rounds));
   const std::uint64_t t0 = clock_ns();
   std::uint64_t last_write = t0;
-  std::size_t unconverged = 0;
   int interrupted_round = 0;
   for (std::size_t i = 0; i < points.size(); ++i) {
     if (i > 0 && points[i - 1].probe != points[i].probe && points[i - 1].probe->release) points[i - 1].probe->release();
@@ -151,7 +150,6 @@ calibration_outcome run_calibration(const calibration_request& req, nlohmann::js
       }
       std::int64_t& reps = kept[r.key];
       if (reps == 0) ++out.measured;
-      if (!r.converged) ++unconverged;
       append_samples(out.data, r, reps);
       reps += static_cast<std::int64_t>(r.values.size());
     } catch (const sys::interrupted&) {
@@ -177,7 +175,7 @@ calibration_outcome run_calibration(const calibration_request& req, nlohmann::js
     if (p.release) p.release();
   sys::set_current_thread_affinity(saved_affinity);
   out.wall_s = static_cast<double>(clock_ns() - t0) * 1e-9;
-  add_warnings(req, out, unconverged, interrupted_round);
+  add_warnings(req, out, interrupted_round);
   out.data.context["calibration"]["wall_s"] = out.wall_s;
   write_now(req, out.data);
   return out;
