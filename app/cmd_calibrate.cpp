@@ -95,7 +95,7 @@ po::options_description calibrate_options() {
       "rounds", po::value<int>()->default_value(1),
       "measure the whole plan this many times, round after round, pooling each point's samples: a machine "
       "whose speed drifts then reaches every point alike; each round gets 1/R of the time cap and uses all "
-      "of it, so every point takes its whole cap plus R set-ups (a quick run of 30 s took 155 s with 3; 1-100)")(
+      "of it, so every point takes its whole cap plus R set-ups (a quick run of 30 s took 155-170 s with 3; 1-100)")(
       "format", po::value<std::string>()->default_value("table"), "summary on stdout: table, csv or json")(
       "list", "print the points that would be measured, measure nothing")(
       "no-progress", "no progress line on stderr even when it is a terminal");
