@@ -2,10 +2,12 @@
 // one line and exit 2.
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <string>
 #include <vector>
 
 #include "tests/app/run_command.hpp"
@@ -22,6 +24,13 @@ const std::string small =
     costs;
 
 int lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
+
+// A file of this test process alone: ctest runs the tests of this binary as parallel
+// processes, and a shared name lets one truncate the file while another's pollscale reads it.
+std::string own_file(const std::string& name) {
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  return ::testing::TempDir() + "/pollscale_" + std::to_string(::getpid()) + "_" + info->name() + "_" + name;
+}
 
 TEST(SimulateCliTest, SameSeedGivesByteIdenticalOutput) {
   for (const char* format : {"json", "table", "csv"}) {
@@ -51,12 +60,12 @@ TEST(SimulateCliTest, JsonCarriesTheResultNames) {
 }
 
 TEST(SimulateCliTest, WorkloadAndCostsFilesAreRead) {
-  const std::string dir = ::testing::TempDir();
-  std::ofstream(dir + "/w.json") << R"({"active": 10, "arrivals": "poisson", "rate_per_s": 2000})";
-  std::ofstream(dir + "/c.json") << R"({"mechanisms": {"epoll": {"per_call_ns": 200, "per_ready_ns": 80}},
-                                        "handler_ns": 4000})";
-  const auto r = run_pollscale("simulate --mechanism epoll --duration 0.5 --format json --workload " + dir +
-                               "/w.json --costs " + dir + "/c.json");
+  const std::string w = own_file("w.json"), c = own_file("c.json");
+  std::ofstream(w) << R"({"active": 10, "arrivals": "poisson", "rate_per_s": 2000})";
+  std::ofstream(c) << R"({"mechanisms": {"epoll": {"per_call_ns": 200, "per_ready_ns": 80}},
+                          "handler_ns": 4000})";
+  const auto r =
+      run_pollscale("simulate --mechanism epoll --duration 0.5 --format json --workload " + w + " --costs " + c);
   ASSERT_EQ(r.rc, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["workload"]["arrivals"], "poisson");
@@ -64,9 +73,9 @@ TEST(SimulateCliTest, WorkloadAndCostsFilesAreRead) {
 }
 
 TEST(SimulateCliTest, BadInputIsOneLineAndExitTwo) {
-  const std::string dir = ::testing::TempDir();
-  std::ofstream(dir + "/bad_workload.json") << R"({"active": "many"})";
-  std::ofstream(dir + "/bad_costs.json") << R"({"handler_ns": -5})";
+  const std::string bad_workload = own_file("bad_workload.json"), bad_costs = own_file("bad_costs.json");
+  std::ofstream(bad_workload) << R"({"active": "many"})";
+  std::ofstream(bad_costs) << R"({"handler_ns": -5})";
   const std::vector<std::string> cases = {"simulate --mechanism kqueue" + costs,
                                           "simulate --mechanism poll --think exp:-1" + costs,
                                           "simulate --mechanism poll --duration -1" + costs,
@@ -77,8 +86,8 @@ TEST(SimulateCliTest, BadInputIsOneLineAndExitTwo) {
                                           "simulate --mechanism poll --cpus 0" + costs,
                                           "simulate --mechanism poll --arrivals poisson" + costs,
                                           "simulate --mechanism poll --format xml" + costs,
-                                          "simulate --mechanism poll --workload " + dir + "/bad_workload.json" + costs,
-                                          "simulate --mechanism poll --costs " + dir + "/bad_costs.json",
+                                          "simulate --mechanism poll --workload " + bad_workload + costs,
+                                          "simulate --mechanism poll --costs " + bad_costs,
                                           "simulate --mechanism poll --model /nonexistent/model.json --handler-ns 1",
                                           "simulate --mechanism poll --handler-ns -3 --wait-per-fd-ns 1",
                                           "simulate --mechanism poll --scheduler ladder" + costs,
@@ -101,7 +110,7 @@ TEST(SimulateCliTest, ErrorsNameTheCulprit) {
 }
 
 std::string write_costs() {
-  const std::string path = ::testing::TempDir() + "/whatif_costs.json";
+  const std::string path = own_file("costs.json");
   std::ofstream(path) << R"({"mechanisms": {"poll": {"per_call_ns": 150, "per_registered_ns": 30},
                                             "epoll": {"per_call_ns": 200, "per_ready_ns": 80}},
                              "handler_ns": 5000, "wakeup_same_cpu_ns": 3000, "wakeup_cross_cpu_ns": 60000})";
