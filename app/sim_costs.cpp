@@ -103,7 +103,8 @@ class model_costs {
   // Fallback: a blocking round trip (find_active time_per_op, blocking, same CPU) taken as
   // one full pass with registration and one rescan, a timeout-0 call as one pass, so
   //   c_reg = [T_rt(n) - T_rt(1)] / (n - 1) - 2 [T_call(n) - T_call(1)] / (n - 1).
-  // (The writer may run before the waiter sleeps; the ready-at-entry rows say more.)
+  // (Datasets before 2026-11-30 let the writer run before the waiter slept; the
+  // ready-at-entry rows say more there.)
   std::function<double(std::int64_t)> registration_from_round_trip(const std::string& mechanism,
                                                                    const std::string& fd_kind) const {
     datasets::key rt = base("find_active", mechanism, "time_per_op");

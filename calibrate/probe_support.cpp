@@ -1,11 +1,16 @@
 #include "calibrate/probe_support.hpp"
 
+#include <fcntl.h>
+#include <sched.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <random>
 #include <stdexcept>
 
 #include "calibrate/channel.hpp"
 #include "calibrate/sys/process.hpp"
+#include "calibrate/timer.hpp"
 
 namespace pollscale::calibrate {
 
@@ -79,6 +84,25 @@ partner_thread::~partner_thread() {
 
 void partner_thread::check() {
   if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
+}
+
+sleep_watch::sleep_watch(pid_t tid) {
+  const std::string path = "/proc/self/task/" + std::to_string(tid) + "/wchan";
+  fd_ = sys::unique_fd(sys::call("open(" + path + ")", [&] { return ::open(path.c_str(), O_RDONLY | O_CLOEXEC); }));
+}
+
+bool sleep_watch::asleep() {
+  const auto r = sys::call("pread(wchan)", [&] { return ::pread(fd_.get(), buf_, sizeof buf_, 0); });
+  return !(r == 0 || (r == 1 && buf_[0] == '0'));  // "0": running, waking or still queued
+}
+
+void sleep_watch::wait_until_asleep(bool same_cpu, std::uint64_t limit_ns) {
+  const std::uint64_t t0 = clock_ns();
+  while (!asleep()) {
+    if (same_cpu) ::sched_yield();
+    if (clock_ns() - t0 > limit_ns)
+      throw probe_failure("the waiter did not fall asleep within " + std::to_string(limit_ns / 1'000'000) + " ms");
+  }
 }
 
 answer_checker::answer_checker(std::size_t n, const std::vector<std::size_t>& active) : seen_(n, 0), active_(n, false) {

@@ -16,6 +16,7 @@
 
 #include "calibrate/probe.hpp"
 #include "calibrate/sys/syscall.hpp"
+#include "calibrate/sys/unique_fd.hpp"
 #include "calibrate/waiter.hpp"
 
 namespace pollscale::calibrate {
@@ -52,6 +53,24 @@ class partner_thread {
   std::function<void()> wake_;
   std::exception_ptr error_;
   std::thread thread_;
+};
+
+/// Tells whether one thread of this process sleeps: /proc/self/task/TID/wchan, which the
+/// kernel fills only for a task that is neither running nor waking and has left its run
+/// queue (get_wchan), and reads "0" otherwise. One read costs about 0.6 us on this VM
+/// (/proc/TID/stat: 2.6 us). A woken probe's writer waits on it until the waiter really
+/// sleeps in its wait call.
+class sleep_watch {
+ public:
+  explicit sleep_watch(pid_t tid);
+  bool asleep();
+  /// Returns once the thread sleeps; yields the CPU between reads when `same_cpu` (the
+  /// thread to watch may need it to get to sleep). probe_failure after `limit_ns`.
+  void wait_until_asleep(bool same_cpu, std::uint64_t limit_ns);
+
+ private:
+  sys::unique_fd fd_;
+  char buf_[64] = {};
 };
 
 /// Checks that the tags a waiter reports are expected ones and that none repeats within

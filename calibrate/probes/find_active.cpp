@@ -14,9 +14,10 @@
 //    already present on entry: the kernel registers a wait entry for each descriptor it
 //    scans before the first ready one, so the active position matters (KERNEL_COSTS.md).
 //  - time_per_op, blocking=1, threads=2: the waiter sleeps in the mechanism with nothing
-//    ready; a writer thread pinned to the same or the other CPU (pinning "A+B") writes
-//    the k bytes; the waiter wakes, reads them and wakes the writer through an eventfd.
-//    One operation is that round trip: two wake-ups plus the scan.
+//    ready; a writer thread pinned to the same or the other CPU (pinning "A+B"), woken
+//    through an eventfd, waits until the waiter sleeps (sleep_watch) and writes the k
+//    bytes; the waiter wakes, rescans and reads them. One operation is that round trip:
+//    two wake-ups, the registering scan and the rescan.
 // Single-threaded batches the thread was preempted in are run again (they timed another
 // task too). Every call's answer is checked (exactly the active descriptors, none twice)
 // inside the timed loop, at about a nanosecond per reported descriptor — what dispatch
@@ -140,18 +141,30 @@ class cycle_instance final : public probe_instance {
   int timeout_ms_;
 };
 
+// The writer writes only once the waiter sleeps in its wait call (sleep_watch): released
+// at once, it would race the waiter's scan, and from about n = 100 sockets (a 25 us scan
+// against a 20 us cross-CPU wake-up) the waiter would find the data while still scanning
+// and never sleep, so the point would measure a ready-at-entry call; single runs then read
+// 41 us at n = 10 and 28 us at n = 100 over socketpairs on the other CPU. The writer's
+// last wchan read (about 0.6 us, overlapping nothing) is in the timed round trip.
 class woken_instance final : public probe_instance {
  public:
   woken_instance(const datasets::key& key, const selection& sel)
-      : s_(key, sel, false), go_(sys::call("eventfd", [] { return ::eventfd(0, EFD_CLOEXEC); })) {
+      : s_(key, sel, false),
+        go_(sys::call("eventfd", [] { return ::eventfd(0, EFD_CLOEXEC); })),
+        waiter_tid_(::gettid()) {
     s_.prove_delivery(key);
     const auto [waiter_cpu, writer_cpu] = parse_pinning_pair(key.pinning);
-    (void)waiter_cpu;
+    const bool same_cpu = waiter_cpu == writer_cpu;
     writer_ = std::make_unique<partner_thread>(
         writer_cpu,
-        [this](const std::atomic<bool>& stop) {
+        [this, same_cpu](const std::atomic<bool>& stop) {
+          sleep_watch waiter(waiter_tid_);
           std::uint64_t v = 0;
-          while (sys::call("read(go)", [&] { return ::read(go_.get(), &v, sizeof v); }) > 0 && !stop) s_.trigger_all();
+          while (sys::call("read(go)", [&] { return ::read(go_.get(), &v, sizeof v); }) > 0 && !stop) {
+            waiter.wait_until_asleep(same_cpu, asleep_limit_ns);
+            s_.trigger_all();
+          }
         },
         [this] { write_token(fd_kind::eventfd, go_.get()); });
   }
@@ -171,8 +184,11 @@ class woken_instance final : public probe_instance {
   void annotate(datasets::key& k) const override { k.max_fd = s_.ch->watched(s_.ch->size() - 1); }
 
  private:
+  static constexpr std::uint64_t asleep_limit_ns = 10'000'000'000;  // a 20000-fd scan takes ~10 ms
+
   find_active_setup s_;
   sys::unique_fd go_;
+  pid_t waiter_tid_;
   std::unique_ptr<partner_thread> writer_;
 };
 
