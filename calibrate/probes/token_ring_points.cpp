@@ -1,7 +1,7 @@
 // The grid of token_ring points per profile. Pipes need both ends in this process (n up
 // to ~9900 under RLIMIT_NOFILE 20000); eventfds one descriptor per channel (n up to
 // ~19900, the n >= 19000).
-//  quick (~80 points): every mechanism, t = 1, timeout 0: pipes at 6 n, eventfds at the
+//  quick (~120 points): every mechanism, t = 1, timeout 0: pipes at 10 n, eventfds at the
 //    largest n; t = 16 at n = 1000; blocking waits (select, poll, epoll) at n = 1000.
 //  full: t = 1 at 10 n for both kinds; t in {4, 16, 64} at n in {64, 1000, largest};
 //    blocking waits for every mechanism at 8 n.
@@ -61,7 +61,9 @@ std::vector<datasets::key> token_ring_points(const selection& sel, std::span<con
     return {g.out.begin(), g.out.end()};
   }
   if (!full) {
-    for (auto n : n_grid(sel, pipe_max, 6, 6)) g.add_all(fd_kind::pipe, n, 1, 0);
+    // The full profile's ten sizes: the ring's rate halves between 1000 and 10000 pipes
+    // (1 and 10 MiB), and six sizes over four decades left one point inside that bend.
+    for (auto n : n_grid(sel, pipe_max, 10, 10)) g.add_all(fd_kind::pipe, n, 1, 0);
     g.add_all(fd_kind::eventfd, eventfd_max, 1, 0);
     g.add_all(fd_kind::pipe, std::min<std::int64_t>(1000, pipe_max), 16, 0);
     for (const auto& f : mechs)
