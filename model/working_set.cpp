@@ -151,6 +151,27 @@ latency_curve probe_priced_curve(const std::vector<latency_point>& pts, const st
   return curve;
 }
 
+// A cyclic walk that cannot stream (a blocking scan writes a wait entry into each fd's
+// queue) meets each capacity as the probe's chase does: as a cliff. Δlat(W) is then the
+// probe's own latency at W above its L2-resident latency (misses that hit L2 are
+// overlapped, as for the other curves), after removing what no larger size confirms (the
+// lower envelope from the right: one size a neighbour's burst disturbed must not become a
+// step).
+latency_curve probe_shaped_curve(const std::vector<latency_point>& pts, const std::vector<cache_level>& upper) {
+  std::vector<latency_point> envelope = pts;
+  double low = pts.back().ns;
+  for (std::size_t i = pts.size(); i-- > 0;) envelope[i].ns = low = std::min(low, pts[i].ns);
+  const double base = upper.empty() ? envelope.front().ns : interpolate(envelope, upper.front().size_bytes / 2);
+  latency_curve curve;
+  for (const auto& p : envelope) curve.knots.emplace_back(p.bytes, std::max(0.0, p.ns - base));
+  curve.interpolated = true;
+  curve.measured = true;
+  curve.source = "the memory_latency probe's own curve (" + std::to_string(pts.size()) +
+                 " sizes, lower envelope from the right) above its L2-resident latency: a cyclic walk meets "
+                 "each capacity as a cliff";
+  return curve;
+}
+
 latency_curve geometry_curve(const std::vector<cache_level>& upper) {
   latency_curve curve;
   for (std::size_t i = 0; i < upper.size(); ++i) {
@@ -172,6 +193,13 @@ std::optional<latency_curve> make_latency_curve(const std::vector<cache_level>& 
     if (c.level >= 2) upper.push_back(c);
   if (upper.empty()) return std::nullopt;
   const auto pts = merge_repeated(measured);
+  // The probe's shape only from a grid dense enough to show it (neighbours at most 2x
+  // apart, as for the cliffs): across the old 2.9x grid a cliff became a ramp.
+  const bool dense = pts.size() >= 2 && std::adjacent_find(pts.begin(), pts.end(), [](const auto& a, const auto& b) {
+                                          return b.bytes > 2 * a.bytes;
+                                        }) == pts.end();
+  if (knees == knee_placement::probe_shape && dense) return probe_shaped_curve(pts, upper);
+  if (knees == knee_placement::probe_shape) knees = knee_placement::probe_cliffs;
   if (pts.size() >= 2) return probe_priced_curve(pts, upper, knees);
   return geometry_curve(upper);
 }
@@ -214,13 +242,20 @@ footprint_prior working_set_prior(std::string_view fd_kind, bool blocking, const
   // Δlat well past the first knee: at four times the first size where it is positive.
   const auto knee = std::find_if(curve.knots.begin(), curve.knots.end(), [](const auto& k) { return k.second > 0; });
   const double far = knee == curve.knots.end() ? 0 : 4 * knee->first;
-  const double plateau_ns = far > 0 ? b(point{far, 1, 0, 0}) / far : 0;
+  double plateau_ns = far > 0 ? b(point{far, 1, 0, 0}) / far : 0;
+  if (curve.interpolated && !curve.knots.empty()) plateau_ns = curve.knots.back().second;  // the memory's own
   const double stream_ns = p.bytes_per_fd / stream_bytes_per_s * 1e9;
   p.loads_mean = plateau_ns > 0 ? stream_ns / plateau_ns : 0;
   p.loads_sd = p.chain / 2;
   char why[200];
-  std::snprintf(why, sizeof why, "mean: streaming %.0f B at %.0f GB/s; sd: half of %.0f dependent misses; ",
-                p.bytes_per_fd, stream_bytes_per_s / 1e9, p.chain);
+  if (blocking && curve.interpolated) {
+    p.loads_mean = p.chain;
+    std::snprintf(why, sizeof why, "blocking: mean the %.0f dependent misses of the chain (each fd's wait queue is "
+                  "locked and written: no stream), sd half of it; ", p.chain);
+  } else {
+    std::snprintf(why, sizeof why, "mean: streaming %.0f B at %.0f GB/s; sd: half of %.0f dependent misses; ",
+                  p.bytes_per_fd, stream_bytes_per_s / 1e9, p.chain);
+  }
   p.why = why + p.why;
   return p;
 }

@@ -54,7 +54,7 @@ struct latency_point {
 /// Where the knees S_L sit when a probe measured the latencies: at the context's listed
 /// sizes, or at the probe's cliffs (the capacity a cyclic walk really gets; a level with
 /// no cliff between the level below and twice its listed size keeps its listed size).
-enum class knee_placement { listed, probe_cliffs };
+enum class knee_placement { listed, probe_cliffs, probe_shape };
 
 std::optional<latency_curve> make_latency_curve(const std::vector<cache_level>& caches,
                                                 const std::vector<latency_point>& measured,

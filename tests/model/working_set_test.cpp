@@ -92,6 +92,57 @@ TEST(WorkingSetTest, ADisturbedSizeOrACoarseGridPlacesNoCliff) {
   EXPECT_DOUBLE_EQ(c->knots[1].first, 32 << 20);
 }
 
+TEST(WorkingSetTest, ABlockingScanTakesTheProbesOwnCurveAboveItsL2Latency) {
+  const auto caches = caches_from_context(test::cache_context());  // L2 1 MiB
+  const auto shape = make_latency_curve(caches, dense_probe(2.5 * (1 << 20)), knee_placement::probe_shape);
+  ASSERT_TRUE(shape);
+  EXPECT_TRUE(shape->interpolated);
+  EXPECT_TRUE(shape->measured);
+  basis b;
+  b.kind = basis_kind::cycle_set;  // Δlat(n · 1 B) itself
+  b.bytes_per_fd = 1;
+  b.latency = shape->knots;
+  b.latency_measured = true;
+  b.latency_scale = 1;
+  const auto at = [&](double bytes) { return b(point{bytes, 1, 0, 0}); };
+  EXPECT_DOUBLE_EQ(at(300 << 10), 0);                // resident in L2: nothing extra
+  EXPECT_NEAR(at(4 << 20), 12.0 - 3.5, 1e-9);        // the disturbed size near 3 MiB is gone
+  EXPECT_NEAR(at(64 << 20), 140.0 - 3.5, 1e-9);      // the memory, as the chase pays it
+  EXPECT_GT(at(10 << 20), 0.5 * (140.0 - 3.5));      // a cliff, not 1 - S/W
+  // A grid too coarse to show the shape falls back to the scans' curve (knees at the cliffs).
+  const std::vector<latency_point> coarse = {{16384, 1.0}, {262144, 3.5}, {4 << 20, 14.0}, {64 << 20, 140.0}};
+  const auto c = make_latency_curve(caches, coarse, knee_placement::probe_shape);
+  ASSERT_TRUE(c);
+  EXPECT_FALSE(c->interpolated);
+  // The prior: a blocking scan pays its chain of dependent misses (no stream), the
+  // timeout-0 scan the streaming time.
+  const auto blocking = working_set_prior("socketpair", true, *shape);
+  EXPECT_DOUBLE_EQ(blocking.loads_mean, footprint_for("socketpair").chain);
+  EXPECT_DOUBLE_EQ(blocking.loads_sd, footprint_for("socketpair").chain / 2);
+  EXPECT_LT(working_set_prior("socketpair", false, *shape).loads_mean, 0.5);
+}
+
+TEST(WorkingSetTest, BlockingCellsFitTheProbeShapeAndTimeoutZeroCellsTheCliffs) {
+  observation_set s;
+  s.context = test::cache_context();
+  for (const auto& p : dense_probe())
+    s.context["memory_latency"].push_back({{"size_bytes", p.bytes}, {"ns", p.ns}});
+  std::mt19937_64 rng(5);
+  auto blocking = test::cell_key("poll");
+  blocking.blocking = 1;
+  const auto truth = [](double n, double) { return 2000 + 100 * n; };
+  test::add_points(s, test::cell_key("poll"), {10, 100, 1000, 3000}, {1}, truth, 0.005, rng);
+  test::add_points(s, blocking, {10, 100, 1000, 3000}, {1}, truth, 0.005, rng);
+  const auto models = fit_models(s);
+  ASSERT_EQ(models.cells.size(), 2u);
+  for (const auto& m : models.cells) {
+    const auto ws = std::find_if(m.terms.begin(), m.terms.end(),
+                                 [](const term& t) { return t.b.kind == basis_kind::working_set; });
+    ASSERT_NE(ws, m.terms.end());
+    EXPECT_EQ(ws->b.latency_measured, m.cell.blocking == 1) << m.formula;
+  }
+}
+
 TEST(WorkingSetTest, PastTheKneeTheStepIsTheStreamingCostAndTheIntervalTheLatency) {
   // The same small-n data: whatever the probe says about latency, the expected step is
   // streaming 144 B per fd (about 10 ns); a slower memory only widens the interval.
