@@ -82,7 +82,7 @@ std::string default_out_dir() {
 po::options_description calibrate_options() {
   po::options_description o("calibrate options");
   o.add_options()("help,h", "show this help")(
-      "quick", "the quick profile (default): every mechanism and scenario, >= 6 n values (54 s on a 2-vCPU VM)")(
+      "quick", "the quick profile (default): every mechanism and scenario, >= 6 n values (58 s on a 2-vCPU VM)")(
       "full", "the full campaign: every fd kind, k, position and threshold (7.5 min on a 2-vCPU VM)")(
       "scenarios", po::value<std::string>()->default_value(""), "comma list of scenarios (default: all; see --list)")(
       "mechanisms", po::value<std::string>()->default_value(""),
@@ -95,7 +95,8 @@ po::options_description calibrate_options() {
       "rounds", po::value<int>()->default_value(1),
       "measure the whole plan this many times, round after round, pooling each point's samples: a machine "
       "whose speed drifts then reaches every point alike; each round gets 1/R of the time cap and uses all "
-      "of it, so every point takes its whole cap plus R set-ups (a quick run of 30 s took 155-170 s with 3; 1-100)")(
+      "of it, so every point takes its whole cap plus R set-ups (a quick run of 30 s took 155-170 s with 3, the whole "
+      "quick profile 6.5 min; 1-100)")(
       "format", po::value<std::string>()->default_value("table"), "summary on stdout: table, csv or json")(
       "list", "print the points that would be measured, measure nothing")(
       "no-progress", "no progress line on stderr even when it is a terminal");
