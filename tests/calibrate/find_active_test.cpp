@@ -52,6 +52,23 @@ TEST(FindActiveTest, BlockingAndManyActiveVariants) {
   EXPECT_GT(ran, 30);
 }
 
+TEST(FindActiveTest, ManyWokenAtOnceOnlyFromTheOtherCpu) {
+  // A writer on the waiter's own CPU is preempted after its first write: k > 1 woken
+  // points there would hold a scheduler-dependent number of wake-ups.
+  const auto* probe = find_probe("find_active");
+  selection sel;
+  sel.cpus = {0, 1};
+  sel.max_fds = 20000;
+  sel.profile = profile_kind::full;
+  int many_cross = 0;
+  for (const auto& k : probe->points(sel, all_flavours())) {
+    if (k.threads != 2 || *k.n_active == 1) continue;
+    EXPECT_EQ(k.pinning, "0+1") << datasets::describe(k);
+    ++many_cross;
+  }
+  EXPECT_GT(many_cross, 0);
+}
+
 TEST(FindActiveTest, RtsigOnEventfdIsSkippedWithAReason) {
   const auto* probe = find_probe("find_active");
   const auto sel = small_selection();
