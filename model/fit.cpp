@@ -33,9 +33,10 @@ fit_environment environment_of(const observation_set& data) {
   // A scan walks the same fds in the same order every call, as the probe's chase walks its
   // lines: it gets the capacity the probe found. The token ring keeps the listed sizes: its
   // rise past L2 (38% of its plateau at 1.6 x L2 on quick-1) is what its term was shaped on.
-  // A blocking scan locks and writes each fd's wait queue (an entry added, then removed):
-  // no stream the prefetchers follow, so past a capacity every fd pays its chain of misses
-  // as the probe's chase does: it takes the probe's own curve (dense grids only).
+  // A blocking scan locks and writes each fd's wait queue (an entry added, then removed),
+  // a socket's state lies scattered over slabs: no stream the prefetchers follow, so past a
+  // capacity every fd pays its chain of misses as the probe's chase does: such scans take
+  // the probe's own curve (dense grids only; scan_streams).
   const auto caches = caches_from_context(data.context);
   const auto points = memory_points(data);
   env.curve = make_latency_curve(caches, points, knee_placement::probe_cliffs);

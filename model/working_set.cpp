@@ -204,6 +204,10 @@ std::optional<latency_curve> make_latency_curve(const std::vector<cache_level>& 
   return geometry_curve(upper);
 }
 
+bool scan_streams(std::string_view fd_kind, bool blocking) {
+  return !blocking && fd_kind != "tcp" && fd_kind != "socketpair" && fd_kind != "udp";
+}
+
 bool scans_every_fd(std::string_view m) {
   return m == "select" || m == "pselect" || m == "poll" || m == "ppoll" || m == "devpoll" || m == "poll2";
 }
@@ -248,10 +252,11 @@ footprint_prior working_set_prior(std::string_view fd_kind, bool blocking, const
   p.loads_mean = plateau_ns > 0 ? stream_ns / plateau_ns : 0;
   p.loads_sd = p.chain / 2;
   char why[200];
-  if (blocking && curve.interpolated) {
+  if (!scan_streams(fd_kind, blocking) && curve.interpolated) {
     p.loads_mean = p.chain;
-    std::snprintf(why, sizeof why, "blocking: mean the %.0f dependent misses of the chain (each fd's wait queue is "
-                  "locked and written: no stream), sd half of it; ", p.chain);
+    std::snprintf(why, sizeof why, "no stream (%s): mean the %.0f dependent misses of the chain, sd half of it; ",
+                  blocking ? "each fd's wait queue is locked and written" : "socket objects scattered over slabs",
+                  p.chain);
   } else {
     std::snprintf(why, sizeof why, "mean: streaming %.0f B at %.0f GB/s; sd: half of %.0f dependent misses; ",
                   p.bytes_per_fd, stream_bytes_per_s / 1e9, p.chain);

@@ -76,6 +76,14 @@ struct footprint_prior {
 /// True when every call walks all n registered fds (so the working set grows with n).
 bool scans_every_fd(std::string_view mechanism);
 
+/// True when a scan's walk over the fds is a stream the prefetchers follow: a timeout-0
+/// scan over pipes, eventfds or files. A blocking scan locks and writes each fd's wait
+/// queue, and a socket's state (struct socket, then a 1-2 KiB sock in its protocol's slab)
+/// lies scattered: past a capacity those pay their chain of misses, as the probe's chase
+/// does (on full2 and full3 a timeout-0 poll over socketpairs cost 22-30% more per fd from
+/// 2727 fds, 1.1 MB, on, which a streaming prior put at a few percent).
+bool scan_streams(std::string_view fd_kind, bool blocking);
+
 /// Bytes and dependent chain per fd for an fd kind (loads_mean/sd left 0).
 footprint_prior footprint_for(std::string_view fd_kind);
 

@@ -92,7 +92,7 @@ TEST(WorkingSetTest, ADisturbedSizeOrACoarseGridPlacesNoCliff) {
   EXPECT_DOUBLE_EQ(c->knots[1].first, 32 << 20);
 }
 
-TEST(WorkingSetTest, ABlockingScanTakesTheProbesOwnCurveAboveItsL2Latency) {
+TEST(WorkingSetTest, AScanThatCannotStreamTakesTheProbesOwnCurveAboveItsL2Latency) {
   const auto caches = caches_from_context(test::cache_context());  // L2 1 MiB
   const auto shape = make_latency_curve(caches, dense_probe(2.5 * (1 << 20)), knee_placement::probe_shape);
   ASSERT_TRUE(shape);
@@ -114,15 +114,17 @@ TEST(WorkingSetTest, ABlockingScanTakesTheProbesOwnCurveAboveItsL2Latency) {
   const auto c = make_latency_curve(caches, coarse, knee_placement::probe_shape);
   ASSERT_TRUE(c);
   EXPECT_FALSE(c->interpolated);
-  // The prior: a blocking scan pays its chain of dependent misses (no stream), the
-  // timeout-0 scan the streaming time.
-  const auto blocking = working_set_prior("socketpair", true, *shape);
-  EXPECT_DOUBLE_EQ(blocking.loads_mean, footprint_for("socketpair").chain);
-  EXPECT_DOUBLE_EQ(blocking.loads_sd, footprint_for("socketpair").chain / 2);
-  EXPECT_LT(working_set_prior("socketpair", false, *shape).loads_mean, 0.5);
+  // The prior: a blocking scan, or any scan over sockets, pays its chain of dependent
+  // misses (no stream); a timeout-0 scan over pipes the streaming time.
+  const auto blocking = working_set_prior("pipe", true, *shape);
+  EXPECT_DOUBLE_EQ(blocking.loads_mean, footprint_for("pipe").chain);
+  EXPECT_DOUBLE_EQ(blocking.loads_sd, footprint_for("pipe").chain / 2);
+  EXPECT_DOUBLE_EQ(working_set_prior("socketpair", false, *shape).loads_mean, footprint_for("socketpair").chain);
+  EXPECT_DOUBLE_EQ(working_set_prior("tcp", false, *shape).loads_mean, footprint_for("tcp").chain);
+  EXPECT_LT(working_set_prior("pipe", false, *shape).loads_mean, 0.5);
 }
 
-TEST(WorkingSetTest, BlockingCellsFitTheProbeShapeAndTimeoutZeroCellsTheCliffs) {
+TEST(WorkingSetTest, BlockingAndSocketCellsFitTheProbeShapeTimeoutZeroPipesTheCliffs) {
   observation_set s;
   s.context = test::cache_context();
   for (const auto& p : dense_probe())
@@ -131,15 +133,19 @@ TEST(WorkingSetTest, BlockingCellsFitTheProbeShapeAndTimeoutZeroCellsTheCliffs) 
   auto blocking = test::cell_key("poll");
   blocking.blocking = 1;
   const auto truth = [](double n, double) { return 2000 + 100 * n; };
+  auto sockets = test::cell_key("poll");
+  sockets.fd_kind = "socketpair";
   test::add_points(s, test::cell_key("poll"), {10, 100, 1000, 3000}, {1}, truth, 0.005, rng);
   test::add_points(s, blocking, {10, 100, 1000, 3000}, {1}, truth, 0.005, rng);
+  test::add_points(s, sockets, {10, 100, 1000, 3000}, {1}, truth, 0.005, rng);
   const auto models = fit_models(s);
-  ASSERT_EQ(models.cells.size(), 2u);
+  ASSERT_EQ(models.cells.size(), 3u);
   for (const auto& m : models.cells) {
     const auto ws = std::find_if(m.terms.begin(), m.terms.end(),
                                  [](const term& t) { return t.b.kind == basis_kind::working_set; });
     ASSERT_NE(ws, m.terms.end());
-    EXPECT_EQ(ws->b.latency_measured, m.cell.blocking == 1) << m.formula;
+    // Only the timeout-0 scan over pipes streams: it keeps the (1 - S/W) curve.
+    EXPECT_EQ(ws->b.latency_measured, m.cell.blocking == 1 || m.cell.fd_kind == "socketpair") << m.formula;
   }
 }
 
