@@ -46,8 +46,8 @@ form_request request_for(const cell_id& id, const cell_points& p, const fit_envi
   r.p_varies = varies(p.x, &point::p);
   // A token ring's cells (their scans included) keep the listed knees (fit_environment).
   r.curve = id.k.scenario == "token_ring" ? env.ring_curve : env.curve;
-  if (id.k.scenario != "token_ring" && !scan_streams(id.k.fd_kind, id.k.blocking == 1) && env.blocking_curve)
-    r.curve = env.blocking_curve;
+  if (id.k.scenario != "token_ring" && !scan_streams(id.k.fd_kind, id.k.blocking == 1) && env.non_streaming_curve)
+    r.curve = env.non_streaming_curve;
   if (id.k.mechanism == "rtsig" && r.k_varies) {
     std::vector<double> ks;
     for (const auto& q : p.x) ks.push_back(q.k);

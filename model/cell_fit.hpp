@@ -42,7 +42,7 @@ struct fit_options {
 struct fit_environment {
   std::optional<latency_curve> curve;        ///< scans' (knees at the probe's cliffs); nullopt for historical data
   std::optional<latency_curve> ring_curve;   ///< the token ring's (knees at the listed cache sizes)
-  std::optional<latency_curve> blocking_curve;  ///< a scan that cannot stream (scan_streams): the probe's own curve
+  std::optional<latency_curve> non_streaming_curve;  ///< scans that cannot stream (scan_streams): the probe's own curve
   std::optional<double> signal_queue_limit;  ///< RLIMIT_SIGPENDING soft limit
 };
 

@@ -41,7 +41,7 @@ fit_environment environment_of(const observation_set& data) {
   const auto points = memory_points(data);
   env.curve = make_latency_curve(caches, points, knee_placement::probe_cliffs);
   env.ring_curve = make_latency_curve(caches, points, knee_placement::listed);
-  env.blocking_curve = make_latency_curve(caches, points, knee_placement::probe_shape);
+  env.non_streaming_curve = make_latency_curve(caches, points, knee_placement::probe_shape);
   const auto& c = data.context;
   if (c.is_object() && c.contains("rlimit_sigpending") && c["rlimit_sigpending"].is_object() &&
       c["rlimit_sigpending"].contains("soft") && c["rlimit_sigpending"]["soft"].is_number())

@@ -152,7 +152,8 @@ latency_curve probe_priced_curve(const std::vector<latency_point>& pts, const st
 }
 
 // A cyclic walk that cannot stream (a blocking scan writes a wait entry into each fd's
-// queue) meets each capacity as the probe's chase does: as a cliff. Δlat(W) is then the
+// queue; a scan over sockets hops between scattered objects) meets each capacity as the
+// probe's chase does: as a cliff. Δlat(W) is then the
 // probe's own latency at W above its L2-resident latency (misses that hit L2 are
 // overlapped, as for the other curves), after removing what no larger size confirms (the
 // lower envelope from the right: one size a neighbour's burst disturbed must not become a

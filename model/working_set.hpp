@@ -53,7 +53,10 @@ struct latency_point {
 /// when n x footprint crosses L1). Returns nullopt when there are no caches at L2 or above.
 /// Where the knees S_L sit when a probe measured the latencies: at the context's listed
 /// sizes, or at the probe's cliffs (the capacity a cyclic walk really gets; a level with
-/// no cliff between the level below and twice its listed size keeps its listed size).
+/// no cliff between the level below and twice its listed size keeps its listed size). Or,
+/// probe_shape, for a walk that cannot stream (scan_streams): no knees, the probe's own
+/// curve interpolated in log size above its L2-resident latency — from a grid with
+/// neighbours at most 2x apart; a coarser one falls back to probe_cliffs.
 enum class knee_placement { listed, probe_cliffs, probe_shape };
 
 std::optional<latency_curve> make_latency_curve(const std::vector<cache_level>& caches,
