@@ -36,6 +36,15 @@ bool varies(const std::vector<point>& x, double point::*field) {
   return std::any_of(x.begin(), x.end(), [&](const point& q) { return q.*field != x.front().*field; });
 }
 
+// The curve a cell's working-set terms follow (fit_environment): a token ring's cells,
+// their scans included, keep the listed knees; a scan that cannot stream takes the probe's
+// own curve when the probe's grid shows it; every other scan the knees at the cliffs.
+const std::optional<latency_curve>& curve_for(const datasets::key& k, const fit_environment& env) {
+  if (k.scenario == "token_ring") return env.ring_curve;
+  if (!scan_streams(k.fd_kind, k.blocking == 1) && env.non_streaming_curve) return env.non_streaming_curve;
+  return env.curve;
+}
+
 form_request request_for(const cell_id& id, const cell_points& p, const fit_environment& env, family fam) {
   form_request r;
   r.cell = id;
@@ -44,10 +53,7 @@ form_request request_for(const cell_id& id, const cell_points& p, const fit_envi
   r.k_varies = varies(p.x, &point::k);
   r.words_vary = varies(p.x, &point::words);
   r.p_varies = varies(p.x, &point::p);
-  // A token ring's cells (their scans included) keep the listed knees (fit_environment).
-  r.curve = id.k.scenario == "token_ring" ? env.ring_curve : env.curve;
-  if (id.k.scenario != "token_ring" && !scan_streams(id.k.fd_kind, id.k.blocking == 1) && env.non_streaming_curve)
-    r.curve = env.non_streaming_curve;
+  r.curve = curve_for(id.k, env);
   if (id.k.mechanism == "rtsig" && r.k_varies) {
     std::vector<double> ks;
     for (const auto& q : p.x) ks.push_back(q.k);
