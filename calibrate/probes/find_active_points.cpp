@@ -122,9 +122,10 @@ std::vector<datasets::key> find_active_points(const selection& sel, std::span<co
         g.add(f, fd_kind::pipe, lt ? "time_per_call" : "time_per_op", n_k, k, pos, 0, 1, cpu0);
       }
   // 5. Blocking with the data present on entry: registration up to the first ready fd.
-  //    Quick: five n, so that a cell keeps degrees of freedom for its interval.
-  const std::vector<std::int64_t> blocking_quick = {10, 100, 1000, 5000, 10000};
-  for (auto n : full ? n_grid(sel, max_channels(fd_kind::pipe, 1, 8, sel), 8, 8) : pick(blocking_quick, max_channels(fd_kind::pipe, 1, 8, sel)))
+  //    Quick at five n (and woken, below, in both profiles), so that a cell keeps degrees
+  //    of freedom for its interval.
+  const std::vector<std::int64_t> blocking_pipe_ns = {10, 100, 1000, 5000, 10000};
+  for (auto n : full ? n_grid(sel, max_channels(fd_kind::pipe, 1, 8, sel), 8, 8) : pick(blocking_pipe_ns, max_channels(fd_kind::pipe, 1, 8, sel)))
     for (auto pos : full ? std::vector<std::string_view>{"first", "middle", "last"} : std::vector<std::string_view>{"first", "last"})
       for (const auto& f : {flavour{mechanism::select, ""}, flavour{mechanism::poll, ""}, flavour{mechanism::epoll, "lt"}})
         g.add(f, fd_kind::pipe, "time_per_op", n, 1, pos, 1, 1, cpu0);
@@ -133,7 +134,7 @@ std::vector<datasets::key> find_active_points(const selection& sel, std::span<co
   //    the waiter preempts it on return from its first write, rescans, sleeps again, and
   //    how many of those rounds one operation holds depends on the scheduler's lag (full2:
   //    1.53 ms at n = 1000 against 0.22 ms for k = 1, but only 2x at 5000 and 1x at 10000).
-  for (auto n : pick(blocking_quick, max_channels(fd_kind::pipe, 1, 10, sel)))
+  for (auto n : pick(blocking_pipe_ns, max_channels(fd_kind::pipe, 1, 10, sel)))
     for (const auto& pin : {cpu0 + "+" + cpu0, cpu0 + "+" + cpu1})
       for (auto k : full && pin != cpu0 + "+" + cpu0 ? std::vector<std::int64_t>{1, 10} : std::vector<std::int64_t>{1})
         for (const auto& f : blocking_flavours()) g.add(f, fd_kind::pipe, "time_per_op", n, k, "middle", 1, 2, pin);
