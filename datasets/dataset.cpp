@@ -87,50 +87,105 @@ key parse_key(const csv_table& t, const csv_record& r) {
 }
 
 std::vector<summary_row> summarise_samples(const std::vector<sample_row>& samples) {
-  std::map<key, std::vector<double>> groups;
-  for (const auto& s : samples) groups[s.k].push_back(s.value);
+  // Per key, the values of each visit (visit numbers are small: 0 .. rounds-1).
+  std::map<key, std::map<std::int64_t, std::vector<double>>> groups;
+  for (const auto& s : samples) groups[s.k][s.visit].push_back(s.value);
   std::vector<summary_row> out;
   out.reserve(groups.size());
-  for (const auto& [k, values] : groups) out.push_back({k, summarise(values)});
+  for (const auto& [k, by_visit] : groups) {
+    std::vector<std::vector<double>> visits;
+    visits.reserve(by_visit.size());
+    for (const auto& [visit, values] : by_visit) visits.push_back(values);
+    out.push_back({k, summarise_visits(visits)});
+  }
   return out;
 }
 
+namespace {
+
+std::string optional_text(const std::optional<double>& v) { return v ? number_text(*v) : std::string(); }
+
+}  // namespace
+
 std::string samples_csv(const std::vector<sample_row>& rows) {
   std::ostringstream out;
-  out << key_header() << "rep,value,batch\n";
-  for (const auto& r : rows) out << key_text(r.k) << r.rep << "," << number_text(r.value) << "," << r.batch << "\n";
+  out << key_header() << "rep,value,batch,visit,t_s,sentinel_ns\n";
+  for (const auto& r : rows)
+    out << key_text(r.k) << r.rep << "," << number_text(r.value) << "," << r.batch << "," << r.visit << ","
+        << optional_text(r.t_s) << "," << optional_text(r.sentinel_ns) << "\n";
   return out.str();
 }
 
-std::string summary_csv(const std::vector<summary_row>& rows) {
+std::string summary_csv(const std::vector<summary_row>& rows, const std::vector<std::string>& marks) {
   std::ostringstream out;
-  out << key_header() << "n,median,mean,stddev,stderr_mean,ci95_lo,ci95_hi,min,max\n";
-  for (const auto& r : rows) {
-    const auto& s = r.s;
-    out << key_text(r.k) << s.n;
+  out << key_header() << "n,median,mean,stddev,stderr_mean,ci95_lo,ci95_hi,min,max,consistency\n";
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto& s = rows[i].s;
+    out << key_text(rows[i].k) << s.n;
     for (double v : {s.median, s.mean, s.stddev, s.stderr_mean, s.ci95_lo, s.ci95_hi, s.min, s.max})
       out << "," << number_text(v);
-    out << "\n";
+    out << "," << (i < marks.size() ? csv_escape(marks[i]) : std::string()) << "\n";
   }
+  return out.str();
+}
+
+std::string sentinel_csv(const std::vector<sentinel_reading>& rows) {
+  std::ostringstream out;
+  out << "t_s,ns_per_call,calls\n";
+  for (const auto& r : rows) out << number_text(r.t_s) << "," << number_text(r.ns_per_call) << "," << r.calls << "\n";
   return out.str();
 }
 
 void write_dataset(const std::filesystem::path& dir, const dataset& d) {
   std::filesystem::create_directories(dir);
   write_file_atomically(dir / "samples.csv", samples_csv(d.samples));
-  write_file_atomically(dir / "summary.csv", summary_csv(d.summaries));
+  write_file_atomically(dir / "summary.csv", summary_csv(d.summaries, d.consistency));
+  if (!d.sentinel.empty()) write_file_atomically(dir / "sentinel.csv", sentinel_csv(d.sentinel));
   write_file_atomically(dir / "context.json", d.context.dump(2) + "\n");
 }
+
+namespace {
+
+/// An optional non-negative number column: absent column or empty field -> nullopt.
+std::optional<double> optional_value(const csv_table& t, const csv_record& r, std::string_view column) {
+  const auto idx = t.column(column);
+  if (!idx || r.fields[*idx].empty()) return std::nullopt;
+  return parse_value(t, r, column);
+}
+
+/// A count column that must hold a whole number in [0, 2^53] (checked before the cast).
+std::int64_t count_value(const csv_table& t, const csv_record& r, std::string_view column) {
+  const double v = parse_value(t, r, column);
+  if (v != std::floor(v) || v > 9007199254740992.0)
+    throw format_error(t.where(r) + "column '" + std::string(column) + "': '" + r.fields[t.require_column(column)] +
+                       "' is not a whole number");
+  return static_cast<std::int64_t>(v);
+}
+
+}  // namespace
 
 std::vector<sample_row> parse_samples(const csv_table& t) {
   std::vector<sample_row> rows;
   rows.reserve(t.records.size());
   for (const auto& r : t.records) {
-    sample_row s{parse_key(t, r), 0, parse_value(t, r, "value")};
-    s.rep = static_cast<std::int64_t>(parse_value(t, r, "rep"));
-    if (t.column("batch")) s.batch = std::max<std::int64_t>(1, static_cast<std::int64_t>(parse_value(t, r, "batch")));
+    sample_row s;
+    s.k = parse_key(t, r);
+    s.value = parse_value(t, r, "value");
+    s.rep = count_value(t, r, "rep");
+    if (t.column("batch")) s.batch = std::max<std::int64_t>(1, count_value(t, r, "batch"));
+    if (t.column("visit")) s.visit = count_value(t, r, "visit");  // older datasets: one visit
+    s.t_s = optional_value(t, r, "t_s");
+    s.sentinel_ns = optional_value(t, r, "sentinel_ns");
     rows.push_back(std::move(s));
   }
+  return rows;
+}
+
+std::vector<sentinel_reading> parse_sentinel(const csv_table& t) {
+  std::vector<sentinel_reading> rows;
+  rows.reserve(t.records.size());
+  for (const auto& r : t.records)
+    rows.push_back({parse_value(t, r, "t_s"), parse_value(t, r, "ns_per_call"), count_value(t, r, "calls")});
   return rows;
 }
 
@@ -158,7 +213,11 @@ dataset read_dataset(const std::filesystem::path& dir) {
   dataset d;
   d.context = read_context(dir / "context.json");
   d.samples = parse_samples(read_csv(dir / "samples.csv"));
-  d.summaries = parse_summaries(read_csv(dir / "summary.csv"));
+  const auto summary_table = read_csv(dir / "summary.csv");
+  d.summaries = parse_summaries(summary_table);
+  if (const auto c = summary_table.column("consistency"))
+    for (const auto& r : summary_table.records) d.consistency.push_back(r.fields[*c]);
+  if (std::filesystem::exists(dir / "sentinel.csv")) d.sentinel = parse_sentinel(read_csv(dir / "sentinel.csv"));
   return d;
 }
 

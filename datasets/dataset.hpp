@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,20 @@ struct sample_row {
   std::int64_t rep = 0;
   double value = 0;
   std::int64_t batch = 1;  ///< operations timed back to back in this sample (extra column)
+  /// Which visit of the point the sample belongs to (0-based): every visit sets the point up
+  /// afresh at another moment of the run; intervals are built from the spread between visits.
+  std::int64_t visit = 0;
+  std::optional<double> t_s;          ///< seconds from the run's start to the visit's start
+  std::optional<double> sentinel_ns;  ///< the drift sentinel's reading just before the visit
+};
+
+/// One reading of the drift sentinel (calibrate/sentinel.hpp): a fixed cheap operation
+/// measured again and again through a run, so that the machine's speed at each moment is
+/// known. Kept in sentinel.csv.
+struct sentinel_reading {
+  double t_s = 0;          ///< seconds from the run's start
+  double ns_per_call = 0;  ///< median over the reading's batches, nanoseconds per call
+  std::int64_t calls = 0;  ///< calls timed in the reading, all batches together
 };
 
 /// One measured point, summarised over its repetitions.
@@ -42,15 +57,23 @@ struct dataset {
   nlohmann::json context;  ///< the context block; "warnings" and "skipped" live here
   std::vector<sample_row> samples;
   std::vector<summary_row> summaries;
+  std::vector<sentinel_reading> sentinel;  ///< empty when the run had none (sentinel.csv absent)
+  /// Per summary row (same order), rules of datasets/consistency.hpp the point still breaks,
+  /// joined by ';' (summary.csv column `consistency`); empty or shorter: none.
+  std::vector<std::string> consistency;
 };
 
-/// Summarises samples grouped by key, in key order.
+/// Summarises samples grouped by key, in key order; a point measured in several visits is
+/// summarised from its visits (statistics.hpp, summarise_visits).
 std::vector<summary_row> summarise_samples(const std::vector<sample_row>& samples);
 
 std::string samples_csv(const std::vector<sample_row>& rows);
-std::string summary_csv(const std::vector<summary_row>& rows);
+/// `marks` (optional) gives the consistency column per row; absent: the column is empty.
+std::string summary_csv(const std::vector<summary_row>& rows, const std::vector<std::string>& marks = {});
+std::string sentinel_csv(const std::vector<sentinel_reading>& rows);
 
-/// Creates `dir` if needed and writes the three files, each atomically.
+/// Creates `dir` if needed and writes the files (sentinel.csv only when there are readings),
+/// each atomically.
 void write_dataset(const std::filesystem::path& dir, const dataset& d);
 
 /// Reads and validates a dataset directory. Throws format_error ("file:line: what") for
@@ -67,5 +90,6 @@ double parse_value(const csv_table& t, const csv_record& r, std::string_view col
 /// Parsers for the two CSV tables alone (used by read_dataset and by tests).
 std::vector<sample_row> parse_samples(const csv_table& t);
 std::vector<summary_row> parse_summaries(const csv_table& t);
+std::vector<sentinel_reading> parse_sentinel(const csv_table& t);
 
 }  // namespace pollscale::datasets

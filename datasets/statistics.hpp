@@ -38,6 +38,21 @@ double quantile(std::span<const double> values, double q);
 /// symmetric such pair; (0, n-1) when even that cannot reach `level`. Precondition: n >= 1.
 std::pair<std::size_t, std::size_t> median_ci_ranks(std::size_t n, double level);
 
+/// A point measured in several visits, each with a fresh set-up at another moment of the run
+/// (`visits[i]` holds visit i's per-operation values). On a shared machine the batches of one
+/// visit agree with each other and say nothing about the next visit, which may meet the host
+/// in another speed mode or land its kernel objects elsewhere in the caches; so the visit,
+/// not the batch, is the unit of replication. Each visit is reduced to its median (robust to a
+/// batch interrupted by another task); the point's `median` is the median of the visit
+/// medians, and [ci95_lo, ci95_hi] is a 95% interval for it built from their spread: a
+/// Student-t interval on the logarithms of the visit medians (costs drift by factors, not by
+/// offsets) with the median's standard error (sqrt(pi/2) x the mean's), never narrower than the pooled samples' own median interval, and kept inside
+/// [min, max]. n, mean, stddev, stderr_mean, min and max describe the pooled samples. One
+/// visit (or one value in all) falls back to `summarise` of the pooled values.
+/// Precondition: at least one non-empty visit; empty visits are ignored; all finite, > 0
+/// where more than one visit is given.
+summary summarise_visits(std::span<const std::vector<double>> visits);
+
 /// Half-width of the 95% median interval relative to the median: max(med-lo, hi-med)/med.
 /// Used as the runner's stopping rule. Returns +inf when the median is 0 or n is tiny.
 double relative_median_halfwidth(const summary& s);

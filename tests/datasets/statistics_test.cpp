@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <random>
 #include <vector>
 
 namespace pollscale::datasets {
@@ -55,6 +56,77 @@ TEST(StatisticsTest, RelativeHalfWidthNeedsSixSamplesAndPositiveMedian) {
   // n = 10: the interval is x(2)..x(9) (1-based), here 99..101 around a median of 100.
   const std::vector<double> v = {98, 99, 100, 100, 100, 100, 100, 100, 101, 102};
   EXPECT_NEAR(relative_median_halfwidth(summarise(v)), 0.01, 1e-12);
+}
+
+TEST(StatisticsTest, OneVisitIsThePooledSummary) {
+  const std::vector<std::vector<double>> one = {{9, 4, 2, 4, 5, 4, 7, 5}};
+  const summary a = summarise_visits(one), b = summarise(one[0]);
+  EXPECT_DOUBLE_EQ(a.median, b.median);
+  EXPECT_DOUBLE_EQ(a.ci95_lo, b.ci95_lo);
+  EXPECT_DOUBLE_EQ(a.ci95_hi, b.ci95_hi);
+  // Empty visits are ignored.
+  const std::vector<std::vector<double>> with_empty = {{}, {9, 4, 2, 4, 5, 4, 7, 5}, {}};
+  EXPECT_DOUBLE_EQ(summarise_visits(with_empty).median, b.median);
+}
+
+TEST(StatisticsTest, VisitsThatDisagreeWidenTheInterval) {
+  // Three visits, each tight (±0.1%) but at 100, 130 and 105: the batches alone would give
+  // a narrow interval; the visits say "measured again, anything from ~100 to ~130".
+  std::vector<std::vector<double>> visits;
+  for (double level : {100.0, 130.0, 105.0}) {
+    std::vector<double> v;
+    for (int i = 0; i < 11; ++i) v.push_back(level * (1 + 0.001 * (i - 5) / 5));
+    visits.push_back(v);
+  }
+  const summary s = summarise_visits(visits);
+  EXPECT_DOUBLE_EQ(s.median, 105.0);  // the median of the visit medians
+  EXPECT_EQ(s.n, 33u);                 // the pooled samples
+  EXPECT_DOUBLE_EQ(s.min, 99.9);
+  EXPECT_DOUBLE_EQ(s.max, 130.13);
+  // t(2) = 4.303 on sd(log) of the three medians / sqrt(3): a factor of about 1.4, clamped
+  // into [min, max].
+  EXPECT_LT(s.ci95_lo, 101.0);
+  EXPECT_GE(s.ci95_lo, s.min);
+  EXPECT_DOUBLE_EQ(s.ci95_hi, s.max);
+  const summary pooled = summarise(std::vector<double>(visits[0]));
+  EXPECT_GT(relative_median_halfwidth(s), 10 * relative_median_halfwidth(pooled));
+}
+
+TEST(StatisticsTest, VisitsThatAgreeKeepThePooledFloor) {
+  // Identical visits: the between-visit spread is zero, the batches' own interval remains.
+  std::vector<double> v;
+  for (int i = 0; i < 15; ++i) v.push_back(200 + i);
+  const std::vector<std::vector<double>> visits = {v, v, v};
+  const summary s = summarise_visits(visits);
+  std::vector<double> all;
+  for (int r = 0; r < 3; ++r) all.insert(all.end(), v.begin(), v.end());
+  const summary pooled = summarise(all);
+  EXPECT_DOUBLE_EQ(s.median, 207.0);
+  EXPECT_DOUBLE_EQ(s.ci95_lo, pooled.ci95_lo);
+  EXPECT_DOUBLE_EQ(s.ci95_hi, pooled.ci95_hi);
+}
+
+TEST(StatisticsTest, VisitIntervalsCoverAPlantedMedianAboutNinetyFivePercent) {
+  // Each visit meets the machine in a random state (log-normal level, sd 0.15) and takes
+  // 11 tight batches there; the true typical cost is 1000. Over 2000 planted points of 5
+  // visits the 95% interval must hold 1000 about 95% of the time: not 70% (batches alone),
+  // not 100% (useless). The median of five visit medians is not the mean of their logs, so
+  // allow 91-99%.
+  std::mt19937_64 rng(42);
+  std::normal_distribution<double> level(0.0, 0.15), batch(0.0, 0.002);
+  int covered = 0;
+  const int trials = 2000;
+  for (int t = 0; t < trials; ++t) {
+    std::vector<std::vector<double>> visits(5);
+    for (auto& v : visits) {
+      const double l = 1000 * std::exp(level(rng));
+      for (int i = 0; i < 11; ++i) v.push_back(l * (1 + batch(rng)));
+    }
+    const summary s = summarise_visits(visits);
+    covered += (s.ci95_lo <= 1000 && 1000 <= s.ci95_hi) ? 1 : 0;
+  }
+  EXPECT_GT(covered, trials * 91 / 100);
+  EXPECT_LT(covered, trials * 99 / 100);
 }
 
 }  // namespace
