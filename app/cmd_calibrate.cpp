@@ -90,13 +90,13 @@ po::options_description calibrate_options() {
       "io_uring/oneshot, io_uring/multishot (default: all)")(
       "n", po::value<std::string>(), "comma list of descriptor counts replacing each probe's n grid")(
       "out,o", po::value<std::string>(), "dataset directory (default out/calibrate-<UTC time>)")(
-      "seed", po::value<std::uint64_t>()->default_value(1), "seed for random active positions")(
+      "seed", po::value<std::uint64_t>()->default_value(1), "seed for random active positions and the order of every round")(
       "max-seconds-per-point", po::value<double>(), "time cap for one point's repetitions (quick 0.25, full 2)")(
-      "rounds", po::value<int>()->default_value(1),
-      "measure the whole plan this many times, round after round, pooling each point's samples: a machine "
-      "whose speed drifts then reaches every point alike; each round gets 1/R of the time cap and uses all "
-      "of it, so every point takes its whole cap plus R set-ups (a quick run of 30 s took 155-170 s with 3, the whole "
-      "quick profile 6.5 min; 1-100)")(
+      "rounds", po::value<int>()->default_value(3),
+      "visits per point: the whole plan is measured R times, each round in a new seeded random order, each "
+      "visit with a fresh set-up, and every point's 95% interval is built from the spread between its visits "
+      "(a shared VM's speed drifts for seconds at a time); 1 gives the old single visit with an interval from "
+      "its batches alone (1-100)")(
       "format", po::value<std::string>()->default_value("table"), "summary on stdout: table, csv or json")(
       "list", "print the points that would be measured, measure nothing")(
       "no-progress", "no progress line on stderr even when it is a terminal");

@@ -6,11 +6,16 @@
 #include <cstdio>
 #include <iostream>
 #include <map>
+#include <set>
 #include <sstream>
 
+#include "calibrate/reference_check.hpp"
 #include "calibrate/registry.hpp"
+#include "calibrate/sentinel.hpp"
+#include "calibrate/visit_plan.hpp"
 #include "calibrate/sys/process.hpp"
 #include "calibrate/sys/syscall.hpp"
+#include "datasets/consistency.hpp"
 #include "datasets/statistics.hpp"
 
 namespace pollscale::calibrate {
@@ -42,6 +47,8 @@ nlohmann::json request_json(const calibration_request& req, const runner_options
           {"n_override", req.sel.n_override},
           {"seed", req.sel.seed},
           {"rounds", req.rounds},
+          {"order", "each round in a seeded random order (probes, then groups sharing a set-up, then points)"},
+          {"repair_visits", req.repair_visits},
           {"max_fds", req.sel.max_fds},
           {"main_thread_cpu", req.sel.cpus.empty() ? -1 : req.sel.cpus[0]},
           {"runner",
@@ -52,24 +59,21 @@ nlohmann::json request_json(const calibration_request& req, const runner_options
             {"min_sample_ns", ro.min_sample_ns}}}};
 }
 
-// The plan repeated `rounds` times, round after round.
-std::vector<planned_point> in_rounds(const std::vector<planned_point>& once, int rounds) {
-  std::vector<planned_point> points;
-  for (int round = 0; round < rounds; ++round) points.insert(points.end(), once.begin(), once.end());
-  return points;
-}
+}  // namespace
 
-// Rounds share the per-point time cap and run each to its end (runner_options::until_cap).
-runner_options per_round(runner_options o, int rounds) {
+runner_options per_visit(runner_options o, int rounds) {
   if (rounds > 1) {
     o.max_s_per_point /= rounds;
-    o.until_cap = true;
+    o.warmup_s /= rounds;
+    o.min_samples = std::max<std::size_t>(7, o.min_samples / static_cast<std::size_t>(rounds));
   }
   return o;
 }
 
-// Points whose pooled samples leave the median's interval wider than the target (with one
-// round, exactly the points the runner stopped at the cap unconverged).
+namespace {
+
+// Points whose 95% interval is wider than the target: with one round, the points the runner
+// stopped at the cap unconverged; with visits, also those whose visits disagree.
 std::size_t unconverged_pooled(const datasets::dataset& d, double target) {
   std::size_t n = 0;
   for (const auto& s : datasets::summarise_samples(d.samples))
@@ -82,8 +86,9 @@ void add_warnings(const calibration_request& req, calibration_outcome& out, int 
   if (unconverged)
     out.data.context["warnings"].push_back(
         std::to_string(unconverged) + " of " + std::to_string(out.measured) +
-        " points reached the time cap before their median's 95% interval was within ±" +
-        std::to_string(static_cast<int>(req.runner.target_rel_halfwidth * 100)) + "%");
+        " points have a 95% interval wider than ±" + std::to_string(static_cast<int>(req.runner.target_rel_halfwidth * 100)) +
+        (req.rounds > 1 ? "% (their visits disagree, or a visit reached its time cap first)"
+                        : "% (the time cap came first)"));
   if (out.interrupted && interrupted_round == 0)
     out.data.context["warnings"].push_back("interrupted after " + std::to_string(out.measured) + " of " +
                                            std::to_string(out.planned) + " points; the rest were not measured");
@@ -113,71 +118,200 @@ std::vector<planned_point> plan(const calibration_request& req) {
   return points;
 }
 
-void append_samples(datasets::dataset& d, const point_result& r, std::int64_t first_rep) {
+void append_samples(datasets::dataset& d, const point_result& r, const visit_facts& v) {
   for (std::size_t i = 0; i < r.values.size(); ++i)
-    d.samples.push_back(
-        {r.key, first_rep + static_cast<std::int64_t>(i), r.values[i], static_cast<std::int64_t>(r.batches[i])});
+    d.samples.push_back({r.key, v.first_rep + static_cast<std::int64_t>(i), r.values[i],
+                         static_cast<std::int64_t>(r.batches[i]), v.visit, v.t_s, v.sentinel_ns});
 }
+
+namespace {
+
+/// A running calibration: the visits made so far and what they left.
+class session {
+ public:
+  session(const calibration_request& req, const std::vector<planned_point>& once, calibration_outcome& out)
+      : req_(req), once_(once), out_(out), run_(per_visit(req.runner, req.rounds)),
+        watch_(req.runner.min_sample_ns), refs_(once, req.sel.cpus.empty() ? -1 : req.sel.cpus[0]),
+        t0_(clock_ns()), last_write_(t0_) {}
+
+  /// Measures point `i` of the plan once more; false when interrupted.
+  bool visit(std::size_t i, std::size_t done, std::size_t total);
+  /// Releases the last probe's shared set-up.
+  void finish();
+  double elapsed_s() const { return static_cast<double>(clock_ns() - t0_) * 1e-9; }
+  nlohmann::json references() const { return refs_.to_json(); }
+
+ private:
+  std::optional<double> sentinel_now(double t_s);
+
+  const calibration_request& req_;
+  const std::vector<planned_point>& once_;
+  calibration_outcome& out_;
+  runner run_;
+  sentinel watch_;
+  reference_check refs_;
+  std::uint64_t t0_, last_write_;
+  const probe_def* current_ = nullptr;
+  std::map<datasets::key, visit_facts> kept_;  // per planned key: samples and visits so far
+  std::set<datasets::key> skipped_;            // planned keys that cannot run here
+};
+
+// The sentinel read just before a visit; the previous reading when this one could not be
+// set up and is at most a second old.
+std::optional<double> session::sentinel_now(double t_s) {
+  if (auto r = watch_.read(t_s)) {
+    out_.data.sentinel.push_back(*r);
+    return r->ns_per_call;
+  }
+  const auto& series = out_.data.sentinel;
+  if (!series.empty() && t_s - series.back().t_s <= 1.0) return series.back().ns_per_call;
+  return std::nullopt;
+}
+
+bool session::visit(std::size_t i, std::size_t done, std::size_t total) {
+  const planned_point& p = once_[i];
+  if (skipped_.count(p.key)) return true;
+  if (current_ && current_ != p.probe && current_->release) current_->release();
+  current_ = p.probe;
+  if (req_.progress) show_progress(done, total, elapsed_s(), p.key);
+  try {
+    visit_facts& facts = kept_[p.key];
+    facts.t_s = elapsed_s();
+    facts.sentinel_ns = sentinel_now(*facts.t_s);
+    const point_result r = run_.measure(*p.probe, p.key, req_.sel);
+    if (!r.skipped.empty()) {
+      skipped_.insert(p.key);
+      ++out_.skipped;
+      out_.data.context["skipped"].push_back({{"point", datasets::describe(r.key)}, {"reason", r.skipped}});
+      return true;
+    }
+    if (facts.visit == 0) ++out_.measured;
+    append_samples(out_.data, r, facts);
+    facts.first_rep += static_cast<std::int64_t>(r.values.size());
+    ++facts.visit;
+    refs_.after_visit(p.key, r.values, *facts.t_s);
+  } catch (const sys::interrupted&) {
+    out_.interrupted = true;
+    return false;
+  } catch (const std::exception& e) {
+    // A wrong answer or an OS failure: loud, recorded, and the run goes on so that
+    // nothing measured is lost; the command exits 1 at the end.
+    ++out_.failed;
+    const std::string what = datasets::describe(p.key) + ": " + e.what();
+    if (req_.progress) std::fprintf(stderr, "\r\033[K");
+    std::fprintf(stderr, "pollscale: probe failed: %s\n", what.c_str());
+    out_.data.context["failures"].push_back(what);
+  }
+  if (clock_ns() - last_write_ > 30'000'000'000ull) {
+    write_now(req_, out_.data);
+    last_write_ = clock_ns();
+  }
+  return true;
+}
+
+void session::finish() {
+  if (req_.progress) std::fprintf(stderr, "\r\033[K");
+  for (const auto& p : all_probes())
+    if (p.release) p.release();
+}
+
+/// The planned key without max_fd (which a probe fills in once set up), for matching
+/// summary rows back to the plan.
+datasets::key plan_key(datasets::key k) {
+  k.max_fd.reset();
+  return k;
+}
+
+/// Plan indices of the points that break the physics, in a seeded random order.
+std::vector<std::size_t> points_to_repair(const std::vector<planned_point>& once,
+                                          const std::vector<datasets::consistency_issue>& issues, std::uint64_t seed) {
+  std::map<datasets::key, std::size_t> index;
+  for (std::size_t i = 0; i < once.size(); ++i) index.emplace(plan_key(once[i].key), i);
+  std::set<std::size_t> wanted;
+  for (const auto& issue : issues)
+    for (const auto* k : {&issue.k, &issue.other})
+      if (auto it = index.find(plan_key(*k)); it != index.end()) wanted.insert(it->second);
+  std::vector<std::size_t> order(wanted.begin(), wanted.end());
+  seeded_shuffle(order, seed ^ 0x5eed5eedull);
+  return order;
+}
+
+/// Revisits the points that break the physics (each up to repair_visits more times, all
+/// together within repair_share of the time spent so far); false when interrupted.
+bool repair(session& s, const calibration_request& req, const std::vector<planned_point>& once,
+            calibration_outcome& out) {
+  out.data.summaries = datasets::summarise_samples(out.data.samples);
+  const auto issues = datasets::check_consistency(out.data.summaries);
+  const auto order = points_to_repair(once, issues, req.sel.seed);
+  const double deadline = s.elapsed_s() * (1 + req.repair_share);
+  std::size_t done = 0;
+  const std::size_t total = order.size() * static_cast<std::size_t>(req.repair_visits);
+  for (int v = 0; v < req.repair_visits; ++v)
+    for (std::size_t i : order) {
+      if (s.elapsed_s() > deadline) return true;
+      if (!s.visit(i, done++, total)) return false;
+      ++out.repair_visits;
+    }
+  return true;
+}
+
+/// The rules still broken after the repair visits: summary marks, context and warnings.
+void record_consistency(calibration_outcome& out) {
+  auto& d = out.data;
+  d.summaries = datasets::summarise_samples(d.samples);
+  const auto issues = datasets::check_consistency(d.summaries);
+  d.consistency.clear();
+  for (const auto& r : d.summaries) d.consistency.push_back(datasets::consistency_marks(issues, r.k));
+  nlohmann::json list = nlohmann::json::array();
+  std::size_t beyond = 0;
+  for (const auto& issue : issues) {
+    list.push_back({{"rule", issue.rule}, {"point", datasets::describe(issue.k)}, {"against", datasets::describe(issue.other)},
+                    {"beyond_intervals", issue.beyond_intervals}, {"detail", issue.detail}});
+    beyond += issue.beyond_intervals ? 1 : 0;
+  }
+  d.context["consistency"] = {{"repair_visits", out.repair_visits}, {"issues", list}};
+  if (!issues.empty())
+    d.context["warnings"].push_back(std::to_string(issues.size()) + " point(s) still break the physics after " +
+                                    std::to_string(out.repair_visits) + " repair visit(s) (" + std::to_string(beyond) +
+                                    " beyond both 95% intervals); summary.csv column 'consistency' marks them, "
+                                    "context.json 'consistency' lists them");
+}
+
+}  // namespace
 
 calibration_outcome run_calibration(const calibration_request& req, nlohmann::json context) {
   if (req.rounds < 1) throw std::invalid_argument("rounds must be at least 1");
   calibration_outcome out;
   const auto once = plan(req);
-  const auto points = in_rounds(once, req.rounds);
   out.planned = once.size();
-  std::map<datasets::key, std::int64_t> kept;  // samples kept so far per point
-  context["calibration"] = request_json(req, req.runner);
+  context["calibration"] = request_json(req, per_visit(req.runner, req.rounds));
   out.data.context = std::move(context);
   out.data.context["failures"] = nlohmann::json::array();
   const auto saved_affinity = sys::allowed_cpus();
   if (!req.sel.cpus.empty()) sys::pin_current_thread(req.sel.cpus[0]);
-  const runner run(per_round(req.runner, req.rounds));
-  const std::uint64_t t0 = clock_ns();
-  std::uint64_t last_write = t0;
+  session s(req, once, out);
   int interrupted_round = 0;
-  for (std::size_t i = 0; i < points.size(); ++i) {
-    if (i > 0 && points[i - 1].probe != points[i].probe && points[i - 1].probe->release) points[i - 1].probe->release();
-    const double elapsed = static_cast<double>(clock_ns() - t0) * 1e-9;
-    if (req.progress) show_progress(i, points.size(), elapsed, points[i].key);
-    try {
-      const point_result r = run.measure(*points[i].probe, points[i].key, req.sel);
-      const bool first_round = i < once.size();
-      if (!r.skipped.empty()) {
-        if (!first_round) continue;  // said once
-        ++out.skipped;
-        out.data.context["skipped"].push_back({{"point", datasets::describe(r.key)}, {"reason", r.skipped}});
-        continue;
+  const std::size_t total = once.size() * static_cast<std::size_t>(req.rounds);
+  for (int round = 0; round < req.rounds && !out.interrupted; ++round) {
+    const auto order = round_order(once, req.sel.seed, round);
+    for (std::size_t j = 0; j < order.size(); ++j)
+      if (!s.visit(order[j], static_cast<std::size_t>(round) * once.size() + j, total)) {
+        interrupted_round = round;
+        break;
       }
-      std::int64_t& reps = kept[r.key];
-      if (reps == 0) ++out.measured;
-      append_samples(out.data, r, reps);
-      reps += static_cast<std::int64_t>(r.values.size());
-    } catch (const sys::interrupted&) {
-      out.interrupted = true;
-      interrupted_round = static_cast<int>(i / once.size());
-      break;
-    } catch (const std::exception& e) {
-      // A wrong answer or an OS failure: loud, recorded, and the run goes on so that
-      // nothing measured is lost; the command exits 1 at the end.
-      ++out.failed;
-      const std::string what = datasets::describe(points[i].key) + ": " + e.what();
-      if (req.progress) std::fprintf(stderr, "\r\033[K");
-      std::fprintf(stderr, "pollscale: probe failed: %s\n", what.c_str());
-      out.data.context["failures"].push_back(what);
-    }
-    if (clock_ns() - last_write > 30'000'000'000ull) {
-      write_now(req, out.data);
-      last_write = clock_ns();
-    }
   }
-  if (req.progress) std::fprintf(stderr, "\r\033[K");
-  for (const auto& p : all_probes())
-    if (p.release) p.release();
+  if (!out.interrupted) repair(s, req, once, out);
+  s.finish();
   sys::set_current_thread_affinity(saved_affinity);
-  out.wall_s = static_cast<double>(clock_ns() - t0) * 1e-9;
+  out.wall_s = s.elapsed_s();
   add_warnings(req, out, interrupted_round);
+  record_consistency(out);
+  out.data.context["stability"] = stability_of(out.data.sentinel);
+  out.data.context["reference"] = s.references();
+  if (const auto w = stability_warning(out.data.context["stability"]); !w.empty())
+    out.data.context["warnings"].push_back(w);
   out.data.context["calibration"]["wall_s"] = out.wall_s;
-  write_now(req, out.data);
+  datasets::write_dataset(req.out, out.data);
   return out;
 }
 

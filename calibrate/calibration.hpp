@@ -1,10 +1,15 @@
-// A calibration session: enumerate the points of the chosen probes, measure each with the
-// runner, and turn the results into a dataset (samples, summaries, context with skipped
-// points and warnings). Ctrl-C stops after the current point; everything finished is kept.
+// A calibration session: enumerate the points of the chosen probes, visit each point once
+// per round in a seeded random order (visit_plan.hpp) with the drift sentinel read before
+// every visit (sentinel.hpp), check the physics at the end and revisit the points that break
+// it, and turn the results into a dataset (samples with their visit, moment and sentinel
+// level; summaries whose intervals come from the visits; the sentinel series; context with
+// the machine's stability, skipped points and warnings). Ctrl-C stops after the current
+// visit; everything finished is kept.
 #pragma once
 
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,17 +32,23 @@ struct calibration_request {
   runner_options runner;
   std::filesystem::path out;  ///< dataset directory (written atomically per file)
   bool progress = false;      ///< progress line on stderr
-  /// Times the whole plan is measured, round after round; each point's samples pool over
-  /// the rounds. On a machine whose speed drifts for seconds at a time (a shared VM), one
-  /// round measures each point in whatever phase it falls into; rounds spread every point
-  /// over the run, so points compared with one another saw the same mix of phases. Each
-  /// round gets 1/rounds of the point's time cap and uses all of it (equal weights).
-  int rounds = 1;
+  /// Visits per point: the whole plan is measured this many times, round after round, each
+  /// round in its own seeded random order, each visit with a fresh set-up. On a machine whose
+  /// speed drifts for seconds at a time (a shared VM) one visit measures a point in whatever
+  /// phase it falls into; the spread between visits is what "measured again" means, and the
+  /// summaries' intervals are built from it (statistics.hpp, summarise_visits). Each visit
+  /// gets 1/rounds of the point's time cap and warm-up.
+  int rounds = 3;
+  /// Extra visits a point that breaks the physics (datasets/consistency.hpp) may get after
+  /// the rounds; all repair visits together stop at repair_share of the time spent so far.
+  int repair_visits = 2;
+  double repair_share = 0.2;
 };
 
 struct calibration_outcome {
   datasets::dataset data;
   std::size_t planned = 0, measured = 0, skipped = 0, failed = 0;
+  std::size_t repair_visits = 0;  ///< visits made after the rounds to points that broke the physics
   bool interrupted = false;
   double wall_s = 0;
 };
@@ -53,8 +64,19 @@ std::vector<planned_point> plan(const calibration_request& req);
 /// `context` is the captured context block; the request's options are added to it.
 calibration_outcome run_calibration(const calibration_request& req, nlohmann::json context);
 
-/// Appends one point's samples to `d`, numbered from `first_rep` (0 in the first round,
-/// then on from the samples earlier rounds kept).
-void append_samples(datasets::dataset& d, const point_result& r, std::int64_t first_rep = 0);
+/// Where and when a visit happened, for its sample rows.
+struct visit_facts {
+  std::int64_t first_rep = 0;  ///< samples earlier visits of the point kept
+  std::int64_t visit = 0;      ///< visits of the point before this one
+  std::optional<double> t_s;   ///< seconds into the run at the visit's start
+  std::optional<double> sentinel_ns;
+};
+
+/// Appends one visit's samples to `d`.
+void append_samples(datasets::dataset& d, const point_result& r, const visit_facts& v = {});
+
+/// Runner options for one visit of `rounds`: the time cap and warm-up shared by the visits,
+/// at least 7 samples each.
+runner_options per_visit(runner_options o, int rounds);
 
 }  // namespace pollscale::calibrate

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <vector>
 
 #include "datasets/dataset.hpp"
@@ -95,6 +96,68 @@ TEST(CalibrateCliTest, RoundsPoolEachPointsSamplesNumberedOnAcrossRounds) {
   // Each round measured every point at least the runner's minimum number of samples.
   for (const auto& s : d.summaries) EXPECT_GE(s.s.n, 3u * 5u) << datasets::describe(s.k);
   std::filesystem::remove_all(dir);
+}
+
+TEST(CalibrateCliTest, VisitsCarryTheirMomentSentinelReferenceAndConsistency) {
+  const auto dir = std::filesystem::temp_directory_path() / ("pollscale_visits_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  const auto r = run_pollscale(
+      "calibrate --scenarios find_active --mechanisms poll --n 16,64 --max-seconds-per-point 0.02 --rounds 3 --out " +
+      dir.string());
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const auto d = datasets::read_dataset(dir);
+  // Every sample knows its visit, the moment it began and the sentinel read just before.
+  std::map<std::string, std::set<std::int64_t>> visits;
+  for (const auto& s : d.samples) {
+    visits[datasets::describe(s.k)].insert(s.visit);
+    ASSERT_TRUE(s.t_s.has_value());
+    EXPECT_GE(*s.t_s, 0.0);
+    ASSERT_TRUE(s.sentinel_ns.has_value());
+    EXPECT_GT(*s.sentinel_ns, 0.0);
+  }
+  for (const auto& [point, v] : visits) {
+    SCOPED_TRACE(point);
+    EXPECT_GE(v.size(), 3u);  // three rounds, plus any repair visits
+    EXPECT_EQ(*v.begin(), 0);
+    EXPECT_EQ(*v.rbegin(), static_cast<std::int64_t>(v.size()) - 1);
+  }
+  // One sentinel reading before every visit, summarised in the context.
+  ASSERT_FALSE(d.sentinel.empty());
+  EXPECT_EQ(d.context["stability"]["readings"], d.sentinel.size());
+  EXPECT_GT(d.context["stability"]["spread_p90_p10"].get<double>(), 0.99);
+  // The plain poll loop ran after each visit of its twin (poll, pipe, middle, n closest to 1000).
+  const auto& loop = d.context["reference"]["poll_loop"];
+  ASSERT_TRUE(loop.contains("median_ratio")) << loop.dump();
+  EXPECT_GE(loop["readings"].size(), 3u);
+  EXPECT_GT(loop["median_ratio"].get<double>(), 0.0);
+  EXPECT_NE(loop["point"].get<std::string>().find("n=64"), std::string::npos);
+  // The physics check ran; its marks line up with the summaries.
+  EXPECT_TRUE(d.context["consistency"].contains("issues"));
+  EXPECT_EQ(d.consistency.size(), d.summaries.size());
+  std::filesystem::remove_all(dir);
+}
+
+TEST(CalibrateCliTest, SameSeedSameOrderOtherSeedOtherOrder) {
+  auto first_points = [](const std::string& seed) {
+    const auto dir = std::filesystem::temp_directory_path() / ("pollscale_order_" + std::to_string(::getpid()) + seed);
+    std::filesystem::remove_all(dir);
+    const auto r = run_pollscale(
+        "calibrate --scenarios find_active --mechanisms select,poll --n 2,4,8,16 --max-seconds-per-point 0.005 "
+        "--rounds 2 --seed " + seed + " --out " + dir.string());
+    EXPECT_EQ(r.rc, 0) << r.err;
+    const auto d = datasets::read_dataset(dir);
+    std::map<double, std::string> by_moment;  // visit start -> point
+    for (const auto& s : d.samples)
+      if (s.visit == 0) by_moment[*s.t_s] = datasets::describe(s.k);
+    std::filesystem::remove_all(dir);
+    std::vector<std::string> order;
+    for (const auto& [t, point] : by_moment) order.push_back(point);
+    return order;
+  };
+  const auto a = first_points("7"), b = first_points("7"), c = first_points("8");
+  ASSERT_GE(a.size(), 8u);
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a, c);
 }
 
 }  // namespace

@@ -1,0 +1,76 @@
+#include "calibrate/visit_plan.hpp"
+
+#include <map>
+#include <random>
+
+namespace pollscale::calibrate {
+namespace {
+
+/// A seed for one (round, part) of the order, mixed so that nearby inputs differ widely
+/// (splitmix64's finaliser).
+std::uint64_t mix(std::uint64_t seed, std::uint64_t a, std::uint64_t b) {
+  std::uint64_t z = seed + 0x9e3779b97f4a7c15ull * (a + 1) + 0xbf58476d1ce4e5b9ull * (b + 1);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+/// The groups of one probe's points (indices into `once`), in first-appearance order.
+std::vector<std::vector<std::size_t>> groups_of(const std::vector<planned_point>& once,
+                                                const std::vector<std::size_t>& points) {
+  const bool shares_by_n = points.empty() || static_cast<bool>(once[points.front()].probe->release);
+  if (!shares_by_n) {
+    std::vector<std::vector<std::size_t>> each;
+    for (auto i : points) each.push_back({i});
+    return each;
+  }
+  std::map<std::int64_t, std::size_t> slot;
+  std::vector<std::vector<std::size_t>> groups;
+  for (auto i : points) {
+    const std::int64_t n = once[i].key.n_fds.value_or(-1);
+    auto [it, added] = slot.emplace(n, groups.size());
+    if (added) groups.emplace_back();
+    groups[it->second].push_back(i);
+  }
+  return groups;
+}
+
+}  // namespace
+
+void seeded_shuffle(std::vector<std::size_t>& v, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  for (std::size_t i = v.size(); i > 1; --i) {
+    const std::size_t j = static_cast<std::size_t>(rng() % i);  // bias < i / 2^64: none that matters
+    std::swap(v[i - 1], v[j]);
+  }
+}
+
+std::vector<std::size_t> round_order(const std::vector<planned_point>& once, std::uint64_t seed, int round) {
+  const auto r = static_cast<std::uint64_t>(round);
+  // Probes in first-appearance order, each with its points.
+  std::vector<const probe_def*> probes;
+  std::map<const probe_def*, std::vector<std::size_t>> by_probe;
+  for (std::size_t i = 0; i < once.size(); ++i) {
+    auto& pts = by_probe[once[i].probe];
+    if (pts.empty()) probes.push_back(once[i].probe);
+    pts.push_back(i);
+  }
+  std::vector<std::size_t> probe_rank(probes.size());
+  for (std::size_t p = 0; p < probes.size(); ++p) probe_rank[p] = p;
+  seeded_shuffle(probe_rank, mix(seed, r, 0));
+  std::vector<std::size_t> order;
+  order.reserve(once.size());
+  for (std::size_t p : probe_rank) {
+    auto groups = groups_of(once, by_probe[probes[p]]);
+    std::vector<std::size_t> group_rank(groups.size());
+    for (std::size_t g = 0; g < groups.size(); ++g) group_rank[g] = g;
+    seeded_shuffle(group_rank, mix(seed, r, 1 + p));
+    for (std::size_t g : group_rank) {
+      seeded_shuffle(groups[g], mix(seed, r, 1 + probes.size() + groups[g].front()));
+      order.insert(order.end(), groups[g].begin(), groups[g].end());
+    }
+  }
+  return order;
+}
+
+}  // namespace pollscale::calibrate

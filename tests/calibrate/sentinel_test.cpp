@@ -1,0 +1,62 @@
+// The drift sentinel: a reading is a real poll over 64 pipes; the stability summary finds
+// the slow episodes of a series.
+
+#include "calibrate/sentinel.hpp"
+
+#include <gtest/gtest.h>
+
+#include "calibrate/sys/process.hpp"
+
+namespace pollscale::calibrate {
+namespace {
+
+TEST(SentinelTest, AReadingIsPositiveAndLeavesNoDescriptor) {
+  const std::size_t before = sys::open_fd_count();
+  sentinel s(10'000);
+  const auto a = s.read(0.5);
+  ASSERT_TRUE(a.has_value());
+  EXPECT_GT(a->ns_per_call, 0.0);
+  EXPECT_GT(a->calls, 0);
+  EXPECT_DOUBLE_EQ(a->t_s, 0.5);
+  const auto b = s.read(1.0);
+  ASSERT_TRUE(b.has_value());
+  EXPECT_EQ(a->calls, b->calls);  // the batch size is fixed for the run: readings compare
+  EXPECT_EQ(sys::open_fd_count(), before);
+}
+
+std::vector<datasets::sentinel_reading> series(const std::vector<double>& ns) {
+  std::vector<datasets::sentinel_reading> out;
+  for (std::size_t i = 0; i < ns.size(); ++i) out.push_back({0.5 * static_cast<double>(i), ns[i], 100});
+  return out;
+}
+
+TEST(SentinelTest, AFlatSeriesIsStable) {
+  const auto j = stability_of(series(std::vector<double>(40, 1000.0)));
+  EXPECT_TRUE(j["stable"].get<bool>());
+  EXPECT_DOUBLE_EQ(j["spread_p90_p10"].get<double>(), 1.0);
+  EXPECT_EQ(j["worst_episode"], "none");
+  EXPECT_TRUE(stability_warning(j).empty());
+}
+
+TEST(SentinelTest, ASlowEpisodeIsFoundAndWarnedAbout) {
+  // 20 readings at 1000 ns, 14 at 1500 ns (t = 10.0 .. 16.5 s), 6 at 1000 ns.
+  std::vector<double> ns(20, 1000.0);
+  ns.insert(ns.end(), 14, 1500.0);
+  ns.insert(ns.end(), 6, 1000.0);
+  const auto j = stability_of(series(ns));
+  EXPECT_FALSE(j["stable"].get<bool>());
+  EXPECT_DOUBLE_EQ(j["worst_episode_s"].get<double>(), 6.5);
+  EXPECT_NEAR(j["slow_share"].get<double>(), 14.0 / 40, 1e-12);
+  EXPECT_NE(j["worst_episode"].get<std::string>().find("1.5x"), std::string::npos) << j.dump();
+  EXPECT_NE(stability_warning(j).find("drifted"), std::string::npos);
+}
+
+TEST(SentinelTest, NoReadingsNoVerdict) {
+  const auto j = stability_of({});
+  EXPECT_EQ(j["readings"], 0);
+  EXPECT_FALSE(j.contains("stable"));
+  EXPECT_TRUE(stability_warning(j).empty());
+}
+
+}  // namespace
+}  // namespace pollscale::calibrate
