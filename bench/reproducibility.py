@@ -1,0 +1,181 @@
+#!/usr/bin/env python3
+"""Does a calibration reproduce? Two calibrations of one machine, compared point by point.
+
+With --pollscale (the default when no DATASET is given) it runs `pollscale calibrate` twice
+back to back into DIR/a and DIR/b (extra calibrate options after `--`), then compares them;
+with two DATASET directories it compares those. It prints the calibrate issue's figures:
+
+  points         points measured in both runs
+  median |d|     median over points of |a - b| / ((a + b) / 2), a and b the two medians
+  p95 |d|        the 95th percentile of the same
+  max |d|        the largest
+  inside         share of points whose difference lies inside the interval that both runs'
+                 95% intervals give it: |a - b| <= sqrt(wa^2 + wb^2), wa the distance from a
+                 to its interval's end on b's side (the same for b); a point whose runs agree
+                 exactly counts as inside
+  op < call      timeout-0 find_active scans over pipes (k = 1) whose write + wait + read
+                 (time_per_op) is cheaper than the wait alone (time_per_call), per run: the
+                 physics says it cannot be
+  reference      the in-run plain poll loop against pollscale's find_active poll at the same
+                 moments (context.json "reference"): the median ratio pollscale / loop, per run
+  wall           each run's calibration time (context.json calibration.wall_s)
+  stability      each run's sentinel spread (context.json "stability": p90 / p10 of the
+                 sentinel series) and its worst episode
+
+Usage: bench/reproducibility.py [--pollscale PATH] [--dir DIR] [--rows PCT] [-- CALIBRATE-OPTION...]
+       bench/reproducibility.py [--rows PCT] DATASET_A DATASET_B
+Exit status: 0, or 2 on bad usage, a failed calibration or an unreadable dataset.
+"""
+import argparse
+import csv
+import json
+import math
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+KEY = ("scenario", "mechanism", "variant", "fd_kind", "n_fds", "n_active", "active_pos", "max_fd", "blocking",
+       "threads", "cpus", "pinning", "metric", "unit")
+
+
+def fail(msg):
+    print(f"reproducibility: {msg}", file=sys.stderr)
+    sys.exit(2)
+
+
+def read_dataset(d):
+    try:
+        with open(os.path.join(d, "summary.csv"), newline="") as f:
+            rows = {tuple(r.get(k, "") for k in KEY): r for r in csv.DictReader(f)}
+        with open(os.path.join(d, "context.json")) as f:
+            context = json.load(f)
+    except (OSError, ValueError) as e:
+        fail(f"{d}: {e}")
+    return rows, context
+
+
+def num(r, c):
+    return float(r[c])
+
+
+def rel_diff(a, b):
+    mean = (a + b) / 2
+    return abs(a - b) / mean if mean > 0 else 0.0
+
+
+def inside(ra, rb):
+    a, b = num(ra, "median"), num(rb, "median")
+    if a == b:
+        return True
+    if a < b:
+        ra, rb, a, b = rb, ra, b, a
+    wa = a - num(ra, "ci95_lo")  # a is the larger: its lower end faces b
+    wb = num(rb, "ci95_hi") - b
+    return (a - b) <= math.hypot(wa, wb)
+
+
+def op_below_call(rows):
+    """Timeout-0 pipe scans (k = 1) whose time_per_op median is below time_per_call's."""
+    calls = {}
+    for k, r in rows.items():
+        f = dict(zip(KEY, k))
+        if f["scenario"] == "find_active" and f["fd_kind"] == "pipe" and f["blocking"] == "0" and f["n_active"] == "1":
+            if f["metric"] in ("time_per_call", "time_per_op"):
+                base = tuple(v for c, v in f.items() if c not in ("metric", "max_fd"))
+                calls.setdefault(base, {})[f["metric"]] = num(r, "median")
+    pairs = [v for v in calls.values() if len(v) == 2]
+    below = sum(1 for v in pairs if v["time_per_op"] < v["time_per_call"])
+    return below, len(pairs)
+
+
+def percentile(values, q):
+    v = sorted(values)
+    h = q * (len(v) - 1)
+    lo = math.floor(h)
+    hi = min(lo + 1, len(v) - 1)
+    return v[lo] + (h - lo) * (v[hi] - v[lo])
+
+
+def reference_text(context):
+    ref = context.get("reference") or {}
+    parts = []
+    for name, entry in sorted(ref.items()):
+        ratio = entry.get("median_ratio") if isinstance(entry, dict) else None
+        if ratio is not None:
+            parts.append(f"{name} {ratio:.3f}")
+        elif isinstance(entry, dict) and entry.get("missing"):
+            parts.append(f"{name}: {entry['missing']}")
+    return ", ".join(parts) if parts else "none"
+
+
+def stability_text(context):
+    s = context.get("stability")
+    if not s:
+        return "none"
+    return f"spread {s.get('spread_p90_p10', float('nan')):.3f}, worst {s.get('worst_episode', '?')}"
+
+
+def compare(da, db, rows_pct):
+    a, ca = read_dataset(da)
+    b, cb = read_dataset(db)
+    common = sorted(set(a) & set(b))
+    if not common:
+        fail(f"{da} and {db} share no point")
+    d = [rel_diff(num(a[k], "median"), num(b[k], "median")) for k in common]
+    ins = sum(1 for k in common if inside(a[k], b[k]))
+    print(f"points       {len(common)} in both ({len(a)} in {da}, {len(b)} in {db})")
+    print(f"median |d|   {100 * statistics.median(d):.2f}%   (target <= 3%)")
+    print(f"p95 |d|      {100 * percentile(d, 0.95):.2f}%   (target <= 10%)")
+    print(f"max |d|      {100 * max(d):.1f}%")
+    print(f"inside       {100 * ins / len(common):.1f}%   (target >= 90%)")
+    for name, rows, ctx in (("a", a, ca), ("b", b, cb)):
+        below, pairs = op_below_call(rows)
+        wall = (ctx.get("calibration") or {}).get("wall_s")
+        print(f"run {name}        op < call {below} of {pairs} (target <= 1); reference {reference_text(ctx)}; "
+              f"wall {wall if wall is None else round(wall, 1)} s; stability {stability_text(ctx)}")
+    if rows_pct is not None:
+        worst = sorted(zip(d, common), reverse=True)
+        for diff, k in worst:
+            if 100 * diff <= rows_pct:
+                break
+            label = " ".join(f"{c}={v}" for c, v in zip(KEY, k) if v != "")
+            print(f"  {100 * diff:6.1f}%  {label}: {num(a[k], 'median'):.6g} vs {num(b[k], 'median'):.6g}")
+
+
+def main():
+    argv = sys.argv[1:]
+    extra = []
+    if "--" in argv:
+        i = argv.index("--")
+        argv, extra = argv[:i], argv[i + 1:]
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("datasets", nargs="*", metavar="DATASET")
+    ap.add_argument("--pollscale", default=None, help="pollscale binary (default build/release/app/pollscale "
+                                                      "beside this script's repository)")
+    ap.add_argument("--dir", default=None, help="where the two calibrations go (default out/repro-<UTC time>)")
+    ap.add_argument("--rows", type=float, default=None, metavar="PCT", help="list the points differing by > PCT%%")
+    a = ap.parse_args(argv)
+    if len(a.datasets) == 2:
+        compare(a.datasets[0], a.datasets[1], a.rows)
+        return
+    if a.datasets:
+        fail("give two datasets to compare, or none to calibrate twice")
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    ps = a.pollscale or os.path.join(repo, "build", "release", "app", "pollscale")
+    if not os.access(ps, os.X_OK):
+        fail(f"'{ps}' is not an executable pollscale (build the release preset or pass --pollscale)")
+    out = a.dir or os.path.join("out", time.strftime("repro-%Y%m%d-%H%M%S", time.gmtime()))
+    runs = [os.path.join(out, "a"), os.path.join(out, "b")]
+    for r in runs:
+        cmd = [ps, "calibrate", "--quick", "--out", r] + extra
+        print(f"reproducibility: {' '.join(cmd)}", file=sys.stderr)
+        done = subprocess.run(cmd, stdout=subprocess.DEVNULL)
+        if done.returncode != 0:
+            fail(f"{' '.join(cmd)} exited {done.returncode}")
+    compare(runs[0], runs[1], a.rows)
+
+
+if __name__ == "__main__":
+    main()
