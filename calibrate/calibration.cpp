@@ -176,7 +176,7 @@ bool session::visit(std::size_t i, std::size_t done, std::size_t total) {
   if (req_.progress) show_progress(done, total, elapsed_s(), p.key);
   try {
     visit_facts& facts = kept_[p.key];
-    facts.t_s = elapsed_s();
+    facts.t_s = std::round(elapsed_s() * 1e6) * 1e-6;  // to the microsecond: short rows, ample for drift
     facts.sentinel_ns = sentinel_now(*facts.t_s);
     const point_result r = run_.measure(*p.probe, p.key, req_.sel);
     if (!r.skipped.empty()) {
