@@ -31,6 +31,7 @@ import csv
 import json
 import math
 import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -148,6 +149,7 @@ def compare(da, db, rows_pct):
 
 
 def main():
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head` ends the listing quietly
     argv = sys.argv[1:]
     extra = []
     if "--" in argv:
