@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -74,15 +75,15 @@ namespace {
 
 // Points whose 95% interval is wider than the target: with one round, the points the runner
 // stopped at the cap unconverged; with visits, also those whose visits disagree.
-std::size_t unconverged_pooled(const datasets::dataset& d, double target) {
-  std::size_t n = 0;
-  for (const auto& s : datasets::summarise_samples(d.samples))
-    if (datasets::relative_median_halfwidth(s.s) > target) ++n;
-  return n;
+std::size_t wider_than(const std::vector<datasets::summary_row>& summaries, double target) {
+  return static_cast<std::size_t>(std::count_if(summaries.begin(), summaries.end(), [&](const auto& s) {
+    return datasets::relative_median_halfwidth(s.s) > target;
+  }));
 }
 
 void add_warnings(const calibration_request& req, calibration_outcome& out, int interrupted_round) {
-  const std::size_t unconverged = unconverged_pooled(out.data, req.runner.target_rel_halfwidth);
+  // Precondition: out.data.summaries are final (record_consistency).
+  const std::size_t unconverged = wider_than(out.data.summaries, req.runner.target_rel_halfwidth);
   if (unconverged)
     out.data.context["warnings"].push_back(
         std::to_string(unconverged) + " of " + std::to_string(out.measured) +
@@ -304,8 +305,8 @@ calibration_outcome run_calibration(const calibration_request& req, nlohmann::js
   s.finish();
   sys::set_current_thread_affinity(saved_affinity);
   out.wall_s = s.elapsed_s();
-  add_warnings(req, out, interrupted_round);
   record_consistency(out);
+  add_warnings(req, out, interrupted_round);
   out.data.context["stability"] = stability_of(out.data.sentinel);
   out.data.context["reference"] = s.references();
   if (const auto w = stability_warning(out.data.context["stability"]); !w.empty())

@@ -78,7 +78,7 @@ point_result runner::measure(const probe_def& probe, const datasets::key& k, con
     const double ns = static_cast<double>(inst->run(ops)) / static_cast<double>(ops);
     r.values.push_back(convert_ns_per_op(std::max(ns, 1e-3), k.unit));
     r.batches.push_back(ops);
-    if (!opts_.until_cap && r.values.size() >= opts_.min_samples && r.values.size() % 4 == 0) {
+    if (r.values.size() >= opts_.min_samples && r.values.size() % 4 == 0) {
       const auto s = datasets::summarise(r.values);
       if (datasets::relative_median_halfwidth(s) <= opts_.target_rel_halfwidth) {
         r.converged = true;

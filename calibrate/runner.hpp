@@ -21,10 +21,6 @@ struct runner_options {
   std::size_t min_samples = 11;
   std::size_t max_samples = 5000;
   double min_sample_ns = 10'000;  ///< a batch lasts at least this long (set from the timer)
-  /// Sample until the time cap even once the median's interval is narrow: with rounds,
-  /// every round of a point then weighs about the same time in the pooled samples
-  /// (stopping early would let the noisiest round, which converges last, dominate).
-  bool until_cap = false;
 };
 
 /// Options for a profile, with min_sample_ns = max(50 x resolution, 100 x read cost, 10 µs).

@@ -82,21 +82,6 @@ TEST(RunnerTest, NoisyPointsStopAtTheTimeCapUnconverged) {
   EXPECT_GE(r.values.size(), o.min_samples);
 }
 
-TEST(RunnerTest, UntilCapKeepsSamplingAConvergedPoint) {
-  // A steady point converges at the first check; a round of a multi-round calibration
-  // samples on until its share of the time cap is used, so rounds weigh alike.
-  std::vector<std::size_t> batches;
-  auto o = fast_options();
-  const auto early = runner(o).measure(fake_probe(100, 0, &batches), key_in("ns"), {});
-  o.until_cap = true;
-  o.max_s_per_point = 0.005;
-  const auto full = runner(o).measure(fake_probe(100, 0, &batches), key_in("ns"), {});
-  EXPECT_TRUE(early.converged);
-  EXPECT_LE(early.values.size(), o.min_samples + 3);
-  EXPECT_TRUE(full.converged);  // still judged, just not a reason to stop
-  EXPECT_GT(full.values.size(), 4 * o.min_samples);
-}
-
 TEST(RunnerTest, RatesAreConvertedFromTimePerOperation) {
   std::vector<std::size_t> batches;
   const auto r = runner(fast_options()).measure(fake_probe(250, 0, &batches), key_in("1/s"), {});
