@@ -18,7 +18,8 @@ through `simulate --model` (app/sim_costs.cpp). Prints each row's error and, per
 usage: bench/sim_vs_server.py --pollscale BUILD/app/pollscale --model MODEL DATASET
          [--mechanisms poll,epoll] [--pinning 0+1] [--duration 0.5] [--json]
 
-DATASET as docs/sim.md takes it (155-170 s on the 2-vCPU VM):
+DATASET as docs/sim.md takes it (155-170 s on the 2-vCPU VM with the pooled rounds of 2026-11-30;
+three visits are the default now, so --rounds 3 only says it):
   pollscale calibrate --quick --rounds 3 \
       --scenarios find_active,ipc,wakeup,handler,memory_latency,server --mechanisms poll,epoll/lt -o CAL
   pollscale fit CAL -o MODEL --skip-unfittable
