@@ -1,5 +1,5 @@
 // Named basis functions: the regressors a cost model is a weighted sum of. Each mirrors a
-// piece of the kernel's work (../shared/design/KERNEL_COSTS.md); `power_log` is the
+// piece of the kernel's work (docs/model.md); `power_log` is the
 // Extra-P family for metrics no mechanism explains.
 #pragma once
 

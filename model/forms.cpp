@@ -88,7 +88,7 @@ void add_fd_terms(pool& p, const form_request& r) {
   if (k.blocking && *k.blocking == 1) p.optional.push_back(of(basis_kind::per_registered));
 }
 
-// The kernel's work per operation (../shared/design/KERNEL_COSTS.md), as terms.
+// The kernel's work per operation (docs/model.md), as terms.
 pool mechanistic_pool(const form_request& r) {
   const auto& k = r.cell.k;
   const bool scanning = scans_every_fd(k.mechanism);
