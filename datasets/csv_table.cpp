@@ -7,6 +7,8 @@
 #include <memory>
 #include <sstream>
 
+#include "datasets/gzip_file.hpp"
+
 namespace pollscale::datasets {
 namespace {
 
@@ -85,6 +87,7 @@ csv_table parse_csv(std::string_view text, const std::filesystem::path& name) {
 }
 
 csv_table read_csv(const std::filesystem::path& path) {
+  if (path.extension() == ".gz") return parse_csv(read_gzip_file(path), path);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw format_error(path.string() + ": cannot open for reading");
   std::ostringstream ss;

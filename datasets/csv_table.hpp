@@ -41,7 +41,8 @@ struct csv_table {
 /// empty input without a header.
 csv_table parse_csv(std::string_view text, const std::filesystem::path& name);
 
-/// Reads and parses a file; I/O failures throw format_error naming the path.
+/// Reads and parses a file (gzip-compressed when its name ends in .gz); I/O failures and
+/// corrupt compressed data throw format_error naming the path.
 csv_table read_csv(const std::filesystem::path& path);
 
 /// Quotes one field when it holds a comma, quote or line break (RFC 4180).

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "datasets/atomic_file.hpp"
@@ -208,16 +209,28 @@ std::vector<summary_row> parse_summaries(const csv_table& t) {
   return rows;
 }
 
+namespace {
+
+// `name`, or `name`.gz when only the compressed copy is there (the machine corpus keeps
+// samples compressed); nullopt when neither exists.
+std::optional<std::filesystem::path> plain_or_gzip(const std::filesystem::path& dir, const std::string& name) {
+  for (auto p : {dir / name, dir / (name + ".gz")})
+    if (std::filesystem::exists(p)) return p;
+  return std::nullopt;
+}
+
+}  // namespace
+
 dataset read_dataset(const std::filesystem::path& dir) {
   if (!std::filesystem::is_directory(dir)) throw format_error(dir.string() + ": not a dataset directory");
   dataset d;
   d.context = read_context(dir / "context.json");
-  d.samples = parse_samples(read_csv(dir / "samples.csv"));
+  d.samples = parse_samples(read_csv(plain_or_gzip(dir, "samples.csv").value_or(dir / "samples.csv")));
   const auto summary_table = read_csv(dir / "summary.csv");
   d.summaries = parse_summaries(summary_table);
   if (const auto c = summary_table.column("consistency"))
     for (const auto& r : summary_table.records) d.consistency.push_back(r.fields[*c]);
-  if (std::filesystem::exists(dir / "sentinel.csv")) d.sentinel = parse_sentinel(read_csv(dir / "sentinel.csv"));
+  if (const auto p = plain_or_gzip(dir, "sentinel.csv")) d.sentinel = parse_sentinel(read_csv(*p));
   return d;
 }
 

@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   cmake g++ make pkg-config git
   libeigen3-dev libboost-program-options-dev libboost-math-dev libboost-dev
-  libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev liburing-dev libcsv-dev
+  libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev liburing-dev libcsv-dev zlib1g-dev
   gnuplot-nox libcmark-gfm-dev libcmark-gfm-extensions-dev
 )
 

@@ -1,6 +1,7 @@
 #include "datasets/dataset.hpp"
 
 #include <gtest/gtest.h>
+#include <zlib.h>
 
 #include <cmath>
 #include <fstream>
@@ -177,6 +178,40 @@ TEST_F(DatasetTest, RejectsMissingFilesAndBadContext) {
   write_dataset(dir_, small());
   fs::remove(dir_ / "summary.csv");
   EXPECT_NE(read_error().find("summary.csv: cannot open"), std::string::npos);
+}
+
+// The machine corpus keeps samples.csv (and sentinel.csv) gzipped; a dataset reads the same
+// from either form, and a damaged or mislabelled .gz is named, not parsed as garbage.
+TEST_F(DatasetTest, GzippedSamplesReadLikePlainOnesAndDamageIsNamed) {
+  dataset d = small();
+  d.sentinel = {{0.0, 1001.5, 360}};
+  write_dataset(dir_, d);
+  auto gzip = [&](const std::string& name) {
+    std::ifstream in(dir_ / name, std::ios::binary);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    gzFile f = gzopen((dir_ / (name + ".gz")).c_str(), "wb9");
+    ASSERT_NE(f, nullptr);
+    ASSERT_EQ(gzwrite(f, text.data(), static_cast<unsigned>(text.size())), static_cast<int>(text.size()));
+    ASSERT_EQ(gzclose(f), Z_OK);
+    fs::remove(dir_ / name);
+  };
+  gzip("samples.csv");
+  gzip("sentinel.csv");
+  const dataset back = read_dataset(dir_);
+  ASSERT_EQ(back.samples.size(), d.samples.size());
+  EXPECT_EQ(back.samples.back().value, d.samples.back().value);
+  ASSERT_EQ(back.sentinel.size(), 1u);
+  EXPECT_EQ(back.sentinel[0].ns_per_call, 1001.5);
+
+  // Cut short: the reader names the file instead of returning the first half.
+  fs::resize_file(dir_ / "samples.csv.gz", fs::file_size(dir_ / "samples.csv.gz") / 2);
+  EXPECT_NE(read_error().find("samples.csv.gz: not readable as gzip"), std::string::npos) << read_error();
+  // Plain text under a .gz name.
+  std::ofstream(dir_ / "samples.csv.gz") << "scenario,mechanism\n";
+  EXPECT_NE(read_error().find("samples.csv.gz: not gzip data"), std::string::npos) << read_error();
+  // Neither form: the plain name is the one reported missing.
+  fs::remove(dir_ / "samples.csv.gz");
+  EXPECT_NE(read_error().find("samples.csv: cannot open"), std::string::npos) << read_error();
 }
 
 TEST_F(DatasetTest, HistoricalReaderValidatesProvenance) {
