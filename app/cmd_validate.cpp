@@ -1,9 +1,15 @@
 // pollscale validate --data PATH --train EXPR: fit on the rows EXPR selects, predict every
 // other row, and report each prediction's error and interval, then per-group and overall
-// accuracy (MAPE, median and max relative error, 95% interval coverage). Errors are
-// fractions in csv/json (0.05 = 5%) and percentages in the table.
+// accuracy (MAPE, median and max relative error, 95% interval coverage, how wide the
+// intervals are and their interval score). Errors are fractions in csv/json (0.05 = 5%) and
+// percentages in the table. With several datasets (--data repeated, or a directory of
+// datasets such as the machine corpus) each is validated on its own and one summary row per
+// dataset is printed, then the worst of each column: a model is judged on every machine.
 
+#include <algorithm>
 #include <cmath>
+#include <deque>
+#include <filesystem>
 #include <iostream>
 #include <sstream>
 #include <stdexcept>
@@ -25,7 +31,9 @@ using nlohmann::json;
 po::options_description validate_options() {
   po::options_description o("validate options");
   o.add_options()("help,h", "show this help")
-      ("data", po::value<std::string>()->required(), "dataset directory, historical CSV or directory of historical CSVs")
+      ("data", po::value<std::vector<std::string>>()->required()->composing(),
+       "dataset directory, historical CSV, directory of historical CSVs, or a directory with datasets beneath it "
+       "(e.g. datasets/machines); may be repeated")
       ("train", po::value<std::string>()->default_value("n_fds<=1000"),
        "rows to fit on, e.g. 'n_fds<=1000', 'n_fds<max' (each group's largest n held out), "
        "'n_fds<=1000 && mechanism==poll'; the rest are predicted")
@@ -60,8 +68,12 @@ std::string csv_number(double v) {
 std::string pct(double fraction) { return std::isfinite(fraction) ? format_number(100 * fraction, 3) + "%" : "-"; }
 
 json accuracy_json(const model::accuracy& a) {
+  // An interval open above (a rate) makes the median half-width infinite: JSON says "inf".
+  auto wide = [](double v) { return std::isinf(v) ? json("inf") : num(v); };
   return {{"n", a.n}, {"mape", num(a.mape)}, {"median_rel_err", num(a.median_rel_err)},
-          {"max_rel_err", num(a.max_rel_err)}, {"coverage", num(a.coverage)}, {"n_with_interval", a.n_with_interval}};
+          {"max_rel_err", num(a.max_rel_err)}, {"coverage", num(a.coverage)}, {"n_with_interval", a.n_with_interval},
+          {"median_rel_halfwidth", wide(a.median_rel_halfwidth)},
+          {"median_interval_score", wide(a.median_interval_score)}};
 }
 
 json row_json(const model::validation_row& r) {
@@ -74,6 +86,7 @@ json row_json(const model::validation_row& r) {
   j["predicted"] = num(r.predicted);
   j["lo"] = num(r.lo);
   j["hi"] = num(r.hi);
+  if (!r.has_interval) j["no_interval"] = r.no_interval;
   j["rel_err"] = num(r.rel_err);
   j["extrapolated"] = r.extrapolated;
   j["extrapolation"] = num(r.extrapolation);
@@ -105,11 +118,11 @@ std::string row_label(const model::validation_row& r) {
 }
 
 text_table rows_table(const model::validation_result& v) {
-  text_table t{{"point", "measured", "predicted", "lo", "hi", "rel_err", "extrapolation"}, {},
-               {false, true, true, true, true, true, true}};
+  text_table t{{"point", "measured", "predicted", "lo", "hi", "rel_err", "extrapolation", "no interval: why"}, {},
+               {false, true, true, true, true, true, true, false}};
   for (const auto& r : v.rows)
     t.rows.push_back({row_label(r), text_num(r.measured), text_num(r.predicted), text_num(r.lo), text_num(r.hi),
-                      pct(r.rel_err), r.extrapolated ? format_number(r.extrapolation, 3) + "x" : "-"});
+                      pct(r.rel_err), r.extrapolated ? format_number(r.extrapolation, 3) + "x" : "-", r.no_interval});
   return t;
 }
 
@@ -119,37 +132,106 @@ text_table rows_csv(const model::validation_result& v) {
   for (auto c : model::observation_columns())
     if (c != "source") t.columns.emplace_back(c);
   const std::size_t keys = t.columns.size();
-  for (auto c : {"measured", "predicted", "lo", "hi", "rel_err", "extrapolated", "extrapolation"}) t.columns.emplace_back(c);
+  for (auto c : {"measured", "predicted", "lo", "hi", "rel_err", "extrapolated", "extrapolation", "no_interval"})
+    t.columns.emplace_back(c);
   for (const auto& r : v.rows) {
     std::vector<std::string> row;
     for (std::size_t i = 0; i < keys; ++i) row.push_back(model::column_text(*r.o, t.columns[i]));
     for (double x : {r.measured, r.predicted, r.lo, r.hi, r.rel_err}) row.push_back(csv_number(x));
     row.push_back(r.extrapolated ? "1" : "0");
     row.push_back(csv_number(r.extrapolation));
+    row.push_back(r.no_interval);
     t.rows.push_back(std::move(row));
   }
   return t;
 }
 
+void add_accuracy_columns(text_table& t) {
+  for (auto c : {"n_train", "n", "mape", "median_rel_err", "max_rel_err", "coverage", "median_rel_halfwidth",
+                 "median_interval_score"})
+    t.columns.emplace_back(c);
+}
+
+void add_accuracy_row(text_table& t, std::vector<std::string> row, std::size_t n_train, const model::accuracy& a,
+                      bool fractions) {
+  auto f = [&](double x) {
+    if (std::isinf(x)) return std::string("inf");
+    return fractions ? csv_number(x) : pct(x);
+  };
+  for (auto s : {std::to_string(n_train), std::to_string(a.n), f(a.mape), f(a.median_rel_err), f(a.max_rel_err),
+                 f(a.coverage) + (fractions ? "" : " of " + std::to_string(a.n_with_interval)),
+                 f(a.median_rel_halfwidth), f(a.median_interval_score)})
+    row.push_back(s);
+  t.rows.push_back(std::move(row));
+}
+
+// The worst of each accuracy figure over several validations: the largest errors, widths
+// and scores, the smallest coverage (and the fewest rows, so a thin dataset shows).
+model::accuracy worst_of(const std::vector<std::pair<std::string, model::validation_result>>& results) {
+  model::accuracy w;
+  bool first = true;
+  for (const auto& [source, v] : results) {
+    const auto& a = v.overall;
+    auto worse = [&](double& into, double x, bool larger_is_worse) {
+      if (std::isnan(x)) return;
+      if (std::isnan(into) || first || (larger_is_worse ? x > into : x < into)) into = x;
+    };
+    if (first) w = a;
+    w.n = std::min(w.n, a.n);
+    w.n_with_interval = std::min(w.n_with_interval, a.n_with_interval);
+    worse(w.mape, a.mape, true);
+    worse(w.median_rel_err, a.median_rel_err, true);
+    worse(w.max_rel_err, a.max_rel_err, true);
+    worse(w.coverage, a.coverage, false);
+    worse(w.median_rel_halfwidth, a.median_rel_halfwidth, true);
+    worse(w.median_interval_score, a.median_interval_score, true);
+    first = false;
+  }
+  return w;
+}
+
 text_table summary_table(const model::validation_result& v, bool fractions) {
   text_table t;
   t.columns = v.group_by;
-  for (auto c : {"n_train", "n", "mape", "median_rel_err", "max_rel_err", "coverage"}) t.columns.emplace_back(c);
+  add_accuracy_columns(t);
   t.numeric.assign(v.group_by.size(), false);
   t.numeric.resize(t.columns.size(), true);
-  auto add = [&](const std::vector<std::string>& group, std::size_t n_train, const model::accuracy& a) {
-    auto row = group;
-    auto f = [&](double x) { return fractions ? csv_number(x) : pct(x); };
-    for (auto s : {std::to_string(n_train), std::to_string(a.n), f(a.mape), f(a.median_rel_err), f(a.max_rel_err),
-                   f(a.coverage) + (fractions ? "" : " of " + std::to_string(a.n_with_interval))})
-      row.push_back(s);
-    t.rows.push_back(row);
-  };
-  for (const auto& g : v.groups) add(g.group, g.n_train, g.acc);
+  for (const auto& g : v.groups) add_accuracy_row(t, g.group, g.n_train, g.acc, fractions);
   std::vector<std::string> all(v.group_by.size(), "");
   if (!all.empty()) all[0] = "(all)";
-  add(all, v.n_train, v.overall);
+  add_accuracy_row(t, all, v.n_train, v.overall, fractions);
   return t;
+}
+
+// One summary row per dataset, then the worst of each column over them.
+text_table datasets_table(const std::vector<std::pair<std::string, model::validation_result>>& results,
+                          bool fractions) {
+  text_table t;
+  t.columns = {"dataset"};
+  add_accuracy_columns(t);
+  t.numeric.assign(1, false);
+  t.numeric.resize(t.columns.size(), true);
+  for (const auto& [source, v] : results) add_accuracy_row(t, {source}, v.n_train, v.overall, fractions);
+  add_accuracy_row(t, {"(worst)"}, 0, worst_of(results), fractions);
+  t.rows.back()[1] = "";  // a worst row has no training set of its own
+  return t;
+}
+
+void write_several(const std::vector<std::pair<std::string, model::validation_result>>& results,
+                   const std::string& train, output_format format) {
+  if (format == output_format::json) {
+    json all = json::array();
+    for (const auto& [source, v] : results) {
+      json one = result_json(v, train);
+      one["source"] = source;
+      all.push_back(std::move(one));
+    }
+    std::cout << json{{"train", train}, {"datasets", all}, {"worst", accuracy_json(worst_of(results))}}.dump(2) << "\n";
+  } else if (format == output_format::csv) {
+    write_csv(std::cout, datasets_table(results, true));
+  } else {
+    write_table(std::cout, datasets_table(results, false));
+  }
 }
 
 }  // namespace
@@ -164,14 +246,25 @@ int cmd_validate(const args_t& args) {
   vo.train = vm["train"].as<std::string>();
   if (vm.count("group-by")) vo.group_by = split_columns(vm["group-by"].as<std::string>());
   vo.fit = fit_options_from(vm);
-  const auto data = model::load_observations(vm["data"].as<std::string>());
-  model::validation_result v;
-  try {
-    v = model::validate(data, vo);
-  } catch (const std::invalid_argument& e) {
-    throw usage_error(e.what());
+  std::vector<std::filesystem::path> sources;
+  for (const auto& d : vm["data"].as<std::vector<std::string>>())
+    for (auto& s : model::find_sources(d)) sources.push_back(std::move(s));
+  std::vector<std::pair<std::string, model::validation_result>> results;
+  std::deque<model::observation_set> data;  // the results point into it: stable addresses
+  for (const auto& source : sources) {
+    data.push_back(model::load_observations(source));
+    try {
+      results.emplace_back(source.string(), model::validate(data.back(), vo));
+    } catch (const std::invalid_argument& e) {
+      throw usage_error(e.what());
+    }
+    for (const auto& s : results.back().second.skipped) std::cerr << "pollscale validate: skipped " << s << "\n";
   }
-  for (const auto& s : v.skipped) std::cerr << "pollscale validate: skipped " << s << "\n";
+  if (results.size() > 1) {
+    write_several(results, vo.train, format);
+    return exit_ok;
+  }
+  const auto& v = results.front().second;
   if (format == output_format::json) {
     std::cout << result_json(v, vo.train).dump(2) << "\n";
   } else if (format == output_format::csv) {

@@ -8,9 +8,13 @@ For each DATASET it runs the two protocols of docs/model.md section 8:
 
 and prints one markdown row per dataset with the figures the targets name: the median
 |relative error| of the extrapolated find_active rows of select, poll and epoll (target
-<= 10% each), the interpolation MAPE of find_active and token_ring (<= 5%), and the share
+<= 10% each), the interpolation MAPE of find_active and token_ring (<= 5%), the share
 of held-out rows whose 95% interval holds the measurement (>= 90%), extrapolating and
-interpolating. `--rows` also lists the held-out rows whose |error| exceeds a threshold.
+interpolating, and the extrapolation's median relative half-width (<= 30%) and median
+relative interval score. Then a row with the worst of each column: the targets hold only
+when they hold on every machine. A DATASET that is a directory of datasets (such as
+datasets/machines, the corpus of hosts) stands for every dataset beneath it.
+`--rows` also lists the held-out rows whose |error| exceeds a threshold.
 
 Usage: bench/model_targets.py [--pollscale PATH] [--rows PCT] [--keep DIR] DATASET...
 Exit status: 0, or 2 when pollscale fails on a dataset (its message is shown).
@@ -57,6 +61,27 @@ def mape_pct(rows):
 
 
 
+def expand(paths):
+    """Dataset directories: each path itself, or every dataset (a directory with context.json) beneath it."""
+    out = []
+    for p in paths:
+        if not os.path.isdir(p) or os.path.exists(os.path.join(p, "context.json")):
+            out.append(p)
+            continue
+        found = sorted(root for root, _, files in os.walk(p) if "context.json" in files)
+        if not found:
+            print(f"model_targets: {p}: no dataset (directory with context.json) beneath it", file=sys.stderr)
+            sys.exit(2)
+        out += found
+    return out
+
+
+def label(path):
+    """host/dataset for a corpus entry, else the directory's name."""
+    parts = os.path.normpath(path).split(os.sep)
+    return "/".join(parts[-2:]) if len(parts) >= 2 and parts[-3:-2] == ["machines"] else parts[-1]
+
+
 def describe(r):
     keys = ("scenario", "mechanism", "variant", "fd_kind", "blocking", "cpus", "active_pos", "n_active", "n_fds")
     return " ".join(f"{k}={r.get(k, '')}" for k in keys if r.get(k, "") != "")
@@ -72,27 +97,40 @@ def main():
     a = ap.parse_args()
 
     print("| dataset | extra. select | extra. poll | extra. epoll | inter. find_active | inter. token_ring "
-          "| coverage extra. | coverage inter. |")
-    print("|---|---|---|---|---|---|---|---|")
+          "| coverage extra. | coverage inter. | half-width extra. | interval score extra. |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     listed = []
-    for d in a.datasets:
+    worst = None  # per column: (value, text); larger is worse except for coverage
+    for d in expand(a.datasets):
         ex_doc = run_validate(a.pollscale, d, PROTOCOLS["extra"], a.keep)
         it_doc = run_validate(a.pollscale, d, PROTOCOLS["inter"], a.keep)
         ex, it = ex_doc["rows"], it_doc["rows"]
         fa = [r for r in ex if r["scenario"] == "find_active"]
-        cells = [f"{median_pct([r for r in fa if r['mechanism'] == m]):.1f}%" for m in ("select", "poll", "epoll")]
-        cells.append(f"{mape_pct([r for r in it if r['scenario'] == 'find_active']):.1f}%")
-        cells.append(f"{mape_pct([r for r in it if r['scenario'] == 'token_ring']):.1f}%")
+        values = [median_pct([r for r in fa if r["mechanism"] == m]) for m in ("select", "poll", "epoll")]
+        values.append(mape_pct([r for r in it if r["scenario"] == "find_active"]))
+        values.append(mape_pct([r for r in it if r["scenario"] == "token_ring"]))
+        cells = [f"{v:.1f}%" for v in values]
         for doc in (ex_doc, it_doc):  # validate's own count (a rate's interval may be open above)
             total = doc["summary"]["n_with_interval"]
-            cells.append(f"{100 * doc['summary']['coverage']:.1f}% of {total}" if total else "none")
-        print(f"| {os.path.basename(os.path.normpath(d))} | " + " | ".join(cells) + " |")
+            cov = 100 * doc["summary"]["coverage"] if total else float("nan")
+            values.append(-cov)  # lower coverage is worse
+            cells.append(f"{cov:.1f}% of {total}" if total else "none")
+        for key in ("median_rel_halfwidth", "median_interval_score"):
+            v = ex_doc["summary"].get(key)
+            v = float("inf") if v == "inf" else (float("nan") if v is None else 100 * v)
+            values.append(v)
+            cells.append(f"{v:.1f}%")
+        worst = [max((x, y), key=lambda p: -1e300 if p[0] != p[0] else p[0]) for x, y in zip(worst, zip(values, cells))] \
+            if worst else list(zip(values, cells))
+        print(f"| {label(d)} | " + " | ".join(cells) + " |")
         if a.rows is not None:
             for kind, rows in (("extra", ex), ("inter", it)):
                 for r in rows:
                     if r.get("rel_err") is not None and abs(r["rel_err"]) * 100 > a.rows:
-                        listed.append(f"{os.path.basename(os.path.normpath(d))} {kind} {describe(r)}: measured "
+                        listed.append(f"{label(d)} {kind} {describe(r)}: measured "
                                       f"{r['measured']:.6g} predicted {r['predicted']:.6g} ({100 * r['rel_err']:+.1f}%)")
+    if worst:
+        print("| (worst) | " + " | ".join(text for _, text in worst) + " |")
     for line in listed:
         print(line)
 

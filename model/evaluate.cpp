@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <vector>
 
@@ -59,9 +60,21 @@ std::pair<double, double> response_interval(const cell_model& m, const Eigen::Ve
   return {std::max(0.0, yhat - half), yhat + half};
 }
 
+// "19.7", "250": a ratio for a message, three significant digits.
+std::string short_ratio(double r) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", r);
+  return buf;
+}
+
 }  // namespace
 
 double response_at(const cell_model& m, const point& x) { return coefficient_dot(m, regressors(m, x)); }
+
+double interval_support(const cell_model& m) {
+  if (!uses_n(m) || !(m.dom.n_min > 0) || !(m.dom.n_max >= m.dom.n_min)) return inf;
+  return m.dom.n_max / m.dom.n_min;
+}
 
 bool uses_n(const cell_model& m) {
   return std::any_of(m.terms.begin(), m.terms.end(), [](const term& t) { return depends_on_n(t.b.kind); });
@@ -85,7 +98,16 @@ point_prediction evaluate(const cell_model& m, const point& x) {
   }
   out.value = m.reciprocal ? 1 / yhat : yhat;
   const bool analytic_ok = std::isfinite(m.t95) && std::isfinite(m.stats.sigma_rel) && m.covariance.allFinite();
-  if (m.bootstrap.rows() == 0 && !analytic_ok) return out;
+  if (m.bootstrap.rows() == 0 && !analytic_ok) {
+    out.no_interval = "too few points: " + std::to_string(m.stats.n_points) + " for " + std::to_string(m.terms.size()) +
+                      " coefficients";
+    return out;
+  }
+  if (const double support = interval_support(m); out.extrapolation_factor > support * (1 + tol)) {
+    out.no_interval = "extrapolated " + short_ratio(out.extrapolation_factor) + "x past the largest measured n, " +
+                      "further than the data spans (" + short_ratio(support) + "x)";
+    return out;
+  }
   const auto [lo, hi] = response_interval(m, v, yhat);
   out.has_interval = true;
   if (m.reciprocal) {

@@ -110,6 +110,28 @@ observation_set load_any(const fs::path& path) {
 
 }  // namespace
 
+std::vector<fs::path> find_sources(const fs::path& path) {
+  std::error_code ec;
+  if (!fs::is_directory(path, ec) || fs::exists(path / "context.json")) return {path};
+  std::vector<fs::path> found;
+  bool has_csv = false;
+  for (const auto& e : fs::directory_iterator(path, ec))
+    has_csv |= e.is_regular_file() && e.path().extension() == ".csv";
+  if (has_csv) return {path};  // a directory of historical CSVs
+  for (auto it = fs::recursive_directory_iterator(path, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec))
+    if (it->is_directory() && fs::exists(it->path() / "context.json")) {
+      found.push_back(it->path());
+      it.disable_recursion_pending();  // a dataset holds no datasets
+    }
+  if (ec) throw format_error(path.string() + ": " + ec.message());
+  if (found.empty())
+    throw format_error(path.string() + ": neither a dataset (no context.json), a directory of historical CSVs, "
+                       "nor a directory with datasets beneath it");
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
 std::vector<std::string_view> observation_columns() {
   std::vector<std::string_view> cols(datasets::key_columns().begin(), datasets::key_columns().end());
   for (std::string_view c : {"platform", "kernel", "source", "n_rank"}) cols.push_back(c);

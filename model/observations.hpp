@@ -42,6 +42,11 @@ struct observation_set {
 /// a path that is none of these.
 observation_set load_observations(const std::filesystem::path& path);
 
+/// What `path` holds as separate sources: itself when it is a dataset, a historical CSV or a
+/// directory of historical CSVs; otherwise every dataset directory beneath it (a corpus such
+/// as datasets/machines/), sorted by path. Throws datasets::format_error when it holds none.
+std::vector<std::filesystem::path> find_sources(const std::filesystem::path& path);
+
 /// Sets every row's n_rank (load_observations does this; call again after editing rows).
 void rank_n_within_cells(observation_set& set);
 

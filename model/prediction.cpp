@@ -69,6 +69,7 @@ prediction predict(const model_set& models, const datasets::key& query) {
   out.lo = p.lo;
   out.hi = p.hi;
   out.has_interval = p.has_interval;
+  out.no_interval = p.no_interval;
   out.unit = m.cell.unit;
   out.extrapolated = p.extrapolated;
   out.extrapolation_factor = p.extrapolation_factor;

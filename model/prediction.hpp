@@ -21,10 +21,12 @@ namespace pollscale::model {
 struct prediction {
   double value = 0;  ///< the predicted median of one operation, in `unit` (> 0)
   /// 95% prediction interval for a new measurement's median at this point, in `unit`.
-  /// Both are NaN when `has_interval` is false (a fit with no residual degrees of freedom).
+  /// Both are NaN when `has_interval` is false; `no_interval` then says why (a fit with no
+  /// residual degrees of freedom, or a point further past the data than the data spans).
   double lo = 0;
   double hi = 0;
   bool has_interval = false;
+  std::string no_interval;
   std::string unit;  ///< the unit of the data the model was fitted on (e.g. "ns", "1/s")
   /// True when n_fds or n_active (or max_fd, for select) lies outside the measured range,
   /// even if the chosen form does not use it: flatness there is untested.

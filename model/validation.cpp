@@ -61,6 +61,7 @@ validation_row predict_row(const cell_model& m, const observation& o, const std:
   r.lo = p.lo;
   r.hi = p.hi;
   r.has_interval = p.has_interval;
+  r.no_interval = p.no_interval;
   r.rel_err = (p.value - o.value) / o.value;
   r.extrapolated = p.extrapolated;
   r.extrapolation = p.extrapolation_factor;
@@ -73,9 +74,15 @@ std::vector<std::string> default_group_by() {
   return {"platform", "scenario", "mechanism", "variant", "fd_kind", "metric"};
 }
 
+double relative_interval_score(double lo, double hi, double measured) {
+  constexpr double alpha = 0.05;
+  const double miss = std::max(0.0, lo - measured) + std::max(0.0, measured - hi);
+  return ((hi - lo) + 2 / alpha * miss) / measured;
+}
+
 accuracy accuracy_of(const std::vector<const validation_row*>& rows) {
   accuracy a;
-  std::vector<double> errs;
+  std::vector<double> errs, halfwidths, scores;
   std::size_t covered = 0;
   for (const auto* r : rows) {
     if (!std::isfinite(r->rel_err)) continue;
@@ -83,8 +90,12 @@ accuracy accuracy_of(const std::vector<const validation_row*>& rows) {
     if (r->has_interval) {
       ++a.n_with_interval;
       covered += r->lo <= r->measured && r->measured <= r->hi;
+      halfwidths.push_back((r->hi - r->lo) / (2 * r->predicted));  // +inf for an open interval
+      scores.push_back(relative_interval_score(r->lo, r->hi, r->measured));
     }
   }
+  a.median_rel_halfwidth = halfwidths.empty() ? std::nan("") : datasets::median(halfwidths);
+  a.median_interval_score = scores.empty() ? std::nan("") : datasets::median(scores);
   a.n = errs.size();
   if (errs.empty()) return a;
   double sum = 0;

@@ -29,6 +29,7 @@ struct validation_row {
   double predicted = 0;
   double lo = 0, hi = 0;  ///< NaN without an interval
   bool has_interval = false;
+  std::string no_interval;  ///< why there is none ("" when there is one)
   double rel_err = 0;  ///< (predicted - measured) / measured
   bool extrapolated = false;
   double extrapolation = 1;  ///< n / largest training n of the row's cell
@@ -42,7 +43,19 @@ struct accuracy {
   double max_rel_err = 0;         ///< largest |rel_err|
   double coverage = 0;            ///< share of rows with an interval whose interval holds the measurement
   std::size_t n_with_interval = 0;
+  /// How sharp the intervals are: the median over rows with an interval of the half-width
+  /// relative to the prediction, (hi - lo) / (2 · predicted). A rate's interval open above
+  /// counts as infinitely wide.
+  double median_rel_halfwidth = 0;
+  /// The median of the Gneiting-Raftery interval score of the central 95% interval,
+  /// relative to the measurement: [(hi - lo) + (2/0.05)·(lo - y)⁺ + (2/0.05)·(y - hi)⁺] / y.
+  /// It rewards narrow intervals and charges 40x the distance by which one misses, so
+  /// neither wide-and-safe nor sharp-and-wrong scores well; lower is better.
+  double median_interval_score = 0;
 };
+
+/// The relative interval score of one 95% interval (see accuracy::median_interval_score).
+double relative_interval_score(double lo, double hi, double measured);
 
 struct group_result {
   std::vector<std::string> group;

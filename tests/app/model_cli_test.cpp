@@ -95,7 +95,32 @@ TEST_F(ModelCliTest, ValidateReportsRowsAndSummaryUnderTheirNames) {
   const auto csv = run_pollscale("validate --data " + fixture + " --format csv --group-by scenario");
   ASSERT_EQ(csv.rc, 0) << csv.err;
   EXPECT_EQ(csv.out.rfind("scenario,mechanism,variant,fd_kind,n_fds", 0), 0u);
-  EXPECT_NE(csv.out.find("\nscenario,n_train,n,mape,median_rel_err,max_rel_err,coverage\n"), std::string::npos);
+  EXPECT_NE(csv.out.find("\nscenario,n_train,n,mape,median_rel_err,max_rel_err,coverage,median_rel_halfwidth,"
+                         "median_interval_score\n"),
+            std::string::npos);
+}
+
+// Several datasets (repeated --data, or a directory with datasets beneath it, like the
+// machine corpus): one summary row each, then the worst of each column.
+TEST_F(ModelCliTest, ValidateJudgesEveryDatasetAndPrintsTheWorst) {
+  for (const char* host : {"host-a", "host-b"}) {
+    fs::create_directories(dir_ / "corpus" / host);
+    fs::copy(fixture, dir_ / "corpus" / host / "quick-1", fs::copy_options::recursive);
+  }
+  const auto table = run_pollscale("validate --data " + (dir_ / "corpus").string() + " --data " + fixture);
+  ASSERT_EQ(table.rc, 0) << table.err;
+  for (const char* s : {"host-a/quick-1", "host-b/quick-1", "synthetic", "(worst)", "median_rel_halfwidth",
+                        "median_interval_score"})
+    EXPECT_NE(table.out.find(s), std::string::npos) << s << "\n" << table.out;
+  EXPECT_EQ(lines(table.out), 2 + 3 + 1);  // header, rule, three datasets, the worst
+  const auto j = nlohmann::json::parse(run_pollscale("validate --data " + (dir_ / "corpus").string() +
+                                                     " --format json").out);
+  ASSERT_EQ(j["datasets"].size(), 2u);
+  EXPECT_EQ(j["datasets"][1]["source"], (dir_ / "corpus" / "host-b" / "quick-1").string());
+  EXPECT_EQ(j["worst"]["mape"], j["datasets"][0]["summary"]["mape"]);  // the same data twice
+  EXPECT_TRUE(j["worst"].contains("median_interval_score"));
+  fs::create_directories(dir_ / "empty");
+  expect_bad_input("validate --data " + (dir_ / "empty").string(), "datasets beneath it");
 }
 
 TEST_F(ModelCliTest, ValidateWorksOnTheHistoricalRecord) {

@@ -47,6 +47,14 @@ TEST(PredictionTest, PredictsWithAnIntervalAndTheExtrapolationFactor) {
   EXPECT_DOUBLE_EQ(far.extrapolation_factor, 100);
   EXPECT_GT(far.hi - far.lo, (p.hi - p.lo) * 10);  // wider far away
   EXPECT_NE(far.formula.find("per_fd"), std::string::npos);
+  EXPECT_TRUE(far.no_interval.empty());
+  // The data span n = 1..1000 (1000x): an interval is given up to 1000x past n = 1000 and
+  // not beyond, where the prediction stands alone and says why.
+  const auto beyond = predict(m, query("poll", "pipe", 2'000'000));
+  EXPECT_FALSE(beyond.has_interval);
+  EXPECT_TRUE(std::isnan(beyond.lo) && std::isnan(beyond.hi));
+  EXPECT_NEAR(beyond.value, 150 + 30 * 2e6, 0.02 * (150 + 30 * 2e6));
+  EXPECT_EQ(beyond.no_interval, "extrapolated 2e+03x past the largest measured n, further than the data spans (1e+03x)");
 }
 
 TEST(PredictionTest, AmbiguousQueriesNameTheColumnsThatTellModelsApart) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <limits>
 #include <fstream>
 
 #include "datasets/csv_table.hpp"
@@ -58,6 +59,18 @@ TEST(ValidationTest, AccuracyStatisticsAreNamedForWhatTheyAre) {
   EXPECT_NEAR(acc.max_rel_err, 0.20, 1e-12);
   EXPECT_EQ(acc.n_with_interval, 2u);
   EXPECT_NEAR(acc.coverage, 0.5, 1e-12);
+  // Half-widths relative to the prediction: 15/110 and 12.5/80; their median.
+  EXPECT_NEAR(acc.median_rel_halfwidth, (15.0 / 110 + 12.5 / 80) / 2, 1e-12);
+  // Interval scores relative to the measurement: a covers (width 30); b misses by 5,
+  // charged 2/0.05 = 40 times: (25 + 200) / 100.
+  EXPECT_NEAR(relative_interval_score(a.lo, a.hi, a.measured), 0.30, 1e-12);
+  EXPECT_NEAR(relative_interval_score(b.lo, b.hi, b.measured), 2.25, 1e-12);
+  EXPECT_NEAR(acc.median_interval_score, (0.30 + 2.25) / 2, 1e-12);
+  // A rate's interval open above is infinitely wide, not silently dropped.
+  c.lo = 50, c.hi = std::numeric_limits<double>::infinity(), c.has_interval = true;
+  const auto open = accuracy_of({&a, &b, &c});
+  EXPECT_NEAR(open.median_interval_score, 2.25, 1e-12);  // median of 0.30, 2.25 and inf
+  EXPECT_NEAR(open.median_rel_halfwidth, 12.5 / 80, 1e-12);
 }
 
 TEST(ValidationTest, BadProtocolsAreRejected) {
