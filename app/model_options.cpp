@@ -17,6 +17,10 @@ po::options_description model_fit_options_description() {
        "bootstrap replicates for prediction intervals (0: analytic Student t intervals)")
       ("seed", po::value<std::string>()->default_value("1"), "seed of the bootstrap (a non-negative integer)")
       ("no-huber", "plain relative least squares, no Huber downweighting of outliers")
+      ("curvature-min-n", po::value<long long>()->default_value(0),
+       "distinct n a curvature term (n log n, n^1.5, n^2, ...) needs before it may compete (0: no minimum)")
+      ("curvature-margin", po::value<double>()->default_value(0),
+       "how far (fraction, 0..1) a curvature term's leave-one-out error must lie below the best straight form's")
       ("skip-unfittable", "leave out cells with too few points for their form instead of failing");
   return o;
 }
@@ -35,6 +39,13 @@ model::fit_options fit_options_from(const po::variables_map& vm) {
   if (seed.empty() || ec != std::errc{} || ptr != seed.data() + seed.size())
     throw usage_error("--seed: '" + seed + "' is not a non-negative integer");
   o.robust.huber = vm.count("no-huber") == 0;
+  const long long min_n = vm["curvature-min-n"].as<long long>();
+  if (min_n < 0 || min_n > 1000) throw usage_error("--curvature-min-n: " + std::to_string(min_n) + " is not in 0..1000");
+  o.curvature_min_distinct_n = static_cast<std::size_t>(min_n);
+  const double margin = vm["curvature-margin"].as<double>();
+  if (!(margin >= 0 && margin < 1))
+    throw usage_error("--curvature-margin: " + std::to_string(margin) + " is not in [0, 1)");
+  o.curvature_margin = margin;
   o.skip_unfittable = vm.count("skip-unfittable") > 0;
   return o;
 }

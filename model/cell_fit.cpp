@@ -103,6 +103,7 @@ struct scored {
   std::vector<double> loo;  ///< signed relative errors; empty when not scorable
   double loo_mape = nan;
   std::string note;
+  bool eligible = true;  ///< false: a curvature term that has not earned its place
 };
 
 std::size_t data_parameters(const form& f) { return f.terms.size() - f.priors.size(); }
@@ -134,17 +135,54 @@ scored score(const form& f, const cell_points& pts, const fit_options& o) {
   return s;
 }
 
+// A term that bends the curve away from the kernel's straight scan: n^i·log2(n)^j other
+// than n itself.
+bool curved(const form& f) {
+  return std::any_of(f.terms.begin(), f.terms.end(), [](const basis& b) {
+    return b.kind == basis_kind::power_log && !(b.i == 1 && b.j == 0);
+  });
+}
+
+std::size_t distinct_n(const cell_points& pts) {
+  std::vector<double> ns;
+  for (const auto& q : pts.x) ns.push_back(q.n);
+  std::sort(ns.begin(), ns.end());
+  return static_cast<std::size_t>(std::unique(ns.begin(), ns.end()) - ns.begin());
+}
+
+// Curved forms compete only with enough distinct n, and only when they beat the best
+// straight form's LOO MAPE by the margin (fit_options::curvature_margin).
+void admit_curvature(std::vector<scored>& c, const cell_points& pts, const fit_options& o) {
+  double straight = std::numeric_limits<double>::infinity();
+  for (const auto& s : c)
+    if (!curved(s.f) && std::isfinite(s.loo_mape)) straight = std::min(straight, s.loo_mape);
+  const std::size_t ns = distinct_n(pts);
+  for (auto& s : c) {
+    if (!curved(s.f) || !s.fit) continue;
+    if (ns < o.curvature_min_distinct_n) {
+      s.eligible = false;
+      s.note = "curvature needs points at " + std::to_string(o.curvature_min_distinct_n) + " or more distinct n (" +
+               std::to_string(ns) + " here)";
+    } else if (std::isfinite(straight) && !(s.loo_mape <= straight * (1 - o.curvature_margin))) {
+      s.eligible = false;
+      s.note = "curvature not kept: its LOO MAPE is not " + std::to_string(std::lround(100 * o.curvature_margin)) +
+               "% below the best straight form's";
+    }
+  }
+}
+
 // The simplest form within the parsimony margin of the best LOO score; without any
 // score, the simplest identifiable form (core terms only: the kernel says they exist).
+// Forms admit_curvature() turned away are not chosen.
 std::size_t choose(const std::vector<scored>& c, const fit_options& o, std::string& why) {
   double best = std::numeric_limits<double>::infinity();
   for (const auto& s : c)
-    if (std::isfinite(s.loo_mape)) best = std::min(best, s.loo_mape);
+    if (s.eligible && std::isfinite(s.loo_mape)) best = std::min(best, s.loo_mape);
   std::size_t pick = c.size();
   if (std::isfinite(best)) {
     const double margin = best * (1 + o.parsimony_relative) + o.parsimony_absolute;
     for (std::size_t i = 0; i < c.size(); ++i) {
-      if (!(c[i].loo_mape <= margin)) continue;
+      if (!c[i].eligible || !(c[i].loo_mape <= margin)) continue;
       if (pick == c.size() || c[i].f.terms.size() < c[pick].f.terms.size() ||
           (c[i].f.terms.size() == c[pick].f.terms.size() && c[i].loo_mape < c[pick].loo_mape))
         pick = i;
@@ -153,7 +191,7 @@ std::size_t choose(const std::vector<scored>& c, const fit_options& o, std::stri
     return pick;
   }
   for (std::size_t i = 0; i < c.size(); ++i)
-    if (c[i].fit) {
+    if (c[i].fit && c[i].eligible) {
       why = "simplest identifiable form (too few points to cross-validate)";
       return i;
     }
@@ -324,6 +362,7 @@ cell_model fit_cell(const cell_id& id, const std::vector<const observation*>& ro
                          " (" + std::to_string(rows.size()) + " points; --skip-unfittable leaves such cells out)");
   std::vector<scored> cands;
   for (const auto& f : candidate_forms(request)) cands.push_back(score(f, pts, o));
+  admit_curvature(cands, pts, o);
   cell_model m;
   const std::size_t pick = choose(cands, o, m.chosen_by);
   if (pick == cands.size())

@@ -25,6 +25,16 @@ struct fit_options {
   /// best * (1 + relative) + absolute (fractions).
   double parsimony_relative = 0.10;
   double parsimony_absolute = 0.002;
+  /// A curvature term (n log n, n^1.5, n^2, any n^i·log^j n but n itself) must earn its
+  /// place: it is considered only with at least this many distinct n, and only when its
+  /// LOO MAPE is below the best straight form's by this fraction. Three sizes two decades
+  /// apart fit any smooth curve; which one extrapolates is then a guess, and a straight
+  /// line is the kernel's own shape for a scan.
+  /// Off by default (0, 0: a curved form competes when its LOO MAPE is no worse than the
+  /// best straight form's): on the historical record the rule made the largest-n
+  /// predictions worse (docs/model.md, "Parsimony on small tables").
+  std::size_t curvature_min_distinct_n = 0;
+  double curvature_margin = 0;
   /// Floor of the relative spread of a new point (sigma_rel). calibrate's stopping rule
   /// only guarantees each median within ±2% (95%), and points measured minutes apart on a
   /// shared machine drift by as much: a smaller spread in the residuals is luck, and

@@ -100,7 +100,7 @@ point_prediction evaluate(const cell_model& m, const point& x) {
   const bool analytic_ok = std::isfinite(m.t95) && std::isfinite(m.stats.sigma_rel) && m.covariance.allFinite();
   if (m.bootstrap.rows() == 0 && !analytic_ok) {
     out.no_interval = "too few points: " + std::to_string(m.stats.n_points) + " for " + std::to_string(m.terms.size()) +
-                      " coefficients";
+                      " coefficients leave no degrees of freedom for a spread";
     return out;
   }
   if (const double support = interval_support(m); out.extrapolation_factor > support * (1 + tol)) {

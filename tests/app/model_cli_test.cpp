@@ -140,6 +140,9 @@ TEST_F(ModelCliTest, BadInputIsOneLineAndExitTwo) {
   expect_bad_input("validate --data " + fixture + " --format xml", "xml");
   expect_bad_input("validate --data " + fixture + " --bootstrap -3", "--bootstrap");
   expect_bad_input("validate --data " + fixture + " --seed x", "--seed");
+  expect_bad_input("validate --data " + fixture + " --curvature-margin 1.5", "--curvature-margin");
+  expect_bad_input("validate --data " + fixture + " --curvature-margin nan", "--curvature-margin");
+  expect_bad_input("validate --data " + fixture + " --curvature-min-n -1", "--curvature-min-n");
   expect_bad_input("validate --data /nonexistent/dataset", "/nonexistent/dataset");
   expect_bad_input("fit " + historical + "/kegel_2000_poller_bench.csv", "too few points");
   expect_bad_input("fit " + fixture + " --family magic", "--family");

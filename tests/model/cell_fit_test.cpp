@@ -94,6 +94,27 @@ TEST(CellFitTest, ExtraPPicksThePlantedExponent) {
   }
 }
 
+// With the curvature rule on, three sizes cannot choose a curve however well it fits them;
+// ten sizes of a planted n^1.5 still can, because it beats the straight line by far.
+TEST(CellFitTest, CurvatureEarnsItsPlaceOnlyWithEnoughSizesWhenAsked) {
+  fit_options o;
+  o.curvature_min_distinct_n = 4;
+  o.curvature_margin = 0.2;
+  auto truth = [](double n, double) { return 50 + 0.8 * std::pow(n, 1.5); };
+  std::mt19937_64 rng(11);
+  observation_set three;
+  add_points(three, cell_key("", "time_per_op", "ns", "custom"), {10, 100, 1000}, {1}, truth, 0.005, rng);
+  const auto& m3 = only(fit_models(three, o));
+  EXPECT_EQ(m3.formula.find("1.5"), std::string::npos) << m3.formula;
+  bool told = false;
+  for (const auto& r : m3.rivals) told |= r.note == "curvature needs points at 4 or more distinct n (3 here)";
+  EXPECT_TRUE(told);
+  observation_set ten;
+  add_points(ten, cell_key("", "time_per_op", "ns", "custom"), {2, 4, 8, 16, 32, 64, 128, 256, 512, 1024}, {1}, truth,
+             0.005, rng);
+  EXPECT_NE(only(fit_models(ten, o)).formula.find("n^1.5"), std::string::npos);
+}
+
 TEST(CellFitTest, PredictionIntervalsCoverHeldOutPointsAtLeast90Percent) {
   // Train on n <= 1000, predict 2x-4x beyond, many seeded replications.
   int covered = 0, total = 0;
