@@ -65,7 +65,7 @@ int cmd_fit(const args_t& args) {
     return exit_ok;
   const output_format format = parse_format(vm["format"].as<std::string>());
   const model::fit_options fo = fit_options_from(vm);
-  const auto data = model::load_observations(vm["dataset"].as<std::string>());
+  const auto data = model::load_observations(vm["dataset"].as<std::string>(), fo.statistic);
   const model::model_set models = model::fit_models(data, fo);
   for (const auto& s : models.skipped) std::cerr << "pollscale fit: skipped " << s << "\n";
   if (!vm.count("output")) {

@@ -95,7 +95,8 @@ int cmd_predict(const args_t& args) {
   }
   if (format == output_format::json) {
     std::cout << nlohmann::json{{"model", p.model}, {"formula", p.formula}, {"value", p.value}, {"lo", json_number(p.lo)},
-                                {"hi", json_number(p.hi)}, {"unit", p.unit}, {"extrapolated", p.extrapolated},
+                                {"hi", json_number(p.hi)}, {"unit", p.unit}, {"statistic", models.statistic},
+                                {"extrapolated", p.extrapolated},
                                 {"extrapolation", p.extrapolation_factor}}
                      .dump(2)
               << "\n";

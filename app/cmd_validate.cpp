@@ -252,7 +252,7 @@ int cmd_validate(const args_t& args) {
   std::vector<std::pair<std::string, model::validation_result>> results;
   std::deque<model::observation_set> data;  // the results point into it: stable addresses
   for (const auto& source : sources) {
-    data.push_back(model::load_observations(source));
+    data.push_back(model::load_observations(source, vo.fit.statistic));
     try {
       results.emplace_back(source.string(), model::validate(data.back(), vo));
     } catch (const std::invalid_argument& e) {

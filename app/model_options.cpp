@@ -11,6 +11,9 @@ namespace pollscale::app {
 po::options_description model_fit_options_description() {
   po::options_description o("model options");
   o.add_options()
+      ("statistic", po::value<std::string>()->default_value("median"),
+       "what to fit and validate against in a calibration dataset: median (the typical cost, interference "
+       "included) or fastest (the fastest batch: the intrinsic cost)")
       ("family", po::value<std::string>()->default_value("mechanistic"),
        "candidate forms: mechanistic (kernel terms; Extra-P for unknown metrics) or extra-p (n^i log^j n for all)")
       ("bootstrap", po::value<long long>()->default_value(0),
@@ -39,6 +42,11 @@ model::fit_options fit_options_from(const po::variables_map& vm) {
   if (seed.empty() || ec != std::errc{} || ptr != seed.data() + seed.size())
     throw usage_error("--seed: '" + seed + "' is not a non-negative integer");
   o.robust.huber = vm.count("no-huber") == 0;
+  try {
+    o.statistic = model::parse_point_statistic(vm["statistic"].as<std::string>());
+  } catch (const std::invalid_argument& e) {
+    throw usage_error(std::string("--statistic: ") + e.what());
+  }
   const long long min_n = vm["curvature-min-n"].as<long long>();
   if (min_n < 0 || min_n > 1000) throw usage_error("--curvature-min-n: " + std::to_string(min_n) + " is not in 0..1000");
   o.curvature_min_distinct_n = static_cast<std::size_t>(min_n);

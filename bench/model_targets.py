@@ -16,7 +16,7 @@ when they hold on every machine. A DATASET that is a directory of datasets (such
 datasets/machines, the corpus of hosts) stands for every dataset beneath it.
 `--rows` also lists the held-out rows whose |error| exceeds a threshold.
 
-Usage: bench/model_targets.py [--pollscale PATH] [--rows PCT] [--keep DIR] DATASET...
+Usage: bench/model_targets.py [--pollscale PATH] [--statistic median|fastest] [--rows PCT] [--keep DIR] DATASET...
 Exit status: 0, or 2 when pollscale fails on a dataset (its message is shown).
 """
 import argparse
@@ -32,8 +32,8 @@ PROTOCOLS = {
 }
 
 
-def run_validate(pollscale, data, train, keep):
-    cmd = [pollscale, "validate", "--data", data, "--train", train, "--skip-unfittable", "--format", "json"]
+def run_validate(pollscale, data, train, keep, extra):
+    cmd = [pollscale, "validate", "--data", data, "--train", train, "--skip-unfittable", "--format", "json"] + extra
     done = subprocess.run(cmd, capture_output=True, text=True)
     if done.returncode != 0:
         print(f"model_targets: {' '.join(cmd)} failed ({done.returncode}): {done.stderr.strip()}", file=sys.stderr)
@@ -94,6 +94,8 @@ def main():
     ap.add_argument("--rows", type=float, default=None, metavar="PCT",
                     help="also list held-out rows whose |error| exceeds PCT percent")
     ap.add_argument("--keep", default=None, metavar="DIR", help="write each validate JSON into DIR")
+    ap.add_argument("--statistic", default="median", choices=("median", "fastest"),
+                    help="what validate fits and compares (pollscale validate --statistic)")
     a = ap.parse_args()
 
     print("| dataset | extra. select | extra. poll | extra. epoll | inter. find_active | inter. token_ring "
@@ -102,8 +104,9 @@ def main():
     listed = []
     worst = None  # per column: (value, text); larger is worse except for coverage
     for d in expand(a.datasets):
-        ex_doc = run_validate(a.pollscale, d, PROTOCOLS["extra"], a.keep)
-        it_doc = run_validate(a.pollscale, d, PROTOCOLS["inter"], a.keep)
+        extra = ["--statistic", a.statistic]
+        ex_doc = run_validate(a.pollscale, d, PROTOCOLS["extra"], a.keep, extra)
+        it_doc = run_validate(a.pollscale, d, PROTOCOLS["inter"], a.keep, extra)
         ex, it = ex_doc["rows"], it_doc["rows"]
         fa = [r for r in ex if r["scenario"] == "find_active"]
         values = [median_pct([r for r in fa if r["mechanism"] == m]) for m in ("select", "poll", "epoll")]

@@ -20,6 +20,9 @@ namespace pollscale::model {
 
 struct fit_options {
   family fam = family::mechanistic;  ///< extra_p forces the generic family everywhere
+  /// Which summary of a calibration point to read (load_observations); fit_models itself
+  /// takes the observations as loaded.
+  point_statistic statistic = point_statistic::median;
   robust_options robust{};
   /// Parsimony: a form with fewer terms wins when its LOO MAPE is at most
   /// best * (1 + relative) + absolute (fractions).

@@ -64,6 +64,7 @@ model_set fit_models(const observation_set& data, const std::vector<const observ
   model_set out;
   out.context = data.context;
   out.source = data.source;
+  out.statistic = std::string(statistic_name(data.statistic));
   for (const auto& [id, members] : cells) {
     try {
       out.cells.push_back(fit_cell(id, members, env, options));

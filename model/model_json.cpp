@@ -78,6 +78,7 @@ json to_json(const model_set& models) {
   return {{"schema_version", model_schema_version},
           {"kind", "pollscale model set"},
           {"source", models.source},
+          {"statistic", models.statistic},
           {"context", models.context},
           {"models", cells},
           {"skipped", models.skipped}};

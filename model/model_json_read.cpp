@@ -144,6 +144,10 @@ model_set model_set_from_json(const json& j, const std::string& where) {
   try {
     out.context = j.contains("context") ? j["context"] : json::object();
     out.source = text(j, "source");
+    // Model sets written before the choice existed were fitted to medians.
+    out.statistic = j.contains("statistic") ? text(j, "statistic") : "median";
+    if (out.statistic != "median" && out.statistic != "fastest")
+      throw std::invalid_argument("statistic '" + out.statistic + "' is not one of median, fastest");
     if (j.contains("skipped"))
       for (const auto& s : array(j, "skipped"))
         if (s.is_string()) out.skipped.push_back(s.get<std::string>());

@@ -15,11 +15,12 @@ namespace {
 namespace fs = std::filesystem;
 using datasets::format_error;
 
-observation_set from_dataset(const fs::path& dir) {
+observation_set from_dataset(const fs::path& dir, point_statistic statistic) {
   const auto d = datasets::read_dataset(dir);
   observation_set out;
   out.context = d.context;
   out.source = dir.string();
+  out.statistic = statistic;
   std::map<datasets::key, std::vector<double>> samples;
   for (const auto& s : d.samples) samples[s.k].push_back(s.value);
   std::size_t line = 1;
@@ -27,8 +28,12 @@ observation_set from_dataset(const fs::path& dir) {
     ++line;  // summary.csv has one record per line after its header
     observation o;
     o.k = r.k;
-    o.value = r.s.median;
-    if (auto it = samples.find(r.k); it != samples.end()) o.samples = it->second;
+    const bool rate = r.k.unit.starts_with("1/");  // the fastest batch of a rate is its largest
+    o.value = statistic == point_statistic::median ? r.s.median : (rate ? r.s.max : r.s.min);
+    // The bootstrap resamples medians from raw samples; for the fastest batch it perturbs
+    // the fit by its residuals instead (a resampled minimum is no estimate of its spread).
+    if (auto it = samples.find(r.k); it != samples.end() && statistic == point_statistic::median)
+      o.samples = it->second;
     o.where = (dir / "summary.csv").string() + ":" + std::to_string(line);
     out.rows.push_back(std::move(o));
   }
@@ -56,12 +61,20 @@ observation_set from_historical_file(const fs::path& file) {
   return out;
 }
 
-observation_set load_any(const fs::path& path);
+observation_set load_any(const fs::path& path, point_statistic statistic);
 
 }  // namespace
 
-observation_set load_observations(const fs::path& path) {
-  observation_set s = load_any(path);
+std::string_view statistic_name(point_statistic s) { return s == point_statistic::median ? "median" : "fastest"; }
+
+point_statistic parse_point_statistic(std::string_view text) {
+  if (text == "median") return point_statistic::median;
+  if (text == "fastest") return point_statistic::fastest;
+  throw std::invalid_argument("'" + std::string(text) + "' is not one of median, fastest");
+}
+
+observation_set load_observations(const fs::path& path, point_statistic statistic) {
+  observation_set s = load_any(path, statistic);
   rank_n_within_cells(s);
   return s;
 }
@@ -83,10 +96,10 @@ void rank_n_within_cells(observation_set& set) {
 
 namespace {
 
-observation_set load_any(const fs::path& path) {
+observation_set load_any(const fs::path& path, point_statistic statistic) {
   std::error_code ec;
   if (fs::is_directory(path, ec)) {
-    if (fs::exists(path / "context.json")) return from_dataset(path);
+    if (fs::exists(path / "context.json")) return from_dataset(path, statistic);
     if (fs::exists(path / "summary.csv"))
       throw format_error((path / "context.json").string() + ": missing (a dataset directory needs context.json)");
     std::vector<fs::path> files;

@@ -16,9 +16,24 @@
 
 namespace pollscale::model {
 
+/// Which of a calibration point's summaries the model fits and validates against.
+///  - median: the median of the visits' medians — the typical cost on this machine as it
+///    was, interference included;
+///  - fastest: the fastest batch of all visits (summary.csv's min; max for a rate) — the
+///    intrinsic cost. Interference from a shared host only ever slows a batch down, so the
+///    fastest batch is the one it touched least (Chen & Revels 2016); it reproduces
+///    between runs several times better than the median on a host that flips between
+///    speeds (docs/calibrate.md), and the context's stability block reports how often and
+///    how much slower the machine ran. Published (historical) values have no such choice.
+enum class point_statistic { median, fastest };
+
+std::string_view statistic_name(point_statistic s);
+/// "median" or "fastest"; throws std::invalid_argument naming the text otherwise.
+point_statistic parse_point_statistic(std::string_view text);
+
 struct observation {
   datasets::key k;
-  double value = 0;             ///< median (dataset) or published value (historical), in k.unit
+  double value = 0;             ///< the chosen statistic (dataset) or published value (historical), in k.unit
   std::vector<double> samples;  ///< raw repetitions when the dataset has them
   std::string platform;         ///< historical: machine; "" for a calibration dataset
   std::string kernel;           ///< historical: kernel or OS release
@@ -33,6 +48,7 @@ struct observation_set {
   nlohmann::json context;  ///< the dataset's context block; {} for historical data
   std::string source;      ///< the path that was read
   bool historical = false;
+  point_statistic statistic = point_statistic::median;  ///< what a dataset row's value is
   std::vector<observation> rows;
 };
 
@@ -40,7 +56,8 @@ struct observation_set {
 /// historical CSV, or a directory of historical CSVs (one without context.json).
 /// Throws datasets::format_error naming file:line for anything it cannot trust, and for
 /// a path that is none of these.
-observation_set load_observations(const std::filesystem::path& path);
+observation_set load_observations(const std::filesystem::path& path,
+                                  point_statistic statistic = point_statistic::median);
 
 /// What `path` holds as separate sources: itself when it is a dataset, a historical CSV or a
 /// directory of historical CSVs; otherwise every dataset directory beneath it (a corpus such

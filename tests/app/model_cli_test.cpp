@@ -63,6 +63,10 @@ TEST_F(ModelCliTest, FitWritesAModelSetAndSummarisesIt) {
   const auto stdout_json = run_pollscale("fit " + fixture);
   ASSERT_EQ(stdout_json.rc, 0);
   EXPECT_EQ(nlohmann::json::parse(stdout_json.out)["models"].size(), 6u);
+  EXPECT_EQ(j["statistic"], "median");
+  const auto fastest = run_pollscale("fit " + fixture + " --statistic fastest");
+  ASSERT_EQ(fastest.rc, 0) << fastest.err;
+  EXPECT_EQ(nlohmann::json::parse(fastest.out)["statistic"], "fastest");
 }
 
 TEST_F(ModelCliTest, PredictGivesValueIntervalAndExtrapolation) {
@@ -143,6 +147,7 @@ TEST_F(ModelCliTest, BadInputIsOneLineAndExitTwo) {
   expect_bad_input("validate --data " + fixture + " --curvature-margin 1.5", "--curvature-margin");
   expect_bad_input("validate --data " + fixture + " --curvature-margin nan", "--curvature-margin");
   expect_bad_input("validate --data " + fixture + " --curvature-min-n -1", "--curvature-min-n");
+  expect_bad_input("validate --data " + fixture + " --statistic mean", "--statistic: 'mean'");
   expect_bad_input("validate --data /nonexistent/dataset", "/nonexistent/dataset");
   expect_bad_input("fit " + historical + "/kegel_2000_poller_bench.csv", "too few points");
   expect_bad_input("fit " + fixture + " --family magic", "--family");

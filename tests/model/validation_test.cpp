@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "datasets/csv_table.hpp"
+#include "datasets/dataset.hpp"
 #include "model/observations.hpp"
 
 namespace pollscale::model {
@@ -45,6 +46,30 @@ TEST(ValidationTest, HistoricalTablesArePredictedFromTheirSmallerN) {
   EXPECT_GE(v.rows.size(), 15u);
   EXPECT_FALSE(v.skipped.empty());
   EXPECT_LE(v.overall.median_rel_err, 0.15);
+}
+
+// --statistic fastest reads summary.csv's fastest batch (min; max for a rate) instead of
+// the median, without raw samples to bootstrap from; the historical record is unchanged.
+TEST(ValidationTest, TheFastestBatchIsReadWhenAsked) {
+  const auto median = load_observations(fixture);
+  const auto fastest = load_observations(fixture, point_statistic::fastest);
+  ASSERT_EQ(median.rows.size(), fastest.rows.size());
+  EXPECT_EQ(fastest.statistic, point_statistic::fastest);
+  const auto summaries = datasets::read_dataset(fixture).summaries;
+  ASSERT_EQ(summaries.size(), fastest.rows.size());
+  for (std::size_t i = 0; i < fastest.rows.size(); ++i) {
+    const bool rate = summaries[i].k.unit.starts_with("1/");
+    EXPECT_EQ(fastest.rows[i].value, rate ? summaries[i].s.max : summaries[i].s.min);
+    EXPECT_EQ(median.rows[i].value, summaries[i].s.median);
+    EXPECT_LE(fastest.rows[i].value, rate ? 1e300 : median.rows[i].value);
+    EXPECT_TRUE(fastest.rows[i].samples.empty());
+  }
+  const auto hist = load_observations(historical, point_statistic::fastest);
+  const auto hist_median = load_observations(historical);
+  ASSERT_EQ(hist.rows.size(), hist_median.rows.size());
+  EXPECT_EQ(hist.rows[0].value, hist_median.rows[0].value);
+  EXPECT_EQ(std::string(statistic_name(parse_point_statistic("fastest"))), "fastest");
+  EXPECT_THROW(parse_point_statistic("mean"), std::invalid_argument);
 }
 
 TEST(ValidationTest, AccuracyStatisticsAreNamedForWhatTheyAre) {
