@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <string_view>
+#include <vector>
 
 #include "app/cli.hpp"
 #include "model/prediction.hpp"
@@ -110,15 +112,17 @@ class model_costs {
     datasets::key rt = base("find_active", mechanism, "time_per_op");
     rt.fd_kind = fd_kind;
     rt.blocking = 1;
-    rt.pinning = "0+0";
     rt.n_fds = rt.n_active = 1;
+    const auto same_cpu = pinnings("find_active", mechanism, "time_per_op", true);
+    if (same_cpu.empty()) return {};
+    rt.pinning = same_cpu.front();
     if (!try_ask(rt)) return {};
     datasets::key call = base("find_active", mechanism, "time_per_call");
     call.fd_kind = fd_kind;
     call.blocking = 0;
     call.n_fds = call.n_active = 1;
     if (!try_ask(call)) return {};
-    prov_->sources["registration"] = "model: find_active time_per_op blocking pinning 0+0 (" + kind_label(fd_kind) +
+    prov_->sources["registration"] = "model: find_active time_per_op blocking pinning " + rt.pinning + " (" + kind_label(fd_kind) +
                                      ") minus two timeout-0 passes";
     return [self = *this, rt, call](std::int64_t n) {
       if (n <= 1) return 0.0;
@@ -135,6 +139,25 @@ class model_costs {
   static std::string kind_label(const std::string& fd_kind) { return fd_kind.empty() ? "any fd kind" : fd_kind; }
 
   const std::string& fd_kind() const { return fd_kind_; }
+
+  // The pinnings ("A+B": the CPUs of the two threads) the model has cells for, with both
+  // threads on one CPU (same_cpu) or on two. The probes write the CPUs they ran on, so a
+  // calibration under an affinity mask that does not start at CPU 0 has "2+2" and "2+3",
+  // not "0+0" and "0+1"; asking for the latter would find nothing.
+  std::vector<std::string> pinnings(std::string_view scenario, const std::string& mechanism, std::string_view metric,
+                                    bool same_cpu) const {
+    std::vector<std::string> out;
+    for (const auto& m : models_->cells) {
+      if (m.cell.scenario != scenario || m.cell.mechanism != mechanism || m.cell.metric != metric) continue;
+      const auto plus = m.cell.pinning.find('+');
+      if (plus == std::string::npos) continue;
+      const bool same = m.cell.pinning.substr(0, plus) == m.cell.pinning.substr(plus + 1);
+      if (same == same_cpu && std::find(out.begin(), out.end(), m.cell.pinning) == out.end())
+        out.push_back(m.cell.pinning);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  }
 
   std::optional<double> try_ask(const datasets::key& k) const {
     try {
@@ -201,19 +224,23 @@ void fill_handler(const model_costs& m, sim::cost_model& c, cost_provenance& pro
 // across CPUs).
 void fill_from_model(const model_costs& m, const std::string& mechanism, sim::cost_model& c, cost_provenance& prov) {
   fill_handler(m, c, prov);
-  for (const char* pinning : {"0+0", "0+1"}) {
-    const bool same = std::string(pinning) == "0+0";
-    for (const char* fd_kind : {"", "pipe", "eventfd"}) {
-      datasets::key w = m.base("wakeup", mechanism, "round_trip");
-      if (*fd_kind) w.fd_kind = fd_kind;
-      w.pinning = pinning;
-      w.n_fds = w.n_active = 1;
-      const auto rt = m.try_ask(w);
-      if (!rt) continue;
-      (same ? c.wakeup_same_cpu_s : c.wakeup_cross_cpu_s) = *rt / 2;
-      prov.sources[same ? "wakeup_same_cpu" : "wakeup_cross_cpu"] =
-          "model: wakeup round_trip " + mechanism + " " + w.fd_kind + " n=1 pinning " + pinning + " / 2";
-      break;
+  for (const bool same : {true, false}) {
+    bool found = false;
+    for (const auto& pinning : m.pinnings("wakeup", mechanism, "round_trip", same)) {
+      for (const char* fd_kind : {"", "pipe", "eventfd"}) {
+        datasets::key w = m.base("wakeup", mechanism, "round_trip");
+        if (*fd_kind) w.fd_kind = fd_kind;
+        w.pinning = pinning;
+        w.n_fds = w.n_active = 1;
+        const auto rt = m.try_ask(w);
+        if (!rt) continue;
+        (same ? c.wakeup_same_cpu_s : c.wakeup_cross_cpu_s) = *rt / 2;
+        prov.sources[same ? "wakeup_same_cpu" : "wakeup_cross_cpu"] =
+            "model: wakeup round_trip " + mechanism + " " + w.fd_kind + " n=1 pinning " + pinning + " / 2";
+        found = true;
+        break;
+      }
+      if (found) break;
     }
   }
 }

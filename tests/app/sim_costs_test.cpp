@@ -162,6 +162,31 @@ TEST(SimCostsTest, BlockingPollPaysTheRegistrationMeasuredWithTheDataThereOnEntr
   EXPECT_NEAR(r.c.rescan_s(q), call_ns(n) * 1e-9, 0.02 * call_ns(n) * 1e-9);
 }
 
+// The probes write the CPUs they ran on: under an affinity mask starting at CPU 2 the
+// wake-up cells are "2+2" and "2+3". Their costs must still reach the simulation.
+TEST(SimCostsTest, WakeupsAreFoundWhateverCpusTheCalibrationRanOn) {
+  planted_dataset d("pinning");
+  d.add_handler(2, handler_cross_ns);
+  d.add_poll_rows();
+  for (const auto& [pinning, ns] : {std::pair<std::string, double>{"2+2", 5000}, {"2+3", 9000}}) {
+    datasets::key k = key_of("wakeup", "poll", "round_trip", "ns");
+    k.fd_kind = "pipe";
+    k.threads = k.cpus = 2;
+    k.pinning = pinning;
+    k.blocking = 1;
+    k.n_active = 1;
+    k.active_pos = "last";
+    for (std::int64_t n : {1, 10, 100}) {
+      k.n_fds = n;
+      d.add(k, ns + 10 * static_cast<double>(n));
+    }
+  }
+  const auto r = costs_of(d.fit(), "poll");
+  EXPECT_NEAR(r.c.wakeup_same_cpu_s, 5010 / 2 * 1e-9, 0.05 * 5010 / 2 * 1e-9) << source(r, "wakeup_same_cpu");
+  EXPECT_NEAR(r.c.wakeup_cross_cpu_s, 9010 / 2 * 1e-9, 0.05 * 9010 / 2 * 1e-9) << source(r, "wakeup_cross_cpu");
+  EXPECT_NE(source(r, "wakeup_cross_cpu").find("pinning 2+3"), std::string::npos) << source(r, "wakeup_cross_cpu");
+}
+
 TEST(SimCostsTest, NoHandlerCellIsAnErrorNamingTheHandler) {
   planted_dataset d("none");
   d.add_poll_rows();
