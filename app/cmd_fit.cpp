@@ -1,6 +1,6 @@
 // pollscale fit DATASET [-o model.json]: fit a cost model to every cell of a calibration
 // dataset (or a historical CSV), choose each cell's form by leave-one-out
-// cross-validation, and write model.json (ARCHITECTURE.md, "Model"). Without -o the
+// cross-validation, and write model.json (docs/model.md §7). Without -o the
 // model set goes to stdout as JSON; with -o a summary of the fitted terms does.
 
 #include <cmath>

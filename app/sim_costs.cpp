@@ -64,7 +64,7 @@ class model_costs {
   }
 
   // The wait-queue registration a blocking call adds per fd scanned before the first
-  // ready one (KERNEL_COSTS.md: an entry added, and removed when the call returns), for
+  // ready one (docs/model.md §2: an entry added, and removed when the call returns), for
   // the adapter's fd kind, else pipes. Empty when the model has neither source below.
   std::function<double(std::int64_t)> registration_per_fd(const std::string& mechanism) const {
     for (const std::string& fd_kind : {fd_kind_, std::string("pipe")}) {

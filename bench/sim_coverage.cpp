@@ -1,4 +1,4 @@
-// Coverage of the simulator's 95% intervals (ANCHORS.md: 95% +- 2 points over >= 200
+// Coverage of the simulator's 95% intervals (target: 95% +- 2 points over >= 200
 // replications). For each queue with a closed form, builds many independent 95% intervals
 // of the mean response time and counts how often the exact value lies inside:
 //   replications: 10 independent runs (warm-up dropped), Student t over their means;

@@ -1,4 +1,4 @@
-// Speed of the simulation core (ANCHORS.md: >= 20 M events/s on a trivial model,
+// Speed of the simulation core (target: >= 20 M events/s on a trivial model,
 // <= 128 bytes per pending event).
 //
 // One operation of the hold benchmarks = one event: pop the earliest pending event and

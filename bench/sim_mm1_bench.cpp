@@ -1,4 +1,4 @@
-// Speed of the simulator on M/M/1 with statistics (ANCHORS.md: >= 10 M events/s).
+// Speed of the simulator on M/M/1 with statistics (target: >= 10 M events/s).
 //
 // One iteration = one replication of an M/M/1 queue (lambda 0.9/s, mu 1/s) over 10^5
 // simulated seconds: ~180 000 events (an arrival and a departure per customer), each

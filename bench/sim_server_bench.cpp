@@ -1,4 +1,4 @@
-// Speed and memory of the event-loop server model (ANCHORS.md / issue 4: a server with
+// Speed and memory of the event-loop server model (the simulator's target: a server with
 // 1 M idle connections simulated within 2 GB).
 //
 // One iteration = one replication: epoll, 4 CPUs, 4 threads, 100 closed-loop clients

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Runs pollscale's M/M/1 (bench/sim_mm1_bench) and SimPy's (bench/simpy_mm1.py) side by
 side on this machine, alternating them `--rounds` times, and prints the ratio of the
-median customers served per wall second (ANCHORS.md target: >= 40x). Same model on both
+median customers served per wall second (target: >= 40x). Same model on both
 sides: lambda 0.9/s, mu 1/s, FIFO, response times recorded.
 
 usage: bench/sim_vs_simpy.py BUILD_DIR [--rounds 3]

@@ -1,4 +1,4 @@
-// The context block that opens every dataset (ARCHITECTURE.md): what machine, kernel,
+// The context block that opens every dataset (docs/datasets.md): what machine, kernel,
 // limits, clocks and options produced the numbers, so that they can be compared honestly.
 #pragma once
 

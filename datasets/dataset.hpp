@@ -1,5 +1,5 @@
 // A calibration dataset: a directory with context.json, samples.csv and summary.csv
-// (ARCHITECTURE.md, "Data contracts"). Writing is atomic per file; reading validates
+// (docs/datasets.md). Writing is atomic per file; reading validates
 // every row and names file:line for the first one it cannot trust.
 #pragma once
 

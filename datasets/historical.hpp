@@ -1,5 +1,5 @@
 // The historical record: published figures transcribed from the seeds into the dataset
-// key columns plus provenance (ARCHITECTURE.md). Values keep the published unit.
+// key columns plus provenance (docs/historical.md). Values keep the published unit.
 #pragma once
 
 #include <filesystem>

@@ -1,4 +1,4 @@
-// The tidy key columns every pollscale table shares (ARCHITECTURE.md, "Data contracts"),
+// The tidy key columns every pollscale table shares (docs/datasets.md),
 // and the fixed vocabularies of names that tools and people rely on.
 #pragma once
 

@@ -1,4 +1,4 @@
-// model.json: the on-disk form of a model_set (ARCHITECTURE.md, "Model"). Every number
+// model.json: the on-disk form of a model_set (docs/model.md §7). Every number
 // is plain JSON; NaN (an interval that does not exist) is written as null.
 #pragma once
 

@@ -1,4 +1,4 @@
-// A fitted model set: what model.json holds (ARCHITECTURE.md, "Model"). One cell_model per
+// A fitted model set: what model.json holds (docs/model.md §7). One cell_model per
 // cell, a cell being every key column except the regressors (n_fds, n_active, active_pos,
 // max_fd), plus the platform and kernel of historical rows.
 #pragma once

@@ -47,7 +47,7 @@ struct cost_model {
   double wakeup_cross_cpu_s = 0;  ///< the same when waker and sleeper are on different CPUs
 };
 
-/// A wait call's cost as a linear function of its arguments (KERNEL_COSTS.md's terms):
+/// A wait call's cost as a linear function of its arguments (docs/model.md §2's terms):
 /// per_call + per_registered * n + per_ready * k, plus, for a blocking call, a wait-queue
 /// registration per fd scanned before the first ready one (fds_before_first_ready: all n
 /// when none is ready; n / (k + 1) on average when k are ready at random positions). All in

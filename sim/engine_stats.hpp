@@ -1,4 +1,4 @@
-// How fast the engine ran: what `simulate` reports in its "engine" block (ARCHITECTURE.md,
+// How fast the engine ran: what `simulate` reports in its "engine" block (docs/architecture.md,
 // "Result names"). These figures measure the host, not the simulated system.
 #pragma once
 

@@ -1,6 +1,6 @@
 // Broken internal invariants of the simulator (scheduling into the past, a NaN time, a
 // handler that is not there): a programming error, so the run aborts naming file and line
-// instead of producing silently wrong simulated times (STYLE.md, "three error tiers").
+// instead of producing silently wrong simulated times (docs/architecture.md, "Errors").
 #pragma once
 
 #include <cstdio>

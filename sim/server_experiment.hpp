@@ -52,7 +52,7 @@ struct experiment_result {
 experiment_result run_server_experiment(const server_config& config, const workload& load, const cost_model& costs,
                                         const run_options& options, const stopping_rule& rule);
 
-/// The result as JSON (ARCHITECTURE.md "Result names"): throughput, latency_s {p50, p90,
+/// The result as JSON (docs/architecture.md, "Data between the stages"): throughput, latency_s {p50, p90,
 /// p99, p999, mean}, cpu_utilisation {mean, ci95_lo, ci95_hi, per_cpu}, calls_per_s,
 /// events_per_call, each estimate as {mean, ci95_lo, ci95_hi}; replications, converged;
 /// counters; and the engine block. `with_timing` adds the host-dependent engine figures

@@ -12,7 +12,7 @@
 //    without them, and Kegel's published figures include them.
 //  - time_per_op, blocking=1, threads=1: the same cycle with an infinite timeout, the data
 //    already present on entry: the kernel registers a wait entry for each descriptor it
-//    scans before the first ready one, so the active position matters (KERNEL_COSTS.md).
+//    scans before the first ready one, so the active position matters (docs/model.md §2).
 //  - time_per_op, blocking=1, threads=2: the waiter sleeps in the mechanism with nothing
 //    ready; a writer thread pinned to the same or the other CPU (pinning "A+B"), woken
 //    through an eventfd, waits until the waiter sleeps (sleep_watch) and writes the k

@@ -16,7 +16,7 @@
 // channel: n up to ~19900); blocking 0 = every wait has timeout 0 (the waiter spins, never
 // sleeps), 1 = the wait may sleep (a 10 s timeout that never expires in a correct run:
 // some token is always ready), so select and poll also register a wait entry for every
-// descriptor scanned before the first ready one (KERNEL_COSTS.md); threads 1, pinning =
+// descriptor scanned before the first ready one (docs/model.md §2); threads 1, pinning =
 // the session's CPU; max_fd = the highest watched descriptor.
 //
 // After each wait the waiter first reads the token of every reported channel, then passes

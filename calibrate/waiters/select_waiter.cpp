@@ -1,7 +1,7 @@
 // select(2) and pselect(2). glibc's fd_set holds 1024 bits and _FORTIFY_SOURCE aborts on
 // larger descriptors, but the kernel accepts any nfds up to the descriptor limit with
 // bitmaps of ceil(nfds/64) words; we keep our own word arrays so select can be measured
-// all the way to n ≈ 19000 (KERNEL_COSTS.md: its cost follows max fd in words, not count).
+// all the way to n ≈ 19000 (docs/model.md §2: its cost follows max fd in words, not count).
 // One call copies the interest bitmap (the kernel overwrites it), calls select, then scans
 // the result word by word as a careful application would.
 

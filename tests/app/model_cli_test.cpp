@@ -1,4 +1,4 @@
-// pollscale fit / predict / validate end to end: the JSON shapes of ARCHITECTURE.md
+// pollscale fit / predict / validate end to end: the JSON shapes of docs/model.md §7-8
 // ("Model", "Result names"), and one-line errors with exit 2 for bad input.
 
 #include <gtest/gtest.h>

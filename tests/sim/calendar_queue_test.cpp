@@ -123,7 +123,7 @@ TEST(CalendarQueueTest, StaysWithinTheMemoryBudgetPerPendingEvent) {
   const std::size_t n = (1 << 16) + 1;  // just past a doubling: the worst case
   for (std::uint64_t i = 0; i < n; ++i) cal.push({exponential(g, 1.0), i, nullptr, 0});
   // 40-byte nodes (the pool may hold twice what it needs right after growing) and at
-  // most two 16-byte buckets per event: within ANCHORS.md's 128 bytes per pending event.
+  // most two 16-byte buckets per event: within the simulator's budget of 128 bytes per pending event (docs/sim.md).
   const double per_event = static_cast<double>(cal.memory_bytes()) / static_cast<double>(n);
   EXPECT_LE(per_event, 2 * 40.0 + 2 * 16.0);
   EXPECT_LE(per_event, 128.0);
