@@ -12,12 +12,18 @@ namespace {
 constexpr std::string_view cell_columns[] = {"scenario", "mechanism", "variant", "fd_kind", "blocking",
                                              "threads",  "cpus",      "pinning", "metric",  "unit"};
 
+// A query column left empty matches anything; a filled one must equal the cell's. The
+// fields are compared as typed (cell_columns lists the same ten): this runs for every cell
+// of the model set on every prediction, and formatting each as text cost most of one.
 bool matches(const cell_model& m, const datasets::key& q) {
-  for (auto col : cell_columns) {
-    const std::string want = datasets::key_field(q, col);
-    if (!want.empty() && want != datasets::key_field(m.cell, col)) return false;
-  }
-  return true;
+  const datasets::key& c = m.cell;
+  auto text = [](const std::string& want, const std::string& have) { return want.empty() || want == have; };
+  auto number = [](const std::optional<std::int64_t>& want, const std::optional<std::int64_t>& have) {
+    return !want || want == have;
+  };
+  return text(q.scenario, c.scenario) && text(q.mechanism, c.mechanism) && text(q.variant, c.variant) &&
+         text(q.fd_kind, c.fd_kind) && number(q.blocking, c.blocking) && number(q.threads, c.threads) &&
+         number(q.cpus, c.cpus) && text(q.pinning, c.pinning) && text(q.metric, c.metric) && text(q.unit, c.unit);
 }
 
 std::string label(const cell_model& m) {
