@@ -32,15 +32,24 @@ std::vector<double> residual_pool(const cell_model& m, const form& f, const cell
   return pool;
 }
 
-// One resampled data set: medians of resampled raw samples, else fitted x (1 + e*).
+// One resampled data set: for a point visited several times, the median of its visit
+// medians drawn with replacement (the drift between visits is the larger noise on a shared
+// host, and a point's own summary is built the same way); else the median of resampled raw
+// samples; else (published figures) fitted x (1 + e*).
 cell_points resample(const cell_model& m, const form& f, const cell_points& pts, const std::vector<double>& pool,
                      std::mt19937_64& rng) {
   cell_points star = pts;
   std::uniform_int_distribution<std::size_t> pick_residual(0, pool.size() - 1);
   for (std::size_t i = 0; i < pts.value.size(); ++i) {
     const auto& samples = pts.rows[i]->samples;
+    const auto& visits = pts.rows[i]->visit_medians;
     double v = 0;
-    if (samples.size() >= 3) {
+    if (visits.size() >= 2) {
+      std::uniform_int_distribution<std::size_t> pick(0, visits.size() - 1);
+      std::vector<double> draw(visits.size());
+      for (auto& d : draw) d = visits[pick(rng)];
+      v = datasets::median(draw);
+    } else if (samples.size() >= 3) {
       std::uniform_int_distribution<std::size_t> pick(0, samples.size() - 1);
       std::vector<double> draw(samples.size());
       for (auto& d : draw) d = samples[pick(rng)];

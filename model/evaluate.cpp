@@ -98,9 +98,14 @@ point_prediction evaluate(const cell_model& m, const point& x) {
   }
   out.value = m.reciprocal ? 1 / yhat : yhat;
   const bool analytic_ok = std::isfinite(m.t95) && std::isfinite(m.stats.sigma_rel) && m.covariance.allFinite();
-  if (m.bootstrap.rows() == 0 && !analytic_ok) {
-    out.no_interval = "too few points: " + std::to_string(m.stats.n_points) + " for " + std::to_string(m.terms.size()) +
-                      " coefficients leave no degrees of freedom for a spread";
+  // Without residual degrees of freedom the form passes through every point: neither the
+  // analytic interval nor a bootstrap (whose replicates would pass through resampled points
+  // just as exactly) can say how far a new point lies from it.
+  if (m.stats.df == 0 || (m.bootstrap.rows() == 0 && !analytic_ok)) {
+    out.no_interval = m.stats.df == 0 ? "too few points: " + std::to_string(m.stats.n_points) + " for " +
+                                            std::to_string(m.terms.size()) +
+                                            " coefficients leave no degrees of freedom for a spread"
+                                      : "the fit gives no estimate of the spread around it";
     return out;
   }
   if (const double support = interval_support(m); out.extrapolation_factor > support * (1 + tol)) {

@@ -8,6 +8,7 @@
 #include "datasets/csv_table.hpp"
 #include "datasets/dataset.hpp"
 #include "datasets/historical.hpp"
+#include "datasets/statistics.hpp"
 
 namespace pollscale::model {
 namespace {
@@ -22,7 +23,11 @@ observation_set from_dataset(const fs::path& dir, point_statistic statistic) {
   out.source = dir.string();
   out.statistic = statistic;
   std::map<datasets::key, std::vector<double>> samples;
-  for (const auto& s : d.samples) samples[s.k].push_back(s.value);
+  std::map<datasets::key, std::map<std::int64_t, std::vector<double>>> visits;
+  for (const auto& s : d.samples) {
+    samples[s.k].push_back(s.value);
+    visits[s.k][s.visit].push_back(s.value);
+  }
   std::size_t line = 1;
   for (const auto& r : d.summaries) {
     ++line;  // summary.csv has one record per line after its header
@@ -32,8 +37,11 @@ observation_set from_dataset(const fs::path& dir, point_statistic statistic) {
     o.value = statistic == point_statistic::median ? r.s.median : (rate ? r.s.max : r.s.min);
     // The bootstrap resamples medians from raw samples; for the fastest batch it perturbs
     // the fit by its residuals instead (a resampled minimum is no estimate of its spread).
-    if (auto it = samples.find(r.k); it != samples.end() && statistic == point_statistic::median)
+    if (auto it = samples.find(r.k); it != samples.end() && statistic == point_statistic::median) {
       o.samples = it->second;
+      if (const auto& v = visits[r.k]; v.size() >= 2)
+        for (const auto& [visit, values] : v) o.visit_medians.push_back(datasets::median(values));
+    }
     o.where = (dir / "summary.csv").string() + ":" + std::to_string(line);
     out.rows.push_back(std::move(o));
   }

@@ -35,6 +35,10 @@ struct observation {
   datasets::key k;
   double value = 0;             ///< the chosen statistic (dataset) or published value (historical), in k.unit
   std::vector<double> samples;  ///< raw repetitions when the dataset has them
+  /// The median of each visit's samples, when the point was visited more than once (each
+  /// visit a fresh set-up at another moment): the bootstrap resamples these, so its
+  /// intervals carry the drift between visits and not only the batches' scatter.
+  std::vector<double> visit_medians;
   std::string platform;         ///< historical: machine; "" for a calibration dataset
   std::string kernel;           ///< historical: kernel or OS release
   std::string source;           ///< historical: seed file, author, date

@@ -207,6 +207,25 @@ TEST(CellFitTest, BootstrapIsSeeded) {
   EXPECT_NEAR(p.value, 150 + 28 * 2000, 0.05 * (150 + 28 * 2000));
 }
 
+// The batches of one visit agree to 0.5% but the visits of a point disagree by ±15% (a
+// host that flips between speeds): a bootstrap over the raw samples alone would be sure of
+// itself; over the visits it carries the drift.
+TEST(CellFitTest, BootstrapResamplesVisitsWhenThePointsHaveThem) {
+  observation_set s;
+  std::mt19937_64 rng(9);
+  add_points(s, cell_key("poll"), small_ns, {1}, [](double n, double) { return 150 + 28 * n; }, 0.005, rng, 9);
+  fit_options o;
+  o.bootstrap_replicates = 400;
+  const point far{2000, 1, 1000, 0};
+  const auto samples_only = evaluate(only(fit_models(s, o)), far);
+  std::uniform_real_distribution<double> u(-0.15, 0.15);
+  for (auto& row : s.rows)
+    for (int v = 0; v < 3; ++v) row.visit_medians.push_back(row.value * (1 + u(rng)));
+  const auto with_visits = evaluate(only(fit_models(s, o)), far);
+  EXPECT_GT(with_visits.hi - with_visits.lo, 2 * (samples_only.hi - samples_only.lo))
+      << "[" << samples_only.lo << ", " << samples_only.hi << "] vs [" << with_visits.lo << ", " << with_visits.hi << "]";
+}
+
 TEST(CellFitTest, TooFewPointsForTheFormIsAnErrorNamingTheCell) {
   observation_set s;
   std::mt19937_64 rng(8);
