@@ -1,7 +1,9 @@
 // pollscale: measure, model and simulate Linux readiness notification.
 // main() owns the one place where exceptions become exit codes.
 
+#include <cerrno>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <iostream>
 #include <string>
@@ -83,10 +85,25 @@ int dispatch(int argc, char** argv) {
   throw usage_error("unknown command '" + name + "' (see pollscale --help)");
 }
 
-}  // namespace
+// Data written to stdout is only written once the stream is flushed and closed: a full
+// disk, /dev/full or a closed descriptor shows up there, and a command that printed
+// nothing usable must not exit 0. A reader that went away (EPIPE: `| head`) is not worth
+// a message, but the exit status still says the output is incomplete.
+int finish_stdout(int rc) {
+  errno = 0;
+  std::cout.flush();
+  bool bad = !std::cout;
+  bad |= std::fflush(stdout) != 0 || std::ferror(stdout) != 0;
+  const int flush_errno = errno;
+  bad |= std::fclose(stdout) != 0;
+  if (!bad) return rc;
+  const int err = flush_errno ? flush_errno : errno;
+  if (err != EPIPE)
+    std::cerr << "pollscale: writing to standard output failed: " << (err ? std::strerror(err) : "write error") << "\n";
+  return rc == exit_ok ? exit_failure : rc;
+}
 
-int main(int argc, char** argv) {
-  install_stop_handlers();
+int run(int argc, char** argv) {
   try {
     return dispatch(argc, argv);
   } catch (const usage_error& e) {
@@ -102,4 +119,11 @@ int main(int argc, char** argv) {
     std::cerr << "pollscale: " << e.what() << "\n";
     return exit_failure;
   }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  install_stop_handlers();
+  return finish_stdout(run(argc, argv));
 }

@@ -127,6 +127,22 @@ TEST_F(ModelCliTest, ValidateJudgesEveryDatasetAndPrintsTheWorst) {
   expect_bad_input("validate --data " + (dir_ / "empty").string(), "datasets beneath it");
 }
 
+// Output that never reached its destination is a failure, named once on stderr.
+TEST_F(ModelCliTest, AFailedWriteToStdoutIsNotSuccess) {
+  const std::string err = (dir_ / "err").string();
+  for (const std::string redirect : {" >/dev/full", " >&-"}) {
+    for (const std::string& args : {std::string(" --help"), " validate --data " + fixture + " --format json"}) {
+      SCOPED_TRACE(args + redirect);
+      const int status = std::system((std::string(POLLSCALE_BINARY) + args + redirect + " 2>" + err).c_str());
+      ASSERT_TRUE(WIFEXITED(status));
+      EXPECT_EQ(WEXITSTATUS(status), 1);
+      EXPECT_NE(slurp(err).find("pollscale: writing to standard output failed"), std::string::npos) << slurp(err);
+    }
+  }
+  const int ok = std::system((std::string(POLLSCALE_BINARY) + " --help >/dev/null").c_str());
+  EXPECT_TRUE(WIFEXITED(ok) && WEXITSTATUS(ok) == 0);
+}
+
 TEST_F(ModelCliTest, ValidateWorksOnTheHistoricalRecord) {
   const auto r = run_pollscale("validate --data " + historical +
                                " --train 'n_fds<max' --skip-unfittable --group-by source,platform,kernel,mechanism,variant,metric");
