@@ -6,7 +6,9 @@
 #include <cmath>
 #include <fstream>
 #include <sstream>
+#include <system_error>
 
+#include "datasets/atomic_file.hpp"
 #include "datasets/csv_table.hpp"
 #include "datasets/historical.hpp"
 
@@ -212,6 +214,35 @@ TEST_F(DatasetTest, GzippedSamplesReadLikePlainOnesAndDamageIsNamed) {
   // Neither form: the plain name is the one reported missing.
   fs::remove(dir_ / "samples.csv.gz");
   EXPECT_NE(read_error().find("samples.csv: cannot open"), std::string::npos) << read_error();
+}
+
+// -o and --out may name a symlink, a device or a directory: a symlink keeps pointing where
+// it did (the file it names is replaced), a device is written to and stays a device, a
+// directory is refused naming it.
+TEST_F(DatasetTest, AtomicWritesReplaceRegularFilesOnly) {
+  fs::create_directories(dir_ / "real");
+  std::ofstream(dir_ / "real" / "model.json") << "old";
+  fs::create_symlink(dir_ / "real" / "model.json", dir_ / "link.json");
+  write_file_atomically(dir_ / "link.json", "new");
+  EXPECT_TRUE(fs::is_symlink(dir_ / "link.json"));
+  std::ifstream in(dir_ / "real" / "model.json");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, "new");
+  fs::create_symlink(dir_ / "real" / "absent.json", dir_ / "dangling.json");
+  write_file_atomically(dir_ / "dangling.json", "made");
+  EXPECT_TRUE(fs::is_symlink(dir_ / "dangling.json"));
+  EXPECT_TRUE(fs::is_regular_file(dir_ / "real" / "absent.json"));
+
+  write_file_atomically("/dev/null", "discarded");
+  EXPECT_TRUE(fs::is_character_file("/dev/null"));
+
+  try {
+    write_file_atomically(dir_ / "real", "x");
+    FAIL() << "a directory was replaced";
+  } catch (const std::system_error& e) {
+    EXPECT_NE(std::string(e.what()).find((dir_ / "real").string()), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(fs::is_directory(dir_ / "real"));
 }
 
 TEST_F(DatasetTest, HistoricalReaderValidatesProvenance) {
