@@ -10,6 +10,7 @@
 
 #include "datasets/atomic_file.hpp"
 #include "datasets/csv_table.hpp"
+#include "datasets/json_file.hpp"
 
 namespace pollscale::datasets {
 namespace {
@@ -36,19 +37,13 @@ std::string key_text(const key& k) {
 }
 
 nlohmann::json read_context(const std::filesystem::path& p) {
-  std::ifstream in(p);
-  if (!in) throw format_error(p.string() + ": cannot open for reading");
-  try {
-    auto j = nlohmann::json::parse(in);
-    if (!j.is_object() || !j.contains("schema_version"))
-      throw format_error(p.string() + ": not a context block (no schema_version)");
-    if (j["schema_version"] != schema_version)
-      throw format_error(p.string() + ": schema_version " + j["schema_version"].dump() +
-                         " is not supported (this build reads " + std::to_string(schema_version) + ")");
-    return j;
-  } catch (const nlohmann::json::parse_error& e) {
-    throw format_error(p.string() + ": invalid JSON: " + e.what());
-  }
+  auto j = read_json_file(p);
+  if (!j.is_object() || !j.contains("schema_version"))
+    throw format_error(p.string() + ": not a context block (no schema_version)");
+  if (j["schema_version"] != schema_version)
+    throw format_error(p.string() + ": schema_version " + j["schema_version"].dump() +
+                       " is not supported (this build reads " + std::to_string(schema_version) + ")");
+  return j;
 }
 
 }  // namespace
@@ -195,7 +190,8 @@ std::vector<summary_row> parse_summaries(const csv_table& t) {
   for (const auto& r : t.records) {
     summary_row s{parse_key(t, r), {}};
     double v[9];
-    for (int i = 0; i < 9; ++i) v[i] = parse_value(t, r, summary_stat_columns[i]);
+    v[0] = static_cast<double>(count_value(t, r, "n"));  // checked before the cast
+    for (int i = 1; i < 9; ++i) v[i] = parse_value(t, r, summary_stat_columns[i]);
     s.s = {static_cast<std::size_t>(v[0]), v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8]};
     if (s.s.n == 0) throw format_error(t.where(r) + "column 'n': a summary of no samples");
     const auto& x = s.s;  // the mean may differ from min == max by rounding

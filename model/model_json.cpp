@@ -6,6 +6,7 @@
 
 #include "datasets/atomic_file.hpp"
 #include "datasets/csv_table.hpp"
+#include "datasets/json_file.hpp"
 #include "model/prediction.hpp"
 
 namespace pollscale::model {
@@ -89,15 +90,7 @@ void save_model(const std::filesystem::path& path, const model_set& models) {
 }
 
 model_set load_model(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) throw format_error(path.string() + ": cannot open for reading");
-  json j;
-  try {
-    j = json::parse(in);
-  } catch (const json::parse_error& e) {
-    throw format_error(path.string() + ": invalid JSON: " + e.what());
-  }
-  return model_set_from_json(j, path.string());
+  return model_set_from_json(datasets::read_json_file(path), path.string());
 }
 
 }  // namespace pollscale::model

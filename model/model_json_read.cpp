@@ -24,6 +24,15 @@ double num(const json& j, const char* key, bool nullable = false) {
   return v;
 }
 
+/// A count (points, degrees of freedom, terms): a whole number in [0, 2^53], checked before
+/// the cast (a float-to-integer cast of 1e30 or -1 is undefined behaviour).
+std::size_t count(const json& j, const char* key) {
+  const double v = num(j, key);
+  if (v < 0 || v != std::floor(v) || v > 9007199254740992.0)
+    throw std::invalid_argument(std::string("'") + key + "' is not a whole number of at most 2^53");
+  return static_cast<std::size_t>(v);
+}
+
 std::string text(const json& j, const char* key) {
   if (!j.contains(key) || !j[key].is_string()) throw std::invalid_argument(std::string("'") + key + "' is missing or not text");
   return j[key].get<std::string>();
@@ -87,8 +96,8 @@ term read_term(const json& t) {
 }
 
 void read_fit(const json& f, cell_model& m) {
-  m.stats.n_points = static_cast<std::size_t>(num(f, "n_points"));
-  m.stats.df = static_cast<std::size_t>(num(f, "df"));
+  m.stats.n_points = count(f, "n_points");
+  m.stats.df = count(f, "df");
   m.stats.mape_in_sample = num(f, "mape_in_sample", true);
   m.stats.mape_loo = num(f, "mape_loo", true);
   m.stats.residual_spread = num(f, "residual_spread", true);
@@ -118,7 +127,7 @@ cell_model read_cell(const json& j) {
   const json& sel = object(j, "selection");
   m.chosen_by = text(sel, "chosen_by");
   for (const auto& r : array(sel, "rivals"))
-    m.rivals.push_back({text(r, "form"), static_cast<std::size_t>(num(r, "n_terms")), num(r, "mape_loo", true), text(r, "note")});
+    m.rivals.push_back({text(r, "form"), count(r, "n_terms"), num(r, "mape_loo", true), text(r, "note")});
   if (j.contains("bootstrap")) {
     const json& b = object(j, "bootstrap");
     m.bootstrap = matrix(array(b, "coefficients"), m.terms.size(), "bootstrap.coefficients");

@@ -74,7 +74,14 @@ class parser {
     while (eat("&&") || eat(",") || eat("and", true)) n.kids.push_back(unary());
     return n.kids.size() == 1 ? n.kids[0] : n;
   }
+  // Every "!" and "(" is one level; a bound keeps a pathological expression (thousands of
+  // them) from exhausting the stack here and in eval().
   node unary() {
+    if (++depth_ > max_depth) fail("nested deeper than " + std::to_string(max_depth) + " levels");
+    struct leave {
+      int& d;
+      ~leave() { --d; }
+    } guard{depth_};
     if (eat("!") || eat("not", true)) return make(node::type::negate, {unary()});
     if (eat("(")) {
       node n = expr();
@@ -107,8 +114,10 @@ class parser {
   }
   node comparison();
 
+  static constexpr int max_depth = 64;
   std::string_view text_;
   std::size_t pos_ = 0;
+  int depth_ = 0;
 };
 
 node parser::comparison() {

@@ -187,6 +187,23 @@ TEST_F(ModelCliTest, MalformedDatasetsNameFileAndLine) {
   out.close();
   expect_bad_input("fit " + copy.string(), "summary.csv:4");
   expect_bad_input("validate --data " + copy.string(), "summary.csv:4");
+
+  // Pathological nesting is refused, not recursed into until the stack runs out.
+  expect_bad_input("validate --data " + fixture + " --train '" + std::string(5000, '(') + "n_fds<1" +
+                       std::string(5000, ')') + "'",
+                   "nested deeper than 64 levels");
+  expect_bad_input("validate --data " + fixture + " --train '" + std::string(100000, '!') + "n_fds<1'",
+                   "nested deeper than 64 levels");
+  fs::remove(copy / "summary.csv");
+  fs::copy(fixture + "/summary.csv", copy / "summary.csv");
+  std::ofstream(copy / "context.json") << std::string(100000, '[') << std::string(100000, ']');
+  expect_bad_input("fit " + copy.string(), "context.json: nested deeper than 64 levels");
+  std::ofstream(dir_ / "deep.json") << std::string(100000, '[') << std::string(100000, ']');
+  expect_bad_input("predict " + (dir_ / "deep.json").string() + " --scenario find_active --mechanism poll --n 5",
+                   "deep.json: nested deeper than 64 levels");
+  fs::remove(copy / "context.json");
+  fs::create_directory(copy / "context.json");
+  expect_bad_input("fit " + copy.string(), "context.json: is a directory");
 }
 
 }  // namespace

@@ -1,0 +1,35 @@
+#include "datasets/json_file.hpp"
+
+#include <fstream>
+#include <string>
+
+#include "datasets/csv_table.hpp"
+
+namespace pollscale::datasets {
+namespace {
+
+struct too_deep {};
+
+}  // namespace
+
+nlohmann::json read_json_file(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw format_error(path.string() + ": is a directory, not a JSON file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw format_error(path.string() + ": cannot open for reading");
+  // The callback sees every value as it opens; refusing at the bound stops the parser
+  // before the recursion gets deep.
+  const auto bounded = [](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
+    if (depth > max_json_depth) throw too_deep{};
+    return true;
+  };
+  try {
+    return nlohmann::json::parse(in, bounded);
+  } catch (const too_deep&) {
+    throw format_error(path.string() + ": nested deeper than " + std::to_string(max_json_depth) + " levels");
+  } catch (const nlohmann::json::exception& e) {
+    throw format_error(path.string() + ": invalid JSON: " + e.what());
+  }
+}
+
+}  // namespace pollscale::datasets
