@@ -93,7 +93,9 @@ def describe(r):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("datasets", nargs="+", metavar="DATASET")
-    ap.add_argument("--pollscale", default="build/release/app/pollscale")
+    ap.add_argument("--pollscale", default=os.path.normpath(os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "..", "build", "release", "app", "pollscale")),
+        help="the pollscale binary (default: the Release build beside this script)")
     ap.add_argument("--rows", type=float, default=None, metavar="PCT",
                     help="also list held-out rows whose |error| exceeds PCT percent")
     ap.add_argument("--keep", default=None, metavar="DIR", help="write each validate JSON into DIR")
