@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""scripts/corpus_add.py end to end: a host is named from its context, a dataset is added
+atomically with its samples thinned and gzipped under the budget, pollscale reads the
+result like any dataset, and bad input is one line with a documented exit code.
+
+Usage: corpus_add_test.py --pollscale PATH   (run by ctest)
+"""
+import argparse
+import csv
+import gzip
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+SCRIPT = os.path.join(ROOT, "scripts", "corpus_add.py")
+FIXTURE = os.path.join(ROOT, "tests", "model", "data", "synthetic")
+POLLSCALE = None
+HOST = "test-cpu-9000_l2-1m_l3-32m_2cpu_6.1.0-test"
+
+
+def run(*args):
+    return subprocess.run([sys.executable, SCRIPT, *args], capture_output=True, text=True)
+
+
+class CorpusAddTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="pollscale_corpus_")
+        self.dataset = os.path.join(self.tmp, "q")
+        shutil.copytree(FIXTURE, self.dataset)
+        with open(os.path.join(self.dataset, "context.json")) as f:
+            ctx = json.load(f)
+        ctx.update({"cpu_model": "Test CPU 9000", "kernel": "6.1.0-test", "cpus_online": 2,
+                    "time_utc": "2026-12-01T12:00:00Z", "calibration": {"profile": "quick"}})
+        with open(os.path.join(self.dataset, "context.json"), "w") as f:
+            json.dump(ctx, f)
+        self.corpus = os.path.join(self.tmp, "machines")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def test_host_id_and_check(self):
+        r = run("--host-id", self.dataset)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.strip(), HOST)
+        self.assertEqual(run("--check", self.dataset, "--corpus", self.corpus).returncode, 1)
+        self.assertEqual(run(self.dataset, "--corpus", self.corpus).returncode, 0)
+        self.assertEqual(run("--check", self.dataset, "--corpus", self.corpus).returncode, 0)
+
+    def test_added_dataset_is_complete_thinned_and_readable(self):
+        r = run(self.dataset, "--corpus", self.corpus, "--budget", "15000")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        target = os.path.join(self.corpus, HOST, "quick-20261201T120000Z")
+        self.assertEqual(sorted(os.listdir(target)),
+                         ["context.json", "corpus.json", "samples.csv.gz", "summary.csv"])
+        total = sum(os.path.getsize(os.path.join(target, f)) for f in os.listdir(target))
+        self.assertLessEqual(total, 15000)
+        with open(os.path.join(target, "corpus.json")) as f:
+            meta = json.load(f)["samples"]
+        with open(os.path.join(self.dataset, "samples.csv")) as f:
+            rows = list(csv.reader(f))[1:]
+        with gzip.open(os.path.join(target, "samples.csv.gz"), "rt") as f:
+            kept = list(csv.reader(f))[1:]
+        self.assertEqual(meta["rows_total"], len(rows))
+        self.assertEqual(meta["rows_kept"], len(kept))
+        self.assertGreater(meta["every_kth_row_of_each_visit"], 1)  # the budget forced thinning
+        self.assertTrue(set(map(tuple, kept)) <= set(map(tuple, rows)))
+        # No half-added directory is left beside it.
+        self.assertEqual(os.listdir(os.path.join(self.corpus, HOST)), ["quick-20261201T120000Z"])
+        # pollscale reads the corpus like any dataset, and the summary is the one measured.
+        v = subprocess.run([POLLSCALE, "validate", "--data", self.corpus, "--format", "json"],
+                           capture_output=True, text=True)
+        self.assertEqual(v.returncode, 0, v.stderr)
+        self.assertEqual(json.loads(v.stdout)["summary"]["n"], 24)
+
+    def test_bad_input_is_one_line_and_a_documented_code(self):
+        run(self.dataset, "--corpus", self.corpus)
+        again = run(self.dataset, "--corpus", self.corpus)
+        self.assertEqual(again.returncode, 2)
+        self.assertIn("already in the corpus", again.stderr)
+        tiny = run(self.dataset, "--corpus", os.path.join(self.tmp, "other"), "--budget", "2000")
+        self.assertEqual(tiny.returncode, 3)
+        self.assertEqual(len(tiny.stderr.strip().splitlines()), 1, tiny.stderr)
+        with open(os.path.join(self.dataset, "context.json"), "w") as f:
+            f.write("{ not json")
+        broken = run("--host-id", self.dataset)
+        self.assertEqual(broken.returncode, 2)
+        self.assertIn("context.json:1", broken.stderr)
+        self.assertEqual(len(broken.stderr.strip().splitlines()), 1, broken.stderr)
+
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--pollscale", required=True)
+    a, rest = ap.parse_known_args()
+    POLLSCALE = a.pollscale
+    unittest.main(argv=[sys.argv[0]] + rest)
