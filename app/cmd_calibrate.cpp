@@ -2,7 +2,10 @@
 
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <ctime>
+#include <filesystem>
 #include <iostream>
 #include <sstream>
 
@@ -90,7 +93,9 @@ po::options_description calibrate_options() {
       "comma list: select, pselect, poll, ppoll, epoll, epoll/lt, epoll/et, epoll/oneshot, rtsig, io_uring, "
       "io_uring/oneshot, io_uring/multishot (default: all)")(
       "n", po::value<std::string>(), "comma list of descriptor counts replacing each probe's n grid")(
-      "out,o", po::value<std::string>(), "dataset directory (default out/calibrate-<UTC time>)")(
+      "out,o", po::value<std::string>(), "dataset directory (default out/calibrate-<UTC time>); created and "
+      "checked for writing before anything is measured")(
+      "force", "replace a dataset already in --out (without it such a directory is refused)")(
       "seed", po::value<std::uint64_t>()->default_value(1), "seed for random active positions and the order of every round")(
       "max-seconds-per-point", po::value<double>(), "time cap for one point's repetitions (quick 0.25, full 2)")(
       "rounds", po::value<int>()->default_value(3),
@@ -132,6 +137,26 @@ calibrate::calibration_request make_request(const po::variables_map& vm, const c
   return req;
 }
 
+// Where the dataset goes is checked before anything is measured: a directory that cannot
+// be created or written, or that already holds a dataset, would otherwise cost the whole
+// run at its end (or silently replace an earlier run).
+void prepare_out_dir(const std::filesystem::path& out, bool force) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const bool holds_dataset = fs::exists(out / "context.json", ec) || fs::exists(out / "summary.csv", ec) ||
+                             fs::exists(out / "samples.csv", ec);
+  if (holds_dataset && !force)
+    throw usage_error("--out: '" + out.string() + "' already holds a dataset (--force replaces it)");
+  fs::create_directories(out, ec);
+  if (ec || !fs::is_directory(out))
+    throw usage_error("--out: cannot create directory '" + out.string() + "'" + (ec ? ": " + ec.message() : ""));
+  std::string probe = (out / ".pollscale-probe-XXXXXX").string();
+  const int fd = ::mkstemp(probe.data());
+  if (fd < 0) throw usage_error("--out: '" + out.string() + "' is not writable: " + std::strerror(errno));
+  ::close(fd);
+  ::unlink(probe.c_str());
+}
+
 int list_points(const calibrate::calibration_request& req) {
   for (const auto& p : calibrate::plan(req)) std::cout << datasets::describe(p.key) << "\n";
   return exit_ok;
@@ -151,6 +176,7 @@ int cmd_calibrate(const args_t& args) {
   const auto timer = calibrate::measure_timer();
   auto req = make_request(vm, timer, lim);
   if (vm.count("list")) return list_points(req);
+  prepare_out_dir(req.out, vm.count("force") > 0);
   std::cerr << "pollscale: calibrating (" << (vm.count("full") ? "full" : "quick") << ") into " << req.out.string()
             << "; RLIMIT_NOFILE " << lim.soft << " (hard " << lim.hard << "), timer read " << timer.overhead_ns
             << " ns\n";

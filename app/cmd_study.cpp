@@ -30,6 +30,7 @@ using nlohmann::json;
 struct study_plan {
   fs::path out, dataset, historical;
   bool calibrate = true;
+  bool force = false;  ///< replace a dataset an earlier study left in `out`
   std::string profile = "--quick";
   std::string seed = "1";
   std::int64_t active = 8;
@@ -54,7 +55,8 @@ po::options_description study_options() {
       "historical", po::value<std::string>()->default_value(POLLSCALE_SOURCE_DIR "/datasets/historical"),
       "directory of historical CSVs to validate against")("active", po::value<std::int64_t>()->default_value(8),
                                                           "closed-loop clients of the simulated server")(
-      "seed", po::value<std::uint64_t>()->default_value(1), "seed for calibration positions and simulation");
+      "seed", po::value<std::uint64_t>()->default_value(1), "seed for calibration positions and simulation")(
+      "force", "replace the dataset an earlier study left in the folder (without it such a folder is refused)");
   return o;
 }
 
@@ -68,6 +70,9 @@ study_plan make_plan(const po::variables_map& vm) {
   p.dataset = p.calibrate ? p.out / "dataset" : fs::path(vm["data"].as<std::string>());
   if (!p.calibrate && !fs::is_directory(p.dataset))
     throw usage_error("--data: '" + p.dataset.string() + "' is not a dataset directory");
+  p.force = vm.count("force") > 0;
+  if (p.calibrate && !p.force && fs::exists(p.dataset / "summary.csv"))
+    throw usage_error("--out: '" + p.out.string() + "' already holds a study's dataset (--force replaces it)");
   p.historical = vm["historical"].as<std::string>();
   p.profile = vm.count("full") ? "--full" : "--quick";
   p.seed = std::to_string(vm["seed"].as<std::uint64_t>());
@@ -168,9 +173,11 @@ int cmd_study(const args_t& args) {
   std::vector<study::step_result> steps;
   try {
     if (p.calibrate) {
-      steps.push_back(study::run_step("calibrate", "calibrate", cmd_calibrate,
-                                      {p.profile, "--out", p.dataset.string(), "--seed", p.seed, "--format", "csv"},
-                                      p.out / "calibration.csv"));
+      std::vector<std::string> calibrate_args{p.profile, "--out",    p.dataset.string(), "--seed",
+                                              p.seed,    "--format", "csv"};
+      if (p.force) calibrate_args.emplace_back("--force");
+      steps.push_back(
+          study::run_step("calibrate", "calibrate", cmd_calibrate, calibrate_args, p.out / "calibration.csv"));
       if (!fs::exists(p.dataset / "summary.csv"))
         throw std::runtime_error("calibration wrote no dataset: " + steps.back().error);
     }

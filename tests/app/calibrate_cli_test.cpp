@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include <algorithm>
 #include <filesystem>
 #include <map>
@@ -134,6 +136,27 @@ TEST(CalibrateCliTest, VisitsCarryTheirMomentSentinelReferenceAndConsistency) {
   // The physics check ran; its marks line up with the summaries.
   EXPECT_TRUE(d.context["consistency"].contains("issues"));
   EXPECT_EQ(d.consistency.size(), d.summaries.size());
+  std::filesystem::remove_all(dir);
+}
+
+// --out is checked before anything is measured: a dataset already there is not replaced
+// without --force, and a place that cannot be a directory fails at once, not at the end.
+TEST(CalibrateCliTest, OutIsCheckedBeforeMeasuringAndNeverSilentlyReplaced) {
+  const auto dir = std::filesystem::temp_directory_path() / ("pollscale_out_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  const std::string quick = "calibrate --scenarios find_active --mechanisms poll --n 4 --max-seconds-per-point 0.005 "
+                            "--rounds 1 --format csv --out ";
+  ASSERT_EQ(run_pollscale(quick + dir.string()).rc, 0);
+  const auto again = run_pollscale(quick + dir.string());
+  EXPECT_EQ(again.rc, 2);
+  EXPECT_NE(again.err.find("already holds a dataset (--force replaces it)"), std::string::npos) << again.err;
+  EXPECT_TRUE(again.out.empty());
+  EXPECT_EQ(run_pollscale(quick + dir.string() + " --force").rc, 0);
+  std::ofstream(dir / "plain-file") << "x";
+  const auto under_file = run_pollscale(quick + (dir / "plain-file" / "sub").string());
+  EXPECT_EQ(under_file.rc, 2);
+  EXPECT_NE(under_file.err.find("--out: cannot create directory"), std::string::npos) << under_file.err;
+  EXPECT_EQ(under_file.err.find("calibrating"), std::string::npos) << "measured before checking --out";
   std::filesystem::remove_all(dir);
 }
 
