@@ -167,16 +167,15 @@ void add_accuracy_row(text_table& t, std::vector<std::string> row, std::size_t n
 
 // The worst of each accuracy figure over several validations: the largest errors, widths
 // and scores, the smallest coverage (and the fewest rows, so a thin dataset shows).
+// Precondition: `results` is not empty.
 model::accuracy worst_of(const std::vector<std::pair<std::string, model::validation_result>>& results) {
-  model::accuracy w;
-  bool first = true;
+  model::accuracy w = results.front().second.overall;
   for (const auto& [source, v] : results) {
     const auto& a = v.overall;
-    auto worse = [&](double& into, double x, bool larger_is_worse) {
+    auto worse = [](double& into, double x, bool larger_is_worse) {
       if (std::isnan(x)) return;
-      if (std::isnan(into) || first || (larger_is_worse ? x > into : x < into)) into = x;
+      if (std::isnan(into) || (larger_is_worse ? x > into : x < into)) into = x;
     };
-    if (first) w = a;
     w.n = std::min(w.n, a.n);
     w.n_with_interval = std::min(w.n_with_interval, a.n_with_interval);
     worse(w.mape, a.mape, true);
@@ -185,7 +184,6 @@ model::accuracy worst_of(const std::vector<std::pair<std::string, model::validat
     worse(w.coverage, a.coverage, false);
     worse(w.median_rel_halfwidth, a.median_rel_halfwidth, true);
     worse(w.median_interval_score, a.median_interval_score, true);
-    first = false;
   }
   return w;
 }

@@ -219,28 +219,33 @@ void fill_handler(const model_costs& m, sim::cost_model& c, cost_provenance& pro
   }
 }
 
-// Costs the model can give besides wait calls: the handler (above) and the wake-ups (half
-// the `wakeup` round trip of a waiter blocked in this mechanism over one fd, same CPU and
-// across CPUs).
+// Half the `wakeup` round trip of a waiter blocked in this mechanism over one fd, its
+// partner on the same CPU or on another (the first pinning and fd kind the model has), or
+// nothing; `source` says which cell answered.
+std::optional<double> wakeup_s(const model_costs& m, const std::string& mechanism, bool same_cpu, std::string& source) {
+  for (const auto& pinning : m.pinnings("wakeup", mechanism, "round_trip", same_cpu))
+    for (const char* fd_kind : {"", "pipe", "eventfd"}) {
+      datasets::key w = m.base("wakeup", mechanism, "round_trip");
+      if (*fd_kind) w.fd_kind = fd_kind;
+      w.pinning = pinning;
+      w.n_fds = w.n_active = 1;
+      if (const auto rt = m.try_ask(w)) {
+        source = "model: wakeup round_trip " + mechanism + " " + w.fd_kind + " n=1 pinning " + pinning + " / 2";
+        return *rt / 2;
+      }
+    }
+  return std::nullopt;
+}
+
+// Costs the model can give besides wait calls: the handler (above) and the wake-ups, same
+// CPU and across CPUs.
 void fill_from_model(const model_costs& m, const std::string& mechanism, sim::cost_model& c, cost_provenance& prov) {
   fill_handler(m, c, prov);
   for (const bool same : {true, false}) {
-    bool found = false;
-    for (const auto& pinning : m.pinnings("wakeup", mechanism, "round_trip", same)) {
-      for (const char* fd_kind : {"", "pipe", "eventfd"}) {
-        datasets::key w = m.base("wakeup", mechanism, "round_trip");
-        if (*fd_kind) w.fd_kind = fd_kind;
-        w.pinning = pinning;
-        w.n_fds = w.n_active = 1;
-        const auto rt = m.try_ask(w);
-        if (!rt) continue;
-        (same ? c.wakeup_same_cpu_s : c.wakeup_cross_cpu_s) = *rt / 2;
-        prov.sources[same ? "wakeup_same_cpu" : "wakeup_cross_cpu"] =
-            "model: wakeup round_trip " + mechanism + " " + w.fd_kind + " n=1 pinning " + pinning + " / 2";
-        found = true;
-        break;
-      }
-      if (found) break;
+    std::string source;
+    if (const auto s = wakeup_s(m, mechanism, same, source)) {
+      (same ? c.wakeup_same_cpu_s : c.wakeup_cross_cpu_s) = *s;
+      prov.sources[same ? "wakeup_same_cpu" : "wakeup_cross_cpu"] = source;
     }
   }
 }

@@ -32,6 +32,14 @@ std::vector<double> residual_pool(const cell_model& m, const form& f, const cell
   return pool;
 }
 
+// The median of `values` drawn with replacement, as many as there are.
+double resampled_median(const std::vector<double>& values, std::mt19937_64& rng) {
+  std::uniform_int_distribution<std::size_t> pick(0, values.size() - 1);
+  std::vector<double> draw(values.size());
+  for (auto& d : draw) d = values[pick(rng)];
+  return datasets::median(draw);
+}
+
 // One resampled data set: for a point visited several times, the median of its visit
 // medians drawn with replacement (the drift between visits is the larger noise on a shared
 // host, and a point's own summary is built the same way); else the median of resampled raw
@@ -45,15 +53,9 @@ cell_points resample(const cell_model& m, const form& f, const cell_points& pts,
     const auto& visits = pts.rows[i]->visit_medians;
     double v = 0;
     if (visits.size() >= 2) {
-      std::uniform_int_distribution<std::size_t> pick(0, visits.size() - 1);
-      std::vector<double> draw(visits.size());
-      for (auto& d : draw) d = visits[pick(rng)];
-      v = datasets::median(draw);
+      v = resampled_median(visits, rng);
     } else if (samples.size() >= 3) {
-      std::uniform_int_distribution<std::size_t> pick(0, samples.size() - 1);
-      std::vector<double> draw(samples.size());
-      for (auto& d : draw) d = samples[pick(rng)];
-      v = datasets::median(draw);
+      v = resampled_median(samples, rng);
     } else {
       double c = 0;
       for (std::size_t j = 0; j < f.terms.size(); ++j) c += m.terms[j].coefficient * f.terms[j](pts.x[i]);
