@@ -137,7 +137,11 @@ class session {
 
   /// Measures point `i` of the plan once more; false when interrupted.
   bool visit(std::size_t i, std::size_t done, std::size_t total);
-  /// Releases the last probe's shared set-up.
+  /// Frees the shared set-up the last visits kept (probe_def::release): the next visit
+  /// builds its own. Called when the set-up changes, after a failed visit, at the end of
+  /// every round (each visit of a point meets a fresh set-up) and at the end.
+  void leave_setup();
+  /// Releases every probe's shared set-up.
   void finish();
   double elapsed_s() const { return static_cast<double>(clock_ns() - t0_) * 1e-9; }
   nlohmann::json references() const { return refs_.to_json(); }
@@ -152,7 +156,8 @@ class session {
   sentinel watch_;
   reference_check refs_;
   std::uint64_t t0_, last_write_;
-  const probe_def* current_ = nullptr;
+  const probe_def* current_ = nullptr;  // the probe whose set-up the last visit left, if any
+  std::string current_setup_;           // its name (visit_plan.hpp: setup_name)
   std::map<datasets::key, visit_facts> kept_;  // per planned key: samples and visits so far
   std::set<datasets::key> skipped_;            // planned keys that cannot run here
 };
@@ -172,8 +177,10 @@ std::optional<double> session::sentinel_now(double t_s) {
 bool session::visit(std::size_t i, std::size_t done, std::size_t total) {
   const planned_point& p = once_[i];
   if (skipped_.count(p.key)) return true;
-  if (current_ && current_ != p.probe && current_->release) current_->release();
+  const std::string setup = setup_name(p);
+  if (current_ && (current_ != p.probe || setup.empty() || setup != current_setup_)) leave_setup();
   current_ = p.probe;
+  current_setup_ = setup;
   if (req_.progress) show_progress(done, total, elapsed_s(), p.key);
   try {
     visit_facts& facts = kept_[p.key];
@@ -198,6 +205,7 @@ bool session::visit(std::size_t i, std::size_t done, std::size_t total) {
     // A wrong answer or an OS failure: loud, recorded, and the run goes on so that
     // nothing measured is lost; the command exits 1 at the end.
     ++out_.failed;
+    leave_setup();  // what failed may have left the shared set-up in any state
     const std::string what = datasets::describe(p.key) + ": " + e.what();
     if (req_.progress) std::fprintf(stderr, "\r\033[K");
     std::fprintf(stderr, "pollscale: probe failed: %s\n", what.c_str());
@@ -208,6 +216,12 @@ bool session::visit(std::size_t i, std::size_t done, std::size_t total) {
     last_write_ = clock_ns();
   }
   return true;
+}
+
+void session::leave_setup() {
+  if (current_ && current_->release) current_->release();
+  current_ = nullptr;
+  current_setup_.clear();
 }
 
 void session::finish() {
@@ -300,6 +314,7 @@ calibration_outcome run_calibration(const calibration_request& req, nlohmann::js
         interrupted_round = round;
         break;
       }
+    s.leave_setup();
   }
   if (!out.interrupted) repair(s, req, once, out);
   s.finish();

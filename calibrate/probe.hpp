@@ -68,9 +68,14 @@ struct probe_def {
   std::function<std::unique_ptr<probe_instance>(const datasets::key&, const selection&)> make;
   /// Optional: frees what make() keeps for the probe's later points (e.g. idle connections
   /// shared by points with the same n, which take seconds to set up). A session calls it
-  /// once it moves past the probe's points and at its end; so must any other caller of
-  /// make() when done. Idempotent.
+  /// whenever it moves to a point with another set-up (setup_of), at the end of every
+  /// round and at its end; so must any other caller of make() when done. Idempotent.
   std::function<void()> release = {};
+  /// Optional, with release: the name of the set-up a point's instance takes from what
+  /// make() keeps ("" = a set-up of its own). Points with one name are visited together
+  /// (visit_plan.hpp) and share one set-up per visit of the group, built by the first of
+  /// them and freed by release when the session moves on.
+  std::function<std::string(const datasets::key&)> setup_of = {};
 };
 
 /// Log-spaced integer grid from lo to hi (both included), `count` points, duplicates removed.

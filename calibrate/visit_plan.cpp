@@ -15,20 +15,19 @@ std::uint64_t mix(std::uint64_t seed, std::uint64_t a, std::uint64_t b) {
   return z ^ (z >> 31);
 }
 
-/// The groups of one probe's points (indices into `once`), in first-appearance order.
+/// The groups of one probe's points (indices into `once`), in first-appearance order: the
+/// points that name one set-up together, every other point alone.
 std::vector<std::vector<std::size_t>> groups_of(const std::vector<planned_point>& once,
                                                 const std::vector<std::size_t>& points) {
-  const bool shares_by_n = points.empty() || static_cast<bool>(once[points.front()].probe->release);
-  if (!shares_by_n) {
-    std::vector<std::vector<std::size_t>> each;
-    for (auto i : points) each.push_back({i});
-    return each;
-  }
-  std::map<std::int64_t, std::size_t> slot;
+  std::map<std::string, std::size_t> slot;
   std::vector<std::vector<std::size_t>> groups;
   for (auto i : points) {
-    const std::int64_t n = once[i].key.n_fds.value_or(-1);
-    auto [it, added] = slot.emplace(n, groups.size());
+    const std::string name = setup_name(once[i]);
+    if (name.empty()) {
+      groups.push_back({i});
+      continue;
+    }
+    auto [it, added] = slot.emplace(name, groups.size());
     if (added) groups.emplace_back();
     groups[it->second].push_back(i);
   }
@@ -36,6 +35,10 @@ std::vector<std::vector<std::size_t>> groups_of(const std::vector<planned_point>
 }
 
 }  // namespace
+
+std::string setup_name(const planned_point& p) {
+  return p.probe->setup_of ? p.probe->setup_of(p.key) : std::string();
+}
 
 void seeded_shuffle(std::vector<std::size_t>& v, std::uint64_t seed) {
   std::mt19937_64 rng(seed);

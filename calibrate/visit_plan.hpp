@@ -6,20 +6,27 @@
 // points in every round, and the spread between a point's visits shows it (drift becomes
 // noise, and noise is what intervals measure).
 //
-// What stays together: the points of one probe (a probe may keep a shared set-up until the
-// session moves past its points, probe_def::release), and, for such probes, the points with
-// the same n_fds (the server's thousands of idle connections are shared by every point with
-// the same count and take seconds to create). Probes are shuffled, groups within a probe are
-// shuffled, and points within a group are shuffled.
+// What stays together: the points of one probe, and within a probe the points that name one
+// set-up (probe_def::setup_of): the server's thousands of idle connections, shared by every
+// point with the same count, or find_active's n sockets, shared by select, poll and epoll at
+// one n. Such a group's set-up is built once per visit of the group (19,700 loopback
+// connections take about a second to open and close, a point a quarter of a second to
+// measure), so every point of the group still meets a fresh set-up in every round, and the
+// mechanisms of a group are compared on the same kernel objects. Probes are shuffled, groups
+// within a probe are shuffled, and points within a group are shuffled.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "calibrate/calibration.hpp"
 
 namespace pollscale::calibrate {
+
+/// The name of the set-up a planned point takes (its probe's setup_of; "" = its own).
+std::string setup_name(const planned_point& p);
 
 /// Indices into `once` (the plan, in plan() order) for round `round` (0-based). The same
 /// (seed, round) gives the same order on every machine (own Fisher-Yates over mt19937_64).

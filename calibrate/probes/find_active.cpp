@@ -29,10 +29,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <optional>
 #include <set>
+#include <string>
 
 #include "calibrate/probe_support.hpp"
 #include "calibrate/probes/probes.hpp"
+#include "calibrate/shared_setup.hpp"
 #include "calibrate/sys/syscall.hpp"
 #include "calibrate/timer.hpp"
 
@@ -41,11 +44,61 @@ namespace {
 
 constexpr std::string_view scenario = "find_active";
 
+/// Which channels a set-up marks: the trigger ends kept in this process (a cycle writes to
+/// them), or, for a persistent set-up (time_per_call), the channels made readable once.
+struct channel_plan {
+  fd_kind kind;
+  std::size_t n;
+  bool persistent;
+  std::vector<std::size_t> marked;
+
+  /// The set-up's name for setup_of: the same name, the same descriptors.
+  std::string name() const {
+    std::string s = std::string(name_of(kind)) + " n=" + std::to_string(n) + (persistent ? " ready=" : " kept=");
+    for (std::size_t i = 0; i < marked.size(); ++i) s += (i ? "," : "") + std::to_string(marked[i]);
+    return s;
+  }
+};
+
+/// Mechanisms that leave nothing on the descriptors once their waiter is gone (an epoll
+/// instance's items go with it; poll and select hold nothing), so the next point may wait on
+/// the same ones. rtsig leaves owner and signal settings on every descriptor, and io_uring
+/// cancels its polls asynchronously after the ring is closed: their points set up their own.
+bool leaves_no_trace(const flavour& f) { return f.mech != mechanism::rtsig && f.mech != mechanism::io_uring; }
+
+/// The shared plan of a point, when it can share: one ready channel, first, middle or last.
+/// A cycle's set-up then keeps the trigger ends of all three positions, so that one set-up
+/// serves the first, middle and last points of every mechanism at this n (two descriptors
+/// more, which the grids' reserves hold: max_channels in probes.hpp).
+std::optional<channel_plan> shared_plan(const datasets::key& key) {
+  if (!leaves_no_trace(flavour_of(key)) || key.n_active.value_or(1) != 1) return std::nullopt;
+  const auto n = static_cast<std::size_t>(key.n_fds.value_or(0));
+  if (n == 0 || (key.active_pos != "first" && key.active_pos != "middle" && key.active_pos != "last"))
+    return std::nullopt;
+  const bool persistent = key.metric == "time_per_call";
+  channel_plan plan{fd_kind_of(key), n, persistent, {}};
+  plan.marked = persistent ? active_positions(key.active_pos, n, 1, 0) : std::vector<std::size_t>{0, (n - 1) / 2, n - 1};
+  plan.marked.erase(std::unique(plan.marked.begin(), plan.marked.end()), plan.marked.end());
+  return plan;
+}
+
+/// setup_of: the shared set-up's name, or "" for a point that sets up its own.
+std::string setup_name(const datasets::key& key) {
+  const auto plan = shared_plan(key);
+  return plan ? plan->name() : std::string();
+}
+
+/// The set-ups kept between the points of one group (shared_setup.hpp).
+shared_setup& kept_setups() {
+  static shared_setup kept;
+  return kept;
+}
+
 /// The channels, the waiter holding all of them, and the expected answer.
 struct find_active_setup {
   std::size_t k;
   std::vector<std::size_t> active;
-  std::unique_ptr<channel_set> ch;
+  std::shared_ptr<channel_set> ch;
   std::unique_ptr<waiter> w;
   answer_checker check;
   std::vector<std::uint32_t> scratch;
@@ -55,17 +108,27 @@ struct find_active_setup {
         active(active_positions(key.active_pos, static_cast<std::size_t>(*key.n_fds), k, sel.seed)),
         check(static_cast<std::size_t>(*key.n_fds), active) {
     const auto n = static_cast<std::size_t>(*key.n_fds);
-    const fd_kind kind = fd_kind_of(key);
-    require_fds(channel_set::fds_needed(kind, n, persistent ? 0 : k) + 4, sel);
-    std::vector<bool> is_active(n, false);
-    for (std::size_t i : active) is_active[i] = true;
-    channel_options opts;
-    opts.keep_trigger = [&](std::size_t i) { return !persistent && is_active[i]; };
-    opts.ready_initially = [&](std::size_t i) { return persistent && is_active[i]; };
-    ch = std::make_unique<channel_set>(kind, n, opts);
+    channel_plan plan{fd_kind_of(key), n, persistent, active};
+    std::string name;
+    if (auto shared = shared_plan(key);
+        shared && channel_set::fds_needed(plan.kind, n, persistent ? 0 : shared->marked.size()) + 4 <= sel.max_fds) {
+      plan = *shared;
+      name = plan.name();
+    }
+    require_fds(channel_set::fds_needed(plan.kind, n, persistent ? 0 : plan.marked.size()) + 4, sel);
+    ch = kept_setups().get(name, [&] { return build(plan); });
     w = make_waiter(flavour_of(key), n);
     for (std::size_t i = 0; i < n; ++i) w->add(ch->watched(i), static_cast<std::uint32_t>(i));
     scratch.reserve(n);
+  }
+
+  static std::unique_ptr<channel_set> build(const channel_plan& plan) {
+    std::vector<bool> marked(plan.n, false);
+    for (std::size_t i : plan.marked) marked[i] = true;
+    channel_options opts;
+    opts.keep_trigger = [&](std::size_t i) { return !plan.persistent && marked[i]; };
+    opts.ready_initially = [&](std::size_t i) { return plan.persistent && marked[i]; };
+    return std::make_unique<channel_set>(plan.kind, plan.n, opts);
   }
 
   void trigger_all() const {
@@ -201,8 +264,12 @@ std::unique_ptr<probe_instance> make_instance(const datasets::key& key, const se
 }  // namespace
 
 probe_def find_active() {
-  return {scenario, "one wait over n fds with k ready (timeout 0, ready-at-entry, or woken by a writer)",
-          find_active_points, make_instance};
+  return {scenario,
+          "one wait over n fds with k ready (timeout 0, ready-at-entry, or woken by a writer)",
+          find_active_points,
+          make_instance,
+          [] { kept_setups().release(); },
+          setup_name};
 }
 
 }  // namespace pollscale::calibrate::probes

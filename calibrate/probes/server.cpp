@@ -49,6 +49,7 @@
 #include <vector>
 
 #include "calibrate/probe_support.hpp"
+#include "calibrate/shared_setup.hpp"
 #include "calibrate/probes/probes.hpp"
 #include "calibrate/probes/server_loadgen.hpp"
 #include "calibrate/sys/syscall.hpp"
@@ -66,23 +67,26 @@ struct connection {
 
 enum class server_metric { throughput, latency, latency_p99 };
 
-/// The idle connections of the last point, kept for the next point with the same c:
-/// setting up 19000 loopback connections takes a second or more, measuring a point a
-/// fraction of one. The probe's release hook frees them when the session moves on.
-std::shared_ptr<channel_set>& idle_cache() {
-  static std::shared_ptr<channel_set> cached;
+/// The idle connections of the last point, kept for the next point with the same c
+/// (shared_setup.hpp). The probe's release hook frees them when the session moves on.
+shared_setup& idle_cache() {
+  static shared_setup cached;
   return cached;
 }
 
-std::shared_ptr<channel_set> idle_connections(std::size_t c) {
-  auto& cached = idle_cache();
-  if (cached && cached->size() == c) return cached;
-  cached.reset();  // its descriptors are free before the new set needs them
-  if (c == 0) return nullptr;
-  channel_options opts;
-  opts.keep_trigger = [](std::size_t) { return false; };  // nobody ever writes to them
-  cached = std::make_shared<channel_set>(fd_kind::tcp, c, opts);
-  return cached;
+std::string idle_setup_name(const datasets::key& key) { return "tcp idle c=" + std::to_string(key.n_fds.value_or(0)); }
+
+std::shared_ptr<channel_set> idle_connections(const datasets::key& key) {
+  const auto c = static_cast<std::size_t>(key.n_fds.value_or(0));
+  if (c == 0) {
+    idle_cache().release();
+    return nullptr;
+  }
+  return idle_cache().get(idle_setup_name(key), [c] {
+    channel_options opts;
+    opts.keep_trigger = [](std::size_t) { return false; };  // nobody ever writes to them
+    return std::make_unique<channel_set>(fd_kind::tcp, c, opts);
+  });
 }
 
 server_metric metric_of(const datasets::key& k) {
@@ -136,7 +140,7 @@ server_instance::server_instance(const datasets::key& key, const selection& sel)
   (void)server_cpu;  // the session pins this thread; the key records where
   // idle connections, a server and a client end per active one, control pipe, waiter.
   require_fds(channel_set::fds_needed(fd_kind::tcp, idle_count_, 0) + 2 * active_count_ + 8, sel);
-  idle_ = idle_connections(idle_count_);
+  idle_ = idle_connections(key);
   gen_ = std::make_unique<load_generator>(active_count_);
   w_ = make_waiter(flavour_of(key), idle_count_ + active_count_);
   // Tags: active connections 0..a-1, idle ones a..a+c-1; idle ones registered first.
@@ -270,7 +274,7 @@ std::unique_ptr<probe_instance> make_instance(const datasets::key& key, const se
 probe_def server() {
   return {"server",
           "one reply from a loopback server holding c idle tcp connections, a active clients in a closed loop",
-          server_points, make_instance, [] { idle_cache().reset(); }};
+          server_points, make_instance, [] { idle_cache().release(); }, idle_setup_name};
 }
 
 }  // namespace pollscale::calibrate::probes

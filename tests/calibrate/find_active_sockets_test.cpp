@@ -68,6 +68,7 @@ TEST(FindActiveSocketsTest, EveryBlockingSocketPointRunsAtSmallN) {
   }
   // 2 kinds x 3 mechanisms x 3 n x {first, last, woken 0+0, woken 0+1}
   EXPECT_EQ(ran, sel.cpus.size() > 1 ? 72 : 54);
+  probe->release();  // the last group's set-up is kept for a next point until released
   EXPECT_EQ(sys::open_fd_count(), before);
 }
 

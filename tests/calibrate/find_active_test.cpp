@@ -27,6 +27,7 @@ TEST(FindActiveTest, EveryPointRunsAndChecksItsAnswers) {
     auto inst = probe->make(k, sel);
     EXPECT_GT(inst->run(3), 0u);
   }
+  probe->release();
   EXPECT_EQ(sys::open_fd_count(), before);
 }
 
@@ -94,6 +95,86 @@ TEST(FindActiveTest, PointsBeyondTheDescriptorLimitAreSkipped) {
   k.n_active = 1;
   k.active_pos = "middle";
   EXPECT_THROW(probe->make(k, sel), probe_skipped);
+}
+
+datasets::key point(const char* mech, const char* variant, const char* kind, std::int64_t n, const char* pos,
+                    int blocking, int threads = 1, std::int64_t k = 1) {
+  const auto m = parse_mechanism(mech);
+  datasets::key key = probes::base_key("find_active", {*m, variant}, *parse_fd_kind(kind), "time_per_op", "ns");
+  key.n_fds = n;
+  key.n_active = k;
+  key.active_pos = pos;
+  key.blocking = blocking;
+  key.threads = threads;
+  key.pinning = threads == 2 ? "0+0" : "0";
+  return key;
+}
+
+TEST(FindActiveSharingTest, SelectPollAndEpollAtOneNNameOneSetUp) {
+  const auto* probe = find_probe("find_active");
+  ASSERT_TRUE(probe->setup_of);
+  const auto name = probe->setup_of(point("select", "", "tcp", 500, "first", 1));
+  EXPECT_FALSE(name.empty());
+  EXPECT_EQ(probe->setup_of(point("poll", "", "tcp", 500, "last", 1)), name);
+  EXPECT_EQ(probe->setup_of(point("epoll", "lt", "tcp", 500, "last", 1, 2)), name);
+  EXPECT_EQ(probe->setup_of(point("ppoll", "", "tcp", 500, "middle", 0)), name);
+  EXPECT_NE(probe->setup_of(point("poll", "", "tcp", 501, "last", 1)), name);
+  EXPECT_NE(probe->setup_of(point("poll", "", "socketpair", 500, "last", 1)), name);
+  // The wait call alone waits on channels made readable once: a set-up of its own kind.
+  auto call = point("poll", "", "tcp", 500, "middle", 0);
+  call.metric = "time_per_call";
+  EXPECT_NE(probe->setup_of(call), name);
+  EXPECT_FALSE(probe->setup_of(call).empty());
+  // Mechanisms that leave state on the descriptors, and k > 1, set up their own.
+  EXPECT_EQ(probe->setup_of(point("rtsig", "", "tcp", 500, "last", 1)), "");
+  EXPECT_EQ(probe->setup_of(point("io_uring", "oneshot", "tcp", 500, "last", 1)), "");
+  EXPECT_EQ(probe->setup_of(point("poll", "", "tcp", 500, "spread", 0, 1, 10)), "");
+}
+
+TEST(FindActiveSharingTest, PointsOfOneSetUpWaitOnTheSameDescriptors) {
+  const auto* probe = find_probe("find_active");
+  const auto sel = test::small_selection();
+  probe->release();
+  const std::size_t before = sys::open_fd_count();
+  datasets::key first_key = point("select", "", "socketpair", 60, "first", 1);
+  datasets::key last_key = point("epoll", "lt", "socketpair", 60, "last", 1);
+  {
+    auto inst = probe->make(first_key, sel);
+    EXPECT_GT(inst->run(5), 0u);
+    inst->annotate(first_key);
+  }
+  const std::size_t kept = sys::open_fd_count();
+  EXPECT_GE(kept, before + 60);  // the 60 watched ends stay for the next point of the group
+  {
+    auto inst = probe->make(last_key, sel);
+    EXPECT_LE(sys::open_fd_count(), kept + 2);  // its waiter (an epoll fd), no new channels
+    EXPECT_GT(inst->run(5), 0u);  // and its answers are exactly the last channel
+    inst->annotate(last_key);
+  }
+  EXPECT_EQ(first_key.max_fd, last_key.max_fd);
+  // A point of another set-up frees the kept one before it builds its own.
+  {
+    auto inst = probe->make(point("poll", "", "pipe", 30, "middle", 0), sel);
+    EXPECT_LT(sys::open_fd_count(), kept);
+    EXPECT_GT(inst->run(3), 0u);
+  }
+  probe->release();
+  EXPECT_EQ(sys::open_fd_count(), before);
+}
+
+TEST(FindActiveSharingTest, ATightBudgetSetsUpOnlyThePointsOwnChannels) {
+  // The shared set-up keeps three trigger ends; where the budget holds only the point's
+  // own one, the point still runs, on a set-up of its own that is not kept.
+  const auto* probe = find_probe("find_active");
+  auto sel = test::small_selection();
+  sel.max_fds = channel_set::fds_needed(fd_kind::pipe, 300, 1) + 4;  // past park_batch: kept ends count
+  probe->release();
+  const std::size_t before = sys::open_fd_count();
+  {
+    auto inst = probe->make(point("poll", "", "pipe", 300, "first", 1), sel);
+    EXPECT_GT(inst->run(3), 0u);
+  }
+  EXPECT_EQ(sys::open_fd_count(), before);
 }
 
 TEST(ActivePositionsTest, PlacesActiveDescriptors) {

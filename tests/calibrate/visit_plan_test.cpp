@@ -14,7 +14,8 @@ namespace {
 
 struct fixture {
   probe_def plain{"plain", "", {}, {}, {}};
-  probe_def shared{"shared", "", {}, {}, [] {}};  // a release hook: points with one n share a set-up
+  // Points with one n name one set-up.
+  probe_def shared{"shared", "", {}, {}, [] {}, [](const datasets::key& k) { return std::to_string(*k.n_fds); }};
   std::vector<planned_point> once;
 
   fixture() {
@@ -62,7 +63,7 @@ TEST(VisitPlanTest, AProbesPointsStayTogetherAndSharedSetUpsByN) {
     for (auto i : order)
       if (blocks.empty() || blocks.back() != f.once[i].probe) blocks.push_back(f.once[i].probe);
     EXPECT_EQ(blocks.size(), 2u);
-    // Within the probe with a release hook, one contiguous block per n.
+    // Within the probe that names set-ups, one contiguous block per set-up.
     std::vector<std::int64_t> ns;
     for (auto i : order)
       if (f.once[i].probe == &f.shared && (ns.empty() || ns.back() != *f.once[i].key.n_fds))
