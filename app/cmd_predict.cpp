@@ -9,6 +9,7 @@
 #include "app/commands.hpp"
 #include "app/exit_codes.hpp"
 #include "app/table_writer.hpp"
+#include "datasets/pinning.hpp"
 #include "model/prediction.hpp"
 
 namespace po = boost::program_options;
@@ -52,7 +53,11 @@ datasets::key query_of(const po::variables_map& vm) {
   q.variant = vm["variant"].as<std::string>();
   q.metric = vm["metric"].as<std::string>();
   q.active_pos = vm["pos"].as<std::string>();
-  q.pinning = vm["pinning"].as<std::string>();
+  try {
+    q.pinning = datasets::pinning::parse(vm["pinning"].as<std::string>()).text();
+  } catch (const std::invalid_argument& e) {
+    throw usage_error(std::string("--pinning: ") + e.what());
+  }
   q.n_fds = count_flag(vm, "n");
   q.n_active = count_flag(vm, "k");
   q.max_fd = count_flag(vm, "max-fd");

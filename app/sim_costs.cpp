@@ -8,6 +8,7 @@
 
 #include "app/cli.hpp"
 #include "model/prediction.hpp"
+#include "datasets/pinning.hpp"
 
 namespace po = boost::program_options;
 
@@ -149,10 +150,9 @@ class model_costs {
     std::vector<std::string> out;
     for (const auto& m : models_->cells) {
       if (m.cell.scenario != scenario || m.cell.mechanism != mechanism || m.cell.metric != metric) continue;
-      const auto plus = m.cell.pinning.find('+');
-      if (plus == std::string::npos) continue;
-      const bool same = m.cell.pinning.substr(0, plus) == m.cell.pinning.substr(plus + 1);
-      if (same == same_cpu && std::find(out.begin(), out.end(), m.cell.pinning) == out.end())
+      const auto pin = datasets::pinning::parse(m.cell.pinning);  // checked when the model was read
+      if (!pin.is_pair()) continue;
+      if (pin.same_cpu() == same_cpu && std::find(out.begin(), out.end(), m.cell.pinning) == out.end())
         out.push_back(m.cell.pinning);
     }
     std::sort(out.begin(), out.end());

@@ -11,6 +11,7 @@
 #include "calibrate/channel.hpp"
 #include "calibrate/sys/process.hpp"
 #include "calibrate/timer.hpp"
+#include "datasets/pinning.hpp"
 
 namespace pollscale::calibrate {
 
@@ -56,9 +57,9 @@ int partner_cpu(const selection& sel, bool same_cpu) {
 }
 
 std::pair<int, int> parse_pinning_pair(const std::string& pinning) {
-  const auto plus = pinning.find('+');
-  if (plus == std::string::npos) throw std::invalid_argument("pinning '" + pinning + "' is not 'A+B'");
-  return {std::stoi(pinning.substr(0, plus)), std::stoi(pinning.substr(plus + 1))};
+  const auto p = datasets::pinning::parse(pinning);
+  if (!p.is_pair()) throw std::invalid_argument("pinning '" + pinning + "' is not two CPUs 'A+B'");
+  return {p.cpus()[0], p.cpus()[1]};
 }
 
 partner_thread::partner_thread(int cpu, std::function<void(const std::atomic<bool>&)> body, std::function<void()> wake)

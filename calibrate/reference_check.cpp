@@ -5,6 +5,7 @@
 
 #include "calibrate/reference.hpp"
 #include "datasets/statistics.hpp"
+#include "datasets/pinning.hpp"
 
 namespace pollscale::calibrate {
 namespace {
@@ -19,7 +20,7 @@ bool is_poll_loop_twin(const datasets::key& k) {
 }
 
 bool is_perf_twin(const datasets::key& k, int cpu) {
-  const std::string same = std::to_string(cpu) + "+" + std::to_string(cpu);
+  const std::string same = datasets::pinning::pair(cpu, cpu).text();
   return k.scenario == "wakeup" && k.mechanism.empty() && k.fd_kind == "pipe" && k.pinning == same &&
          k.metric == "round_trip" && k.n_fds.value_or(1) == 1;
 }

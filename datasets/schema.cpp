@@ -1,4 +1,5 @@
 #include "datasets/schema.hpp"
+#include "datasets/pinning.hpp"
 
 #include <algorithm>
 #include <array>
@@ -97,7 +98,7 @@ void set_key_field(key& k, std::string_view c, std::string_view t) {
   else if (c == "cpus")
     k.cpus = parse_count(c, t);
   else if (c == "pinning")
-    k.pinning = s;
+    k.pinning = pinning::parse(s).text();
   else if (c == "metric")
     k.metric = s;
   else if (c == "unit")

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "calibrate/probes/probes.hpp"
+#include "datasets/pinning.hpp"
 
 namespace pollscale::calibrate::probes {
 
@@ -27,14 +28,7 @@ std::vector<std::int64_t> n_grid(const selection& sel, std::int64_t n_max, int q
 }
 
 std::int64_t distinct_cpus(const std::string& pinning) {
-  std::set<std::string> cpus;
-  std::size_t start = 0;
-  while (start < pinning.size()) {
-    const std::size_t plus = std::min(pinning.find('+', start), pinning.size());
-    cpus.insert(pinning.substr(start, plus - start));
-    start = plus + 1;
-  }
-  return static_cast<std::int64_t>(cpus.size());
+  return static_cast<std::int64_t>(datasets::pinning::parse(pinning).distinct_cpus());
 }
 
 datasets::key base_key(std::string_view scenario, const flavour& f, fd_kind kind, std::string_view metric,

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "calibrate/probes/probes.hpp"
+#include "datasets/pinning.hpp"
 
 namespace pollscale::calibrate::probes {
 namespace {
@@ -59,7 +60,8 @@ std::vector<std::int64_t> pick(const std::vector<std::int64_t>& wanted, std::int
 // every fd before it), and woken by a writer on the same or the other CPU with the ready
 // fd last (entries on all n, a sleep, a rescan of all n). The model's registration cost
 // for tcp comes from these rows (app/sim_costs.cpp).
-void socket_blocking_points(grid_builder& g, bool full, const std::string& cpu0, const std::string& cpu1) {
+void socket_blocking_points(grid_builder& g, bool full, const std::string& cpu0, const std::string& same,
+                            const std::string& cross) {
   const std::vector<std::string_view> entry_positions =
       full ? std::vector<std::string_view>{"first", "middle", "last"} : std::vector<std::string_view>{"first", "last"};
   for (fd_kind kind : {fd_kind::tcp, fd_kind::socketpair}) {
@@ -78,7 +80,7 @@ void socket_blocking_points(grid_builder& g, bool full, const std::string& cpu0,
       for (auto n : entry_ns)
         for (auto pos : entry_positions) g.add(f, kind, "time_per_op", n, 1, pos, 1, 1, cpu0);
       for (auto n : woken_ns)
-        for (const auto& pin : {cpu0 + "+" + cpu0, cpu0 + "+" + cpu1}) g.add(f, kind, "time_per_op", n, 1, "last", 1, 2, pin);
+        for (const auto& pin : {same, cross}) g.add(f, kind, "time_per_op", n, 1, "last", 1, 2, pin);
     }
   }
 }
@@ -88,8 +90,10 @@ void socket_blocking_points(grid_builder& g, bool full, const std::string& cpu0,
 std::vector<datasets::key> find_active_points(const selection& sel, std::span<const flavour> mechs) {
   grid_builder g{sel, mechs, {}};
   const bool full = sel.profile == profile_kind::full;
-  const std::string cpu0 = sel.cpus.empty() ? "0" : std::to_string(sel.cpus[0]);
-  const std::string cpu1 = sel.cpus.size() > 1 ? std::to_string(sel.cpus[1]) : cpu0;
+  const int c0 = sel.cpus.empty() ? 0 : sel.cpus[0];
+  const int c1 = sel.cpus.size() > 1 ? sel.cpus[1] : c0;
+  const std::string cpu0 = datasets::pinning::on(c0).text();
+  const std::string same = datasets::pinning::pair(c0, c0).text(), cross = datasets::pinning::pair(c0, c1).text();
   const std::vector<fd_kind> kinds =
       full ? std::vector<fd_kind>(std::begin(all_fd_kinds), std::end(all_fd_kinds)) : std::vector{fd_kind::pipe, fd_kind::eventfd};
   // 1. The wait call alone, level-triggered mechanisms, k = 1 in the middle.
@@ -135,10 +139,10 @@ std::vector<datasets::key> find_active_points(const selection& sel, std::span<co
   //    how many of those rounds one operation holds depends on the scheduler's lag (full2:
   //    1.53 ms at n = 1000 against 0.22 ms for k = 1, but only 2x at 5000 and 1x at 10000).
   for (auto n : pick(blocking_pipe_ns, max_channels(fd_kind::pipe, 1, 10, sel)))
-    for (const auto& pin : {cpu0 + "+" + cpu0, cpu0 + "+" + cpu1})
-      for (auto k : full && pin != cpu0 + "+" + cpu0 ? std::vector<std::int64_t>{1, 10} : std::vector<std::int64_t>{1})
+    for (const auto& pin : {same, cross})
+      for (auto k : full && pin != same ? std::vector<std::int64_t>{1, 10} : std::vector<std::int64_t>{1})
         for (const auto& f : blocking_flavours()) g.add(f, fd_kind::pipe, "time_per_op", n, k, "middle", 1, 2, pin);
-  socket_blocking_points(g, full, cpu0, cpu1);
+  socket_blocking_points(g, full, cpu0, same, cross);
   return g.out;
 }
 

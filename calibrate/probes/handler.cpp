@@ -40,6 +40,7 @@
 #include "calibrate/probes/probes.hpp"
 #include "calibrate/sys/syscall.hpp"
 #include "calibrate/timer.hpp"
+#include "datasets/pinning.hpp"
 
 namespace pollscale::calibrate::probes {
 namespace {
@@ -172,13 +173,14 @@ std::unique_ptr<probe_instance> make_instance(const datasets::key& key, const se
 /// tcp (full: and socketpair), the peer on this thread and on the other CPU. No
 /// mechanism and no n: measured whatever --mechanisms and --n say.
 std::vector<datasets::key> handler_points(const selection& sel, std::span<const flavour>) {
-  const std::string c0 = std::to_string(sel.cpus.empty() ? 0 : sel.cpus[0]);
-  const std::string c1 = std::to_string(sel.cpus.size() > 1 ? sel.cpus[1] : (sel.cpus.empty() ? 0 : sel.cpus[0]) + 1);
+  const int cpu0 = sel.cpus.empty() ? 0 : sel.cpus[0];
+  const int cpu1 = sel.cpus.size() > 1 ? sel.cpus[1] : cpu0 + 1;  // not in the mask: make() skips it
+  const std::string c0 = datasets::pinning::on(cpu0).text();
   std::vector<fd_kind> kinds{fd_kind::tcp};
   if (sel.profile == profile_kind::full) kinds.push_back(fd_kind::socketpair);
   std::vector<datasets::key> out;
   for (fd_kind kind : kinds)
-    for (const auto& [threads, pin] : {std::pair{1, c0}, std::pair{2, c0 + "+" + c1}}) {
+    for (const auto& [threads, pin] : {std::pair{1, c0}, std::pair{2, datasets::pinning::pair(cpu0, cpu1).text()}}) {
       datasets::key k;
       k.scenario = std::string(scenario);
       k.fd_kind = std::string(name_of(kind));

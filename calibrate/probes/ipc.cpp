@@ -37,6 +37,7 @@
 #include "calibrate/probes/probes.hpp"
 #include "calibrate/sys/syscall.hpp"
 #include "calibrate/timer.hpp"
+#include "datasets/pinning.hpp"
 
 namespace pollscale::calibrate::probes {
 namespace {
@@ -202,9 +203,9 @@ std::unique_ptr<probe_instance> make_instance(const datasets::key& key, const se
 std::vector<datasets::key> ipc_points(const selection& sel, std::span<const flavour>) {
   const int c0 = sel.cpus.empty() ? 0 : sel.cpus[0];
   const int c1 = sel.cpus.size() > 1 ? sel.cpus[1] : c0 + 1;  // not in the mask: make() skips it
-  const std::vector<std::pair<int, std::string>> placements = {{1, std::to_string(c0)},
-                                                               {2, std::to_string(c0) + "+" + std::to_string(c0)},
-                                                               {2, std::to_string(c0) + "+" + std::to_string(c1)}};
+  using datasets::pinning;
+  const std::vector<std::pair<int, std::string>> placements = {
+      {1, pinning::on(c0).text()}, {2, pinning::pair(c0, c0).text()}, {2, pinning::pair(c0, c1).text()}};
   std::vector<std::size_t> sizes = {default_bytes};
   if (sel.profile == profile_kind::full) sizes.push_back(4096);
   std::vector<datasets::key> out;

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "calibrate/probes/probes.hpp"
+#include "datasets/pinning.hpp"
 
 namespace pollscale::calibrate::probes {
 namespace {
@@ -114,9 +115,9 @@ std::vector<datasets::key> server_points(const selection& sel, std::span<const f
   const std::int64_t a_big = full ? 100 : 8;
   const std::int64_t c_max =
       std::max<std::int64_t>(0, max_channels(fd_kind::tcp, 0, 2 * static_cast<std::size_t>(a_big) + 8, sel));
-  const std::string cpu0 = sel.cpus.empty() ? "0" : std::to_string(sel.cpus[0]);
-  const std::string cpu1 = sel.cpus.size() > 1 ? std::to_string(sel.cpus[1]) : cpu0;
-  server_grid g{mechs, cpu0 + "+" + cpu1, cpu0 + "+" + cpu0, c_max, {}};
+  const int cpu0 = sel.cpus.empty() ? 0 : sel.cpus[0];
+  const int cpu1 = sel.cpus.size() > 1 ? sel.cpus[1] : cpu0;
+  server_grid g{mechs, datasets::pinning::pair(cpu0, cpu1).text(), datasets::pinning::pair(cpu0, cpu0).text(), c_max, {}};
   if (!sel.n_override.empty())
     g.add_all(main_flavours(), "throughput", sel.n_override, full ? 10 : 8, g.cross);
   else if (full)
