@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""The architecture's nevers, checked (docs/architecture.md).
+
+1. Each pipeline folder includes only the folders below it:
+     datasets/  itself
+     calibrate/ itself, datasets/
+     model/     itself, datasets/
+     sim/       itself, datasets/
+     app/       everything
+   so model/ and sim/ never reach calibrate/ or app/, and sim/ never reaches model/ (the app
+   turns a model's predictions into the simulator's costs). Every project include must name
+   a file that exists.
+2. Nothing in the repository points at files outside it (the developers' notes kept beside
+   the repository, one folder up): users get a repository that stands alone.
+
+Usage: check_architecture.py [ROOT]   (default: the repository this script is in)
+Exit 0 when every rule holds; 1 with one line per breach (file:line: what); 2 on bad usage.
+"""
+import os
+import re
+import sys
+
+ALLOWED = {
+    "datasets": {"datasets"},
+    "calibrate": {"calibrate", "datasets"},
+    "model": {"model", "datasets"},
+    "sim": {"sim", "datasets"},
+    "app": {"app", "calibrate", "datasets", "model", "sim"},
+}
+PROJECT_FOLDERS = set(ALLOWED) | {"bench", "scripts", "tests"}
+SOURCE_EXT = (".cpp", ".hpp", ".h", ".cc")
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
+# Built from parts so that this file does not name what it forbids.
+OUTSIDE = re.compile(r"\.\./" + "shared" + r"\b")
+SKIP_DIRS = {".git", "build", "out", "__pycache__"}
+TEXT_EXT = SOURCE_EXT + (".md", ".txt", ".py", ".sh", ".json", ".cmake", ".gp", ".csv", ".yml", ".yaml", "")
+
+
+def source_files(root, folder):
+    for dirpath, dirnames, filenames in os.walk(os.path.join(root, folder)):
+        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
+        for f in sorted(filenames):
+            if f.endswith(SOURCE_EXT):
+                yield os.path.join(dirpath, f)
+
+
+def include_breaches(root):
+    out = []
+    for folder, allowed in sorted(ALLOWED.items()):
+        for path in source_files(root, folder):
+            rel = os.path.relpath(path, root)
+            with open(path, encoding="utf-8", errors="replace") as f:
+                for line_no, line in enumerate(f, 1):
+                    m = INCLUDE.match(line)
+                    if not m:
+                        continue
+                    target = m.group(1)
+                    top = target.split("/", 1)[0]
+                    if ".." in target.split("/"):
+                        out.append(f"{rel}:{line_no}: includes '{target}' by a relative path; name it from the root")
+                    elif top in PROJECT_FOLDERS and top not in allowed:
+                        out.append(f"{rel}:{line_no}: {folder}/ includes '{target}'; {folder}/ may include only "
+                                   + ", ".join(f"{a}/" for a in sorted(allowed)))
+                    elif top in PROJECT_FOLDERS and not os.path.isfile(os.path.join(root, target)):
+                        out.append(f"{rel}:{line_no}: includes '{target}', which does not exist")
+    return out
+
+
+def outside_references(root):
+    out = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.startswith("."))
+        for f in sorted(filenames):
+            path = os.path.join(dirpath, f)
+            if os.path.splitext(f)[1] not in TEXT_EXT or os.path.getsize(path) > 4 << 20:
+                continue
+            rel = os.path.relpath(path, root)
+            try:
+                with open(path, encoding="utf-8") as fh:
+                    for line_no, line in enumerate(fh, 1):
+                        if OUTSIDE.search(line):
+                            out.append(f"{rel}:{line_no}: points outside the repository: {line.strip()[:80]}")
+            except UnicodeDecodeError:
+                continue  # binary data, not a reference
+    return out
+
+
+def main(argv):
+    if len(argv) > 2 or (len(argv) == 2 and argv[1] in ("-h", "--help")):
+        print(__doc__.strip(), file=sys.stderr if len(argv) > 2 else sys.stdout)
+        return 2 if len(argv) > 2 else 0
+    root = argv[1] if len(argv) == 2 else os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    if not os.path.isdir(root):
+        print(f"check_architecture.py: {root}: not a directory", file=sys.stderr)
+        return 2
+    breaches = include_breaches(root) + outside_references(root)
+    for b in breaches:
+        print(b)
+    return 1 if breaches else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

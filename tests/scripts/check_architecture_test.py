@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""scripts/check_architecture.py on small trees: each rule it enforces is broken once and
+named with file:line; a tree that keeps the rules passes. (run by ctest)"""
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SCRIPT = os.path.join(ROOT, "scripts", "check_architecture.py")
+
+
+def tree(files):
+    d = tempfile.mkdtemp(prefix="arch-")
+    for rel, text in files.items():
+        path = os.path.join(d, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
+            f.write(text)
+    return d
+
+
+def check(files):
+    r = subprocess.run([sys.executable, SCRIPT, tree(files)], capture_output=True, text=True)
+    return r.returncode, r.stdout
+
+
+GOOD = {
+    "datasets/schema.hpp": "#pragma once\n",
+    "model/fit.cpp": '#include "model/fit.hpp"\n#include "datasets/schema.hpp"\n#include <vector>\n',
+    "model/fit.hpp": "#pragma once\n",
+    "sim/engine.hpp": '#include "datasets/schema.hpp"\n',
+    "app/main.cpp": '#include "model/fit.hpp"\n#include "sim/engine.hpp"\n',
+    "docs/a.md": "see docs/b.md\n",
+}
+
+
+def main():
+    failures = []
+
+    def expect(name, files, rc, fragment=""):
+        got_rc, out = check(files)
+        if got_rc != rc or fragment not in out:
+            failures.append(f"{name}: exit {got_rc} (want {rc}), output {out!r} (want {fragment!r})")
+
+    expect("a tree that keeps the rules", GOOD, 0)
+    expect("model/ includes calibrate/", {**GOOD, "model/fit.cpp": '\n#include "calibrate/probe.hpp"\n'}, 1,
+           "model/fit.cpp:2: model/ includes 'calibrate/probe.hpp'")
+    expect("sim/ includes model/", {**GOOD, "sim/engine.hpp": '#include "model/fit.hpp"\n'}, 1,
+           "sim/engine.hpp:1: sim/ includes 'model/fit.hpp'")
+    expect("datasets/ includes app/", {**GOOD, "datasets/x.cpp": '#include "app/cli.hpp"\n'}, 1,
+           "datasets/x.cpp:1: datasets/ includes 'app/cli.hpp'")
+    expect("a missing header", {**GOOD, "app/main.cpp": '#include "model/gone.hpp"\n'}, 1,
+           "app/main.cpp:1: includes 'model/gone.hpp', which does not exist")
+    expect("a relative include", {**GOOD, "sim/x.cpp": '#include "../datasets/schema.hpp"\n'}, 1,
+           "sim/x.cpp:1: includes '../datasets/schema.hpp' by a relative path")
+    outside = "../" + "shared/design/STYLE.md"
+    expect("a pointer outside", {**GOOD, "docs/a.md": "see " + outside + "\n"}, 1,
+           "docs/a.md:1: points outside the repository")
+    for f in failures:
+        print("FAIL", f)
+    print(f"{7 - len(failures)} of 7 cases pass")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
