@@ -93,17 +93,31 @@ search parse_search(const po::variables_map& vm) {
 }
 
 struct search_result {
-  std::optional<double> capacity;  ///< empty when even lo misses
+  std::optional<double> capacity;  ///< empty when even lo misses, or when interrupted
   bool at_hi = false;              ///< hi itself met the targets: the search limit, not the capacity
   std::vector<evaluation> evaluations;
+  /// A stop request ended the search: the bracket known so far (a value that meets the
+  /// targets, one that misses them; either may be unknown). An evaluation cut short is
+  /// left out: its few replications cannot say whether the targets are met.
+  bool interrupted = false;
+  std::optional<double> meets, misses;
 };
+
+/// Thrown by an evaluation that a stop request cut short.
+struct search_stopped {};
 
 search_result bisect(const search& q, const sim_setup& base, const sim::cost_model& costs) {
   search_result out;
   auto evaluate = [&](double v) {
     sim_setup s = base;
     set_quantity(s, q.vary, v, "vary");
-    const sim::experiment_result r = run_experiment(s, costs);
+    sim::experiment_result r;
+    try {
+      r = run_experiment(s, costs);
+    } catch (const sim::stopped&) {
+      throw search_stopped{};
+    }
+    if (r.interrupted) throw search_stopped{};
     out.evaluations.push_back({v, r, q.goal.met(r)});
     std::cerr << "capacity: " << q.vary << " = " << quantity_text(v) << ": "
               << (out.evaluations.back().met ? "meets" : "misses") << " the target (p99 "
@@ -112,16 +126,25 @@ search_result bisect(const search& q, const sim_setup& base, const sim::cost_mod
     return out.evaluations.back().met;
   };
   double lo = q.lo, hi = q.hi;
-  if (!evaluate(lo)) return out;
-  if (evaluate(hi)) {
-    out.capacity = hi;
-    out.at_hi = true;
+  try {
+    if (!evaluate(lo)) return out;
+    out.meets = lo;
+    if (evaluate(hi)) {
+      out.capacity = hi;
+      out.at_hi = true;
+      return out;
+    }
+    out.misses = hi;
+    // Invariant: lo meets the targets, hi does not.
+    while (hi - lo > std::max(q.integer ? 1.0 : 0.0, q.tolerance * lo)) {
+      const double mid = q.integer ? std::floor((lo + hi) / 2) : (lo + hi) / 2;
+      (evaluate(mid) ? lo : hi) = mid;
+      out.meets = lo;
+      out.misses = hi;
+    }
+  } catch (const search_stopped&) {
+    out.interrupted = true;
     return out;
-  }
-  // Invariant: lo meets the targets, hi does not.
-  while (hi - lo > std::max(q.integer ? 1.0 : 0.0, q.tolerance * lo)) {
-    const double mid = q.integer ? std::floor((lo + hi) / 2) : (lo + hi) / 2;
-    (evaluate(mid) ? lo : hi) = mid;
   }
   out.capacity = lo;
   return out;
@@ -138,6 +161,10 @@ nlohmann::json search_json(const search& q, const search_result& r, const sim_se
                   {"max_cpu_utilisation", optional_json(q.goal.cpu)}};
   j["capacity"] = optional_json(r.capacity);
   j["capacity_is_search_limit"] = r.at_hi;
+  if (r.interrupted) {
+    j["interrupted"] = true;
+    j["bracket"] = {{"meets", optional_json(r.meets)}, {"misses", optional_json(r.misses)}};
+  }
   j["evaluations"] = nlohmann::json::array();
   for (const evaluation& e : r.evaluations) {
     nlohmann::json one = sim::to_json(e.result, false);
@@ -146,6 +173,14 @@ nlohmann::json search_json(const search& q, const search_result& r, const sim_se
     j["evaluations"].push_back(one);
   }
   return j;
+}
+
+std::string capacity_text(const search_result& r) {
+  if (r.interrupted)
+    return "unknown (interrupted; the targets are met at " + (r.meets ? quantity_text(*r.meets) : "no value tried") +
+           " and missed at " + (r.misses ? quantity_text(*r.misses) : "no value tried") + ")";
+  if (!r.capacity) return "none (the smallest value misses)";
+  return quantity_text(*r.capacity) + (r.at_hi ? " (the search limit --hi; the true capacity may be larger)" : "");
 }
 
 text_table search_table(const search& q, const search_result& r) {
@@ -183,11 +218,10 @@ int cmd_capacity(const args_t& args) {
     write_csv(std::cout, search_table(q, r));
   } else {
     write_table(std::cout, search_table(q, r));
-    std::cout << "\ncapacity: "
-              << (r.capacity ? quantity_text(*r.capacity) : std::string("none (the smallest value misses)"))
-              << (r.at_hi ? " (the search limit --hi; the true capacity may be larger)" : "") << "\n";
+    std::cout << "\ncapacity: " << capacity_text(r) << "\n";
   }
-  return exit_ok;
+  if (r.interrupted) std::cerr << "capacity: interrupted: " << capacity_text(r) << "\n";
+  return r.interrupted ? exit_interrupted : exit_ok;
 }
 
 }  // namespace pollscale::app

@@ -50,8 +50,11 @@ int cmd_simulate(const args_t& args) {
   const sim_setup setup = sim_setup_from(vm, mechanism);
   auto prov = std::make_shared<cost_provenance>();
   const sim::cost_model costs = sim_costs_from(vm, mechanism, prov);
-  const sim::experiment_result r = run_experiment(setup, costs);
+  const sim::experiment_result r = run_experiment(setup, costs);  // sim::stopped: none done
   report_diagnostics("simulate: ", r, setup.rule, *prov);
+  if (r.interrupted)
+    std::cerr << "simulate: interrupted: the figures are those of the " << r.replications
+              << " replication(s) completed before the stop\n";
   if (format == output_format::json) {
     nlohmann::json j = inputs_json(setup, *prov);
     j.update(sim::to_json(r, vm.count("engine-stats") > 0));
@@ -61,7 +64,7 @@ int cmd_simulate(const args_t& args) {
   } else {
     write_table(std::cout, result_table(r));
   }
-  return exit_ok;
+  return r.interrupted ? exit_interrupted : exit_ok;
 }
 
 }  // namespace pollscale::app

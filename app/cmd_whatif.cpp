@@ -139,6 +139,34 @@ text_table rows_table(const std::vector<row>& rows, const sweep& sw) {
   return t;
 }
 
+/// Simulates the rows in order until a stop request; returns how many have results (the
+/// last of them possibly cut short: its result says interrupted).
+std::size_t simulate_rows(std::vector<row>& rows, const sweep& sw) {
+  std::size_t done = 0;
+  for (row& r : rows) {
+    try {
+      r.result = run_experiment(r.setup, r.costs);
+    } catch (const sim::stopped&) {
+      break;  // not one replication of this row was complete
+    }
+    ++done;
+    const std::string label =
+        "whatif: " + r.mechanism + (sw.name.empty() ? "" : " " + sw.name + "=" + quantity_text(r.value)) + ": ";
+    report_diagnostics(label, r.result, r.setup.rule, *r.prov);
+    if (r.result.interrupted) break;
+  }
+  return done;
+}
+
+void print_rows(const std::vector<row>& rows, const sweep& sw, output_format format) {
+  if (format == output_format::json)
+    std::cout << rows_json(rows, sw).dump(2) << "\n";
+  else if (format == output_format::csv)
+    write_csv(std::cout, rows_table(rows, sw));
+  else
+    write_table(std::cout, rows_table(rows, sw));
+}
+
 }  // namespace
 
 int cmd_whatif(const args_t& args) {
@@ -153,19 +181,16 @@ int cmd_whatif(const args_t& args) {
   if (mechanisms.empty()) throw usage_error("--mechanisms: give at least one mechanism");
   const sweep sw = parse_sweep(vm);
   std::vector<row> rows = plan_rows(vm, mechanisms, sw);
-  for (row& r : rows) {
-    r.result = run_experiment(r.setup, r.costs);
-    const std::string label =
-        "whatif: " + r.mechanism + (sw.name.empty() ? "" : " " + sw.name + "=" + quantity_text(r.value)) + ": ";
-    report_diagnostics(label, r.result, r.setup.rule, *r.prov);
-  }
-  if (format == output_format::json)
-    std::cout << rows_json(rows, sw).dump(2) << "\n";
-  else if (format == output_format::csv)
-    write_csv(std::cout, rows_table(rows, sw));
-  else
-    write_table(std::cout, rows_table(rows, sw));
-  return exit_ok;
+  const std::size_t planned = rows.size();
+  const std::size_t done = simulate_rows(rows, sw);
+  const bool interrupted = done < planned || (done > 0 && rows[done - 1].result.interrupted);
+  rows.erase(rows.begin() + static_cast<std::ptrdiff_t>(done), rows.end());
+  if (interrupted)
+    std::cerr << "whatif: interrupted: " << done << " of " << planned << " rows simulated"
+              << (done > 0 && rows.back().result.interrupted ? " (the last with the replications done before the stop)" : "")
+              << "\n";
+  if (!rows.empty()) print_rows(rows, sw, format);
+  return interrupted ? exit_interrupted : exit_ok;
 }
 
 }  // namespace pollscale::app

@@ -15,6 +15,7 @@
 #include "app/exit_codes.hpp"
 #include "calibrate/sys/syscall.hpp"
 #include "datasets/csv_table.hpp"
+#include "sim/stop.hpp"
 
 namespace {
 
@@ -114,6 +115,9 @@ int run(int argc, char** argv) {
     return exit_bad_input;
   } catch (const pollscale::calibrate::sys::interrupted&) {
     std::cerr << "pollscale: interrupted\n";
+    return exit_interrupted;
+  } catch (const pollscale::sim::stopped&) {  // before a first replication was complete
+    std::cerr << "pollscale: interrupted before a replication was complete; nothing to report\n";
     return exit_interrupted;
   } catch (const std::exception& e) {
     std::cerr << "pollscale: " << e.what() << "\n";

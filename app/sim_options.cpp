@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "app/cli.hpp"
+#include "calibrate/sys/syscall.hpp"
 
 namespace po = boost::program_options;
 
@@ -115,6 +116,7 @@ std::pair<sim::run_options, sim::stopping_rule> run_of(const po::variables_map& 
   o.warmup_s = vm.count("warmup") ? vm["warmup"].as<double>() : o.duration_s / 10;
   if (!std::isfinite(o.warmup_s) || o.warmup_s < 0) throw usage_error("--warmup: must be finite and >= 0 s");
   o.seed = vm["seed"].as<unsigned long long>();
+  o.stop_request = &calibrate::sys::stop_requested;  // Ctrl-C: keep the replications done
   o.scheduler = as_usage("scheduler", [&] { return sim::parse_scheduler_kind(vm["scheduler"].as<std::string>()); });
   sim::stopping_rule rule;
   rule.relative_half_width = vm["rel-halfwidth"].as<double>();

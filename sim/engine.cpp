@@ -16,14 +16,16 @@ std::string_view to_string(scheduler_kind kind) { return kind == scheduler_kind:
 void engine::run_until(sim_time end) {
   POLLSCALE_SIM_EXPECT(end >= now_ && std::isfinite(end), "run_until() into the past or to NaN/inf");
   stopped_ = false;
-  while (!stopped_ && pending() > 0 && next_time() <= end) step();
+  while (!stopped_ && pending() > 0 && next_time() <= end) {
+    step();
+    check_stop_request();
+  }
   if (!stopped_) now_ = end;
 }
 
 void engine::run() {
   stopped_ = false;
-  while (!stopped_ && step()) {
-  }
+  while (!stopped_ && step()) check_stop_request();
 }
 
 }  // namespace pollscale::sim

@@ -4,6 +4,7 @@
 // costs 32 bytes and a virtual call).
 #pragma once
 
+#include <atomic>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -13,6 +14,7 @@
 #include "sim/calendar_queue.hpp"
 #include "sim/event.hpp"
 #include "sim/invariant.hpp"
+#include "sim/stop.hpp"
 
 namespace pollscale::sim {
 
@@ -61,11 +63,15 @@ class engine {
   }
 
   /// Fires every event with time <= `end` (unless stop() is called), then sets the clock
-  /// to `end`. Precondition: end is finite and end >= now().
+  /// to `end`. Precondition: end is finite and end >= now(). Throws `stopped` when the
+  /// watched stop flag is set (stop.hpp).
   void run_until(sim_time end);
 
-  /// Fires events until none is pending or stop() is called.
+  /// Fires events until none is pending or stop() is called; throws `stopped` as run_until.
   void run();
+
+  /// The flag run() and run_until() look at every stop_check_events events (null: none).
+  void watch(const std::atomic<bool>* stop_request) { stop_request_ = stop_request; }
 
   /// Makes the running run()/run_until() return after the current event.
   void stop() { stopped_ = true; }
@@ -88,6 +94,12 @@ class engine {
   std::uint64_t next_seq_ = 0;
   std::uint64_t fired_ = 0;
   bool stopped_ = false;
+  const std::atomic<bool>* stop_request_ = nullptr;
+
+  void check_stop_request() const {
+    if (stop_request_ && fired_ % stop_check_events == 0 && stop_request_->load(std::memory_order_relaxed))
+      throw stopped();
+  }
 };
 
 }  // namespace pollscale::sim

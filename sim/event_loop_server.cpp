@@ -81,6 +81,7 @@ server_result simulate_server(const server_config& config, const workload& load,
     throw std::invalid_argument("open arrivals need a rate > 0");
   cost_cache(costs).validate_constants();
   engine e(options.scheduler);
+  e.watch(options.stop_request);
   detail::server_model m(config, load, costs, options, e);
   m.start();
   e.run_until(options.warmup_s + options.duration_s);

@@ -85,6 +85,9 @@ struct run_options {
   std::uint64_t seed = 1;
   scheduler_kind scheduler = scheduler_kind::binary_heap;
   int slices = 200;  ///< equal time slices of the measured span (MSER-5 input), >= 10
+  /// When set and true, the replication throws sim::stopped (stop.hpp); not part of the
+  /// result: the same options with or without a flag give the same figures.
+  const std::atomic<bool>* stop_request = nullptr;
 };
 
 struct server_result {

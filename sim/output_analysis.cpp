@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "sim/invariant.hpp"
+#include "sim/stop.hpp"
 
 namespace pollscale::sim {
 
@@ -103,7 +104,14 @@ replication_run replicate(const stopping_rule& rule, const std::function<double(
     throw std::invalid_argument("relative half-width target must be finite and > 0");
   replication_run run;
   while (run.values.size() < rule.max_replications) {
-    run.values.push_back(one(run.values.size()));
+    try {
+      run.values.push_back(one(run.values.size()));
+    } catch (const stopped&) {
+      if (run.values.empty()) throw;
+      run.stopped = true;
+      if (run.values.size() >= 2) run.estimate = t_interval(run.values, rule.level);
+      break;
+    }
     if (run.values.size() < rule.min_replications) continue;
     run.estimate = t_interval(run.values, rule.level);
     if (run.estimate.relative_half_width() <= rule.relative_half_width) {

@@ -59,10 +59,13 @@ struct replication_run {
   std::vector<double> values;
   interval estimate;
   bool converged = false;  ///< false when max_replications ran out first
+  bool stopped = false;    ///< a stop request (stop.hpp) ended the run: values are the completed replications
 };
 
 /// Runs `one(i)` for i = 0, 1, ... (each an independent replication returning its value of
-/// the primary metric) until the rule holds or max_replications is reached.
+/// the primary metric) until the rule holds or max_replications is reached. When `one`
+/// throws `stopped`, the run ends with the replications completed before it (stopped =
+/// true; the estimate when there are two or more); with none completed, `stopped` propagates.
 /// Throws std::invalid_argument for a rule with min < 2, max < min or a bad fraction.
 replication_run replicate(const stopping_rule& rule, const std::function<double(std::size_t)>& one);
 

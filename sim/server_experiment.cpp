@@ -74,6 +74,7 @@ experiment_result run_server_experiment(const server_config& config, const workl
   experiment_result x;
   x.replications = run.values.size();
   x.converged = run.converged;
+  x.interrupted = run.stopped;
   x.throughput = estimate_of(run.values);
   x.latency_mean_s = estimate_of(s.latency_mean);
   x.latency_p50_s = estimate_of(s.p50);
@@ -105,6 +106,7 @@ nlohmann::json to_json(const experiment_result& r, bool with_timing) {
   nlohmann::json j;
   j["replications"] = r.replications;
   j["converged"] = r.converged;
+  if (r.interrupted) j["interrupted"] = true;
   j["throughput"] = to_json(r.throughput);
   j["latency_s"] = {{"p50", to_json(r.latency_p50_s)},
                     {"p90", to_json(r.latency_p90_s)},

@@ -29,6 +29,7 @@ struct estimate {
 struct experiment_result {
   std::size_t replications = 0;
   bool converged = false;  ///< the stopping rule was met before max_replications
+  bool interrupted = false;  ///< a stop request ended the run: the figures are the completed replications
   estimate throughput;     ///< replies per second
   estimate latency_mean_s;
   estimate latency_p50_s, latency_p90_s, latency_p99_s, latency_p999_s;
@@ -48,15 +49,17 @@ struct experiment_result {
 };
 
 /// Runs replications i = 0, 1, ... with seed derive_seed(options.seed, i). Throws
-/// std::invalid_argument for bad input (see simulate_server and replicate).
+/// std::invalid_argument for bad input (see simulate_server and replicate), and `stopped`
+/// when a stop request came before the first replication was complete.
 experiment_result run_server_experiment(const server_config& config, const workload& load, const cost_model& costs,
                                         const run_options& options, const stopping_rule& rule);
 
 /// The result as JSON (docs/architecture.md, "Data between the stages"): throughput, latency_s {p50, p90,
 /// p99, p999, mean}, cpu_utilisation {mean, ci95_lo, ci95_hi, per_cpu}, calls_per_s,
 /// events_per_call, each estimate as {mean, ci95_lo, ci95_hi}; replications, converged;
-/// counters; and the engine block. `with_timing` adds the host-dependent engine figures
-/// (events_per_s, sim_s_per_wall_s, peak_rss_bytes), which differ from run to run.
+/// counters; and the engine block; "interrupted": true when a stop request cut the run
+/// short. `with_timing` adds the host-dependent engine figures (events_per_s,
+/// sim_s_per_wall_s, peak_rss_bytes), which differ from run to run.
 nlohmann::json to_json(const experiment_result& r, bool with_timing);
 
 }  // namespace pollscale::sim

@@ -158,6 +158,7 @@ token_ring_result simulate_token_ring(const token_ring_config& config, const cos
     throw std::invalid_argument("warm-up must be finite and >= 0 s");
   cost_cache(costs).validate_constants();
   engine e(options.scheduler);
+  e.watch(options.stop_request);
   ring_model m(config, costs, options, e);
   m.start();
   e.run_until(options.warmup_s + options.duration_s);

@@ -5,7 +5,9 @@
 #include <sstream>
 
 #include "calibrate/sys/syscall.hpp"
+#include "app/exit_codes.hpp"
 #include "datasets/atomic_file.hpp"
+#include "sim/stop.hpp"
 
 namespace pollscale::app::study {
 namespace {
@@ -38,6 +40,8 @@ step_result run_step(const std::string& name, const std::string& command, const 
       r.exit_code = fn(args);
     } catch (const calibrate::sys::interrupted&) {
       throw;
+    } catch (const sim::stopped&) {
+      throw calibrate::sys::interrupted();
     } catch (const std::exception& e) {
       r.exit_code = dynamic_cast<const usage_error*>(&e) ? 2 : 1;
       r.error = e.what();
@@ -46,6 +50,8 @@ step_result run_step(const std::string& name, const std::string& command, const 
   }
   r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!output.empty()) datasets::write_file_atomically(output, text);
+  // A step that was stopped kept what it had (written above); the study stops too.
+  if (r.exit_code == exit_interrupted) throw calibrate::sys::interrupted();
   if (!r.ok())
     std::cerr << "pollscale study: step " << name << " failed (exit " << r.exit_code << ")"
               << (r.error.empty() ? "" : ": " + r.error) << "\n";

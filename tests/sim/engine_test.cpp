@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <string>
 #include <utility>
 #include <vector>
@@ -98,6 +99,25 @@ TEST_P(EngineTest, EventsScheduledDuringAnEventAtTheSameTimeFireAfterIt) {
   e.schedule_at(1, c, 2);
   e.run();
   EXPECT_EQ(c.order, (std::vector<std::uint64_t>{1, 2, 3}));
+}
+
+TEST_P(EngineTest, AStopRequestEndsTheRunWithinStopCheckEvents) {
+  engine e(GetParam());
+  std::atomic<bool> stop{false};
+  e.watch(&stop);
+  ticker t(1.0 / 1024, 1 << 20);  // a binary fraction: the tick times are exact
+  e.schedule_at(0, t);
+  e.run_until(1.0);  // the flag is not set: the run goes to its end
+  EXPECT_EQ(t.times.size(), 1025U);
+  stop = true;
+  EXPECT_THROW(e.run_until(50.0), stopped);
+  // Looked at every stop_check_events events: the run ended at the first look.
+  EXPECT_EQ(e.events_fired() % stop_check_events, 0U);
+  EXPECT_LE(e.events_fired(), 1025U + stop_check_events);
+  EXPECT_THROW(e.run(), stopped);  // run() looks at the flag too
+  e.watch(nullptr);                // and without a flag nothing stops it
+  e.run_until(60.0);
+  EXPECT_EQ(t.times.size(), 60U * 1024 + 1);
 }
 
 INSTANTIATE_TEST_SUITE_P(BothSchedulers, EngineTest,

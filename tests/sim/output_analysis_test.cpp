@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "sim/accumulators.hpp"
+#include "sim/stop.hpp"
 #include "sim/random.hpp"
 
 namespace pollscale::sim {
@@ -88,6 +89,20 @@ TEST(OutputAnalysisTest, ReplicateGivesUpAtTheMaximum) {
   const replication_run run = replicate(rule, [&](std::size_t) { return uniform01(g); });
   EXPECT_FALSE(run.converged);
   EXPECT_EQ(run.values.size(), 7U);
+}
+
+TEST(OutputAnalysisTest, AStoppedReplicationEndsTheRunWithTheCompletedOnes) {
+  const stopping_rule rule{1e-9, 2, 100, 0.95};
+  const replication_run run = replicate(rule, [](std::size_t i) {
+    if (i == 3) throw stopped();
+    return 10.0 + static_cast<double>(i);
+  });
+  EXPECT_TRUE(run.stopped);
+  EXPECT_FALSE(run.converged);
+  ASSERT_EQ(run.values.size(), 3U);
+  EXPECT_DOUBLE_EQ(run.estimate.mean, 11.0);  // the interval of the three completed
+  // Stopped before one was complete: nothing to report, the stop goes on up.
+  EXPECT_THROW(replicate(rule, [](std::size_t) -> double { throw stopped(); }), stopped);
 }
 
 TEST(OutputAnalysisTest, ReplicateRejectsABadRule) {

@@ -1,0 +1,99 @@
+// Ctrl-C and SIGTERM in the simulating commands: they stop within about a second of the
+// signal, print what the completed replications say (marked interrupted) and exit 130;
+// with nothing completed they say so and print nothing. The runs asked for here would
+// take hours: a stop that is not honoured shows up as a timeout, not as a slow pass.
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "tests/app/run_command.hpp"
+
+namespace pollscale::test {
+namespace {
+
+struct stopped_run {
+  command_result r;
+  double wall_s = 0;
+};
+
+/// Runs pollscale with `args` and sends it `signal` (INT or TERM) after `delay_s` seconds.
+stopped_run run_and_stop(const std::string& args, const char* signal, double delay_s = 1.5) {
+  const std::string base = ::testing::TempDir() + "/pollscale_stop_" + std::to_string(::getpid());
+  // --preserve-status: timeout exits with pollscale's status, not its own 124; -k: a run that
+  // ignores the signal is killed 60 s later (and the test fails on its status).
+  const std::string cmd = "timeout --preserve-status -k 60 -s " + std::string(signal) + " " + std::to_string(delay_s) +
+                          " " + POLLSCALE_BINARY + " " + args + " >" + base + ".out 2>" + base + ".err";
+  const auto t0 = std::chrono::steady_clock::now();
+  const int status = std::system(cmd.c_str());
+  stopped_run s;
+  s.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  s.r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  s.r.out = slurp(base + ".out");
+  s.r.err = slurp(base + ".err");
+  std::remove((base + ".out").c_str());
+  std::remove((base + ".err").c_str());
+  return s;
+}
+
+const std::string costs =
+    " --wait-per-call-ns 150 --wait-per-fd-ns 30 --wait-per-ready-ns 80 --handler-ns 5000"
+    " --wakeup-same-ns 3000 --wakeup-cross-ns 60000";
+// Short replications and a rule that is never met: replications go on until stopped.
+const std::string endless = " --active 10 --think exp:0.001 --duration 0.05 --rel-halfwidth 1e-12"
+                            " --max-replications 100000 --format json" + costs;
+
+TEST(StopCliTest, SimulateKeepsTheCompletedReplications) {
+  for (const char* signal : {"INT", "TERM"}) {
+    SCOPED_TRACE(signal);
+    const auto s = run_and_stop("simulate --mechanism poll --idle 100" + endless, signal);
+    ASSERT_EQ(s.r.rc, 130) << s.r.err;
+    EXPECT_LT(s.wall_s, 30.0);  // not the 100000 replications asked for
+    const auto j = nlohmann::json::parse(s.r.out);
+    EXPECT_TRUE(j["interrupted"].get<bool>());
+    EXPECT_GE(j["replications"].get<int>(), 1);
+    EXPECT_LT(j["replications"].get<int>(), 100000);
+    EXPECT_GT(j["throughput"]["mean"].get<double>(), 0);
+    EXPECT_NE(s.r.err.find("interrupted"), std::string::npos) << s.r.err;
+  }
+}
+
+TEST(StopCliTest, SimulateStoppedInItsFirstReplicationPrintsNothing) {
+  const auto s = run_and_stop(
+      "simulate --mechanism poll --idle 100 --active 10 --think exp:0.001 --duration 1e7 --format json" + costs, "INT");
+  EXPECT_EQ(s.r.rc, 130) << s.r.err;
+  EXPECT_LT(s.wall_s, 30.0);
+  EXPECT_TRUE(s.r.out.empty()) << s.r.out;
+  EXPECT_NE(s.r.err.find("nothing to report"), std::string::npos) << s.r.err;
+}
+
+TEST(StopCliTest, WhatifPrintsTheRowsSimulated) {
+  const auto s = run_and_stop("whatif --mechanisms poll --sweep idle=0,1000" + endless, "INT");
+  ASSERT_EQ(s.r.rc, 130) << s.r.err;
+  EXPECT_LT(s.wall_s, 30.0);
+  const auto j = nlohmann::json::parse(s.r.out);
+  ASSERT_EQ(j["rows"].size(), 1U);  // the first row never converges: it is the one stopped
+  EXPECT_TRUE(j["rows"][0]["interrupted"].get<bool>());
+  EXPECT_NE(s.r.err.find("1 of 2 rows"), std::string::npos) << s.r.err;
+}
+
+TEST(CapacityStopCliTest, AnInterruptedSearchGivesNoCapacity) {
+  const auto s = run_and_stop("capacity --vary idle --hi 100000 --max-p99 0.002 --mechanism poll" + endless, "INT");
+  ASSERT_EQ(s.r.rc, 130) << s.r.err;
+  EXPECT_LT(s.wall_s, 30.0);
+  const auto j = nlohmann::json::parse(s.r.out);
+  EXPECT_TRUE(j["interrupted"].get<bool>());
+  EXPECT_TRUE(j["capacity"].is_null());
+  EXPECT_TRUE(j["evaluations"].empty());  // the first evaluation was cut short: left out
+  EXPECT_TRUE(j["bracket"]["meets"].is_null());
+  EXPECT_NE(s.r.err.find("capacity: interrupted"), std::string::npos) << s.r.err;
+}
+
+}  // namespace
+}  // namespace pollscale::test
