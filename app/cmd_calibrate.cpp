@@ -85,9 +85,9 @@ std::string default_out_dir() {
 po::options_description calibrate_options() {
   po::options_description o("calibrate options");
   o.add_options()("help,h", "show this help")(
-      "quick", "the quick profile (default): every mechanism and scenario, >= 6 n values, 777 points (with 3 visits 4.3-4.6 min "
+      "quick", "the quick profile (default): every mechanism and scenario, >= 6 n values, 777 points (with 3 visits 2.6-2.8 min "
       "on a slow 2-vCPU VM)")(
-      "full", "the full campaign: every fd kind, k, position and threshold, 2537 points (with 3 visits 24 min on a slow 2-vCPU VM)")(
+      "full", "the full campaign: every fd kind, k, position and threshold, 2537 points (with 3 visits 19-24 min on a slow 2-vCPU VM)")(
       "scenarios", po::value<std::string>()->default_value(""), "comma list of scenarios (default: all; see --list)")(
       "mechanisms", po::value<std::string>()->default_value(""),
       "comma list: select, pselect, poll, ppoll, epoll, epoll/lt, epoll/et, epoll/oneshot, rtsig, io_uring, "
