@@ -15,6 +15,7 @@
 #include "app/sim_costs.hpp"
 #include "app/sim_options.hpp"
 #include "app/table_writer.hpp"
+#include "sim/stop.hpp"
 
 namespace po = boost::program_options;
 
@@ -103,21 +104,13 @@ struct search_result {
   std::optional<double> meets, misses;
 };
 
-/// Thrown by an evaluation that a stop request cut short.
-struct search_stopped {};
-
 search_result bisect(const search& q, const sim_setup& base, const sim::cost_model& costs) {
   search_result out;
   auto evaluate = [&](double v) {
     sim_setup s = base;
     set_quantity(s, q.vary, v, "vary");
-    sim::experiment_result r;
-    try {
-      r = run_experiment(s, costs);
-    } catch (const sim::stopped&) {
-      throw search_stopped{};
-    }
-    if (r.interrupted) throw search_stopped{};
+    const sim::experiment_result r = run_experiment(s, costs);  // sim::stopped: none complete
+    if (r.interrupted) throw sim::stopped();  // a few replications cannot judge the targets
     out.evaluations.push_back({v, r, q.goal.met(r)});
     std::cerr << "capacity: " << q.vary << " = " << quantity_text(v) << ": "
               << (out.evaluations.back().met ? "meets" : "misses") << " the target (p99 "
@@ -142,7 +135,7 @@ search_result bisect(const search& q, const sim_setup& base, const sim::cost_mod
       out.meets = lo;
       out.misses = hi;
     }
-  } catch (const search_stopped&) {
+  } catch (const sim::stopped&) {
     out.interrupted = true;
     return out;
   }

@@ -13,6 +13,7 @@
 #include "app/sim_costs.hpp"
 #include "app/sim_options.hpp"
 #include "app/table_writer.hpp"
+#include "sim/stop.hpp"
 
 namespace po = boost::program_options;
 

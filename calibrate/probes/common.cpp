@@ -1,5 +1,4 @@
 #include <algorithm>
-#include <set>
 #include <string>
 
 #include "calibrate/probes/probes.hpp"

@@ -77,7 +77,8 @@ std::optional<channel_plan> shared_plan(const datasets::key& key) {
     return std::nullopt;
   const bool persistent = key.metric == "time_per_call";
   channel_plan plan{fd_kind_of(key), n, persistent, {}};
-  plan.marked = persistent ? active_positions(key.active_pos, n, 1, 0) : std::vector<std::size_t>{0, (n - 1) / 2, n - 1};
+  for (const char* pos : {"first", "middle", "last"})
+    if (!persistent || key.active_pos == pos) plan.marked.push_back(active_positions(pos, n, 1, 0).front());
   plan.marked.erase(std::unique(plan.marked.begin(), plan.marked.end()), plan.marked.end());
   return plan;
 }
