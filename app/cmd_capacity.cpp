@@ -15,6 +15,7 @@
 #include "app/sim_costs.hpp"
 #include "app/sim_options.hpp"
 #include "app/table_writer.hpp"
+#include "datasets/vocabulary.hpp"
 #include "sim/stop.hpp"
 
 namespace po = boost::program_options;
@@ -177,7 +178,8 @@ std::string capacity_text(const search_result& r) {
 }
 
 text_table search_table(const search& q, const search_result& r) {
-  text_table t{{q.vary, "meets", "latency_p99_s", "ci95_hi", "latency_mean_s", "cpu_utilisation", "throughput"},
+  text_table t{{q.vary, "meets", "latency_p99_s", "ci95_hi", "latency_mean_s", "cpu_utilisation",
+                std::string(datasets::name(datasets::metric::throughput))},
                {},
                {true, false, true, true, true, true, true}};
   for (const evaluation& e : r.evaluations)

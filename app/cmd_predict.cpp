@@ -10,6 +10,7 @@
 #include "app/exit_codes.hpp"
 #include "app/table_writer.hpp"
 #include "datasets/pinning.hpp"
+#include "datasets/vocabulary.hpp"
 #include "model/prediction.hpp"
 
 namespace po = boost::program_options;
@@ -70,7 +71,7 @@ datasets::key query_of(const po::variables_map& vm) {
   if (!q.fd_kind.empty() && !datasets::is_known_fd_kind(q.fd_kind))
     throw usage_error("--fd-kind: unknown fd kind '" + q.fd_kind + "'");
   const std::string& pos = q.active_pos;
-  if (!pos.empty() && pos != "first" && pos != "middle" && pos != "last" && pos != "top" && pos != "spread" && pos != "random")
+  if (!pos.empty() && !datasets::parse<datasets::position>(pos))
     throw usage_error("--pos: '" + pos + "' is not one of first, middle, last, top, spread, random");
   return q;
 }

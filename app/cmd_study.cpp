@@ -17,6 +17,7 @@
 #include "app/table_writer.hpp"
 #include "calibrate/sys/syscall.hpp"
 #include "datasets/atomic_file.hpp"
+#include "datasets/vocabulary.hpp"
 #include "model/prediction.hpp"
 
 namespace po = boost::program_options;
@@ -132,7 +133,8 @@ std::vector<report::extra_section> study_sections(const study_plan& p, const dat
         "The historical record", "Each seed table fitted on its smaller n, its largest n predicted.", j, ""));
   if (fs::exists(p.out / "model.json")) {
     const auto models = model::load_model(p.out / "model.json");
-    const auto predictions = study::predict_beyond(models, "pipe", {100000, 1000000});
+    const auto predictions =
+        study::predict_beyond(models, std::string(datasets::name(datasets::fd_kind::pipe)), {100000, 1000000});
     datasets::write_file_atomically(p.out / "predictions.json", predictions.dump(2) + "\n");
     extras.push_back(study::predictions_section(predictions));
   }

@@ -13,6 +13,7 @@
 #include "app/sim_costs.hpp"
 #include "app/sim_options.hpp"
 #include "app/table_writer.hpp"
+#include "datasets/vocabulary.hpp"
 #include "sim/stop.hpp"
 
 namespace po = boost::program_options;
@@ -121,8 +122,10 @@ text_table rows_table(const std::vector<row>& rows, const sweep& sw) {
     t.columns.push_back(sw.name);
     t.numeric.push_back(true);
   }
-  for (const char* c : {"throughput", "ci95_lo", "ci95_hi", "latency_p99_s", "ci95_lo", "ci95_hi", "cpu_utilisation",
-                        "calls_per_s", "events_per_call", "replications"}) {
+  t.columns.push_back(std::string(datasets::name(datasets::metric::throughput)));
+  t.numeric.push_back(true);
+  for (const char* c : {"ci95_lo", "ci95_hi", "latency_p99_s", "ci95_lo", "ci95_hi", "cpu_utilisation", "calls_per_s",
+                        "events_per_call", "replications"}) {
     t.columns.push_back(c);
     t.numeric.push_back(true);
   }

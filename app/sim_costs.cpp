@@ -7,8 +7,9 @@
 #include <vector>
 
 #include "app/cli.hpp"
-#include "model/prediction.hpp"
 #include "datasets/pinning.hpp"
+#include "datasets/vocabulary.hpp"
+#include "model/prediction.hpp"
 
 namespace po = boost::program_options;
 
@@ -37,6 +38,20 @@ po::options_description sim_cost_options_description() {
 
 namespace {
 
+using datasets::metric;
+using datasets::scenario;
+
+// The cost components a simulation needs, as cost_provenance names them.
+namespace component {
+constexpr const char* handler = "handler";  // vocabulary: a cost component, not the scenario
+}  // namespace component
+
+// A vocabulary name as a key column's text.
+template <datasets::vocabulary_name E>
+std::string name_of(E e) {
+  return std::string(datasets::name(e));
+}
+
 std::optional<double> ns_flag(const po::variables_map& vm, const char* flag) {
   if (!vm.count(flag)) return std::nullopt;
   const double v = vm[flag].as<double>();
@@ -56,7 +71,7 @@ class model_costs {
   // One timeout-0 wait call over n fds with k ready (find_active time_per_call).
   std::function<double(const sim::wait_query&)> wait_call(const std::string& mechanism) const {
     return [self = *this, mechanism](const sim::wait_query& q) {
-      datasets::key k = self.base("find_active", mechanism, "time_per_call");
+      datasets::key k = self.base(scenario::find_active, mechanism, metric::time_per_call);
       k.n_fds = std::max<std::int64_t>(q.registered, 1);
       k.n_active = std::clamp<std::int64_t>(q.ready, 1, *k.n_fds);
       k.blocking = 0;
@@ -68,7 +83,7 @@ class model_costs {
   // ready one (docs/model.md §2: an entry added, and removed when the call returns), for
   // the adapter's fd kind, else pipes. Empty when the model has neither source below.
   std::function<double(std::int64_t)> registration_per_fd(const std::string& mechanism) const {
-    for (const std::string& fd_kind : {fd_kind_, std::string("pipe")}) {
+    for (const std::string& fd_kind : {fd_kind_, name_of(datasets::fd_kind::pipe)}) {
       if (auto r = registration_from_entry(mechanism, fd_kind)) return r;
       if (auto r = registration_from_round_trip(mechanism, fd_kind)) return r;
     }
@@ -81,15 +96,15 @@ class model_costs {
   //   c_reg(n) = [T_last(n) - T_first(n)] / (n - 1).
   std::function<double(std::int64_t)> registration_from_entry(const std::string& mechanism,
                                                               const std::string& fd_kind) const {
-    datasets::key first = base("find_active", mechanism, "time_per_op");
+    datasets::key first = base(scenario::find_active, mechanism, metric::time_per_op);
     first.fd_kind = fd_kind;
     first.blocking = 1;
     first.threads = 1;
     first.n_fds = 2;
     first.n_active = 1;
-    first.active_pos = "first";
+    first.active_pos = datasets::name(datasets::position::first);
     datasets::key last = first;
-    last.active_pos = "last";
+    last.active_pos = datasets::name(datasets::position::last);
     if (!try_ask(first) || !try_ask(last)) return {};
     prov_->sources["registration"] = "model: find_active time_per_op blocking threads=1 (" + kind_label(fd_kind) +
                                      "), ready fd last minus ready fd first, per fd";
@@ -110,15 +125,15 @@ class model_costs {
   // ready-at-entry rows say more there.)
   std::function<double(std::int64_t)> registration_from_round_trip(const std::string& mechanism,
                                                                    const std::string& fd_kind) const {
-    datasets::key rt = base("find_active", mechanism, "time_per_op");
+    datasets::key rt = base(scenario::find_active, mechanism, metric::time_per_op);
     rt.fd_kind = fd_kind;
     rt.blocking = 1;
     rt.n_fds = rt.n_active = 1;
-    const auto same_cpu = pinnings("find_active", mechanism, "time_per_op", true);
+    const auto same_cpu = pinnings(scenario::find_active, mechanism, metric::time_per_op, true);
     if (same_cpu.empty()) return {};
     rt.pinning = same_cpu.front();
     if (!try_ask(rt)) return {};
-    datasets::key call = base("find_active", mechanism, "time_per_call");
+    datasets::key call = base(scenario::find_active, mechanism, metric::time_per_call);
     call.fd_kind = fd_kind;
     call.blocking = 0;
     call.n_fds = call.n_active = 1;
@@ -145,7 +160,7 @@ class model_costs {
   // threads on one CPU (same_cpu) or on two. The probes write the CPUs they ran on, so a
   // calibration under an affinity mask that does not start at CPU 0 has "2+2" and "2+3",
   // not "0+0" and "0+1"; asking for the latter would find nothing.
-  std::vector<std::string> pinnings(std::string_view scenario, const std::string& mechanism, std::string_view metric,
+  std::vector<std::string> pinnings(scenario scenario, const std::string& mechanism, metric metric,
                                     bool same_cpu) const {
     std::vector<std::string> out;
     for (const auto& m : models_->cells) {
@@ -167,11 +182,11 @@ class model_costs {
     }
   }
 
-  datasets::key base(const char* scenario, const std::string& mechanism, const char* metric) const {
+  datasets::key base(scenario scenario, const std::string& mechanism, metric metric) const {
     datasets::key k;
-    k.scenario = scenario;
+    k.scenario = datasets::name(scenario);
     k.mechanism = mechanism;
-    k.metric = metric;
+    k.metric = datasets::name(metric);
     k.fd_kind = fd_kind_;
     k.variant = variant_;
     return k;
@@ -196,26 +211,26 @@ class model_costs {
 // tcp message written and read back by one process (AIM9's ipc), which also pays the
 // other side's calls and a pure ACK, so it overstates a reply.
 void fill_handler(const model_costs& m, sim::cost_model& c, cost_provenance& prov) {
-  const std::string kind = m.fd_kind().empty() ? "tcp" : m.fd_kind();
+  const std::string kind = m.fd_kind().empty() ? name_of(datasets::fd_kind::tcp) : m.fd_kind();
   for (std::int64_t threads : {2, 1}) {
-    datasets::key h = m.base("handler", "", "time_per_op");
+    datasets::key h = m.base(scenario::handler, "", metric::time_per_op);
     h.fd_kind = kind;
     h.variant = "";
     h.threads = threads;
     if (const auto t = m.try_ask(h); t && *t > 0) {
       c.handler_s = *t;
-      prov.sources["handler"] = "model: handler " + kind + " threads=" + std::to_string(threads) +
-                                (threads == 2 ? " (peer on the other CPU)" : " (peer on the same thread)");
+      prov.sources[component::handler] = "model: handler " + kind + " threads=" + std::to_string(threads) +
+                                         (threads == 2 ? " (peer on the other CPU)" : " (peer on the same thread)");
       return;
     }
   }
-  datasets::key ipc = m.base("ipc", "", "throughput");
-  ipc.fd_kind = "tcp";
+  datasets::key ipc = m.base(scenario::ipc, "", metric::throughput);
+  ipc.fd_kind = name_of(datasets::fd_kind::tcp);
   ipc.variant = "";
   ipc.threads = 1;
   if (const auto rate = m.try_ask(ipc); rate && *rate > 0) {
     c.handler_s = 1 / *rate;
-    prov.sources["handler"] = "model: ipc tcp threads=1 (1/throughput)";
+    prov.sources[component::handler] = "model: ipc tcp threads=1 (1/throughput)";
   }
 }
 
@@ -223,10 +238,11 @@ void fill_handler(const model_costs& m, sim::cost_model& c, cost_provenance& pro
 // partner on the same CPU or on another (the first pinning and fd kind the model has), or
 // nothing; `source` says which cell answered.
 std::optional<double> wakeup_s(const model_costs& m, const std::string& mechanism, bool same_cpu, std::string& source) {
-  for (const auto& pinning : m.pinnings("wakeup", mechanism, "round_trip", same_cpu))
-    for (const char* fd_kind : {"", "pipe", "eventfd"}) {
-      datasets::key w = m.base("wakeup", mechanism, "round_trip");
-      if (*fd_kind) w.fd_kind = fd_kind;
+  for (const auto& pinning : m.pinnings(scenario::wakeup, mechanism, metric::round_trip, same_cpu))
+    for (const std::string& fd_kind :
+         {std::string(), name_of(datasets::fd_kind::pipe), name_of(datasets::fd_kind::eventfd)}) {
+      datasets::key w = m.base(scenario::wakeup, mechanism, metric::round_trip);
+      if (!fd_kind.empty()) w.fd_kind = fd_kind;
       w.pinning = pinning;
       w.n_fds = w.n_active = 1;
       if (const auto rt = m.try_ask(w)) {
@@ -263,8 +279,9 @@ bool apply_cost_table(const std::string& path, const std::string& mechanism, sim
   c.handler_s = t.handler_s;
   c.wakeup_same_cpu_s = t.wakeup_same_cpu_s;
   c.wakeup_cross_cpu_s = t.wakeup_cross_cpu_s;
-  for (const char* k : {"handler", "wakeup_same_cpu", "wakeup_cross_cpu"}) prov.sources[k] = "costs file";
-  if (const auto poll = t.wait.find("poll"); mechanism == "rtsig" && poll != t.wait.end())
+  for (const char* k : {component::handler, "wakeup_same_cpu", "wakeup_cross_cpu"}) prov.sources[k] = "costs file";
+  if (const auto poll = t.wait.find(name_of(datasets::mechanism::poll));
+      mechanism == datasets::mechanism::rtsig && poll != t.wait.end())
     c.overflow_poll_s = [p = poll->second](const sim::wait_query& q) { return p.rescan_s(q); };
   const auto it = t.wait.find(mechanism);
   if (it == t.wait.end()) return false;
@@ -293,11 +310,11 @@ sim::cost_model sim_costs_from(const po::variables_map& vm, const std::string& m
         return pass(q) + (q.blocking ? reg(q.registered) * sim::fds_before_first_ready(q) : 0.0);
       };
     }
-    if (mechanism == "rtsig") c.overflow_poll_s = m.wait_call("poll");
+    if (mechanism == datasets::mechanism::rtsig) c.overflow_poll_s = m.wait_call(name_of(datasets::mechanism::poll));
     prov->sources["wait_call"] = "model: find_active time_per_call (timeout 0)";
     fill_from_model(m, mechanism, c, *prov);
     have_wait = true;
-    have_handler = prov->sources.contains("handler");
+    have_handler = prov->sources.contains(component::handler);
   }
   if (vm.count("costs")) {
     have_wait = apply_cost_table(vm["costs"].as<std::string>(), mechanism, c, *prov) || have_wait;
@@ -310,7 +327,7 @@ sim::cost_model sim_costs_from(const po::variables_map& vm, const std::string& m
         ns_flag(vm, "wait-per-ready-ns").value_or(0), ns_flag(vm, "wait-per-fd-blocking-ns").value_or(0)};
     c.wait_call_s = [w](const sim::wait_query& q) { return w.call_s(q); };
     c.rescan_s = [w](const sim::wait_query& q) { return w.rescan_s(q); };
-    if (mechanism == "rtsig" && !c.overflow_poll_s) c.overflow_poll_s = c.rescan_s;
+    if (mechanism == datasets::mechanism::rtsig && !c.overflow_poll_s) c.overflow_poll_s = c.rescan_s;
     prov->sources["wait_call"] = "flags";
     have_wait = true;
   }
@@ -320,7 +337,7 @@ sim::cost_model sim_costs_from(const po::variables_map& vm, const std::string& m
   }
   if (const auto v = ns_flag(vm, "handler-ns")) {
     c.handler_s = *v;
-    prov->sources["handler"] = "flag";
+    prov->sources[component::handler] = "flag";
     have_handler = true;
   }
   if (const auto v = ns_flag(vm, "wakeup-same-ns")) {
@@ -336,7 +353,7 @@ sim::cost_model sim_costs_from(const po::variables_map& vm, const std::string& m
                       "': give --model, --costs with that mechanism, or --wait-* flags");
   if (!have_handler)
     throw usage_error("no handler cost: give --handler-ns, --costs, or a model with a handler or ipc tcp threads=1 cell");
-  if (mechanism == "rtsig" && !c.overflow_poll_s)
+  if (mechanism == datasets::mechanism::rtsig && !c.overflow_poll_s)
     throw usage_error("rtsig needs the cost of its overflow poll: a 'poll' entry in --costs or a model with poll");
   return c;
 }

@@ -12,21 +12,23 @@
 #include "calibrate/sys/process.hpp"
 #include "calibrate/timer.hpp"
 #include "datasets/pinning.hpp"
+#include "datasets/vocabulary.hpp"
 
 namespace pollscale::calibrate {
 
 std::vector<std::size_t> active_positions(std::string_view pos, std::size_t n, std::size_t k, std::uint64_t seed) {
   if (k > n) throw std::invalid_argument("more active descriptors than registered ones");
   std::vector<std::size_t> idx(k);
-  if (pos == "first") {
+  using datasets::position;
+  if (pos == position::first) {
     for (std::size_t i = 0; i < k; ++i) idx[i] = i;
-  } else if (pos == "last" || pos == "top") {
+  } else if (pos == position::last || pos == position::top) {
     for (std::size_t i = 0; i < k; ++i) idx[i] = n - k + i;
-  } else if (pos == "middle") {
+  } else if (pos == position::middle) {
     for (std::size_t i = 0; i < k; ++i) idx[i] = (n - k) / 2 + i;
-  } else if (pos == "spread") {
+  } else if (pos == position::spread) {
     for (std::size_t i = 0; i < k; ++i) idx[i] = (2 * i + 1) * n / (2 * k);
-  } else if (pos == "random") {
+  } else if (pos == position::random) {
     std::vector<std::size_t> all(n);
     for (std::size_t i = 0; i < n; ++i) all[i] = i;
     std::mt19937_64 rng(seed);

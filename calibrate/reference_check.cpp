@@ -4,8 +4,9 @@
 #include <cstdlib>
 
 #include "calibrate/reference.hpp"
-#include "datasets/statistics.hpp"
 #include "datasets/pinning.hpp"
+#include "datasets/statistics.hpp"
+#include "datasets/vocabulary.hpp"
 
 namespace pollscale::calibrate {
 namespace {
@@ -15,14 +16,17 @@ constexpr int poll_loop_reps = 51;
 constexpr int perf_loops = 20000;  // about 0.25 s at this VM's 12 us round trip
 
 bool is_poll_loop_twin(const datasets::key& k) {
-  return k.scenario == "find_active" && k.mechanism == "poll" && k.fd_kind == "pipe" && k.n_active == 1 &&
-         k.active_pos == "middle" && k.blocking == 0 && k.metric == "time_per_call" && k.n_fds.has_value();
+  namespace d = datasets;
+  return k.scenario == d::scenario::find_active && k.mechanism == d::mechanism::poll && k.fd_kind == d::fd_kind::pipe &&
+         k.n_active == 1 && k.active_pos == d::position::middle && k.blocking == 0 &&
+         k.metric == d::metric::time_per_call && k.n_fds.has_value();
 }
 
 bool is_perf_twin(const datasets::key& k, int cpu) {
   const std::string same = datasets::pinning::pair(cpu, cpu).text();
-  return k.scenario == "wakeup" && k.mechanism.empty() && k.fd_kind == "pipe" && k.pinning == same &&
-         k.metric == "round_trip" && k.n_fds.value_or(1) == 1;
+  namespace d = datasets;
+  return k.scenario == d::scenario::wakeup && k.mechanism.empty() && k.fd_kind == d::fd_kind::pipe &&
+         k.pinning == same && k.metric == d::metric::round_trip && k.n_fds.value_or(1) == 1;
 }
 
 }  // namespace

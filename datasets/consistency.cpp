@@ -10,12 +10,14 @@
 #include <set>
 #include <tuple>
 
+#include "datasets/vocabulary.hpp"
+
 namespace pollscale::datasets {
 namespace {
 
-constexpr std::string_view scenario_checked = "find_active";
-constexpr std::string_view metric_call = "time_per_call";
-constexpr std::string_view metric_op = "time_per_op";
+const std::string_view scenario_checked = name(scenario::find_active);
+const std::string_view metric_call = name(metric::time_per_call);
+const std::string_view metric_op = name(metric::time_per_op);
 
 using row_index = std::multimap<key, const summary_row*>;
 

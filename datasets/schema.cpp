@@ -1,10 +1,12 @@
 #include "datasets/schema.hpp"
 #include "datasets/pinning.hpp"
+#include "datasets/vocabulary.hpp"
 
 #include <algorithm>
 #include <array>
 #include <charconv>
 #include <stdexcept>
+#include <vector>
 
 namespace pollscale::datasets {
 namespace {
@@ -12,14 +14,19 @@ namespace {
 constexpr std::array<std::string_view, 14> key_column_names = {
     "scenario", "mechanism", "variant", "fd_kind", "n_fds",   "n_active", "active_pos",
     "max_fd",   "blocking",  "threads", "cpus",    "pinning", "metric",   "unit"};
-constexpr std::array<std::string_view, 7> measured = {"select", "pselect", "poll",    "ppoll",
-                                                      "epoll",  "rtsig",   "io_uring"};
-constexpr std::array<std::string_view, 3> historical = {"devpoll", "poll2", "kqueue"};
-constexpr std::array<std::string_view, 7> kinds = {"pipe", "eventfd", "socketpair", "tcp", "udp", "fifo", "tmpfile"};
 constexpr std::array<std::string_view, 7> unit_names = {"ns", "us", "ms", "s", "1/s", "1/ms", "B"};
 
 bool contains(std::span<const std::string_view> names, std::string_view name) {
   return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+// The names of the vocabulary's values that pass `keep`, in declaration order.
+template <class E, class Keep>
+std::vector<std::string_view> names_of(Keep keep) {
+  std::vector<std::string_view> out;
+  for (E e : all<E>())
+    if (keep(e)) out.push_back(name(e));
+  return out;
 }
 
 std::optional<std::int64_t> parse_count(std::string_view column, std::string_view text) {
@@ -43,13 +50,22 @@ void check_name(std::string_view column, std::string_view text, bool ok) {
 }  // namespace
 
 std::span<const std::string_view> key_columns() { return key_column_names; }
-std::span<const std::string_view> measured_mechanisms() { return measured; }
-std::span<const std::string_view> historical_mechanisms() { return historical; }
-std::span<const std::string_view> fd_kinds() { return kinds; }
+std::span<const std::string_view> measured_mechanisms() {
+  static const auto names = names_of<mechanism>([](mechanism m) { return traits(m).measured_here; });
+  return names;
+}
+std::span<const std::string_view> historical_mechanisms() {
+  static const auto names = names_of<mechanism>([](mechanism m) { return !traits(m).measured_here; });
+  return names;
+}
+std::span<const std::string_view> fd_kinds() {
+  static const auto names = names_of<fd_kind>([](fd_kind) { return true; });
+  return names;
+}
 std::span<const std::string_view> units() { return unit_names; }
 
-bool is_known_mechanism(std::string_view n) { return contains(measured, n) || contains(historical, n); }
-bool is_known_fd_kind(std::string_view n) { return contains(kinds, n); }
+bool is_known_mechanism(std::string_view n) { return parse<mechanism>(n).has_value(); }
+bool is_known_fd_kind(std::string_view n) { return parse<fd_kind>(n).has_value(); }
 bool is_known_unit(std::string_view n) { return contains(unit_names, n); }
 
 std::string key_field(const key& k, std::string_view c) {

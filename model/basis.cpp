@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "datasets/vocabulary.hpp"
+
 namespace pollscale::model {
 namespace {
 
@@ -57,10 +59,15 @@ point point_of(const datasets::key& key) {
   const double max_fd = key.max_fd ? static_cast<double>(*key.max_fd) : x.n + 2;
   x.words = std::ceil((max_fd + 1) / 64);
   const std::string& pos = key.active_pos;
-  if (pos == "first") x.p = std::min(1.0, x.n);
-  else if (pos == "middle") x.p = x.n / 2;
-  else if (pos == "last") x.p = x.n;
-  else if (pos == "top") x.p = std::max(0.0, x.n - x.k + 1);
+  using datasets::position;
+  if (pos == position::first)
+    x.p = std::min(1.0, x.n);
+  else if (pos == position::middle)
+    x.p = x.n / 2;
+  else if (pos == position::last)
+    x.p = x.n;
+  else if (pos == position::top)
+    x.p = std::max(0.0, x.n - x.k + 1);
   else x.p = x.n / (std::max(x.k, 0.0) + 1);  // spread, random or unknown: expected position
   return x;
 }

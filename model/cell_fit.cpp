@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "datasets/csv_table.hpp"
+#include "datasets/vocabulary.hpp"
 #include "model/bootstrap.hpp"
 #include "model/cell_points.hpp"
 #include "model/nonlinear_fit.hpp"
@@ -40,7 +41,7 @@ bool varies(const std::vector<point>& x, double point::*field) {
 // their scans included, keep the listed knees; a scan that cannot stream takes the probe's
 // own curve when the probe's grid shows it; every other scan the knees at the cliffs.
 const std::optional<latency_curve>& curve_for(const datasets::key& k, const fit_environment& env) {
-  if (k.scenario == "token_ring") return env.ring_curve;
+  if (k.scenario == datasets::scenario::token_ring) return env.ring_curve;
   if (!scan_streams(k.fd_kind, k.blocking == 1) && env.non_streaming_curve) return env.non_streaming_curve;
   return env.curve;
 }
@@ -54,7 +55,7 @@ form_request request_for(const cell_id& id, const cell_points& p, const fit_envi
   r.words_vary = varies(p.x, &point::words);
   r.p_varies = varies(p.x, &point::p);
   r.curve = curve_for(id.k, env);
-  if (id.k.mechanism == "rtsig" && r.k_varies) {
+  if (id.k.mechanism == datasets::mechanism::rtsig && r.k_varies) {
     std::vector<double> ks;
     for (const auto& q : p.x) ks.push_back(q.k);
     std::sort(ks.begin(), ks.end());

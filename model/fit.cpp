@@ -4,11 +4,12 @@
 #include <map>
 
 #include "datasets/csv_table.hpp"
+#include "datasets/vocabulary.hpp"
 
 namespace pollscale::model {
 namespace {
 
-constexpr const char* memory_scenario = "memory_latency";
+const std::string_view memory_scenario = datasets::name(datasets::scenario::memory_latency);
 
 std::vector<latency_point> memory_points(const observation_set& data) {
   std::vector<latency_point> pts = latency_points_from_context(data.context);
@@ -16,11 +17,11 @@ std::vector<latency_point> memory_points(const observation_set& data) {
   // The kernel's structures live in its huge-page direct map: prefer the probe's "thp"
   // rows (no page walks) when it has them.
   const bool have_thp = std::any_of(data.rows.begin(), data.rows.end(), [](const observation& o) {
-    return o.k.scenario == memory_scenario && o.k.variant == "thp";
+    return o.k.scenario == memory_scenario && o.k.variant == datasets::variant::thp;
   });
   for (const auto& o : data.rows)
     if (o.k.scenario == memory_scenario && o.k.n_fds && o.k.unit == "ns" && *o.k.n_fds > 0 &&
-        (!have_thp || o.k.variant == "thp"))
+        (!have_thp || o.k.variant == datasets::variant::thp))
       pts.push_back({64.0 * static_cast<double>(*o.k.n_fds), o.value});  // n_fds counts 64-byte lines
   return pts;
 }

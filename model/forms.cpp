@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 
+#include "datasets/vocabulary.hpp"
+
 namespace pollscale::model {
 namespace {
 
@@ -12,8 +14,14 @@ basis of(basis_kind k) {
   return b;
 }
 
-bool one_of(const std::string& s, std::initializer_list<const char*> names) {
-  return std::any_of(names.begin(), names.end(), [&](const char* n) { return s == n; });
+using datasets::mechanism;
+using datasets::metric;
+using datasets::scenario;
+
+// The select family's interest set is a bitmap of fd numbers.
+bool fd_bitmap(std::string_view m) {
+  const auto known = datasets::parse<mechanism>(m);
+  return known && datasets::traits(*known).fd_bitmap;
 }
 
 struct pool {
@@ -39,7 +47,7 @@ std::vector<basis> per_fd_choices(const form_request& r) {
   std::vector<basis> c{of(basis_kind::per_fd)};
   if (r.curve) return c;
   for (auto b : {power(1, 1), power(1.5, 0), power(2, 0)}) c.push_back(b);
-  if (r.cell.k.mechanism == "devpoll")
+  if (r.cell.k.mechanism == mechanism::devpoll)
     for (auto b : {of(basis_kind::log_n), power(0.5, 0)}) c.push_back(b);
   return c;
 }
@@ -77,14 +85,14 @@ void add_fd_terms(pool& p, const form_request& r) {
   }
   p.per_fd_choices = per_fd_choices(r);  // copy-in, lookup and query of every fd
   p.working_set = true;
-  if (k.scenario == "token_ring") {
+  if (k.scenario == scenario::token_ring) {
     // One call scans n fds and finds the k tokens in flight: the scan is shared by k
     // passes (LSE pipetest); with one token this is per_fd.
     p.per_fd_choices.front() = of(basis_kind::fd_per_ready);
     p.optional.push_back(of(basis_kind::per_fd));
     return;
   }
-  if (k.mechanism == "select" || k.mechanism == "pselect") p.optional.push_back(of(basis_kind::per_word));
+  if (fd_bitmap(k.mechanism)) p.optional.push_back(of(basis_kind::per_word));
   if (k.blocking && *k.blocking == 1) p.optional.push_back(of(basis_kind::per_registered));
 }
 
@@ -94,22 +102,22 @@ pool mechanistic_pool(const form_request& r) {
   const bool scanning = scans_every_fd(k.mechanism);
   pool p;
   p.core.push_back(of(basis_kind::constant));
-  if (k.scenario == "interest_churn") {
-    if (k.mechanism == "poll") p.core.push_back(of(basis_kind::per_fd));  // fills n entries
+  if (k.scenario == scenario::interest_churn) {
+    if (k.mechanism == mechanism::poll) p.core.push_back(of(basis_kind::per_fd));  // fills n entries
     // epoll's rb-tree depth; for the others a rival: whatever grows with the number of
     // watched fds here grows like the depth of a structure over them, not like a scan.
-    if (k.mechanism != "poll") p.optional.push_back(of(basis_kind::log_n));
+    if (k.mechanism != mechanism::poll) p.optional.push_back(of(basis_kind::log_n));
     return p;
   }
-  if ((k.scenario == "wakeup" && !scanning) || k.scenario == "ipc") {
+  if ((k.scenario == scenario::wakeup && !scanning) || k.scenario == scenario::ipc) {
     p.optional.push_back(of(basis_kind::per_fd));
     return p;
   }
   add_fd_terms(p, r);
   p.optional.push_back(of(basis_kind::per_ready));
-  if (k.scenario == "server" && k.metric != "throughput")  // latency = k replies deep (Little)
+  if (k.scenario == scenario::server && k.metric != metric::throughput)  // latency = k replies deep (Little)
     p.optional.push_back(of(basis_kind::fd_times_ready));
-  if (k.scenario == "token_ring") {  // tokens in flight share each call among k passes
+  if (k.scenario == scenario::token_ring) {  // tokens in flight share each call among k passes
     if (!scanning) p.optional.push_back(of(basis_kind::fd_per_ready));
     p.optional.push_back(of(basis_kind::inverse_ready));
   }
@@ -118,7 +126,7 @@ pool mechanistic_pool(const form_request& r) {
 
 // Each candidate threshold of the RT-signal cliff doubles the forms: with and without it.
 std::vector<form> with_overflow(std::vector<form> forms, const form_request& r) {
-  if (r.cell.k.mechanism != "rtsig" || !r.k_varies) return forms;
+  if (r.cell.k.mechanism != mechanism::rtsig || !r.k_varies) return forms;
   const std::size_t plain = forms.size();
   for (double q : r.overflow_thresholds)
     for (std::size_t i = 0; i < plain; ++i) {
@@ -160,7 +168,7 @@ std::vector<form> mechanistic_forms(const form_request& r) {
                        (p.per_fd_choices.front().kind == basis_kind::per_fd ||
                         p.per_fd_choices.front().kind == basis_kind::fd_per_ready);
   // A token ring touches one pipe per pass and all n of them per lap.
-  const bool with_ring = r.cell.k.scenario == "token_ring" && r.curve && ns_to_unit(unit) > 0 && r.n_varies;
+  const bool with_ring = r.cell.k.scenario == scenario::token_ring && r.curve && ns_to_unit(unit) > 0 && r.n_varies;
   std::vector<form> out;
   const std::size_t options = p.optional.size();
   for (const basis& per_fd : p.per_fd_choices)
@@ -242,8 +250,8 @@ bool is_rate(const datasets::key& cell) { return cell.unit == "1/s" || cell.unit
 
 bool has_mechanistic_family(const cell_id& c) {
   const auto& k = c.k;
-  if (!one_of(k.scenario, {"find_active", "fd_range", "token_ring", "server", "interest_churn", "wakeup", "ipc"}))
-    return false;
+  const auto s = datasets::parse<scenario>(k.scenario);
+  if (!s || *s == scenario::handler || *s == scenario::memory_latency) return false;
   return k.mechanism.empty() || datasets::is_known_mechanism(k.mechanism);
 }
 

@@ -7,6 +7,7 @@
 
 #include "datasets/csv_table.hpp"
 #include "datasets/statistics.hpp"
+#include "datasets/vocabulary.hpp"
 #include "model/evaluate.hpp"
 #include "model/fit.hpp"
 #include "model/row_filter.hpp"
@@ -35,7 +36,7 @@ std::pair<std::vector<const observation*>, std::vector<const observation*>> spli
     const observation_set& data, const row_filter& f, const std::vector<std::string>& group_by) {
   std::map<group_key, std::vector<const observation*>> groups;
   for (const auto& o : data.rows)
-    if (o.k.scenario != "memory_latency") groups[group_of(o, group_by)].push_back(&o);
+    if (o.k.scenario != datasets::scenario::memory_latency) groups[group_of(o, group_by)].push_back(&o);
   std::vector<const observation*> train, test;
   for (const auto& [g, rows] : groups) {
     const column_extremes ext = extremes_of(rows, f.columns_needing_extremes());
@@ -47,7 +48,7 @@ std::pair<std::vector<const observation*>, std::vector<const observation*>> spli
 // Machine facts (memory_latency rows) always belong to the training side.
 std::vector<const observation*> with_machine_facts(const observation_set& data, std::vector<const observation*> train) {
   for (const auto& o : data.rows)
-    if (o.k.scenario == "memory_latency") train.push_back(&o);
+    if (o.k.scenario == datasets::scenario::memory_latency) train.push_back(&o);
   return train;
 }
 

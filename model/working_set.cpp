@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <map>
 
+#include "datasets/vocabulary.hpp"
+
 namespace pollscale::model {
 namespace {
 
@@ -52,8 +54,10 @@ std::vector<cache_level> caches_from_context(const nlohmann::json& context) {
 
 std::vector<latency_point> latency_points_from_context(const nlohmann::json& context) {
   std::vector<latency_point> out;
-  if (!context.is_object() || !context.contains("memory_latency") || !context["memory_latency"].is_array()) return out;
-  for (const auto& p : context["memory_latency"]) {
+  // The memory_latency probe's points, listed under the scenario's name.
+  const std::string field(datasets::name(datasets::scenario::memory_latency));
+  if (!context.is_object() || !context.contains(field) || !context[field].is_array()) return out;
+  for (const auto& p : context[field]) {
     const double bytes = number_or(p, "size_bytes", 0), ns = number_or(p, "ns", -1);
     if (bytes > 0 && ns >= 0 && std::isfinite(bytes) && std::isfinite(ns)) out.push_back({bytes, ns});
   }
@@ -206,11 +210,13 @@ std::optional<latency_curve> make_latency_curve(const std::vector<cache_level>& 
 }
 
 bool scan_streams(std::string_view fd_kind, bool blocking) {
-  return !blocking && fd_kind != "tcp" && fd_kind != "socketpair" && fd_kind != "udp";
+  using kind = datasets::fd_kind;
+  return !blocking && fd_kind != kind::tcp && fd_kind != kind::socketpair && fd_kind != kind::udp;
 }
 
 bool scans_every_fd(std::string_view m) {
-  return m == "select" || m == "pselect" || m == "poll" || m == "ppoll" || m == "devpoll" || m == "poll2";
+  const auto known = datasets::parse<datasets::mechanism>(m);
+  return known && datasets::traits(*known).scans_every_fd;
 }
 
 footprint_prior footprint_for(std::string_view fd_kind) {
@@ -220,19 +226,21 @@ footprint_prior footprint_for(std::string_view fd_kind) {
   // head, tail, max_usage, readers, writers, one line past the mutex and wait queues;
   // eventfd_poll: count; sock_poll: the socket and about three lines of struct sock).
   // Chain: the dependent misses fd -> file -> private state.
-  if (fd_kind == "pipe" || fd_kind == "fifo")
+  using kind = datasets::fd_kind;
+  if (fd_kind == kind::pipe || fd_kind == kind::fifo)
     return {144, 2, 0, 0, "fd slot + pollfd (16 B) -> struct file (1 line) -> pipe_inode_info (1 line)"};
-  if (fd_kind == "eventfd")
+  if (fd_kind == kind::eventfd)
     return {144, 2, 0, 0, "fd slot + pollfd (16 B) -> struct file (1 line) -> eventfd_ctx (1 line)"};
   // tcp_poll reads state, error and shutdown (sock_common), rcv_nxt, copied_seq and the
   // urgent-data fields, then the send side (write_seq, snd_nxt, sk_wmem_queued, sndbuf)
   // spread over a 2 KiB tcp_sock; unix_poll reads the receive queue head, sk_wmem_alloc,
   // sndbuf and the peer's state in a smaller unix_sock.
-  if (fd_kind == "tcp")
+  if (fd_kind == kind::tcp)
     return {592, 3, 0, 0, "fd slot + pollfd (16 B) -> struct file (1 line) -> socket (1 line) -> tcp_sock (7 lines)"};
-  if (fd_kind == "socketpair" || fd_kind == "udp")
+  if (fd_kind == kind::socketpair || fd_kind == kind::udp)
     return {400, 3, 0, 0, "fd slot + pollfd (16 B) -> struct file (1 line) -> socket (1 line) -> sock (4 lines)"};
-  if (fd_kind == "tmpfile") return {80, 1, 0, 0, "fd slot + pollfd (16 B) -> struct file (1 line); no private state"};
+  if (fd_kind == kind::tmpfile)
+    return {80, 1, 0, 0, "fd slot + pollfd (16 B) -> struct file (1 line); no private state"};
   return {144, 2, 0, 0, "unknown fd kind: assumed like a pipe"};
 }
 
@@ -267,7 +275,7 @@ footprint_prior working_set_prior(std::string_view fd_kind, bool blocking, const
 }
 
 footprint_prior ring_prior(std::string_view fd_kind) {
-  const double bytes = fd_kind == "pipe" || fd_kind == "fifo" ? 1024 : 512;
+  const double bytes = fd_kind == datasets::fd_kind::pipe || fd_kind == datasets::fd_kind::fifo ? 1024 : 512;
   return {bytes, 8, 4, 4,
           "half of ~8 dependent misses a pass (file -> pipe -> buffer -> page, both sides), sd as large"};
 }

@@ -12,6 +12,11 @@
    a file that exists.
 2. Nothing in the repository points at files outside it (the developers' notes kept beside
    the repository, one folder up): users get a repository that stands alone.
+3. One vocabulary: no scenario or metric name (the names in datasets/vocabulary.cpp's
+   scenario and metric tables) is written as a string literal in the five folders outside
+   that file; code names them through datasets/vocabulary.hpp. A literal that means
+   something else (a JSON field that happens to share a name) carries the comment
+   `// vocabulary: <what it is>` on its line.
 
 Usage: check_architecture.py [ROOT]   (default: the repository this script is in)
 Exit 0 when every rule holds; 1 with one line per breach (file:line: what); 2 on bad usage.
@@ -33,6 +38,10 @@ INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 # Built from parts so that this file does not name what it forbids.
 OUTSIDE = re.compile(r"\.\./" + "shared" + r"\b")
 SKIP_DIRS = {".git", "build", "out", "__pycache__"}
+VOCABULARY_FILE = os.path.join("datasets", "vocabulary.cpp")
+VOCABULARY_TABLE = re.compile(r"table<(?:scenario|metric),\s*\d+>\s*\w+\s*\{(.*?)\};", re.S)
+STRING = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
+OPT_OUT = "// vocabulary:"
 TEXT_EXT = SOURCE_EXT + (".md", ".txt", ".py", ".sh", ".json", ".cmake", ".gp", ".csv", ".yml", ".yaml", "")
 
 
@@ -85,6 +94,54 @@ def outside_references(root):
     return out
 
 
+def vocabulary_names(root):
+    """The scenario and metric names, read from the vocabulary's own tables."""
+    path = os.path.join(root, VOCABULARY_FILE)
+    if not os.path.isfile(path):
+        return set()
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    return {m for table in VOCABULARY_TABLE.findall(text) for m in STRING.findall(table)}
+
+
+def code_part(line):
+    """The line without its // comment (a // inside a string literal stays)."""
+    in_string = False
+    i = 0
+    while i < len(line):
+        c = line[i]
+        if in_string and c == "\\":
+            i += 2
+            continue
+        if c == '"':
+            in_string = not in_string
+        elif not in_string and line.startswith("//", i):
+            return line[:i]
+        i += 1
+    return line
+
+
+def vocabulary_literals(root):
+    names = vocabulary_names(root)
+    out = []
+    if not names:
+        return out
+    for folder in sorted(ALLOWED):
+        for path in source_files(root, folder):
+            rel = os.path.relpath(path, root)
+            if rel == VOCABULARY_FILE:
+                continue
+            with open(path, encoding="utf-8", errors="replace") as f:
+                for line_no, line in enumerate(f, 1):
+                    if OPT_OUT in line or line.lstrip().startswith("#include"):
+                        continue
+                    for literal in STRING.findall(code_part(line)):
+                        if literal in names:
+                            out.append(f'{rel}:{line_no}: "{literal}" written as a string; name it through '
+                                       "datasets/vocabulary.hpp")
+    return out
+
+
 def main(argv):
     if len(argv) > 2 or (len(argv) == 2 and argv[1] in ("-h", "--help")):
         print(__doc__.strip(), file=sys.stderr if len(argv) > 2 else sys.stdout)
@@ -93,7 +150,7 @@ def main(argv):
     if not os.path.isdir(root):
         print(f"check_architecture.py: {root}: not a directory", file=sys.stderr)
         return 2
-    breaches = include_breaches(root) + outside_references(root)
+    breaches = include_breaches(root) + outside_references(root) + vocabulary_literals(root)
     for b in breaches:
         print(b)
     return 1 if breaches else 0

@@ -5,6 +5,8 @@
 #include <set>
 #include <stdexcept>
 
+#include "datasets/vocabulary.hpp"
+
 namespace pollscale::sim {
 
 double linear_wait_cost::rescan_s(const wait_query& q) const {
@@ -97,8 +99,8 @@ cost_model make_cost_model(const cost_table& table, const std::string& mechanism
   m.rescan_s = [wait](const wait_query& q) { return wait.rescan_s(q); };
   const double rearm = table.rearm_s.at(mechanism);
   m.rearm_s = [rearm](std::int64_t) { return rearm; };
-  if (mechanism == "rtsig") {
-    const auto poll = table.wait.find("poll");
+  if (mechanism == datasets::mechanism::rtsig) {
+    const auto poll = table.wait.find(std::string(datasets::name(datasets::mechanism::poll)));
     if (poll == table.wait.end())
       throw std::invalid_argument("costs: rtsig needs a 'poll' entry for its overflow fallback");
     const linear_wait_cost p = poll->second;

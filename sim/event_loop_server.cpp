@@ -3,6 +3,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "datasets/vocabulary.hpp"
 #include "sim/cost_cache.hpp"
 #include "sim/server_model.hpp"
 
@@ -26,14 +27,18 @@ interest_sharing parse_interest_sharing(const std::string& text) {
 }
 
 ready_position parse_ready_position(const std::string& text) {
-  if (text == "random") return ready_position::random;
-  if (text == "first") return ready_position::first;
-  if (text == "last") return ready_position::last;
+  using datasets::position;
+  if (text == position::random) return ready_position::random;
+  if (text == position::first) return ready_position::first;
+  if (text == position::last) return ready_position::last;
   throw std::invalid_argument("active position '" + text + "' is not one of random, first, last");
 }
 
 std::string to_string(ready_position p) {
-  return p == ready_position::first ? "first" : p == ready_position::last ? "last" : "random";
+  using datasets::position;
+  return std::string(datasets::name(p == ready_position::first  ? position::first
+                                    : p == ready_position::last ? position::last
+                                                                : position::random));
 }
 
 wake_policy parse_wake_policy(const std::string& text) {
@@ -54,22 +59,30 @@ void server_config::validate() const {
   if (irq_cpu < 0 || irq_cpu >= cpus) throw std::invalid_argument("irq cpu must be one of the simulated CPUs");
 }
 
-server_config default_server_config(const std::string& mechanism) {
+namespace {
+[[noreturn]] void not_simulated(std::string_view mechanism) {
+  throw std::invalid_argument("mechanism '" + std::string(mechanism) +
+                              "' is not one of select, pselect, poll, ppoll, epoll, rtsig, io_uring");
+}
+}  // namespace
+
+server_config default_server_config(datasets::mechanism mechanism) {
+  const datasets::mechanism_traits t = datasets::traits(mechanism);
+  if (!t.measured_here) not_simulated(datasets::name(mechanism));
   server_config c;
-  c.mechanism = mechanism;
-  if (mechanism == "select" || mechanism == "pselect" || mechanism == "poll" || mechanism == "ppoll") {
-    c.wake = wake_policy::all;
-  } else if (mechanism == "epoll" || mechanism == "io_uring") {
-    c.wake = wake_policy::one;
-  } else if (mechanism == "rtsig") {
+  c.mechanism = datasets::name(mechanism);
+  c.wake = t.default_wake == datasets::wake::all ? wake_policy::all : wake_policy::one;
+  if (t.signal_queue) {
     c.style = notification::signal_queue;
     c.sharing = interest_sharing::shared;
-    c.wake = wake_policy::one;
-  } else {
-    throw std::invalid_argument("mechanism '" + mechanism +
-                                "' is not one of select, pselect, poll, ppoll, epoll, rtsig, io_uring");
   }
   return c;
+}
+
+server_config default_server_config(const std::string& mechanism) {
+  const auto known = datasets::parse<datasets::mechanism>(mechanism);
+  if (!known) not_simulated(mechanism);
+  return default_server_config(*known);
 }
 
 server_result simulate_server(const server_config& config, const workload& load, const cost_model& costs,

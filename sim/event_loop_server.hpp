@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "datasets/vocabulary.hpp"
 #include "sim/costs.hpp"
 #include "sim/engine.hpp"
 #include "sim/histogram.hpp"
@@ -75,8 +76,11 @@ struct server_config {
   void validate() const;
 };
 
-/// The usual configuration of a mechanism: rtsig uses the signal queue, others readiness;
-/// select/poll wake every sleeper, epoll one. Throws for an unknown mechanism.
+/// The usual configuration of a mechanism (datasets::traits): rtsig uses the signal queue,
+/// others readiness; select/poll wake every sleeper, epoll and io_uring one. Throws
+/// std::invalid_argument for a mechanism that is not measured on Linux.
+server_config default_server_config(datasets::mechanism mechanism);
+/// The same by name; throws for an unknown name.
 server_config default_server_config(const std::string& mechanism);
 
 struct run_options {

@@ -6,6 +6,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "datasets/vocabulary.hpp"
 #include "sim/event_loop_server.hpp"
 #include "sim/token_ring.hpp"
 
@@ -81,16 +82,17 @@ namespace {
 using series_key = std::pair<std::string, std::string>;  // mechanism, variant
 
 std::map<series_key, std::vector<const datasets::historical_row*>> series_of(
-    const std::vector<datasets::historical_row>& rows, const std::string& scenario) {
+    const std::vector<datasets::historical_row>& rows, datasets::scenario scenario) {
   std::map<series_key, std::vector<const datasets::historical_row*>> s;
   for (const auto& r : rows) {
-    if (r.k.scenario != scenario || r.k.metric != "throughput") continue;
+    if (r.k.scenario != scenario || r.k.metric != datasets::metric::throughput) continue;
     if (!r.k.n_fds || r.k.unit != "1/s")
       throw std::invalid_argument("historical row at line " + std::to_string(r.line) +
                                   " has no n_fds or is not in 1/s");
     s[{r.k.mechanism, r.k.variant}].push_back(&r);
   }
-  if (s.empty()) throw std::invalid_argument("no '" + scenario + "' throughput rows to reproduce");
+  if (s.empty())
+    throw std::invalid_argument("no '" + std::string(datasets::name(scenario)) + "' throughput rows to reproduce");
   return s;
 }
 
@@ -114,7 +116,7 @@ run_options span_for(double per_op_s) {
 }
 
 template <typename Simulate>
-seed_reproduction reproduce(const std::vector<datasets::historical_row>& rows, const std::string& scenario,
+seed_reproduction reproduce(const std::vector<datasets::historical_row>& rows, datasets::scenario scenario,
                             std::int64_t train_max_n, std::int64_t x_offset, Simulate simulate) {
   seed_reproduction out;
   out.train_max_n = train_max_n;
@@ -147,7 +149,8 @@ seed_reproduction reproduce_dphttpd(const std::vector<datasets::historical_row>&
                                     std::int64_t clients) {
   if (clients < 1) throw std::invalid_argument("dphttpd reproduction needs clients >= 1");
   auto simulate = [clients](const per_op_fit& f, std::int64_t n) {
-    server_config c = default_server_config(f.mechanism == "epoll" ? "epoll" : "poll");
+    server_config c = default_server_config(f.mechanism == datasets::mechanism::epoll ? datasets::mechanism::epoll
+                                                                                      : datasets::mechanism::poll);
     c.max_events_per_call = 1;  // one new connection accepted per wait call
     workload w;
     w.idle = n;
@@ -155,7 +158,7 @@ seed_reproduction reproduce_dphttpd(const std::vector<datasets::historical_row>&
     const double per_op = f.fixed_s + f.per_fd_s * static_cast<double>(n + clients);
     return simulate_server(c, w, costs_of(f), span_for(per_op)).throughput;
   };
-  seed_reproduction r = reproduce(rows, "server", train_max_n, clients, simulate);
+  seed_reproduction r = reproduce(rows, datasets::scenario::server, train_max_n, clients, simulate);
   r.table = "dphttpd";
   return r;
 }
@@ -165,7 +168,7 @@ seed_reproduction reproduce_pipetest(const std::vector<datasets::historical_row>
     const double per_op = f.fixed_s + f.per_fd_s * static_cast<double>(n);
     return simulate_token_ring({n, 1, 1, 1}, costs_of(f), span_for(per_op)).passes_per_s;
   };
-  seed_reproduction r = reproduce(rows, "token_ring", train_max_n, 0, simulate);
+  seed_reproduction r = reproduce(rows, datasets::scenario::token_ring, train_max_n, 0, simulate);
   r.table = "pipetest";
   return r;
 }

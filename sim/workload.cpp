@@ -41,6 +41,9 @@ void workload::validate() const {
 
 namespace {
 
+// The load generator's wake-up process in a workload file (not the scenario of that name).
+constexpr const char* wakeup_field = "wakeup";  // vocabulary: a workload-file field
+
 [[noreturn]] void fail(const std::string& origin, const std::string& key, const std::string& what) {
   throw std::invalid_argument(origin + ": " + key + ": " + what);
 }
@@ -67,7 +70,7 @@ std::optional<load_generator> generator_field(const nlohmann::json& v, const std
   for (const auto& [k, d] : v.items()) {
     if (k == "per_message")
       g.per_message = distribution_field(d, origin, key + "." + k);
-    else if (k == "wakeup")
+    else if (k == wakeup_field)
       g.wakeup = distribution_field(d, origin, key + "." + k);
     else
       fail(origin, key + "." + k, "unknown key");
@@ -153,7 +156,7 @@ nlohmann::json to_json(const workload& w) {
   j["app_work"] = w.app_work.describe();
   j["idle_activity"] = w.idle_activity ? nlohmann::json(w.idle_activity->describe()) : nlohmann::json();
   j["generator"] = w.generator ? nlohmann::json{{"per_message", w.generator->per_message.describe()},
-                                                {"wakeup", w.generator->wakeup.describe()}}
+                                                {wakeup_field, w.generator->wakeup.describe()}}
                                : nlohmann::json();
   return j;
 }

@@ -5,14 +5,18 @@
 #include <map>
 #include <set>
 
+#include "datasets/vocabulary.hpp"
+
 namespace pollscale::app::report {
 namespace {
 
 using datasets::key;
+using datasets::metric;
+using datasets::scenario;
 
-bool find_active_plain(const key& k, const std::string& metric) {
-  return k.scenario == "find_active" && k.metric == metric && k.n_active.value_or(0) == 1 && k.active_pos == "middle" &&
-         k.blocking.value_or(0) == 0;
+bool find_active_plain(const key& k, metric m) {
+  return k.scenario == scenario::find_active && k.metric == m && k.n_active.value_or(0) == 1 &&
+         k.active_pos == datasets::position::middle && k.blocking.value_or(0) == 0;
 }
 
 /// "token_ring throughput, pipe, k=1, t0, cpu 0": what one figure of a scenario holds.
@@ -34,36 +38,36 @@ std::vector<figure> find_active_figures(const datasets::dataset& d) {
   std::vector<figure> out;
   std::set<std::string> kinds;
   for (const auto& r : d.summaries)
-    if (r.k.scenario == "find_active") kinds.insert(r.k.fd_kind);
+    if (r.k.scenario == scenario::find_active) kinds.insert(r.k.fd_kind);
   for (const auto& kind : kinds) {
-    add_if_any(
-        out, {"find_active_call_" + kind, "One wait call, 1 ready among n " + kind + "s (timeout 0)",
-              "registered descriptors n", "ns per call", true, true,
-              series_by(
-                  d.summaries, [&](const key& k) { return find_active_plain(k, "time_per_call") && k.fd_kind == kind; },
-                  flavour_label)});
+    add_if_any(out, {"find_active_call_" + kind, "One wait call, 1 ready among n " + kind + "s (timeout 0)",
+                     "registered descriptors n", "ns per call", true, true,
+                     series_by(
+                         d.summaries,
+                         [&](const key& k) { return find_active_plain(k, metric::time_per_call) && k.fd_kind == kind; },
+                         flavour_label)});
     add_if_any(out, {"find_active_per_fd_" + kind, "Cost per registered " + kind + " (poll/select time per call / n)",
                      "registered descriptors n", "ns per descriptor", true, false,
                      series_by(
                          d.summaries,
                          [&](const key& k) {
-                           return find_active_plain(k, "time_per_call") && k.fd_kind == kind &&
-                                  k.mechanism != "epoll" && k.n_fds.value_or(0) >= 16;
+                           return find_active_plain(k, metric::time_per_call) && k.fd_kind == kind &&
+                                  k.mechanism != datasets::mechanism::epoll && k.n_fds.value_or(0) >= 16;
                          },
                          flavour_label, [](const key& k) { return 1.0 / static_cast<double>(*k.n_fds); })});
-    add_if_any(out,
-               {"find_active_cycle_" + kind, "Write 1 byte, wait, read it back: 1 active among n " + kind + "s",
-                "registered descriptors n", "ns per operation", true, true,
-                series_by(
-                    d.summaries, [&](const key& k) { return find_active_plain(k, "time_per_op") && k.fd_kind == kind; },
-                    flavour_label)});
+    add_if_any(out, {"find_active_cycle_" + kind, "Write 1 byte, wait, read it back: 1 active among n " + kind + "s",
+                     "registered descriptors n", "ns per operation", true, true,
+                     series_by(
+                         d.summaries,
+                         [&](const key& k) { return find_active_plain(k, metric::time_per_op) && k.fd_kind == kind; },
+                         flavour_label)});
   }
   add_if_any(out, {"find_active_blocking", "Blocking: data present on entry (position) or woken by a writer (CPUs)",
                    "registered descriptors n", "ns per operation", true, true,
                    series_by(
                        d.summaries,
                        [](const key& k) {
-                         return k.scenario == "find_active" && k.blocking.value_or(0) == 1 &&
+                         return k.scenario == scenario::find_active && k.blocking.value_or(0) == 1 &&
                                 k.n_active.value_or(0) == 1;
                        },
                        [](const key& k) {
@@ -106,7 +110,7 @@ std::vector<figure> calibration_figures(const datasets::dataset& d) {
   // one series per mechanism, so that no figure mixes settings in one legend.
   std::map<std::string, std::vector<datasets::summary_row>> groups;
   for (const auto& r : d.summaries)
-    if (r.k.scenario != "find_active" && r.k.n_fds) groups[setting_label(r.k)].push_back(r);
+    if (r.k.scenario != scenario::find_active && r.k.n_fds) groups[setting_label(r.k)].push_back(r);
   for (const auto& [label, rows] : groups) {
     std::set<std::int64_t> ns;
     for (const auto& r : rows) ns.insert(*r.k.n_fds);

@@ -8,6 +8,7 @@
 #include "app/report/markdown.hpp"
 #include "app/table_writer.hpp"
 #include "datasets/atomic_file.hpp"
+#include "datasets/vocabulary.hpp"
 
 namespace pollscale::app::report {
 namespace {
@@ -62,8 +63,9 @@ std::vector<std::vector<std::string>> headline_rows(const datasets::dataset& d) 
   std::map<std::pair<std::string, std::string>, std::map<std::int64_t, datasets::summary>> cells;
   for (const auto& r : d.summaries) {
     const auto& k = r.k;
-    if (k.scenario != "find_active" || k.fd_kind != "pipe" || k.n_active.value_or(0) != 1 || k.active_pos != "middle" ||
-        k.blocking.value_or(0) != 0 || !k.n_fds)
+    if (k.scenario != datasets::scenario::find_active || k.fd_kind != datasets::fd_kind::pipe ||
+        k.n_active.value_or(0) != 1 || k.active_pos != datasets::position::middle || k.blocking.value_or(0) != 0 ||
+        !k.n_fds)
       continue;
     cells[{flavour_label(k), k.metric}][*k.n_fds] = r.s;
   }

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "datasets/vocabulary.hpp"
 #include "model/prediction.hpp"
 
 namespace pollscale::app::study {
@@ -11,13 +12,14 @@ nlohmann::json predict_beyond(const model::model_set& models, const std::string&
   nlohmann::json out = nlohmann::json::array();
   for (const auto& m : models.cells) {
     const auto& c = m.cell;
-    if (c.scenario != "find_active" || c.fd_kind != fd_kind || c.blocking.value_or(0) != 0 || !m.platform.empty())
+    if (c.scenario != datasets::scenario::find_active || c.fd_kind != fd_kind || c.blocking.value_or(0) != 0 ||
+        !m.platform.empty())
       continue;
     for (auto n : ns) {
       datasets::key q = c;
       q.n_fds = n;
       q.n_active = 1;
-      q.active_pos = "middle";
+      q.active_pos = datasets::name(datasets::position::middle);
       try {
         const auto p = model::predict(models, q);
         out.push_back({{"query", datasets::describe(q)},

@@ -6,6 +6,7 @@
 
 #include "app/report/markdown.hpp"
 #include "app/table_writer.hpp"
+#include "datasets/vocabulary.hpp"
 
 namespace pollscale::app::study {
 namespace {
@@ -39,8 +40,9 @@ std::vector<std::string> accuracy_cells(const json& a) {
 }
 
 bool plain_call(const datasets::key& k) {
-  return k.scenario == "find_active" && k.metric == "time_per_call" && k.fd_kind == "pipe" &&
-         k.n_active.value_or(0) == 1 && k.active_pos == "middle" && k.blocking.value_or(0) == 0;
+  return k.scenario == datasets::scenario::find_active && k.metric == datasets::metric::time_per_call &&
+         k.fd_kind == datasets::fd_kind::pipe && k.n_active.value_or(0) == 1 &&
+         k.active_pos == datasets::position::middle && k.blocking.value_or(0) == 0;
 }
 
 void sort_by_x(report::plot_series& s) {
@@ -52,8 +54,10 @@ void sort_by_x(report::plot_series& s) {
 report::figure prediction_figure(const json& rows, const datasets::dataset* measured, const std::string& name) {
   std::map<std::string, report::plot_series> meas, pred;
   for (const auto& r : rows) {
-    if (text(r, "scenario") != "find_active" || text(r, "metric") != "time_per_call" || text(r, "fd_kind") != "pipe" ||
-        text(r, "n_active") != "1" || text(r, "active_pos") != "middle" || text(r, "blocking") != "0")
+    using datasets::fd_kind, datasets::metric, datasets::position, datasets::scenario;
+    if (text(r, "scenario") != scenario::find_active || text(r, "metric") != metric::time_per_call ||
+        text(r, "fd_kind") != fd_kind::pipe || text(r, "n_active") != "1" ||
+        text(r, "active_pos") != position::middle || text(r, "blocking") != "0")
       continue;
     const std::string mech = text(r, "mechanism") + (text(r, "variant").empty() ? "" : "/" + text(r, "variant"));
     auto& p = pred[mech];
@@ -154,7 +158,7 @@ report::extra_section simulation_section(const json& whatif, const datasets::dat
   std::vector<std::vector<std::string>> rows;
   for (const auto& r : whatif.value("rows", json::array())) {
     const std::string mech = text(r, "mechanism");
-    const auto& t = r.value("throughput", json::object());
+    const auto& t = r.value(std::string(datasets::name(datasets::metric::throughput)), json::object());
     auto& s = sim[mech];
     s.title = mech + " simulated";
     s.dashed = true;
@@ -165,8 +169,9 @@ report::extra_section simulation_section(const json& whatif, const datasets::dat
   }
   for (const auto& r : measured.summaries) {
     const auto& k = r.k;
-    if (k.scenario != "server" || k.metric != "throughput" || k.n_active.value_or(0) != active || !k.n_fds ||
-        !sim.count(k.mechanism) || (!k.variant.empty() && k.variant != "lt"))
+    if (k.scenario != datasets::scenario::server || k.metric != datasets::metric::throughput ||
+        k.n_active.value_or(0) != active || !k.n_fds || !sim.count(k.mechanism) ||
+        (!k.variant.empty() && k.variant != datasets::variant::lt))
       continue;
     auto& s = live[k.mechanism + " " + k.pinning];
     s.title = k.mechanism + " live server, cpu " + k.pinning;

@@ -30,14 +30,14 @@ std::int64_t distinct_cpus(const std::string& pinning) {
   return static_cast<std::int64_t>(datasets::pinning::parse(pinning).distinct_cpus());
 }
 
-datasets::key base_key(std::string_view scenario, const flavour& f, fd_kind kind, std::string_view metric,
+datasets::key base_key(datasets::scenario scenario, const flavour& f, fd_kind kind, datasets::metric metric,
                        std::string_view unit) {
   datasets::key k;
-  k.scenario = std::string(scenario);
+  k.scenario = datasets::name(scenario);
   k.mechanism = std::string(name_of(f.mech));
   k.variant = f.variant;
   k.fd_kind = std::string(name_of(kind));
-  k.metric = std::string(metric);
+  k.metric = datasets::name(metric);
   k.unit = std::string(unit);
   return k;
 }

@@ -175,7 +175,8 @@ std::unique_ptr<probe_instance> make_instance(const datasets::key& key, const se
 }  // namespace
 
 probe_def fd_range() {
-  return {"fd_range", "one select/poll (timeout 0) over fds lo..hi with the top 10 ready (Gooch 1997)", fd_range_points,
+  return {datasets::name(datasets::scenario::fd_range),
+          "one select/poll (timeout 0) over fds lo..hi with the top 10 ready (Gooch 1997)", fd_range_points,
           make_instance};
 }
 

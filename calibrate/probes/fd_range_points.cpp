@@ -28,7 +28,7 @@ struct range_grid {
 
   void add(mechanism m, fd_kind kind, std::int64_t n, std::int64_t hi) {
     if (!wanted(m) || n < 1 || hi < n - 1) return;
-    datasets::key k = base_key("fd_range", {m, ""}, kind, "time_per_call", "ns");
+    datasets::key k = base_key(datasets::scenario::fd_range, {m, ""}, kind, datasets::metric::time_per_call, "ns");
     k.n_fds = n;
     k.max_fd = hi;
     k.n_active = std::min(active_top, n);

@@ -42,7 +42,7 @@
 namespace pollscale::calibrate::probes {
 namespace {
 
-constexpr std::string_view scenario = "find_active";
+constexpr datasets::scenario scenario = datasets::scenario::find_active;
 
 /// Which channels a set-up marks: the trigger ends kept in this process (a cycle writes to
 /// them), or, for a persistent set-up (time_per_call), the channels made readable once.
@@ -73,12 +73,16 @@ bool leaves_no_trace(const flavour& f) { return f.mech != mechanism::rtsig && f.
 std::optional<channel_plan> shared_plan(const datasets::key& key) {
   if (!leaves_no_trace(flavour_of(key)) || key.n_active.value_or(1) != 1) return std::nullopt;
   const auto n = static_cast<std::size_t>(key.n_fds.value_or(0));
-  if (n == 0 || (key.active_pos != "first" && key.active_pos != "middle" && key.active_pos != "last"))
+  using datasets::position;
+  constexpr position cycle_positions[] = {position::first, position::middle, position::last};
+  if (n == 0 || std::find(std::begin(cycle_positions), std::end(cycle_positions),
+                          datasets::parse<position>(key.active_pos)) == std::end(cycle_positions))
     return std::nullopt;
-  const bool persistent = key.metric == "time_per_call";
+  const bool persistent = key.metric == datasets::metric::time_per_call;
   channel_plan plan{fd_kind_of(key), n, persistent, {}};
-  for (const char* pos : {"first", "middle", "last"})
-    if (!persistent || key.active_pos == pos) plan.marked.push_back(active_positions(pos, n, 1, 0).front());
+  for (position pos : cycle_positions)
+    if (!persistent || key.active_pos == pos)
+      plan.marked.push_back(active_positions(datasets::name(pos), n, 1, 0).front());
   plan.marked.erase(std::unique(plan.marked.begin(), plan.marked.end()), plan.marked.end());
   return plan;
 }
@@ -143,7 +147,7 @@ struct find_active_setup {
     try {
       harvest(*w, *ch, check, k, 0, scratch, 2000);
     } catch (const probe_failure&) {
-      if (key.mechanism == "rtsig")
+      if (key.mechanism == name_of(mechanism::rtsig))
         throw probe_skipped("the kernel queues no signal for " + key.fd_kind + " (its file has no fasync)");
       throw;
     }
@@ -257,7 +261,7 @@ class woken_instance final : public probe_instance {
 };
 
 std::unique_ptr<probe_instance> make_instance(const datasets::key& key, const selection& sel) {
-  if (key.metric == "time_per_call") return std::make_unique<call_instance>(key, sel);
+  if (key.metric == datasets::metric::time_per_call) return std::make_unique<call_instance>(key, sel);
   if (key.threads.value_or(1) == 2) return std::make_unique<woken_instance>(key, sel);
   return std::make_unique<cycle_instance>(key, sel);
 }
@@ -265,7 +269,7 @@ std::unique_ptr<probe_instance> make_instance(const datasets::key& key, const se
 }  // namespace
 
 probe_def find_active() {
-  return {scenario,
+  return {datasets::name(scenario),
           "one wait over n fds with k ready (timeout 0, ready-at-entry, or woken by a writer)",
           find_active_points,
           make_instance,

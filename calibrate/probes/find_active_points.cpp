@@ -12,6 +12,9 @@
 namespace pollscale::calibrate::probes {
 namespace {
 
+using datasets::metric;
+using datasets::position;
+
 struct grid_builder {
   const selection& sel;
   std::span<const flavour> mechs;
@@ -22,13 +25,13 @@ struct grid_builder {
                        [&](const flavour& m) { return m.mech == f.mech && m.variant == f.variant; });
   }
 
-  void add(const flavour& f, fd_kind kind, std::string_view metric, std::int64_t n, std::int64_t k,
-           std::string_view pos, int blocking, int threads, const std::string& pinning) {
+  void add(const flavour& f, fd_kind kind, metric what, std::int64_t n, std::int64_t k, position pos, int blocking,
+           int threads, const std::string& pinning) {
     if (!wanted(f) || k > n) return;
-    datasets::key key = base_key("find_active", f, kind, metric, "ns");
+    datasets::key key = base_key(datasets::scenario::find_active, f, kind, what, "ns");
     key.n_fds = n;
     key.n_active = k;
-    key.active_pos = std::string(pos);
+    key.active_pos = datasets::name(pos);
     key.blocking = blocking;
     key.threads = threads;
     key.cpus = distinct_cpus(pinning);
@@ -62,8 +65,9 @@ std::vector<std::int64_t> pick(const std::vector<std::int64_t>& wanted, std::int
 // for tcp comes from these rows (app/sim_costs.cpp).
 void socket_blocking_points(grid_builder& g, bool full, const std::string& cpu0, const std::string& same,
                             const std::string& cross) {
-  const std::vector<std::string_view> entry_positions =
-      full ? std::vector<std::string_view>{"first", "middle", "last"} : std::vector<std::string_view>{"first", "last"};
+  const std::vector<position> entry_positions =
+      full ? std::vector<position>{position::first, position::middle, position::last}
+           : std::vector<position>{position::first, position::last};
   for (fd_kind kind : {fd_kind::tcp, fd_kind::socketpair}) {
     const std::int64_t n_max = max_channels(kind, 1, 10, g.sel);
     // Three n past ~1.5 MiB (5000 and up) let the model place the cache knee (cell_fit.cpp).
@@ -78,9 +82,9 @@ void socket_blocking_points(grid_builder& g, bool full, const std::string& cpu0,
     const auto woken_ns = full ? n_grid(g.sel, n_max, 8, 8) : entry_ns;
     for (const auto& f : {flavour{mechanism::select, ""}, flavour{mechanism::poll, ""}, flavour{mechanism::epoll, "lt"}}) {
       for (auto n : entry_ns)
-        for (auto pos : entry_positions) g.add(f, kind, "time_per_op", n, 1, pos, 1, 1, cpu0);
+        for (auto pos : entry_positions) g.add(f, kind, metric::time_per_op, n, 1, pos, 1, 1, cpu0);
       for (auto n : woken_ns)
-        for (const auto& pin : {same, cross}) g.add(f, kind, "time_per_op", n, 1, "last", 1, 2, pin);
+        for (const auto& pin : {same, cross}) g.add(f, kind, metric::time_per_op, n, 1, position::last, 1, 2, pin);
     }
   }
 }
@@ -101,38 +105,43 @@ std::vector<datasets::key> find_active_points(const selection& sel, std::span<co
     auto ns = n_grid(sel, max_channels(kind, 0, 8, sel), 8, 16);
     if (full) ns.insert(ns.end(), {30, 31, 320, 321, 540, 541});
     for (const auto& f : level_triggered())
-      for (auto n : std::set<std::int64_t>(ns.begin(), ns.end())) g.add(f, kind, "time_per_call", n, 1, "middle", 0, 1, cpu0);
+      for (auto n : std::set<std::int64_t>(ns.begin(), ns.end()))
+        g.add(f, kind, metric::time_per_call, n, 1, position::middle, 0, 1, cpu0);
   }
   // 2. Kegel's cycle (write, wait, read), every mechanism.
   for (fd_kind kind : full ? kinds : std::vector{fd_kind::pipe})
     for (const auto& f : all_flavours())
-      for (auto n : n_grid(sel, max_channels(kind, 1, 8, sel), 8, 12)) g.add(f, kind, "time_per_op", n, 1, "middle", 0, 1, cpu0);
+      for (auto n : n_grid(sel, max_channels(kind, 1, 8, sel), 8, 12))
+        g.add(f, kind, metric::time_per_op, n, 1, position::middle, 0, 1, cpu0);
   if (!sel.n_override.empty()) return g.out;
   // 3. Other fd kinds at a few n (quick only; full has them above).
   if (!full)
     for (fd_kind kind : {fd_kind::socketpair, fd_kind::tcp})
       for (auto n : pick({10, 100, 1000, 5000, 10000, max_channels(kind, 0, 8, sel)}, max_channels(kind, 0, 8, sel)))
         for (const auto& f : {flavour{mechanism::poll, ""}, flavour{mechanism::epoll, "lt"}})
-          g.add(f, kind, "time_per_call", n, 1, "middle", 0, 1, cpu0);
+          g.add(f, kind, metric::time_per_call, n, 1, position::middle, 0, 1, cpu0);
   // 4. k ready: level-triggered by the call, the others by the cycle.
   const std::int64_t n_k = 1000;
   const std::vector<std::int64_t> ks = full ? std::vector<std::int64_t>{1, 10, 100, n_k} : std::vector<std::int64_t>{10, 100, n_k};
-  const std::vector<std::string_view> positions =
-      full ? std::vector<std::string_view>{"first", "middle", "last", "spread", "random"} : std::vector<std::string_view>{"spread"};
+  const std::vector<position> positions =
+      full
+          ? std::vector<position>{position::first, position::middle, position::last, position::spread, position::random}
+          : std::vector<position>{position::spread};
   for (auto k : ks)
     for (auto pos : positions)
       for (const auto& f : all_flavours()) {
         const bool lt = f.mech != mechanism::rtsig && f.mech != mechanism::io_uring && f.variant != "et" && f.variant != "oneshot";
-        g.add(f, fd_kind::pipe, lt ? "time_per_call" : "time_per_op", n_k, k, pos, 0, 1, cpu0);
+        g.add(f, fd_kind::pipe, lt ? metric::time_per_call : metric::time_per_op, n_k, k, pos, 0, 1, cpu0);
       }
   // 5. Blocking with the data present on entry: registration up to the first ready fd.
   //    Quick at five n (and woken, below, in both profiles), so that a cell keeps degrees
   //    of freedom for its interval.
   const std::vector<std::int64_t> blocking_pipe_ns = {10, 100, 1000, 5000, 10000};
   for (auto n : full ? n_grid(sel, max_channels(fd_kind::pipe, 1, 8, sel), 8, 8) : pick(blocking_pipe_ns, max_channels(fd_kind::pipe, 1, 8, sel)))
-    for (auto pos : full ? std::vector<std::string_view>{"first", "middle", "last"} : std::vector<std::string_view>{"first", "last"})
+    for (auto pos : full ? std::vector<position>{position::first, position::middle, position::last}
+                         : std::vector<position>{position::first, position::last})
       for (const auto& f : {flavour{mechanism::select, ""}, flavour{mechanism::poll, ""}, flavour{mechanism::epoll, "lt"}})
-        g.add(f, fd_kind::pipe, "time_per_op", n, 1, pos, 1, 1, cpu0);
+        g.add(f, fd_kind::pipe, metric::time_per_op, n, 1, pos, 1, 1, cpu0);
   // 6. Blocking, woken by a writer thread on the same or the other CPU. k = 10 only from
   //    the other CPU: a writer on the waiter's own CPU cannot make ten fds ready at once —
   //    the waiter preempts it on return from its first write, rescans, sleeps again, and
@@ -141,7 +150,8 @@ std::vector<datasets::key> find_active_points(const selection& sel, std::span<co
   for (auto n : pick(blocking_pipe_ns, max_channels(fd_kind::pipe, 1, 10, sel)))
     for (const auto& pin : {same, cross})
       for (auto k : full && pin != same ? std::vector<std::int64_t>{1, 10} : std::vector<std::int64_t>{1})
-        for (const auto& f : blocking_flavours()) g.add(f, fd_kind::pipe, "time_per_op", n, k, "middle", 1, 2, pin);
+        for (const auto& f : blocking_flavours())
+          g.add(f, fd_kind::pipe, metric::time_per_op, n, k, position::middle, 1, 2, pin);
   socket_blocking_points(g, full, cpu0, same, cross);
   return g.out;
 }

@@ -45,7 +45,7 @@
 namespace pollscale::calibrate::probes {
 namespace {
 
-constexpr std::string_view scenario = "handler";
+constexpr datasets::scenario scenario = datasets::scenario::handler;
 constexpr std::size_t message_bytes = 64;
 using message = std::array<unsigned char, message_bytes>;
 
@@ -101,8 +101,9 @@ class handler_instance final : public probe_instance {
  public:
   handler_instance(const datasets::key& key, const selection& sel) {
     require_fds(8, sel);
-    const auto kind = key.fd_kind == "tcp" ? ipc_channels::link_kind::tcp : ipc_channels::link_kind::stream;
-    if (key.fd_kind != "tcp" && key.fd_kind != "socketpair")
+    const auto fd = parse_fd_kind(key.fd_kind);
+    const auto kind = fd == fd_kind::tcp ? ipc_channels::link_kind::tcp : ipc_channels::link_kind::stream;
+    if (fd != fd_kind::tcp && fd != fd_kind::socketpair)
       throw std::invalid_argument("handler runs over tcp or socketpair, not '" + key.fd_kind + "'");
     ipc_channels::link l = ipc_channels::make_link(kind);
     peer_ = std::move(l.wr);
@@ -182,9 +183,9 @@ std::vector<datasets::key> handler_points(const selection& sel, std::span<const 
   for (fd_kind kind : kinds)
     for (const auto& [threads, pin] : {std::pair{1, c0}, std::pair{2, datasets::pinning::pair(cpu0, cpu1).text()}}) {
       datasets::key k;
-      k.scenario = std::string(scenario);
+      k.scenario = datasets::name(scenario);
       k.fd_kind = std::string(name_of(kind));
-      k.metric = "time_per_op";
+      k.metric = datasets::name(datasets::metric::time_per_op);
       k.unit = "ns";
       k.threads = threads;
       k.cpus = distinct_cpus(pin);
@@ -197,7 +198,8 @@ std::vector<datasets::key> handler_points(const selection& sel, std::span<const 
 }  // namespace
 
 probe_def handler() {
-  return {scenario, "one request read and its reply written on an established connection (the server's per-reply work)",
+  return {datasets::name(scenario),
+          "one request read and its reply written on an established connection (the server's per-reply work)",
           handler_points, make_instance};
 }
 

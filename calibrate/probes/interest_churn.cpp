@@ -51,7 +51,8 @@
 namespace pollscale::calibrate::probes {
 namespace {
 
-constexpr std::string_view scenario = "interest_churn";
+using datasets::metric;
+constexpr datasets::scenario scenario = datasets::scenario::interest_churn;
 
 const char* ctl_name(int op) {
   if (op == EPOLL_CTL_ADD) return "epoll_ctl(ADD)";
@@ -66,14 +67,14 @@ class epoll_ctl_instance final : public probe_instance {
         registered_(churn::checked_channels(fd_kind::eventfd, churn::n_of(key), churn::pool_size + 2, sel)),
         pool_(std::make_unique<channel_set>(fd_kind::eventfd, churn::pool_size)),
         epfd_(sys::call("epoll_create1", [] { return ::epoll_create1(EPOLL_CLOEXEC); })) {
-    if (metric_ != "add" && metric_ != "del" && metric_ != "mod")
+    if (metric_ != metric::add && metric_ != metric::del && metric_ != metric::mod)
       throw std::invalid_argument("interest_churn epoll has no metric '" + metric_ + "'");
     for (std::size_t i = 0; i < registered_->size(); ++i) ctl(EPOLL_CTL_ADD, registered_->watched(i), tag(i));
     prove();
   }
 
   std::uint64_t run(std::size_t ops) override {
-    if (metric_ == "mod") {
+    if (metric_ == metric::mod) {
       return time_unpreempted(
           [&] {
             const std::uint64_t t0 = clock_ns();
@@ -85,8 +86,8 @@ class epoll_ctl_instance final : public probe_instance {
           },
           [] {});
     }
-    const int timed_op = metric_ == "add" ? EPOLL_CTL_ADD : EPOLL_CTL_DEL;
-    const int undo_op = metric_ == "add" ? EPOLL_CTL_DEL : EPOLL_CTL_ADD;
+    const int timed_op = metric_ == metric::add ? EPOLL_CTL_ADD : EPOLL_CTL_DEL;
+    const int undo_op = metric_ == metric::add ? EPOLL_CTL_DEL : EPOLL_CTL_ADD;
     auto pool_ctl = [this](int op, std::size_t c) {
       for (std::size_t i = 0; i < c; ++i) ctl(op, pool_->watched(i), pool_tag(i));
     };
@@ -178,10 +179,11 @@ class build_set_instance final : public probe_instance {
 };
 
 std::unique_ptr<probe_instance> make_instance(const datasets::key& key, const selection& sel) {
-  if (key.mechanism == "epoll") return std::make_unique<epoll_ctl_instance>(key, sel);
-  if (key.mechanism == "poll") return std::make_unique<build_set_instance>(key, sel);
-  if (key.mechanism == "rtsig") return churn::make_rtsig_setup(key, sel);
-  if (key.mechanism == "io_uring") return churn::make_uring_arm(key, sel);
+  const auto m = parse_mechanism(key.mechanism);
+  if (m == mechanism::epoll) return std::make_unique<epoll_ctl_instance>(key, sel);
+  if (m == mechanism::poll) return std::make_unique<build_set_instance>(key, sel);
+  if (m == mechanism::rtsig) return churn::make_rtsig_setup(key, sel);
+  if (m == mechanism::io_uring) return churn::make_uring_arm(key, sel);
   throw std::invalid_argument("interest_churn has no mechanism '" + key.mechanism + "'");
 }
 
@@ -193,9 +195,9 @@ bool wanted(std::span<const flavour> mechs, mechanism m, std::string_view varian
 std::vector<datasets::key> interest_churn_points(const selection& sel, std::span<const flavour> mechs) {
   std::vector<datasets::key> out;
   const std::string cpu0 = sel.cpus.empty() ? "0" : std::to_string(sel.cpus[0]);
-  auto add = [&](const flavour& f, fd_kind kind, std::string_view metric, std::int64_t n_max) {
+  auto add = [&](const flavour& f, fd_kind kind, metric what, std::int64_t n_max) {
     for (auto n : n_grid(sel, std::max<std::int64_t>(n_max, 1), 7, 12)) {
-      datasets::key k = base_key(scenario, f, kind, metric, "ns");
+      datasets::key k = base_key(scenario, f, kind, what, "ns");
       k.n_fds = n;
       k.threads = 1;
       k.cpus = 1;
@@ -205,22 +207,23 @@ std::vector<datasets::key> interest_churn_points(const selection& sel, std::span
   };
   const auto n_eventfd = max_channels(fd_kind::eventfd, 0, churn::pool_size + 8, sel);
   if (wanted(mechs, mechanism::epoll))
-    for (auto metric : {"add", "mod", "del"}) add({mechanism::epoll, "lt"}, fd_kind::eventfd, metric, n_eventfd);
+    for (auto m : {metric::add, metric::mod, metric::del})
+      add({mechanism::epoll, "lt"}, fd_kind::eventfd, m, n_eventfd);
   if (wanted(mechs, mechanism::rtsig))
-    add({mechanism::rtsig, ""}, fd_kind::pipe, "setup",
+    add({mechanism::rtsig, ""}, fd_kind::pipe, metric::setup,
         max_channels(fd_kind::pipe, 0, 2 * churn::rtsig_batch + 8, sel));
   for (auto v : variants_of(mechanism::io_uring))
     if (wanted(mechs, mechanism::io_uring, v))
-      add({mechanism::io_uring, std::string(v)}, fd_kind::eventfd, "arm", n_eventfd);
+      add({mechanism::io_uring, std::string(v)}, fd_kind::eventfd, metric::arm, n_eventfd);
   if (wanted(mechs, mechanism::poll))
-    add({mechanism::poll, ""}, fd_kind::eventfd, "build_set", max_channels(fd_kind::eventfd, 0, 8, sel));
+    add({mechanism::poll, ""}, fd_kind::eventfd, metric::build_set, max_channels(fd_kind::eventfd, 0, 8, sel));
   return out;
 }
 
 }  // namespace
 
 probe_def interest_churn() {
-  return {scenario,
+  return {datasets::name(scenario),
           "one change of interest: epoll_ctl ADD/MOD/DEL, rtsig set-up, io_uring poll arm, pollfd array build",
           interest_churn_points, make_instance};
 }

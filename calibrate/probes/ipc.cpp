@@ -42,7 +42,7 @@
 namespace pollscale::calibrate::probes {
 namespace {
 
-constexpr std::string_view scenario = "ipc";
+constexpr datasets::scenario scenario = datasets::scenario::ipc;
 constexpr std::size_t default_bytes = 64;
 
 /// An ipc variant split into its socketpair kind ("stream", "dgram" or "") and its
@@ -213,13 +213,13 @@ std::vector<datasets::key> ipc_points(const selection& sel, std::span<const flav
     for (const auto& l : ipc_channels::all_links())
       for (const auto& [threads, pin] : placements) {
         datasets::key k;
-        k.scenario = std::string(scenario);
+        k.scenario = datasets::name(scenario);
         k.variant = make_variant(l.variant, bytes);
         k.fd_kind = std::string(l.fd_kind);
         k.threads = threads;
         k.cpus = distinct_cpus(pin);
         k.pinning = pin;
-        k.metric = "throughput";
+        k.metric = datasets::name(datasets::metric::throughput);
         k.unit = "1/s";
         out.push_back(std::move(k));
       }
@@ -229,8 +229,9 @@ std::vector<datasets::key> ipc_points(const selection& sel, std::span<const flav
 }  // namespace
 
 probe_def ipc() {
-  return {scenario, "one message through pipe, fifo, unix stream/dgram, tcp or udp loopback (AIM9), 1 or 2 processes",
-          ipc_points, make_instance};
+  return {datasets::name(scenario),
+          "one message through pipe, fifo, unix stream/dgram, tcp or udp loopback (AIM9), 1 or 2 processes", ipc_points,
+          make_instance};
 }
 
 }  // namespace pollscale::calibrate::probes

@@ -187,12 +187,12 @@ std::vector<datasets::key> memory_latency_points(const selection& sel, std::span
   std::vector<datasets::key> out;
   for (auto n : lines) {
     datasets::key k;
-    k.scenario = "memory_latency";
+    k.scenario = datasets::name(datasets::scenario::memory_latency);
     k.n_fds = n;
     k.threads = 1;
     k.cpus = 1;
     k.pinning = sel.cpus.empty() ? "0" : std::to_string(sel.cpus[0]);
-    k.metric = "latency";
+    k.metric = datasets::name(datasets::metric::latency);
     k.unit = "ns";
     out.push_back(std::move(k));
   }
@@ -200,8 +200,9 @@ std::vector<datasets::key> memory_latency_points(const selection& sel, std::span
 }
 
 probe_def memory_latency() {
-  return {"memory_latency", "one dependent load in a random cycle of n 64-byte lines (cache and DRAM latency)",
-          memory_latency_points, make_instance};
+  return {datasets::name(datasets::scenario::memory_latency),
+          "one dependent load in a random cycle of n 64-byte lines (cache and DRAM latency)", memory_latency_points,
+          make_instance};
 }
 
 }  // namespace pollscale::calibrate::probes

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "calibrate/probe.hpp"
+#include "datasets/vocabulary.hpp"
 
 namespace pollscale::calibrate::probes {
 
@@ -61,7 +62,7 @@ std::vector<std::int64_t> n_grid(const selection& sel, std::int64_t n_max, int q
 std::int64_t distinct_cpus(const std::string& pinning);
 
 /// A key with the columns every probe fills the same way.
-datasets::key base_key(std::string_view scenario, const flavour& f, fd_kind kind, std::string_view metric,
+datasets::key base_key(datasets::scenario scenario, const flavour& f, fd_kind kind, datasets::metric metric,
                        std::string_view unit);
 
 }  // namespace pollscale::calibrate::probes

@@ -90,9 +90,10 @@ std::shared_ptr<channel_set> idle_connections(const datasets::key& key) {
 }
 
 server_metric metric_of(const datasets::key& k) {
-  if (k.metric == "throughput") return server_metric::throughput;
-  if (k.metric == "latency") return server_metric::latency;
-  if (k.metric == "latency_p99") return server_metric::latency_p99;
+  using datasets::metric;
+  if (k.metric == metric::throughput) return server_metric::throughput;
+  if (k.metric == metric::latency) return server_metric::latency;
+  if (k.metric == metric::latency_p99) return server_metric::latency_p99;
   throw std::invalid_argument("server: unknown metric '" + k.metric + "'");
 }
 
@@ -272,9 +273,12 @@ std::unique_ptr<probe_instance> make_instance(const datasets::key& key, const se
 }  // namespace
 
 probe_def server() {
-  return {"server",
+  return {datasets::name(datasets::scenario::server),
           "one reply from a loopback server holding c idle tcp connections, a active clients in a closed loop",
-          server_points, make_instance, [] { idle_cache().release(); }, idle_setup_name};
+          server_points,
+          make_instance,
+          [] { idle_cache().release(); },
+          idle_setup_name};
 }
 
 }  // namespace pollscale::calibrate::probes

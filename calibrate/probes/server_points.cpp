@@ -12,6 +12,8 @@
 namespace pollscale::calibrate::probes {
 namespace {
 
+using datasets::metric;
+
 struct server_grid {
   std::span<const flavour> mechs;
   std::string cross, same;  ///< pinning: generator on the other CPU / on the server's
@@ -23,12 +25,13 @@ struct server_grid {
                        [&](const flavour& m) { return m.mech == f.mech && m.variant == f.variant; });
   }
 
-  void add(const flavour& f, std::string_view metric, std::int64_t c, std::int64_t a, const std::string& pinning) {
+  void add(const flavour& f, metric what, std::int64_t c, std::int64_t a, const std::string& pinning) {
     if (!wanted(f)) return;
-    datasets::key k = base_key("server", f, fd_kind::tcp, metric, metric == "throughput" ? "1/s" : "ns");
+    datasets::key k =
+        base_key(datasets::scenario::server, f, fd_kind::tcp, what, what == metric::throughput ? "1/s" : "ns");
     k.n_fds = c;
     k.n_active = a;
-    k.active_pos = "last";
+    k.active_pos = datasets::name(datasets::position::last);
     k.blocking = 1;
     k.threads = 2;
     k.cpus = distinct_cpus(pinning);
@@ -36,10 +39,10 @@ struct server_grid {
     out.push_back(std::move(k));
   }
 
-  void add_all(std::span<const flavour> fs, std::string_view metric, const std::vector<std::int64_t>& cs,
-               std::int64_t a, const std::string& pinning) {
+  void add_all(std::span<const flavour> fs, metric what, const std::vector<std::int64_t>& cs, std::int64_t a,
+               const std::string& pinning) {
     for (const auto& f : fs)
-      for (auto c : cs) add(f, metric, c, a, pinning);
+      for (auto c : cs) add(f, what, c, a, pinning);
   }
 
   /// `wanted` values of c clamped to c_max, sorted, duplicates removed.
@@ -81,13 +84,13 @@ std::vector<datasets::key> by_idle_count(std::vector<datasets::key> keys) {
 void quick_grid(server_grid& g) {
   const auto& m = main_flavours();
   const std::vector<flavour> poll_epoll{m[1], m[2]};
-  g.add_all(m, "throughput", g.clamped({0, 10, 100, 1000, 5000, g.c_max}), 8, g.cross);
-  g.add_all(poll_epoll, "throughput", g.clamped({0, g.c_max}), 1, g.cross);
-  g.add_all(poll_epoll, "throughput", g.clamped({0, 1000}), 8, g.same);
-  g.add_all(m, "latency", g.clamped({0, 1000}), 8, g.cross);
-  g.add_all(poll_epoll, "latency", g.clamped({g.c_max}), 8, g.cross);
-  g.add_all(m, "latency_p99", {0}, 8, g.cross);
-  g.add_all(std::vector<flavour>{m[2]}, "latency_p99", g.clamped({g.c_max}), 8, g.cross);
+  g.add_all(m, metric::throughput, g.clamped({0, 10, 100, 1000, 5000, g.c_max}), 8, g.cross);
+  g.add_all(poll_epoll, metric::throughput, g.clamped({0, g.c_max}), 1, g.cross);
+  g.add_all(poll_epoll, metric::throughput, g.clamped({0, 1000}), 8, g.same);
+  g.add_all(m, metric::latency, g.clamped({0, 1000}), 8, g.cross);
+  g.add_all(poll_epoll, metric::latency, g.clamped({g.c_max}), 8, g.cross);
+  g.add_all(m, metric::latency_p99, {0}, 8, g.cross);
+  g.add_all(std::vector<flavour>{m[2]}, metric::latency_p99, g.clamped({g.c_max}), 8, g.cross);
 }
 
 /// full: 8 values of c (0 and 7 log-spaced from 10 to max) with a in {1, 10, 100}; mean
@@ -99,13 +102,13 @@ void full_grid(server_grid& g) {
   cs.push_back(0);
   const auto ends = g.clamped({0, g.c_max});
   for (std::int64_t a : {1, 10, 100}) {
-    g.add_all(m, "throughput", g.clamped(cs), a, g.cross);
-    g.add_all(m, "latency", ends, a, g.cross);
+    g.add_all(m, metric::throughput, g.clamped(cs), a, g.cross);
+    g.add_all(m, metric::latency, ends, a, g.cross);
   }
-  g.add_all(std::vector<flavour>{m[2], m[3], m[4]}, "latency_p99", g.clamped({0, 1000, g.c_max}), 10, g.cross);
-  g.add_all(std::vector<flavour>{m[0], m[1]}, "latency_p99", g.clamped({0, 1000}), 10, g.cross);
-  for (std::int64_t a : {1, 10}) g.add_all(m, "throughput", ends, a, g.same);
-  g.add_all(other_flavours(), "throughput", ends, 10, g.cross);
+  g.add_all(std::vector<flavour>{m[2], m[3], m[4]}, metric::latency_p99, g.clamped({0, 1000, g.c_max}), 10, g.cross);
+  g.add_all(std::vector<flavour>{m[0], m[1]}, metric::latency_p99, g.clamped({0, 1000}), 10, g.cross);
+  for (std::int64_t a : {1, 10}) g.add_all(m, metric::throughput, ends, a, g.same);
+  g.add_all(other_flavours(), metric::throughput, ends, 10, g.cross);
 }
 
 }  // namespace
@@ -119,7 +122,7 @@ std::vector<datasets::key> server_points(const selection& sel, std::span<const f
   const int cpu1 = sel.cpus.size() > 1 ? sel.cpus[1] : cpu0;
   server_grid g{mechs, datasets::pinning::pair(cpu0, cpu1).text(), datasets::pinning::pair(cpu0, cpu0).text(), c_max, {}};
   if (!sel.n_override.empty())
-    g.add_all(main_flavours(), "throughput", sel.n_override, full ? 10 : 8, g.cross);
+    g.add_all(main_flavours(), metric::throughput, sel.n_override, full ? 10 : 8, g.cross);
   else if (full)
     full_grid(g);
   else

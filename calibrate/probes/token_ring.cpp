@@ -274,8 +274,9 @@ std::unique_ptr<probe_instance> make_instance(const datasets::key& key, const se
 }  // namespace
 
 probe_def token_ring() {
-  return {"token_ring", "one token pass through a ring of n pipes/eventfds with t tokens (LSE pipetest)",
-          token_ring_points, make_instance};
+  return {datasets::name(datasets::scenario::token_ring),
+          "one token pass through a ring of n pipes/eventfds with t tokens (LSE pipetest)", token_ring_points,
+          make_instance};
 }
 
 }  // namespace pollscale::calibrate::probes

@@ -22,7 +22,7 @@ struct ring_grid {
 
   void add(const flavour& f, fd_kind kind, std::int64_t n, std::int64_t t, int blocking) {
     if (n < 1 || t < 1 || t > n) return;
-    datasets::key k = base_key("token_ring", f, kind, "throughput", "1/s");
+    datasets::key k = base_key(datasets::scenario::token_ring, f, kind, datasets::metric::throughput, "1/s");
     k.n_fds = n;
     k.n_active = t;
     k.blocking = blocking;

@@ -39,7 +39,7 @@
 namespace pollscale::calibrate::probes {
 namespace {
 
-constexpr std::string_view scenario = "wakeup";
+constexpr datasets::scenario scenario = datasets::scenario::wakeup;
 
 /// One thread's end of the ping-pong: the channel it waits on, and how it waits.
 class side {
@@ -73,7 +73,7 @@ class side {
     try {
       harvest(*w_, ch_, check_, 1, 0, scratch_, 2000);
     } catch (const probe_failure&) {
-      if (mechanism == "rtsig")
+      if (mechanism == datasets::mechanism::rtsig)
         throw probe_skipped("the kernel queues no signal for " + std::string(name_of(ch_.kind())) +
                             " (its file has no fasync)");
       throw;
@@ -185,11 +185,12 @@ std::vector<std::int64_t> at_most(std::vector<std::int64_t> ns, std::int64_t n_m
 }
 
 datasets::key wakeup_key(const std::optional<flavour>& f, fd_kind kind, const std::string& pin, std::int64_t n) {
-  datasets::key k = base_key(scenario, f.value_or(flavour{mechanism::poll, ""}), kind, "round_trip", "ns");
+  datasets::key k =
+      base_key(scenario, f.value_or(flavour{mechanism::poll, ""}), kind, datasets::metric::round_trip, "ns");
   if (!f) k.mechanism.clear();
   k.n_fds = n;
   k.n_active = 1;
-  k.active_pos = "last";
+  k.active_pos = datasets::name(datasets::position::last);
   k.blocking = 1;
   k.threads = 2;
   k.cpus = distinct_cpus(pin);
@@ -248,8 +249,9 @@ int checked_partner_cpu(const datasets::key& k, const selection& sel) {
 }
 
 probe_def wakeup() {
-  return {scenario, "one token round trip between two pinned threads: two blocked waiters woken by a write",
-          wakeup_points, make_instance};
+  return {datasets::name(scenario),
+          "one token round trip between two pinned threads: two blocked waiters woken by a write", wakeup_points,
+          make_instance};
 }
 
 }  // namespace pollscale::calibrate::probes

@@ -24,8 +24,8 @@ selection small_selection() {
 }
 
 datasets::key point(std::string_view mech, std::int64_t n, std::int64_t hi, std::string_view kind = "pipe") {
-  datasets::key k =
-      probes::base_key("fd_range", {*parse_mechanism(mech), ""}, *parse_fd_kind(kind), "time_per_call", "ns");
+  datasets::key k = probes::base_key(datasets::scenario::fd_range, {*parse_mechanism(mech), ""}, *parse_fd_kind(kind),
+                                     datasets::metric::time_per_call, "ns");
   k.n_fds = n;
   k.max_fd = hi;
   k.n_active = std::min<std::int64_t>(10, n);

@@ -73,7 +73,8 @@ TEST(FindActiveTest, ManyWokenAtOnceOnlyFromTheOtherCpu) {
 TEST(FindActiveTest, RtsigOnEventfdIsSkippedWithAReason) {
   const auto* probe = find_probe("find_active");
   const auto sel = small_selection();
-  datasets::key k = probes::base_key("find_active", {mechanism::rtsig, ""}, fd_kind::eventfd, "time_per_op", "ns");
+  datasets::key k = probes::base_key(datasets::scenario::find_active, {mechanism::rtsig, ""}, fd_kind::eventfd,
+                                     datasets::metric::time_per_op, "ns");
   k.n_fds = 4;
   k.n_active = 1;
   k.active_pos = "first";
@@ -90,7 +91,8 @@ TEST(FindActiveTest, PointsBeyondTheDescriptorLimitAreSkipped) {
   const auto* probe = find_probe("find_active");
   auto sel = small_selection();
   sel.max_fds = 100;
-  datasets::key k = probes::base_key("find_active", {mechanism::poll, ""}, fd_kind::pipe, "time_per_call", "ns");
+  datasets::key k = probes::base_key(datasets::scenario::find_active, {mechanism::poll, ""}, fd_kind::pipe,
+                                     datasets::metric::time_per_call, "ns");
   k.n_fds = 500;
   k.n_active = 1;
   k.active_pos = "middle";
@@ -100,7 +102,8 @@ TEST(FindActiveTest, PointsBeyondTheDescriptorLimitAreSkipped) {
 datasets::key point(const char* mech, const char* variant, const char* kind, std::int64_t n, const char* pos,
                     int blocking, int threads = 1, std::int64_t k = 1) {
   const auto m = parse_mechanism(mech);
-  datasets::key key = probes::base_key("find_active", {*m, variant}, *parse_fd_kind(kind), "time_per_op", "ns");
+  datasets::key key = probes::base_key(datasets::scenario::find_active, {*m, variant}, *parse_fd_kind(kind),
+                                       datasets::metric::time_per_op, "ns");
   key.n_fds = n;
   key.n_active = k;
   key.active_pos = pos;

@@ -22,7 +22,8 @@ namespace {
 selection small_selection() { return test::small_selection({1, 7, 40}); }
 
 datasets::key churn_key(const flavour& f, fd_kind kind, std::string_view metric, std::int64_t n) {
-  datasets::key k = probes::base_key("interest_churn", f, kind, metric, "ns");
+  datasets::key k =
+      probes::base_key(datasets::scenario::interest_churn, f, kind, *datasets::parse<datasets::metric>(metric), "ns");
   k.n_fds = n;
   k.threads = 1;
   return k;

@@ -36,7 +36,9 @@ std::string cross_pinning(const selection& s) {
 
 datasets::key server_key(const flavour& f, std::string_view metric, std::int64_t c, std::int64_t a,
                          const std::string& pinning) {
-  datasets::key k = probes::base_key("server", f, fd_kind::tcp, metric, metric == "throughput" ? "1/s" : "ns");
+  datasets::key k =
+      probes::base_key(datasets::scenario::server, f, fd_kind::tcp, *datasets::parse<datasets::metric>(metric),
+                       metric == datasets::metric::throughput ? "1/s" : "ns");
   k.n_fds = c;
   k.n_active = a;
   k.active_pos = "last";

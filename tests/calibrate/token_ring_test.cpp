@@ -25,7 +25,7 @@ namespace {
 using test::small_selection;
 
 datasets::key ring_key(const flavour& f, fd_kind kind, std::int64_t n, std::int64_t t, int blocking = 0) {
-  datasets::key k = probes::base_key("token_ring", f, kind, "throughput", "1/s");
+  datasets::key k = probes::base_key(datasets::scenario::token_ring, f, kind, datasets::metric::throughput, "1/s");
   k.n_fds = n;
   k.n_active = t;
   k.blocking = blocking;

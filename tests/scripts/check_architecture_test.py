@@ -32,6 +32,11 @@ GOOD = {
     "sim/engine.hpp": '#include "datasets/schema.hpp"\n',
     "app/main.cpp": '#include "model/fit.hpp"\n#include "sim/engine.hpp"\n',
     "docs/a.md": "see docs/b.md\n",
+    "datasets/vocabulary.cpp": 'constexpr table<scenario, 2> scenarios{{s::a, s::b}, {"find_active", "token_ring"}};\n'
+    'constexpr table<metric, 1> metrics{\n    {metric::throughput},\n    {"throughput"}};\n'
+    'constexpr table<fd_kind, 1> fd_kinds{{fd_kind::pipe}, {"pipe"}};\n',
+    "model/forms.cpp": '// a "token_ring" in a comment is prose\nbool f(k) { return k == "pipe"; }  // "throughput"\n'
+    'const char* j = "token_ring";  // vocabulary: a JSON field of that name\n',
 }
 
 
@@ -57,9 +62,13 @@ def main():
     outside = "../" + "shared/design/STYLE.md"
     expect("a pointer outside", {**GOOD, "docs/a.md": "see " + outside + "\n"}, 1,
            "docs/a.md:1: points outside the repository")
+    expect("a scenario name as a literal", {**GOOD, "sim/x.cpp": 'int a;\nif (k.scenario == "token_ring") {}\n'}, 1,
+           'sim/x.cpp:2: "token_ring" written as a string')
+    expect("a metric name as a literal (a multi-line table)",
+           {**GOOD, "app/x.cpp": 'auto m = "throughput";\n'}, 1, 'app/x.cpp:1: "throughput" written as a string')
     for f in failures:
         print("FAIL", f)
-    print(f"{7 - len(failures)} of 7 cases pass")
+    print(f"{9 - len(failures)} of 9 cases pass")
     return 1 if failures else 0
 
 

@@ -274,6 +274,32 @@ TEST(EventLoopServerTest, PollCollapsesWithIdleConnectionsWhileEpollStaysFlat) {
   EXPECT_NEAR(epoll_big, epoll_small, 1e-9 * epoll_small);
 }
 
+TEST(EventLoopServerTest, DefaultConfigurationFollowsTheMechanismTraits) {
+  for (const char* m : {"select", "pselect", "poll", "ppoll"}) {
+    const server_config c = default_server_config(m);
+    EXPECT_EQ(c.mechanism, m);
+    EXPECT_EQ(c.wake, wake_policy::all) << m;  // a wait queue per fd: every sleeper wakes
+    EXPECT_EQ(c.style, notification::readiness) << m;
+  }
+  for (const char* m : {"epoll", "io_uring"}) {
+    EXPECT_EQ(default_server_config(m).wake, wake_policy::one) << m;
+    EXPECT_EQ(default_server_config(m).style, notification::readiness) << m;
+  }
+  const server_config rt = default_server_config(datasets::mechanism::rtsig);
+  EXPECT_EQ(rt.mechanism, "rtsig");
+  EXPECT_EQ(rt.style, notification::signal_queue);
+  EXPECT_EQ(rt.sharing, interest_sharing::shared);
+  EXPECT_EQ(rt.wake, wake_policy::one);
+  // The historical mechanisms are not simulated; an unknown name is refused by name.
+  EXPECT_THROW(default_server_config(datasets::mechanism::devpoll), std::invalid_argument);
+  try {
+    default_server_config("epol");
+    FAIL() << "an unknown mechanism was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("'epol'"), std::string::npos) << e.what();
+  }
+}
+
 TEST(EventLoopServerTest, RejectsBadCostsAndConfigurations) {
   cost_model nan_cost = integer_costs(1, 1, 1, 1, 1);
   nan_cost.wait_call_s = [](const wait_query& q) { return q.ready > 0 ? 1.0 : -1.0; };

@@ -1,0 +1,137 @@
+// The names every folder shares: scenarios, metrics, mechanisms (with what each one does
+// per call), variants, fd kinds and positions. Datasets, model files and reports store them
+// as text (docs/datasets.md); code names them only through these enums, so that a scenario
+// or metric spelled wrong is a compile error rather than a row that silently never matches.
+// scripts/check_architecture.py refuses scenario and metric names written as string
+// literals anywhere else.
+//
+// The key columns stay text (datasets::key): the historical record and users' own tables
+// carry names the code never branches on (a patch's variant, a kernel's own metric), and
+// they must still load. Compare a column with a name directly:
+//   if (k.scenario == datasets::scenario::token_ring && k.metric != datasets::metric::throughput)
+#pragma once
+
+#include <concepts>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+
+namespace pollscale::datasets {
+
+/// What one operation is (docs/datasets.md, "Scenarios").
+enum class scenario : std::uint8_t {
+  find_active,     ///< wait for k ready among n registered (Kegel's find-1-of-N)
+  fd_range,        ///< one call over a range of descriptor numbers (Gooch)
+  token_ring,      ///< tokens passed around a ring of pipes (LSE pipetest)
+  interest_churn,  ///< adding, changing and removing interest
+  wakeup,          ///< a sleeping waiter woken by a write (round trip)
+  ipc,             ///< AIM9-style transfers over a link
+  server,          ///< a loopback request/reply server
+  handler,         ///< the work of one request without the wait
+  memory_latency,  ///< a dependent load chain over a working set (the cache curve)
+};
+
+/// What was measured of one operation.
+enum class metric : std::uint8_t {
+  time_per_call,  ///< one wait call
+  time_per_op,    ///< make ready + wait + consume
+  throughput,     ///< operations per second
+  latency,        ///< mean latency of one request
+  latency_p99,    ///< 99th percentile latency
+  round_trip,     ///< wake a sleeper and be woken back
+  add,            ///< register one fd (epoll_ctl ADD, ...)
+  mod,            ///< change one fd's interest
+  del,            ///< unregister one fd
+  arm,            ///< arm one one-shot request (io_uring)
+  build_set,      ///< fill the interest array for one call (poll)
+  setup,          ///< give one fd its owner and signal (rtsig)
+};
+
+/// The readiness mechanisms: measured on Linux, and the historical ones of the record.
+enum class mechanism : std::uint8_t { select, pselect, poll, ppoll, epoll, rtsig, io_uring, devpoll, poll2, kqueue };
+
+/// The variants the code itself branches on (others, such as a patch's name, stay text).
+enum class variant : std::uint8_t {
+  lt,         ///< epoll level-triggered
+  et,         ///< epoll edge-triggered
+  oneshot,    ///< epoll EPOLLONESHOT, io_uring single-shot poll
+  exclusive,  ///< epoll EPOLLEXCLUSIVE
+  multishot,  ///< io_uring multishot poll
+  thp,        ///< memory_latency over transparent huge pages
+};
+
+/// Descriptor kinds.
+enum class fd_kind : std::uint8_t { pipe, eventfd, socketpair, tcp, udp, fifo, tmpfile };
+
+/// Where the ready descriptors sit among the registered ones.
+enum class position : std::uint8_t {
+  first,   ///< the lowest k
+  middle,  ///< centred
+  last,    ///< the highest k
+  spread,  ///< evenly spaced
+  random,  ///< seeded, distinct
+  top,     ///< the top of a descriptor range (fd_range)
+};
+
+/// Whom one ready descriptor wakes among threads that wait on the same set.
+enum class wake : std::uint8_t {
+  all,  ///< every waiter (a wait queue per fd, each sleeper rescans)
+  one,  ///< one waiter takes it (an exclusive or single consumer)
+};
+
+/// What a mechanism does per call, as the model and the simulator need to know it.
+struct mechanism_traits {
+  bool scans_every_fd;  ///< each call visits every registered fd (its cost grows with n)
+  bool fd_bitmap;       ///< the interest set is a bitmap of fd numbers: copy-in per 64-bit word
+  bool measured_here;   ///< calibrate measures it on Linux; the others live in the record
+  bool signal_queue;    ///< readiness arrives as queued realtime signals
+  wake default_wake;    ///< the wake-up policy of threads sharing one interest set
+};
+
+mechanism_traits traits(mechanism m);
+
+std::string_view name(scenario v);
+std::string_view name(metric v);
+std::string_view name(mechanism v);
+std::string_view name(variant v);
+std::string_view name(fd_kind v);
+std::string_view name(position v);
+
+/// Every value of a vocabulary, in declaration order.
+template <class E>
+std::span<const E> all();
+template <>
+std::span<const scenario> all<scenario>();
+template <>
+std::span<const metric> all<metric>();
+template <>
+std::span<const mechanism> all<mechanism>();
+template <>
+std::span<const variant> all<variant>();
+template <>
+std::span<const fd_kind> all<fd_kind>();
+template <>
+std::span<const position> all<position>();
+
+template <class E>
+concept vocabulary_name = requires(E e) {
+  { name(e) } -> std::same_as<std::string_view>;
+  all<E>();
+};
+
+/// The value named `text`, or nullopt when the text names none (case-sensitive).
+template <vocabulary_name E>
+std::optional<E> parse(std::string_view text) {
+  for (E e : all<E>())
+    if (name(e) == text) return e;
+  return std::nullopt;
+}
+
+/// A key column compared with a name: `k.metric == metric::throughput`.
+template <vocabulary_name E>
+bool operator==(std::string_view text, E e) {
+  return text == name(e);
+}
+
+}  // namespace pollscale::datasets
