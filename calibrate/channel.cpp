@@ -15,6 +15,7 @@
 #include <string>
 
 #include "calibrate/sys/syscall.hpp"
+#include "datasets/vocabulary.hpp"
 
 namespace pollscale::calibrate {
 namespace {
@@ -80,13 +81,13 @@ std::pair<sys::unique_fd, sys::unique_fd> tcp_pair(int listener, std::size_t ind
 std::string_view name_of(fd_kind k) {
   switch (k) {
     case fd_kind::pipe:
-      return "pipe";
+      return datasets::name(datasets::fd_kind::pipe);
     case fd_kind::eventfd:
-      return "eventfd";
+      return datasets::name(datasets::fd_kind::eventfd);
     case fd_kind::socketpair:
-      return "socketpair";
+      return datasets::name(datasets::fd_kind::socketpair);
     case fd_kind::tcp:
-      return "tcp";
+      return datasets::name(datasets::fd_kind::tcp);
   }
   return "?";
 }
