@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "calibrate/sys/process.hpp"
 #include "calibrate/sys/syscall.hpp"
 #include "datasets/vocabulary.hpp"
 
@@ -173,13 +174,12 @@ void channel_set::make_pipe_like(std::size_t i, const channel_options& opts, std
 }
 
 int channel_set::trigger_region_start(std::size_t n, const channel_options& opts) {
-  rlimit r{};
-  ::getrlimit(RLIMIT_NOFILE, &r);
+  const std::uint64_t soft = sys::current_nofile_limit().soft;
   std::size_t kept = 0;
   for (std::size_t i = 0; i < n; ++i) kept += opts.keep_trigger(i) ? 1u : 0u;
   const std::size_t region = kept + park_batch + 16;
-  if (r.rlim_cur == RLIM_INFINITY || r.rlim_cur < n + region + 64 || r.rlim_cur > (1u << 30)) return 0;
-  return static_cast<int>(r.rlim_cur - region);
+  if (soft == RLIM_INFINITY || soft < n + region + 64 || soft > (1u << 30)) return 0;
+  return static_cast<int>(soft - region);
 }
 
 void channel_set::flush_parking(std::vector<int>& to_park) {

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <thread>
 
+#include "calibrate/sys/process.hpp"
 #include "datasets/schema.hpp"
 
 namespace pollscale::calibrate {
@@ -41,10 +42,10 @@ nlohmann::json virtualization() {
 }
 
 nlohmann::json rlimit_json(int resource) {
-  rlimit r{};
-  if (::getrlimit(resource, &r) != 0) return nullptr;
-  auto val = [](rlim_t x) { return x == RLIM_INFINITY ? nlohmann::json("unlimited") : nlohmann::json(x); };
-  return {{"soft", val(r.rlim_cur)}, {"hard", val(r.rlim_max)}};
+  const auto r = sys::resource_limit(resource);
+  if (!r) return nullptr;
+  auto val = [](const std::optional<std::uint64_t>& x) { return x ? nlohmann::json(*x) : nlohmann::json("unlimited"); };
+  return {{"soft", val(r->soft)}, {"hard", val(r->hard)}};
 }
 
 std::string utc_now() {

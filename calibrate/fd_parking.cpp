@@ -3,7 +3,6 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <csignal>
@@ -11,6 +10,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "calibrate/sys/process.hpp"
 #include "calibrate/sys/syscall.hpp"
 
 namespace pollscale::calibrate {
@@ -61,11 +61,7 @@ fd_parking::fd_parking() {
 
 fd_parking::~fd_parking() {
   socket_.reset();  // EOF: the keeper exits, closing everything it holds
-  if (pid_ > 0) {
-    int status = 0;
-    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-    }
-  }
+  if (pid_ > 0) sys::reap(pid_);
 }
 
 void fd_parking::park(std::span<const int> fds) {

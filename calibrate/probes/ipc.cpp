@@ -24,9 +24,7 @@
 // arms a timer, which adds roughly 0.1-0.2 us to each of those round trips. Stream kinds
 // need no timeout: the child's death is an EOF.
 
-#include <signal.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -35,6 +33,7 @@
 #include "calibrate/probe_support.hpp"
 #include "calibrate/probes/ipc_links.hpp"
 #include "calibrate/probes/probes.hpp"
+#include "calibrate/sys/process.hpp"
 #include "calibrate/sys/syscall.hpp"
 #include "calibrate/timer.hpp"
 #include "datasets/pinning.hpp"
@@ -86,11 +85,7 @@ struct child_process {
   child_process(const child_process&) = delete;
   child_process& operator=(const child_process&) = delete;
   ~child_process() {
-    if (pid <= 0) return;
-    ::kill(pid, SIGKILL);
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
+    if (pid > 0) sys::kill_and_reap(pid);
   }
 };
 

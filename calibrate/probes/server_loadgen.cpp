@@ -17,6 +17,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "calibrate/sys/process.hpp"
 #include "calibrate/sys/syscall.hpp"
 #include "calibrate/timer.hpp"
 
@@ -241,8 +242,7 @@ void load_generator::start(int cpu) {
 void load_generator::stop() noexcept {
   control_.reset();
   if (pid_ > 0 && !reaped_) {
-    while (::waitpid(pid_, &status_, 0) < 0 && errno == EINTR) {
-    }
+    status_ = sys::reap(pid_);
     reaped_ = true;
   }
 }

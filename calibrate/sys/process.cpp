@@ -2,7 +2,9 @@
 
 #include <dirent.h>
 #include <sched.h>
+#include <signal.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 
 #include <string>
 
@@ -14,6 +16,26 @@ nofile_limit current_nofile_limit() {
   rlimit r{};
   call("getrlimit(RLIMIT_NOFILE)", [&] { return ::getrlimit(RLIMIT_NOFILE, &r); });
   return {r.rlim_cur, r.rlim_cur, r.rlim_max};
+}
+
+std::optional<resource_limit_values> resource_limit(int resource) {
+  rlimit r{};
+  if (call("getrlimit", [&] { return ::getrlimit(resource, &r); }, {EINVAL}) != 0) return std::nullopt;
+  auto value = [](rlim_t x) { return x == RLIM_INFINITY ? std::nullopt : std::optional<std::uint64_t>(x); };
+  return resource_limit_values{value(r.rlim_cur), value(r.rlim_max)};
+}
+
+int reap(pid_t pid) noexcept {
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) return -1;  // ECHILD: not ours, or already reaped
+  }
+  return status;
+}
+
+int kill_and_reap(pid_t pid) noexcept {
+  ::kill(pid, SIGKILL);
+  return reap(pid);
 }
 
 nofile_limit raise_nofile_limit() {
