@@ -84,6 +84,8 @@ std::string default_out_dir() {
 
 po::options_description calibrate_options() {
   po::options_description o("calibrate options");
+  // One option per line, as --help prints them.
+  // clang-format off
   o.add_options()("help,h", "show this help")(
       "quick", "the quick profile (default): every mechanism and scenario, >= 6 n values, 777 points (with 3 visits 2.6-2.8 min "
       "on a slow 2-vCPU VM)")(
@@ -106,6 +108,7 @@ po::options_description calibrate_options() {
       "format", po::value<std::string>()->default_value("table"), "summary on stdout: table, csv or json")(
       "list", "print the points that would be measured, measure nothing")(
       "no-progress", "no progress line on stderr even when it is a terminal");
+  // clang-format on
   return o;
 }
 

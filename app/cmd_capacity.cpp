@@ -111,7 +111,7 @@ search_result bisect(const search& q, const sim_setup& base, const sim::cost_mod
     sim_setup s = base;
     set_quantity(s, q.vary, v, "vary");
     const sim::experiment_result r = run_experiment(s, costs);  // sim::stopped: none complete
-    if (r.interrupted) throw sim::stopped();  // a few replications cannot judge the targets
+    if (r.interrupted) throw sim::stopped();                    // a few replications cannot judge the targets
     out.evaluations.push_back({v, r, q.goal.met(r)});
     std::cerr << "capacity: " << q.vary << " = " << quantity_text(v) << ": "
               << (out.evaluations.back().met ? "meets" : "misses") << " the target (p99 "

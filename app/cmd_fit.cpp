@@ -21,9 +21,7 @@ namespace {
 
 std::string number_or_dash(double v) { return std::isfinite(v) ? format_number(v) : "-"; }
 
-std::string percent(double fraction) {
-  return std::isfinite(fraction) ? format_number(100 * fraction, 3) + "%" : "-";
-}
+std::string percent(double fraction) { return std::isfinite(fraction) ? format_number(100 * fraction, 3) + "%" : "-"; }
 
 text_table summary_table(const model::model_set& models) {
   text_table t;
@@ -46,10 +44,13 @@ text_table summary_table(const model::model_set& models) {
 
 po::options_description fit_options_description() {
   po::options_description o("fit options");
+  // One option per line, as --help prints them.
+  // clang-format off
   o.add_options()("help,h", "show this help")
       ("dataset", po::value<std::string>()->required(), "dataset directory or historical CSV (positional)")
       ("output,o", po::value<std::string>(), "write model.json here (stdout gets a summary)")
       ("format", po::value<std::string>()->default_value("table"), "summary format with -o: table, csv or json");
+  // clang-format on
   o.add(model_fit_options_description());
   return o;
 }
@@ -73,10 +74,14 @@ int cmd_fit(const args_t& args) {
     return exit_ok;
   }
   model::save_model(vm["output"].as<std::string>(), models);
-  std::cerr << "pollscale fit: " << models.cells.size() << " models written to " << vm["output"].as<std::string>() << "\n";
-  if (format == output_format::json) std::cout << model::to_json(models).dump(2) << "\n";
-  else if (format == output_format::csv) write_csv(std::cout, summary_table(models));
-  else write_table(std::cout, summary_table(models));
+  std::cerr << "pollscale fit: " << models.cells.size() << " models written to " << vm["output"].as<std::string>()
+            << "\n";
+  if (format == output_format::json)
+    std::cout << model::to_json(models).dump(2) << "\n";
+  else if (format == output_format::csv)
+    write_csv(std::cout, summary_table(models));
+  else
+    write_table(std::cout, summary_table(models));
   return exit_ok;
 }
 

@@ -20,6 +20,8 @@ namespace {
 
 po::options_description predict_options() {
   po::options_description o("predict options");
+  // One option per line, as --help prints them.
+  // clang-format off
   o.add_options()("help,h", "show this help")
       ("model", po::value<std::string>()->required(), "model.json written by pollscale fit (positional)")
       ("scenario", po::value<std::string>()->required(), "scenario, e.g. find_active")
@@ -36,6 +38,7 @@ po::options_description predict_options() {
       ("cpus", po::value<long long>(), "distinct CPUs used")
       ("pinning", po::value<std::string>()->default_value(""), "CPU of each thread, e.g. 0+1")
       ("format", po::value<std::string>()->default_value("table"), "table, csv or json");
+  // clang-format on
   return o;
 }
 
@@ -100,19 +103,28 @@ int cmd_predict(const args_t& args) {
     throw usage_error(e.what());
   }
   if (format == output_format::json) {
-    std::cout << nlohmann::json{{"model", p.model}, {"formula", p.formula}, {"value", p.value}, {"lo", json_number(p.lo)},
-                                {"hi", json_number(p.hi)}, {"unit", p.unit}, {"statistic", models.statistic},
+    std::cout << nlohmann::json{{"model", p.model},
+                                {"formula", p.formula},
+                                {"value", p.value},
+                                {"lo", json_number(p.lo)},
+                                {"hi", json_number(p.hi)},
+                                {"unit", p.unit},
+                                {"statistic", models.statistic},
                                 {"extrapolated", p.extrapolated},
                                 {"extrapolation", p.extrapolation_factor}}
                      .dump(2)
               << "\n";
     return exit_ok;
   }
-  text_table t{{"model", "value", "lo", "hi", "unit", "extrapolation", "formula"}, {}, {false, true, true, true, false, true, false}};
+  text_table t{{"model", "value", "lo", "hi", "unit", "extrapolation", "formula"},
+               {},
+               {false, true, true, true, false, true, false}};
   t.rows.push_back({p.model, num(p.value), num(p.lo), num(p.hi), p.unit,
                     p.extrapolated ? format_number(p.extrapolation_factor, 3) + "x" : "no", p.formula});
-  if (format == output_format::csv) write_csv(std::cout, t);
-  else write_table(std::cout, t);
+  if (format == output_format::csv)
+    write_csv(std::cout, t);
+  else
+    write_table(std::cout, t);
   return exit_ok;
 }
 

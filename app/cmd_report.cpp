@@ -13,10 +13,13 @@ namespace pollscale::app {
 
 int cmd_report(const args_t& args) {
   po::options_description o("report options");
+  // One option per line, as --help prints them.
+  // clang-format off
   o.add_options()("help,h", "show this help")("data", po::value<std::string>()->required(),
                                               "calibration dataset directory")(
       "out,o", po::value<std::string>()->required(), "report directory (report.md, report.html, figures/)")(
       "title", po::value<std::string>()->default_value("pollscale report"), "page title");
+  // clang-format on
   po::positional_options_description pos;
   pos.add("data", 1);
   po::variables_map vm;

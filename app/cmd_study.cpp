@@ -48,6 +48,8 @@ std::string utc_stamp(const char* format) {
 
 po::options_description study_options() {
   po::options_description o("study options");
+  // One option per line, as --help prints them.
+  // clang-format off
   o.add_options()("help,h", "show this help")("out,o", po::value<std::string>(),
                                               "study folder (default out/study-<UTC time>)")(
       "quick", "calibrate with the quick profile (default, ~1-3 min)")(
@@ -58,6 +60,7 @@ po::options_description study_options() {
                                                           "closed-loop clients of the simulated server")(
       "seed", po::value<std::uint64_t>()->default_value(1), "seed for calibration positions and simulation")(
       "force", "replace the dataset an earlier study left in the folder (without it such a folder is refused)");
+  // clang-format on
   return o;
 }
 
@@ -175,8 +178,8 @@ int cmd_study(const args_t& args) {
   std::vector<study::step_result> steps;
   try {
     if (p.calibrate) {
-      std::vector<std::string> calibrate_args{p.profile, "--out",    p.dataset.string(), "--seed",
-                                              p.seed,    "--format", "csv"};
+      std::vector<std::string> calibrate_args{p.profile,  "--out", p.dataset.string(), "--seed", p.seed,
+                                              "--format", "csv"};
       if (p.force) calibrate_args.emplace_back("--force");
       steps.push_back(
           study::run_step("calibrate", "calibrate", cmd_calibrate, calibrate_args, p.out / "calibration.csv"));

@@ -30,6 +30,8 @@ using nlohmann::json;
 
 po::options_description validate_options() {
   po::options_description o("validate options");
+  // One option per line, as --help prints them.
+  // clang-format off
   o.add_options()("help,h", "show this help")
       ("data", po::value<std::vector<std::string>>()->required()->composing(),
        "dataset directory, historical CSV, directory of historical CSVs, or a directory with datasets beneath it "
@@ -40,6 +42,7 @@ po::options_description validate_options() {
       ("group-by", po::value<std::string>(), "comma-separated columns to aggregate errors by "
        "(default platform,scenario,mechanism,variant,fd_kind,metric)")
       ("format", po::value<std::string>()->default_value("table"), "table, csv or json");
+  // clang-format on
   o.add(model_fit_options_description());
   return o;
 }
@@ -70,8 +73,12 @@ std::string pct(double fraction) { return std::isfinite(fraction) ? format_numbe
 json accuracy_json(const model::accuracy& a) {
   // An interval open above (a rate) makes the median half-width infinite: JSON says "inf".
   auto wide = [](double v) { return std::isinf(v) ? json("inf") : num(v); };
-  return {{"n", a.n}, {"mape", num(a.mape)}, {"median_rel_err", num(a.median_rel_err)},
-          {"max_rel_err", num(a.max_rel_err)}, {"coverage", num(a.coverage)}, {"n_with_interval", a.n_with_interval},
+  return {{"n", a.n},
+          {"mape", num(a.mape)},
+          {"median_rel_err", num(a.median_rel_err)},
+          {"max_rel_err", num(a.max_rel_err)},
+          {"coverage", num(a.coverage)},
+          {"n_with_interval", a.n_with_interval},
           {"median_rel_halfwidth", wide(a.median_rel_halfwidth)},
           {"median_interval_score", wide(a.median_interval_score)}};
 }
@@ -103,12 +110,15 @@ json result_json(const model::validation_result& v, const std::string& train) {
     groups.push_back(gj);
   }
   for (const auto& m : v.models.cells)
-    models.push_back({{"model", datasets::describe(m.cell) + (m.platform.empty() ? "" : " @ " + m.platform + ", " + m.kernel)},
-                      {"formula", m.formula}, {"mape_loo", num(m.stats.mape_loo)}, {"n_points", m.stats.n_points}});
+    models.push_back(
+        {{"model", datasets::describe(m.cell) + (m.platform.empty() ? "" : " @ " + m.platform + ", " + m.kernel)},
+         {"formula", m.formula},
+         {"mape_loo", num(m.stats.mape_loo)},
+         {"n_points", m.stats.n_points}});
   json summary = accuracy_json(v.overall);
   summary["groups"] = groups;
-  return {{"train", train}, {"n_train", v.n_train}, {"group_by", v.group_by}, {"rows", rows},
-          {"summary", summary}, {"models", models}, {"skipped", v.skipped}};
+  return {{"train", train},     {"n_train", v.n_train}, {"group_by", v.group_by}, {"rows", rows},
+          {"summary", summary}, {"models", models},     {"skipped", v.skipped}};
 }
 
 std::string row_label(const model::validation_row& r) {
@@ -118,7 +128,8 @@ std::string row_label(const model::validation_row& r) {
 }
 
 text_table rows_table(const model::validation_result& v) {
-  text_table t{{"point", "measured", "predicted", "lo", "hi", "rel_err", "extrapolation", "no interval: why"}, {},
+  text_table t{{"point", "measured", "predicted", "lo", "hi", "rel_err", "extrapolation", "no interval: why"},
+               {},
                {false, true, true, true, true, true, true, false}};
   for (const auto& r : v.rows)
     t.rows.push_back({row_label(r), text_num(r.measured), text_num(r.predicted), text_num(r.lo), text_num(r.hi),

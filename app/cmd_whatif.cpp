@@ -191,7 +191,8 @@ int cmd_whatif(const args_t& args) {
   rows.erase(rows.begin() + static_cast<std::ptrdiff_t>(done), rows.end());
   if (interrupted)
     std::cerr << "whatif: interrupted: " << done << " of " << planned << " rows simulated"
-              << (done > 0 && rows.back().result.interrupted ? " (the last with the replications done before the stop)" : "")
+              << (done > 0 && rows.back().result.interrupted ? " (the last with the replications done before the stop)"
+                                                             : "")
               << "\n";
   if (!rows.empty()) print_rows(rows, sw, format);
   return interrupted ? exit_interrupted : exit_ok;

@@ -10,6 +10,8 @@ namespace pollscale::app {
 
 po::options_description model_fit_options_description() {
   po::options_description o("model options");
+  // One option per line, as --help prints them.
+  // clang-format off
   o.add_options()
       ("statistic", po::value<std::string>()->default_value("median"),
        "what to fit and validate against in a calibration dataset: median (the typical cost, interference "
@@ -25,15 +27,19 @@ po::options_description model_fit_options_description() {
       ("curvature-margin", po::value<double>()->default_value(0),
        "how far (fraction, 0..1) a curvature term's leave-one-out error must lie below the best straight form's")
       ("skip-unfittable", "leave out cells with too few points for their form instead of failing");
+  // clang-format on
   return o;
 }
 
 model::fit_options fit_options_from(const po::variables_map& vm) {
   model::fit_options o;
   const std::string fam = vm["family"].as<std::string>();
-  if (fam == "mechanistic") o.fam = model::family::mechanistic;
-  else if (fam == "extra-p" || fam == "extra_p") o.fam = model::family::extra_p;
-  else throw usage_error("--family: '" + fam + "' is not one of mechanistic, extra-p");
+  if (fam == "mechanistic")
+    o.fam = model::family::mechanistic;
+  else if (fam == "extra-p" || fam == "extra_p")
+    o.fam = model::family::extra_p;
+  else
+    throw usage_error("--family: '" + fam + "' is not one of mechanistic, extra-p");
   const long long reps = vm["bootstrap"].as<long long>();
   if (reps < 0 || reps > 100000) throw usage_error("--bootstrap: " + std::to_string(reps) + " is not in 0..100000");
   o.bootstrap_replicates = static_cast<std::size_t>(reps);
@@ -48,7 +54,8 @@ model::fit_options fit_options_from(const po::variables_map& vm) {
     throw usage_error(std::string("--statistic: ") + e.what());
   }
   const long long min_n = vm["curvature-min-n"].as<long long>();
-  if (min_n < 0 || min_n > 1000) throw usage_error("--curvature-min-n: " + std::to_string(min_n) + " is not in 0..1000");
+  if (min_n < 0 || min_n > 1000)
+    throw usage_error("--curvature-min-n: " + std::to_string(min_n) + " is not in 0..1000");
   o.curvature_min_distinct_n = static_cast<std::size_t>(min_n);
   const double margin = vm["curvature-margin"].as<double>();
   if (!(margin >= 0 && margin < 1))

@@ -138,8 +138,8 @@ class model_costs {
     call.blocking = 0;
     call.n_fds = call.n_active = 1;
     if (!try_ask(call)) return {};
-    prov_->sources["registration"] = "model: find_active time_per_op blocking pinning " + rt.pinning + " (" + kind_label(fd_kind) +
-                                     ") minus two timeout-0 passes";
+    prov_->sources["registration"] = "model: find_active time_per_op blocking pinning " + rt.pinning + " (" +
+                                     kind_label(fd_kind) + ") minus two timeout-0 passes";
     return [self = *this, rt, call](std::int64_t n) {
       if (n <= 1) return 0.0;
       auto at = [&](datasets::key k, std::int64_t fds) {
@@ -352,7 +352,8 @@ sim::cost_model sim_costs_from(const po::variables_map& vm, const std::string& m
     throw usage_error("no wait-call cost for '" + mechanism +
                       "': give --model, --costs with that mechanism, or --wait-* flags");
   if (!have_handler)
-    throw usage_error("no handler cost: give --handler-ns, --costs, or a model with a handler or ipc tcp threads=1 cell");
+    throw usage_error(
+        "no handler cost: give --handler-ns, --costs, or a model with a handler or ipc tcp threads=1 cell");
   if (mechanism == datasets::mechanism::rtsig && !c.overflow_poll_s)
     throw usage_error("rtsig needs the cost of its overflow poll: a 'poll' entry in --costs or a model with poll");
   return c;

@@ -21,8 +21,8 @@ namespace {
 using namespace pollscale;
 
 const char* kinds[] = {"pipe", "eventfd", "socketpair", "tcp", "udp", "fifo", "tmpfile"};
-const char* flavours[][2] = {{"select", ""}, {"pselect", ""}, {"poll", ""},       {"ppoll", ""},
-                             {"epoll", "lt"}, {"epoll", "et"}, {"epoll", "oneshot"}, {"rtsig", ""},
+const char* flavours[][2] = {{"select", ""},          {"pselect", ""},          {"poll", ""},         {"ppoll", ""},
+                             {"epoll", "lt"},         {"epoll", "et"},          {"epoll", "oneshot"}, {"rtsig", ""},
                              {"io_uring", "oneshot"}, {"io_uring", "multishot"}};
 
 datasets::key base(const std::string& scenario, const char* const* flavour, const std::string& kind,
@@ -44,7 +44,8 @@ datasets::key base(const std::string& scenario, const char* const* flavour, cons
 // Planted cost: scanning mechanisms pay per fd, the others per ready event.
 double planted(const datasets::key& k) {
   const double n = static_cast<double>(k.n_fds.value_or(1)), a = static_cast<double>(k.n_active.value_or(1));
-  const bool scan = k.mechanism == "select" || k.mechanism == "pselect" || k.mechanism == "poll" || k.mechanism == "ppoll";
+  const bool scan =
+      k.mechanism == "select" || k.mechanism == "pselect" || k.mechanism == "poll" || k.mechanism == "ppoll";
   const double w = n * 272.0;
   const double ws = scan ? 2.0 * n * 9.0 * std::max(0.0, 1 - (1 << 20) / w) : 0.0;
   double t = (scan ? 170 + 30 * n : 210) + 78 * a + ws + (k.blocking == 1 ? 3000 : 0);
@@ -67,16 +68,19 @@ model::observation_set full_dataset() {
   model::observation_set s;
   s.source = "synthetic full profile";
   s.context = {{"schema_version", 1},
-               {"caches", {{{"level", 1}, {"type", "Data"}, {"size_bytes", 49152}},
-                           {{"level", 2}, {"type", "Unified"}, {"size_bytes", 1 << 20}},
-                           {{"level", 3}, {"type", "Unified"}, {"size_bytes", 32 << 20}}}}};
+               {"caches",
+                {{{"level", 1}, {"type", "Data"}, {"size_bytes", 49152}},
+                 {{"level", 2}, {"type", "Unified"}, {"size_bytes", 1 << 20}},
+                 {{"level", 3}, {"type", "Unified"}, {"size_bytes", 32 << 20}}}}};
   std::mt19937_64 rng(1);
   std::vector<std::int64_t> ns;
   for (int i = 0; i < 16; ++i) ns.push_back(static_cast<std::int64_t>(std::round(std::pow(19990.0, i / 15.0))));
   for (const char* kind : kinds)
     for (const auto& f : flavours)
       for (auto n : ns) {
-        auto k = base("find_active", f, kind, f[0] == std::string("epoll") && f[1] != std::string("lt") ? "time_per_op" : "time_per_call", 0, 1, "0");
+        auto k = base("find_active", f, kind,
+                      f[0] == std::string("epoll") && f[1] != std::string("lt") ? "time_per_op" : "time_per_call", 0, 1,
+                      "0");
         k.n_fds = n;
         k.n_active = 1;
         k.active_pos = "middle";

@@ -13,9 +13,9 @@
 #include "calibrate/reference_check.hpp"
 #include "calibrate/registry.hpp"
 #include "calibrate/sentinel.hpp"
-#include "calibrate/visit_plan.hpp"
 #include "calibrate/sys/process.hpp"
 #include "calibrate/sys/syscall.hpp"
+#include "calibrate/visit_plan.hpp"
 #include "datasets/consistency.hpp"
 #include "datasets/statistics.hpp"
 
@@ -85,11 +85,12 @@ void add_warnings(const calibration_request& req, calibration_outcome& out, int 
   // Precondition: out.data.summaries are final (record_consistency).
   const std::size_t unconverged = wider_than(out.data.summaries, req.runner.target_rel_halfwidth);
   if (unconverged)
-    out.data.context["warnings"].push_back(
-        std::to_string(unconverged) + " of " + std::to_string(out.measured) +
-        " points have a 95% interval wider than ±" + std::to_string(static_cast<int>(req.runner.target_rel_halfwidth * 100)) +
-        (req.rounds > 1 ? "% (their visits disagree, or a visit reached its time cap first)"
-                        : "% (the time cap came first)"));
+    out.data.context["warnings"].push_back(std::to_string(unconverged) + " of " + std::to_string(out.measured) +
+                                           " points have a 95% interval wider than ±" +
+                                           std::to_string(static_cast<int>(req.runner.target_rel_halfwidth * 100)) +
+                                           (req.rounds > 1
+                                                ? "% (their visits disagree, or a visit reached its time cap first)"
+                                                : "% (the time cap came first)"));
   if (out.interrupted && interrupted_round == 0)
     out.data.context["warnings"].push_back("interrupted after " + std::to_string(out.measured) + " of " +
                                            std::to_string(out.planned) + " points; the rest were not measured");
@@ -131,9 +132,14 @@ namespace {
 class session {
  public:
   session(const calibration_request& req, const std::vector<planned_point>& once, calibration_outcome& out)
-      : req_(req), once_(once), out_(out), run_(per_visit(req.runner, req.rounds)),
-        watch_(req.runner.min_sample_ns), refs_(once, req.sel.cpus.empty() ? -1 : req.sel.cpus[0]),
-        t0_(clock_ns()), last_write_(t0_) {}
+      : req_(req),
+        once_(once),
+        out_(out),
+        run_(per_visit(req.runner, req.rounds)),
+        watch_(req.runner.min_sample_ns),
+        refs_(once, req.sel.cpus.empty() ? -1 : req.sel.cpus[0]),
+        t0_(clock_ns()),
+        last_write_(t0_) {}
 
   /// Measures point `i` of the plan once more; false when interrupted.
   bool visit(std::size_t i, std::size_t done, std::size_t total);
@@ -156,8 +162,8 @@ class session {
   sentinel watch_;
   reference_check refs_;
   std::uint64_t t0_, last_write_;
-  const probe_def* current_ = nullptr;  // the probe whose set-up the last visit left, if any
-  std::string current_setup_;           // its name (visit_plan.hpp: setup_name)
+  const probe_def* current_ = nullptr;         // the probe whose set-up the last visit left, if any
+  std::string current_setup_;                  // its name (visit_plan.hpp: setup_name)
   std::map<datasets::key, visit_facts> kept_;  // per planned key: samples and visits so far
   std::set<datasets::key> skipped_;            // planned keys that cannot run here
 };
@@ -280,8 +286,11 @@ void record_consistency(calibration_outcome& out) {
   nlohmann::json list = nlohmann::json::array();
   std::size_t beyond = 0;
   for (const auto& issue : issues) {
-    list.push_back({{"rule", issue.rule}, {"point", datasets::describe(issue.k)}, {"against", datasets::describe(issue.other)},
-                    {"beyond_intervals", issue.beyond_intervals}, {"detail", issue.detail}});
+    list.push_back({{"rule", issue.rule},
+                    {"point", datasets::describe(issue.k)},
+                    {"against", datasets::describe(issue.other)},
+                    {"beyond_intervals", issue.beyond_intervals},
+                    {"detail", issue.detail}});
     beyond += issue.beyond_intervals ? 1 : 0;
   }
   d.context["consistency"] = {{"repair_visits", out.repair_visits}, {"issues", list}};

@@ -81,14 +81,10 @@ std::pair<sys::unique_fd, sys::unique_fd> tcp_pair(int listener, std::size_t ind
 
 std::string_view name_of(fd_kind k) {
   switch (k) {
-    case fd_kind::pipe:
-      return datasets::name(datasets::fd_kind::pipe);
-    case fd_kind::eventfd:
-      return datasets::name(datasets::fd_kind::eventfd);
-    case fd_kind::socketpair:
-      return datasets::name(datasets::fd_kind::socketpair);
-    case fd_kind::tcp:
-      return datasets::name(datasets::fd_kind::tcp);
+    case fd_kind::pipe: return datasets::name(datasets::fd_kind::pipe);
+    case fd_kind::eventfd: return datasets::name(datasets::fd_kind::eventfd);
+    case fd_kind::socketpair: return datasets::name(datasets::fd_kind::socketpair);
+    case fd_kind::tcp: return datasets::name(datasets::fd_kind::tcp);
   }
   return "?";
 }

@@ -10,20 +10,13 @@ namespace {
 // The vocabulary's value for a measured mechanism (datasets/vocabulary.hpp spells it).
 datasets::mechanism vocabulary_of(mechanism m) {
   switch (m) {
-    case mechanism::select:
-      return datasets::mechanism::select;
-    case mechanism::pselect:
-      return datasets::mechanism::pselect;
-    case mechanism::poll:
-      return datasets::mechanism::poll;
-    case mechanism::ppoll:
-      return datasets::mechanism::ppoll;
-    case mechanism::epoll:
-      return datasets::mechanism::epoll;
-    case mechanism::rtsig:
-      return datasets::mechanism::rtsig;
-    case mechanism::io_uring:
-      return datasets::mechanism::io_uring;
+    case mechanism::select: return datasets::mechanism::select;
+    case mechanism::pselect: return datasets::mechanism::pselect;
+    case mechanism::poll: return datasets::mechanism::poll;
+    case mechanism::ppoll: return datasets::mechanism::ppoll;
+    case mechanism::epoll: return datasets::mechanism::epoll;
+    case mechanism::rtsig: return datasets::mechanism::rtsig;
+    case mechanism::io_uring: return datasets::mechanism::io_uring;
   }
   return datasets::mechanism::kqueue;  // unreachable: every enumerator is listed
 }

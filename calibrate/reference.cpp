@@ -79,9 +79,9 @@ std::filesystem::path poll_loop_path(const std::filesystem::path& dir) {
 
 std::filesystem::path poll_loop_path() {
   std::vector<char> buf(PATH_MAX + 1);
-  const ssize_t len = sys::call(
-      "readlink(/proc/self/exe)", [&] { return ::readlink("/proc/self/exe", buf.data(), buf.size() - 1); },
-      {ENOENT, EACCES, ENOTDIR, ENAMETOOLONG, ELOOP});
+  const ssize_t len =
+      sys::call("readlink(/proc/self/exe)", [&] { return ::readlink("/proc/self/exe", buf.data(), buf.size() - 1); },
+                {ENOENT, EACCES, ENOTDIR, ENAMETOOLONG, ELOOP});
   if (len <= 0 || static_cast<std::size_t>(len) >= buf.size() - 1) return {};
   return poll_loop_path(std::filesystem::path(std::string(buf.data(), static_cast<std::size_t>(len))).parent_path());
 }
@@ -119,8 +119,8 @@ std::optional<reference_reading> run_poll_loop(const std::filesystem::path& exe,
     return std::nullopt;
   }
   if (n < 1 || n > INT_MAX || reps < 1) {
-    say(why, exe.string() + ": n (" + std::to_string(n) + ") and reps (" + std::to_string(reps) +
-                 ") must be positive ints");
+    say(why,
+        exe.string() + ": n (" + std::to_string(n) + ") and reps (" + std::to_string(reps) + ") must be positive ints");
     return std::nullopt;
   }
   const auto out = run({exe.string(), std::to_string(n), std::to_string(reps)}, exe.string(), timeout, why);

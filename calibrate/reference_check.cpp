@@ -36,12 +36,15 @@ reference_check::reference_check(const std::vector<planned_point>& once, int cpu
   perf_pipe_.name = "perf_pipe";
   for (const auto& p : once) {
     if (is_poll_loop_twin(p.key) &&
-        (!poll_loop_.point || std::llabs(*p.key.n_fds - poll_loop_target_n) < std::llabs(*poll_loop_.point->n_fds - poll_loop_target_n)))
+        (!poll_loop_.point ||
+         std::llabs(*p.key.n_fds - poll_loop_target_n) < std::llabs(*poll_loop_.point->n_fds - poll_loop_target_n)))
       poll_loop_.point = p.key;
     if (is_perf_twin(p.key, cpu) && !perf_pipe_.point) perf_pipe_.point = p.key;
   }
-  if (!poll_loop_.point) poll_loop_.missing = "no find_active poll pipe k=1 middle timeout-0 time_per_call point in the plan";
-  else if (poll_loop_path().empty()) poll_loop_.missing = std::string(poll_loop_name) + " not found beside pollscale";
+  if (!poll_loop_.point)
+    poll_loop_.missing = "no find_active poll pipe k=1 middle timeout-0 time_per_call point in the plan";
+  else if (poll_loop_path().empty())
+    poll_loop_.missing = std::string(poll_loop_name) + " not found beside pollscale";
   if (!perf_pipe_.point) perf_pipe_.missing = "no wakeup blocking-read pipe point on one CPU in the plan";
 }
 
@@ -58,7 +61,8 @@ void reference_check::after_visit(const datasets::key& k, const std::vector<doub
     const double own = datasets::median(values);
     p->tool = r->tool;
     p->ratios.push_back(own / r->ns_per_op);
-    p->readings.push_back({{"t_s", t_s}, {"pollscale_ns", own}, {"reference_ns", r->ns_per_op}, {"ratio", p->ratios.back()}});
+    p->readings.push_back(
+        {{"t_s", t_s}, {"pollscale_ns", own}, {"reference_ns", r->ns_per_op}, {"ratio", p->ratios.back()}});
   }
 }
 

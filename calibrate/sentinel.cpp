@@ -103,9 +103,9 @@ nlohmann::json stability_of(const std::vector<datasets::sentinel_reading>& serie
   j["p90_ns"] = p90;
   j["spread_p90_p10"] = p90 / p10;
   j["max_over_median"] = *std::max_element(v.begin(), v.end()) / med;
-  j["slow_share"] = static_cast<double>(std::count_if(v.begin(), v.end(),
-                                                      [&](double x) { return x >= episode_factor * p10; })) /
-                    static_cast<double>(v.size());
+  j["slow_share"] =
+      static_cast<double>(std::count_if(v.begin(), v.end(), [&](double x) { return x >= episode_factor * p10; })) /
+      static_cast<double>(v.size());
   const auto [a, b] = longest_episode(series, episode_factor * p10);
   double episode_s = 0;
   if (a < series.size()) {

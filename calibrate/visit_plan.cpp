@@ -36,9 +36,7 @@ std::vector<std::vector<std::size_t>> groups_of(const std::vector<planned_point>
 
 }  // namespace
 
-std::string setup_name(const planned_point& p) {
-  return p.probe->setup_of ? p.probe->setup_of(p.key) : std::string();
-}
+std::string setup_name(const planned_point& p) { return p.probe->setup_of ? p.probe->setup_of(p.key) : std::string(); }
 
 void seeded_shuffle(std::vector<std::size_t>& v, std::uint64_t seed) {
   std::mt19937_64 rng(seed);

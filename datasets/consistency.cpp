@@ -56,13 +56,13 @@ std::string side_text(std::string_view label, const summary_row& r) {
 /// `high` must cost at least as much as `low`. Returns the issue when it does not: by the
 /// medians (only when `flag_medians`), or beyond both 95% intervals.
 std::optional<consistency_issue> order_issue(const summary_row& high, std::string_view high_label,
-                                             const summary_row& low, std::string_view low_label,
-                                             std::string_view rule, bool flag_medians) {
+                                             const summary_row& low, std::string_view low_label, std::string_view rule,
+                                             bool flag_medians) {
   const bool beyond = high.s.ci95_hi < low.s.ci95_lo;
   const bool medians = high.s.median < low.s.median;
   if (!beyond && !(flag_medians && medians)) return std::nullopt;
-  std::string detail = side_text(high_label, high) + " < " + side_text(low_label, low) + at_n_text(high.k) +
-                       " (95% " + interval_text(high.s) + " vs " + interval_text(low.s) + ")";
+  std::string detail = side_text(high_label, high) + " < " + side_text(low_label, low) + at_n_text(high.k) + " (95% " +
+                       interval_text(high.s) + " vs " + interval_text(low.s) + ")";
   return consistency_issue{high.k, low.k, rule, beyond, std::move(detail)};
 }
 
@@ -84,10 +84,10 @@ void check_op_below_call(const std::vector<summary_row>& rows, std::vector<consi
     k.blocking = 0;
     return k;
   };
-  const row_index calls =
-      index_rows(rows, [](const key& k) { return k.metric == metric_call && blocking_of(k) == 0; }, reduce);
-  const row_index ops =
-      index_rows(rows, [](const key& k) { return k.metric == metric_op && blocking_of(k) == 0; }, reduce);
+  const row_index calls = index_rows(
+      rows, [](const key& k) { return k.metric == metric_call && blocking_of(k) == 0; }, reduce);
+  const row_index ops = index_rows(
+      rows, [](const key& k) { return k.metric == metric_op && blocking_of(k) == 0; }, reduce);
   for (const auto& [reduced, op] : ops) {
     const auto [first, last] = calls.equal_range(reduced);
     for (auto it = first; it != last; ++it)
@@ -103,10 +103,10 @@ void check_blocking_below_timeout0(const std::vector<summary_row>& rows, std::ve
     k.max_fd.reset();
     return k;
   };
-  const row_index timeout0 =
-      index_rows(rows, [](const key& k) { return k.metric == metric_op && blocking_of(k) == 0; }, reduce);
-  const row_index blocking =
-      index_rows(rows, [](const key& k) { return k.metric == metric_op && blocking_of(k) == 1; }, reduce);
+  const row_index timeout0 = index_rows(
+      rows, [](const key& k) { return k.metric == metric_op && blocking_of(k) == 0; }, reduce);
+  const row_index blocking = index_rows(
+      rows, [](const key& k) { return k.metric == metric_op && blocking_of(k) == 1; }, reduce);
   for (const auto& [reduced, b] : blocking) {
     const auto [first, last] = timeout0.equal_range(reduced);
     for (auto it = first; it != last; ++it)

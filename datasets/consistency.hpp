@@ -50,11 +50,11 @@ inline constexpr std::string_view rule_blocking_below_timeout0 = "blocking_below
 inline constexpr char consistency_marks_separator = ';';
 
 struct consistency_issue {
-  key k;                   ///< the point that breaks the rule (the cheaper / later one)
-  key other;               ///< the point it is compared with
-  std::string_view rule;   ///< one of the rule_* constants above
-  bool beyond_intervals;   ///< true: broken even allowing both 95% intervals; false: medians only
-  std::string detail;      ///< one line, e.g. "time_per_op 9.6 us < time_per_call 15.8 us at n=1168 ..."
+  key k;                  ///< the point that breaks the rule (the cheaper / later one)
+  key other;              ///< the point it is compared with
+  std::string_view rule;  ///< one of the rule_* constants above
+  bool beyond_intervals;  ///< true: broken even allowing both 95% intervals; false: medians only
+  std::string detail;     ///< one line, e.g. "time_per_op 9.6 us < time_per_call 15.8 us at n=1168 ..."
 };
 
 /// Every rule broken among the find_active rows of `rows`, sorted by k, then rule, then

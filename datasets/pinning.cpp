@@ -24,7 +24,8 @@ pinning pinning::parse(std::string_view text) {
   std::vector<int> cpus;
   if (text.empty()) return pinning();
   const auto bad = [&] {
-    return std::invalid_argument("pinning '" + std::string(text) + "' is not CPU numbers joined by '+' (e.g. 0 or 0+1)");
+    return std::invalid_argument("pinning '" + std::string(text) +
+                                 "' is not CPU numbers joined by '+' (e.g. 0 or 0+1)");
   };
   for (std::size_t start = 0;;) {
     const std::size_t plus = std::min(text.find('+', start), text.size());

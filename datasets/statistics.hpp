@@ -46,11 +46,10 @@ std::pair<std::size_t, std::size_t> median_ci_ranks(std::size_t n, double level)
 /// batch interrupted by another task); the point's `median` is the median of the visit
 /// medians, and [ci95_lo, ci95_hi] is a 95% interval for it built from their spread: a
 /// Student-t interval on the logarithms of the visit medians (costs drift by factors, not by
-/// offsets) with the median's standard error (sqrt(pi/2) x the mean's), never narrower than the pooled samples' own median interval, and kept inside
-/// [min, max]. n, mean, stddev, stderr_mean, min and max describe the pooled samples. One
-/// visit (or one value in all) falls back to `summarise` of the pooled values.
-/// Precondition: at least one non-empty visit; empty visits are ignored; all finite, > 0
-/// where more than one visit is given.
+/// offsets) with the median's standard error (sqrt(pi/2) x the mean's), never narrower than the pooled samples' own
+/// median interval, and kept inside [min, max]. n, mean, stddev, stderr_mean, min and max describe the pooled samples.
+/// One visit (or one value in all) falls back to `summarise` of the pooled values. Precondition: at least one non-empty
+/// visit; empty visits are ignored; all finite, > 0 where more than one visit is given.
 summary summarise_visits(std::span<const std::vector<double>> visits);
 
 /// Half-width of the 95% median interval relative to the median: max(med-lo, hi-med)/med.

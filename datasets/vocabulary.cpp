@@ -58,21 +58,15 @@ constexpr table<position, 6> positions{
 mechanism_traits traits(mechanism m) {
   switch (m) {
     case mechanism::select:
-    case mechanism::pselect:
-      return {true, true, true, false, wake::all};
+    case mechanism::pselect: return {true, true, true, false, wake::all};
     case mechanism::poll:
-    case mechanism::ppoll:
-      return {true, false, true, false, wake::all};
+    case mechanism::ppoll: return {true, false, true, false, wake::all};
     case mechanism::epoll:
-    case mechanism::io_uring:
-      return {false, false, true, false, wake::one};
-    case mechanism::rtsig:
-      return {false, false, true, true, wake::one};
+    case mechanism::io_uring: return {false, false, true, false, wake::one};
+    case mechanism::rtsig: return {false, false, true, true, wake::one};
     case mechanism::devpoll:
-    case mechanism::poll2:
-      return {true, false, false, false, wake::all};
-    case mechanism::kqueue:
-      return {false, false, false, false, wake::one};
+    case mechanism::poll2: return {true, false, false, false, wake::all};
+    case mechanism::kqueue: return {false, false, false, false, wake::one};
   }
   return {false, false, false, false, wake::one};
 }

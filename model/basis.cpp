@@ -10,10 +10,9 @@
 namespace pollscale::model {
 namespace {
 
-constexpr const char* kind_names[] = {"fixed",     "per_fd",       "per_word",     "per_ready",
-                                      "per_registered", "log_n",   "fd_per_ready", "inverse_ready",
-                                      "power_log", "working_set", "overflow",  "fd_times_ready", "cycle_set",
-                                      "entry_set"};
+constexpr const char* kind_names[] = {"fixed",    "per_fd",         "per_word",      "per_ready", "per_registered",
+                                      "log_n",    "fd_per_ready",   "inverse_ready", "power_log", "working_set",
+                                      "overflow", "fd_times_ready", "cycle_set",     "entry_set"};
 constexpr std::size_t kind_count = sizeof kind_names / sizeof kind_names[0];
 
 std::string exponent_text(double e) {
@@ -43,8 +42,8 @@ double latency_at(const basis& b, double bytes) {
   const auto& k = b.latency;  // measured curve: piecewise linear in log(bytes), flat outside
   if (bytes <= k.front().first) return k.front().second;
   if (bytes >= k.back().first) return k.back().second;
-  const auto hi = std::upper_bound(k.begin(), k.end(), bytes,
-                                   [](double v, const auto& knot) { return v < knot.first; });
+  const auto hi =
+      std::upper_bound(k.begin(), k.end(), bytes, [](double v, const auto& knot) { return v < knot.first; });
   const auto lo = hi - 1;
   const double t = std::log(bytes / lo->first) / std::log(hi->first / lo->first);
   return lo->second + t * (hi->second - lo->second);
@@ -68,7 +67,8 @@ point point_of(const datasets::key& key) {
     x.p = x.n;
   else if (pos == position::top)
     x.p = std::max(0.0, x.n - x.k + 1);
-  else x.p = x.n / (std::max(x.k, 0.0) + 1);  // spread, random or unknown: expected position
+  else
+    x.p = x.n / (std::max(x.k, 0.0) + 1);  // spread, random or unknown: expected position
   return x;
 }
 
@@ -125,22 +125,19 @@ std::string basis_symbol(const basis& b) {
 std::string basis_meaning(const basis& b) {
   switch (b.kind) {
     case basis_kind::constant: return "fixed cost of one operation (entry, exit, set-up)";
-    case basis_kind::per_fd:
-      return "per registered fd: copy-in of its entry, fd lookup and readiness query";
+    case basis_kind::per_fd: return "per registered fd: copy-in of its entry, fd lookup and readiness query";
     case basis_kind::per_word: return "per 64-bit bitmap word scanned up to max fd";
     case basis_kind::per_ready: return "per ready fd: event delivered, read and re-armed";
-    case basis_kind::per_registered:
-      return "per wait-queue entry registered before the first ready fd (blocking only)";
+    case basis_kind::per_registered: return "per wait-queue entry registered before the first ready fd (blocking only)";
     case basis_kind::log_n: return "per level of a balanced tree over n fds (epoll_ctl rb-tree)";
     case basis_kind::fd_per_ready: return "a scan over n fds shared by the k events it finds";
     case basis_kind::inverse_ready: return "a fixed per-call cost shared by the k events it finds";
     case basis_kind::power_log: return "generic Extra-P term " + power_log_name(b.i, b.j);
     case basis_kind::working_set:
-      return "dependent cache-line loads per fd that pay the extra latency once n x " +
-             exponent_text(b.bytes_per_fd) + " B outgrows a cache level";
+      return "dependent cache-line loads per fd that pay the extra latency once n x " + exponent_text(b.bytes_per_fd) +
+             " B outgrows a cache level";
     case basis_kind::overflow:
-      return "signal queue overflow beyond " + exponent_text(b.threshold) +
-             " pending events: recovery polls all n fds";
+      return "signal queue overflow beyond " + exponent_text(b.threshold) + " pending events: recovery polls all n fds";
     case basis_kind::fd_times_ready:
       return "a scan over n fds paid once per ready client: closed-loop latency is k replies deep";
     case basis_kind::cycle_set:
@@ -220,7 +217,8 @@ basis basis_from_json(const nlohmann::json& j) {
     if (!j.contains("latency_measured") || !j["latency_measured"].is_boolean())
       throw std::invalid_argument("basis: 'latency_measured' is missing or not a boolean");
     b.latency_measured = j["latency_measured"].get<bool>();
-    b.shared_by_ready = j.contains("shared_by_ready") && j["shared_by_ready"].is_boolean() && j["shared_by_ready"].get<bool>();
+    b.shared_by_ready =
+        j.contains("shared_by_ready") && j["shared_by_ready"].is_boolean() && j["shared_by_ready"].get<bool>();
     try {
       b.latency = j.at("latency_ns").get<std::vector<std::pair<double, double>>>();
     } catch (const nlohmann::json::exception&) {

@@ -46,8 +46,8 @@ enum class basis_kind {
 /// A basis function with its parameters (value type; cheap to copy).
 struct basis {
   basis_kind kind = basis_kind::constant;
-  double i = 0;  ///< power_log: exponent of n
-  double j = 0;  ///< power_log: exponent of log2 n
+  double i = 0;             ///< power_log: exponent of n
+  double j = 0;             ///< power_log: exponent of log2 n
   double bytes_per_fd = 0;  ///< working_set, cycle_set, entry_set: kernel bytes touched per fd
   /// working_set, sorted by bytes. Measured (latency_measured): (working-set bytes, extra
   /// ns per dependent load) knots, interpolated linearly in log(bytes), flat outside.
@@ -55,9 +55,9 @@ struct basis {
   /// latency at working set W being the sum of delta * max(0, 1 - size/W).
   std::vector<std::pair<double, double>> latency;
   bool latency_measured = false;
-  double latency_scale = 1;  ///< working_set: converts ns into the response's unit
+  double latency_scale = 1;      ///< working_set: converts ns into the response's unit
   bool shared_by_ready = false;  ///< working_set: the scan is shared by k events (divide by k)
-  double threshold = 0;  ///< overflow: events the signal queue holds
+  double threshold = 0;          ///< overflow: events the signal queue holds
 
   /// The value of this regressor at `x`.
   double operator()(const point& x) const;

@@ -92,8 +92,8 @@ void add_bootstrap(cell_model& m, const form& f, const cell_points& pts, const s
     // the prior itself (a randomised prior), so a term the data cannot see spreads the
     // replicates as widely as the prior says, as it does the analytic interval.
     for (auto& pr : prob.priors) pr.mean += pr.sd * unit_normal(rng);
-    m.bootstrap.row(b) = identifiable(prob.x, prob.priors) ? solve_robust(prob, quick).beta.transpose()
-                                                           : fitted_beta.transpose();
+    m.bootstrap.row(b) =
+        identifiable(prob.x, prob.priors) ? solve_robust(prob, quick).beta.transpose() : fitted_beta.transpose();
     m.bootstrap_residuals[static_cast<std::size_t>(b)] = pool[pick_residual(rng)];
   }
 }

@@ -139,9 +139,8 @@ scored score(const form& f, const cell_points& pts, const fit_options& o) {
 // A term that bends the curve away from the kernel's straight scan: n^i·log2(n)^j other
 // than n itself.
 bool curved(const form& f) {
-  return std::any_of(f.terms.begin(), f.terms.end(), [](const basis& b) {
-    return b.kind == basis_kind::power_log && !(b.i == 1 && b.j == 0);
-  });
+  return std::any_of(f.terms.begin(), f.terms.end(),
+                     [](const basis& b) { return b.kind == basis_kind::power_log && !(b.i == 1 && b.j == 0); });
 }
 
 std::size_t distinct_n(const cell_points& pts) {

@@ -53,10 +53,10 @@ struct fit_options {
 
 /// What the dataset says about the machine, shared by all its cells.
 struct fit_environment {
-  std::optional<latency_curve> curve;        ///< scans' (knees at the probe's cliffs); nullopt for historical data
-  std::optional<latency_curve> ring_curve;   ///< the token ring's (knees at the listed cache sizes)
+  std::optional<latency_curve> curve;       ///< scans' (knees at the probe's cliffs); nullopt for historical data
+  std::optional<latency_curve> ring_curve;  ///< the token ring's (knees at the listed cache sizes)
   std::optional<latency_curve> non_streaming_curve;  ///< scans that cannot stream (scan_streams): the probe's own curve
-  std::optional<double> signal_queue_limit;  ///< RLIMIT_SIGPENDING soft limit
+  std::optional<double> signal_queue_limit;          ///< RLIMIT_SIGPENDING soft limit
 };
 
 /// Too few points for the form a cell needs (e.g. poll measured at one n only).

@@ -15,8 +15,8 @@ namespace pollscale::model {
 
 struct cell_points {
   std::vector<point> x;
-  Eigen::VectorXd y;           ///< responses: the value, or 1/value for rates
-  std::vector<double> value;   ///< as measured, in the cell's unit
+  Eigen::VectorXd y;          ///< responses: the value, or 1/value for rates
+  std::vector<double> value;  ///< as measured, in the cell's unit
   std::vector<const observation*> rows;
   bool reciprocal = false;
 };

@@ -17,8 +17,7 @@ fit_environment environment_of(const observation_set& data);
 
 /// Rows grouped by cell, in cell order; memory_latency rows (machine facts, not a
 /// mechanism) are left out.
-std::vector<std::pair<cell_id, std::vector<const observation*>>> cells_of(
-    const std::vector<const observation*>& rows);
+std::vector<std::pair<cell_id, std::vector<const observation*>>> cells_of(const std::vector<const observation*>& rows);
 
 /// Fits every cell of `data`. Throws datasets::format_error when there is nothing to fit
 /// or a row cannot be used (see fit_cell).

@@ -194,15 +194,16 @@ std::vector<form> mechanistic_forms(const form_request& r) {
       }
       out.push_back(std::move(f));
     }
-  std::stable_sort(out.begin(), out.end(), [](const form& a, const form& b) { return a.terms.size() < b.terms.size(); });
+  std::stable_sort(out.begin(), out.end(),
+                   [](const form& a, const form& b) { return a.terms.size() < b.terms.size(); });
   return out;
 }
 
 // Extra-P's default search space for one parameter: n^i log2(n)^j.
 std::vector<form> extra_p_forms(const form_request& r) {
-  static constexpr std::array<double, 19> exponents = {0,       0.25, 1.0 / 3, 0.5,  2.0 / 3, 0.75,   1,
-                                                       1.25,    4.0 / 3, 1.5, 5.0 / 3, 1.75, 2,     2.25,
-                                                       7.0 / 3, 2.5,  8.0 / 3, 2.75, 3};
+  static constexpr std::array<double, 19> exponents = {0,       0.25,    1.0 / 3, 0.5,     2.0 / 3, 0.75, 1,
+                                                       1.25,    4.0 / 3, 1.5,     5.0 / 3, 1.75,    2,    2.25,
+                                                       7.0 / 3, 2.5,     8.0 / 3, 2.75,    3};
   std::vector<form> out;
   out.push_back(form{{of(basis_kind::constant)}, {}, std::nullopt});
   if (!r.n_varies) return out;

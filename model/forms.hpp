@@ -28,7 +28,7 @@ struct form {
   /// refined by Levenberg-Marquardt when the data reach past the knee).
   std::optional<std::size_t> working_set;
 
-  std::string name() const;  ///< "fixed + per_fd + per_ready"
+  std::string name() const;                                ///< "fixed + per_fd + per_ready"
   std::string formula(const std::string& response) const;  ///< "T = fixed + per_fd·n"
 };
 

@@ -26,8 +26,7 @@ void check_problem(const linear_problem& p) {
   for (const auto& pr : p.priors)
     if (pr.index >= static_cast<std::size_t>(p.x.cols()) || !(pr.sd > 0) || !std::isfinite(pr.mean))
       throw std::invalid_argument("linear fit: malformed prior");
-  if (!identifiable(p.x, p.priors))
-    throw std::invalid_argument("linear fit: the terms are collinear on these points");
+  if (!identifiable(p.x, p.priors)) throw std::invalid_argument("linear fit: the terms are collinear on these points");
 }
 
 // The augmented system A beta ~ b: data rows scaled by sqrt(w / sigma²), then one row per
@@ -80,7 +79,8 @@ VectorXd active_set(const augmented& s, const std::vector<bool>& nonneg, std::ve
     for (std::size_t j = 0; j < p; ++j) {
       const auto i = static_cast<Eigen::Index>(j);
       if (!passive[j] && grad(i) > tol(i) &&
-          (best == p || grad(i) / tol(i) > grad(static_cast<Eigen::Index>(best)) / tol(static_cast<Eigen::Index>(best))))
+          (best == p ||
+           grad(i) / tol(i) > grad(static_cast<Eigen::Index>(best)) / tol(static_cast<Eigen::Index>(best))))
         best = j;
     }
     if (best == p) break;
@@ -106,8 +106,7 @@ VectorXd active_set(const augmented& s, const std::vector<bool>& nonneg, std::ve
 }
 
 // Residual variance and effective parameters (trace of the hat matrix of the data rows).
-void finish(const linear_problem& p, const VectorXd& w, const std::vector<bool>& passive,
-            linear_solution& out) {
+void finish(const linear_problem& p, const VectorXd& w, const std::vector<bool>& passive, linear_solution& out) {
   const auto m = p.x.rows();
   out.fitted = p.x * out.beta;
   // A coefficient held at 0 has no spread from the data, but one with a prior keeps the
@@ -146,9 +145,8 @@ void finish(const linear_problem& p, const VectorXd& w, const std::vector<bool>&
 bool identifiable(const MatrixXd& x, const std::vector<coefficient_prior>& priors) {
   std::vector<Eigen::Index> cols;
   for (Eigen::Index j = 0; j < x.cols(); ++j) {
-    const bool has_prior = std::any_of(priors.begin(), priors.end(), [&](const auto& pr) {
-      return static_cast<Eigen::Index>(pr.index) == j;
-    });
+    const bool has_prior = std::any_of(priors.begin(), priors.end(),
+                                       [&](const auto& pr) { return static_cast<Eigen::Index>(pr.index) == j; });
     if (!has_prior) cols.push_back(j);
   }
   if (cols.empty()) return true;

@@ -21,9 +21,9 @@ struct coefficient_prior {
 };
 
 struct linear_problem {
-  Eigen::MatrixXd x;  ///< m x p design matrix
-  Eigen::VectorXd y;  ///< m responses
-  Eigen::VectorXd w;  ///< m positive weights; empty means all 1
+  Eigen::MatrixXd x;         ///< m x p design matrix
+  Eigen::VectorXd y;         ///< m responses
+  Eigen::VectorXd w;         ///< m positive weights; empty means all 1
   std::vector<bool> nonneg;  ///< per column: constrain >= 0; empty means none
   std::vector<coefficient_prior> priors;
   /// Relative spread assumed when the data cannot estimate one (df = 0), used only to
@@ -39,10 +39,10 @@ struct linear_solution {
   std::vector<bool> at_bound;  ///< per column: held at 0 by its constraint
   /// Covariance of beta (zero rows/columns for coefficients at a bound).
   Eigen::MatrixXd covariance;
-  double sigma2 = 0;         ///< weighted residual variance, NaN when df <= 0
-  double df = 0;             ///< m - effective parameters (ridge trace for priors)
-  Eigen::VectorXd fitted;    ///< x * beta
-  Eigen::VectorXd weights;   ///< final weights (w times robustness weights)
+  double sigma2 = 0;        ///< weighted residual variance, NaN when df <= 0
+  double df = 0;            ///< m - effective parameters (ridge trace for priors)
+  Eigen::VectorXd fitted;   ///< x * beta
+  Eigen::VectorXd weights;  ///< final weights (w times robustness weights)
   std::size_t iterations = 0;
 };
 
@@ -55,8 +55,8 @@ bool identifiable(const Eigen::MatrixXd& x, const std::vector<coefficient_prior>
 linear_solution solve_linear(const linear_problem& problem);
 
 struct robust_options {
-  bool relative = true;     ///< reweight by 1/ŷ² each iteration (relative error model)
-  bool huber = true;        ///< downweight outliers (Huber, c = 1.345 robust sigmas)
+  bool relative = true;  ///< reweight by 1/ŷ² each iteration (relative error model)
+  bool huber = true;     ///< downweight outliers (Huber, c = 1.345 robust sigmas)
   double huber_c = 1.345;
   std::size_t max_iterations = 30;
   double tolerance = 1e-7;  ///< relative change of beta that ends the iteration

@@ -12,8 +12,8 @@
 namespace pollscale::model {
 namespace {
 
-using nlohmann::json;
 using datasets::format_error;
+using nlohmann::json;
 
 json number(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 
@@ -29,9 +29,15 @@ json cell_json(const datasets::key& k) {
 }
 
 json term_json(const term& t) {
-  return {{"name", t.name},           {"meaning", t.meaning},         {"unit", t.unit},
-          {"coefficient", t.coefficient}, {"ci95_lo", number(t.ci95_lo)}, {"ci95_hi", number(t.ci95_hi)},
-          {"at_bound", t.at_bound},   {"from_prior", t.from_prior},   {"basis", basis_to_json(t.b)}};
+  return {{"name", t.name},
+          {"meaning", t.meaning},
+          {"unit", t.unit},
+          {"coefficient", t.coefficient},
+          {"ci95_lo", number(t.ci95_lo)},
+          {"ci95_hi", number(t.ci95_hi)},
+          {"at_bound", t.at_bound},
+          {"from_prior", t.from_prior},
+          {"basis", basis_to_json(t.b)}};
 }
 
 json matrix_json(const Eigen::MatrixXd& m) {
@@ -51,21 +57,30 @@ json cell_model_json(const cell_model& m) {
   for (const auto& r : m.rivals)
     rivals.push_back({{"form", r.form}, {"n_terms", r.n_terms}, {"mape_loo", number(r.mape_loo)}, {"note", r.note}});
   const auto& s = m.stats;
-  json j = {
-      {"cell", cell_json(m.cell)},
-      {"platform", m.platform},
-      {"kernel", m.kernel},
-      {"formula", m.formula},
-      {"response", m.reciprocal ? "reciprocal" : "value"},
-      {"terms", terms},
-      {"covariance", matrix_json(m.covariance)},
-      {"t95", number(m.t95)},
-      {"fit", {{"n_points", s.n_points}, {"df", s.df}, {"mape_in_sample", number(s.mape_in_sample)},
-               {"mape_loo", number(s.mape_loo)}, {"residual_spread", number(s.residual_spread)},
-               {"sigma_rel", number(s.sigma_rel)}, {"method", s.method}}},
-      {"domain", {{"n_min", m.dom.n_min}, {"n_max", m.dom.n_max}, {"n_active_min", m.dom.k_min},
-                  {"n_active_max", m.dom.k_max}, {"words_min", m.dom.words_min}, {"words_max", m.dom.words_max}}},
-      {"selection", {{"chosen_by", m.chosen_by}, {"rivals", rivals}}}};
+  json j = {{"cell", cell_json(m.cell)},
+            {"platform", m.platform},
+            {"kernel", m.kernel},
+            {"formula", m.formula},
+            {"response", m.reciprocal ? "reciprocal" : "value"},
+            {"terms", terms},
+            {"covariance", matrix_json(m.covariance)},
+            {"t95", number(m.t95)},
+            {"fit",
+             {{"n_points", s.n_points},
+              {"df", s.df},
+              {"mape_in_sample", number(s.mape_in_sample)},
+              {"mape_loo", number(s.mape_loo)},
+              {"residual_spread", number(s.residual_spread)},
+              {"sigma_rel", number(s.sigma_rel)},
+              {"method", s.method}}},
+            {"domain",
+             {{"n_min", m.dom.n_min},
+              {"n_max", m.dom.n_max},
+              {"n_active_min", m.dom.k_min},
+              {"n_active_max", m.dom.k_max},
+              {"words_min", m.dom.words_min},
+              {"words_max", m.dom.words_max}}},
+            {"selection", {{"chosen_by", m.chosen_by}, {"rivals", rivals}}}};
   if (m.bootstrap.rows() > 0)
     j["bootstrap"] = {{"coefficients", matrix_json(m.bootstrap)}, {"residuals", m.bootstrap_residuals}};
   return j;

@@ -34,22 +34,26 @@ std::size_t count(const json& j, const char* key) {
 }
 
 std::string text(const json& j, const char* key) {
-  if (!j.contains(key) || !j[key].is_string()) throw std::invalid_argument(std::string("'") + key + "' is missing or not text");
+  if (!j.contains(key) || !j[key].is_string())
+    throw std::invalid_argument(std::string("'") + key + "' is missing or not text");
   return j[key].get<std::string>();
 }
 
 bool flag(const json& j, const char* key) {
-  if (!j.contains(key) || !j[key].is_boolean()) throw std::invalid_argument(std::string("'") + key + "' is missing or not true/false");
+  if (!j.contains(key) || !j[key].is_boolean())
+    throw std::invalid_argument(std::string("'") + key + "' is missing or not true/false");
   return j[key].get<bool>();
 }
 
 const json& object(const json& j, const char* key) {
-  if (!j.contains(key) || !j[key].is_object()) throw std::invalid_argument(std::string("'") + key + "' is missing or not an object");
+  if (!j.contains(key) || !j[key].is_object())
+    throw std::invalid_argument(std::string("'") + key + "' is missing or not an object");
   return j[key];
 }
 
 const json& array(const json& j, const char* key) {
-  if (!j.contains(key) || !j[key].is_array()) throw std::invalid_argument(std::string("'") + key + "' is missing or not a list");
+  if (!j.contains(key) || !j[key].is_array())
+    throw std::invalid_argument(std::string("'") + key + "' is missing or not a list");
   return j[key];
 }
 
@@ -71,9 +75,11 @@ datasets::key cell_key(const json& c) {
   for (auto col : datasets::key_columns()) {
     const std::string name(col);
     if (!c.contains(name) || c[name].is_null()) continue;
-    const std::string value = c[name].is_number_integer() ? std::to_string(c[name].get<long long>())
-                              : c[name].is_string()       ? c[name].get<std::string>()
-                                                          : throw std::invalid_argument("cell column '" + name + "' is neither text nor an integer");
+    const std::string value =
+        c[name].is_number_integer() ? std::to_string(c[name].get<long long>())
+        : c[name].is_string()
+            ? c[name].get<std::string>()
+            : throw std::invalid_argument("cell column '" + name + "' is neither text nor an integer");
     datasets::set_key_field(k, col, value);  // validates names and counts
   }
   if (k.scenario.empty() || k.metric.empty() || k.unit.empty())
@@ -112,7 +118,8 @@ cell_model read_cell(const json& j) {
   m.kernel = text(j, "kernel");
   m.formula = text(j, "formula");
   const std::string response = text(j, "response");
-  if (response != "value" && response != "reciprocal") throw std::invalid_argument("'response' is neither value nor reciprocal");
+  if (response != "value" && response != "reciprocal")
+    throw std::invalid_argument("'response' is neither value nor reciprocal");
   m.reciprocal = response == "reciprocal";
   for (const auto& t : array(j, "terms")) m.terms.push_back(read_term(t));
   if (m.terms.empty()) throw std::invalid_argument("no terms");
@@ -122,8 +129,8 @@ cell_model read_cell(const json& j) {
   m.t95 = num(j, "t95", true);
   read_fit(object(j, "fit"), m);
   const json& d = object(j, "domain");
-  m.dom = {num(d, "n_min"), num(d, "n_max"), num(d, "n_active_min"), num(d, "n_active_max"),
-           num(d, "words_min"), num(d, "words_max")};
+  m.dom = {num(d, "n_min"),        num(d, "n_max"),     num(d, "n_active_min"),
+           num(d, "n_active_max"), num(d, "words_min"), num(d, "words_max")};
   const json& sel = object(j, "selection");
   m.chosen_by = text(sel, "chosen_by");
   for (const auto& r : array(sel, "rivals"))
@@ -147,8 +154,8 @@ model_set model_set_from_json(const json& j, const std::string& where) {
   if (!j.is_object() || !j.contains("schema_version"))
     throw datasets::format_error(where + ": not a model set (no schema_version)");
   if (j["schema_version"] != model_schema_version)
-    throw datasets::format_error(where + ": schema_version " + j["schema_version"].dump() + " is not supported (this build reads " +
-                                 std::to_string(model_schema_version) + ")");
+    throw datasets::format_error(where + ": schema_version " + j["schema_version"].dump() +
+                                 " is not supported (this build reads " + std::to_string(model_schema_version) + ")");
   model_set out;
   try {
     out.context = j.contains("context") ? j["context"] : json::object();

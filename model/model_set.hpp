@@ -33,8 +33,8 @@ struct term {
 };
 
 struct fit_statistics {
-  std::size_t n_points = 0;  ///< measured points (medians) the fit used
-  std::size_t df = 0;        ///< residual degrees of freedom: points - free coefficients
+  std::size_t n_points = 0;               ///< measured points (medians) the fit used
+  std::size_t df = 0;                     ///< residual degrees of freedom: points - free coefficients
   double mape_in_sample = not_available;  ///< mean |ŷ-y|/y over the fitted points (fraction)
   double mape_loo = not_available;        ///< the same, each point predicted without itself
   /// Standard deviation of the relative residuals (y-ŷ)/ŷ, in-sample, df-corrected.
@@ -82,8 +82,8 @@ struct cell_model {
 };
 
 struct model_set {
-  nlohmann::json context;  ///< the context block of the data the models were fitted on
-  std::string source;      ///< the dataset directory or historical file fitted
+  nlohmann::json context;            ///< the context block of the data the models were fitted on
+  std::string source;                ///< the dataset directory or historical file fitted
   std::string statistic = "median";  ///< what the models predict: "median" or "fastest" (observations.hpp)
   std::vector<cell_model> cells;
   /// Cells left out of the fit, each "cell: reason" (only with fit_options::skip_unfittable).

@@ -147,7 +147,8 @@ std::vector<fs::path> find_sources(const fs::path& path) {
     }
   if (ec) throw format_error(path.string() + ": " + ec.message());
   if (found.empty())
-    throw format_error(path.string() + ": neither a dataset (no context.json), a directory of historical CSVs, "
+    throw format_error(path.string() +
+                       ": neither a dataset (no context.json), a directory of historical CSVs, "
                        "nor a directory with datasets beneath it");
   std::sort(found.begin(), found.end());
   return found;

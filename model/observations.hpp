@@ -39,10 +39,10 @@ struct observation {
   /// visit a fresh set-up at another moment): the bootstrap resamples these, so its
   /// intervals carry the drift between visits and not only the batches' scatter.
   std::vector<double> visit_medians;
-  std::string platform;         ///< historical: machine; "" for a calibration dataset
-  std::string kernel;           ///< historical: kernel or OS release
-  std::string source;           ///< historical: seed file, author, date
-  std::string where;            ///< "file:line" of the row, for messages
+  std::string platform;  ///< historical: machine; "" for a calibration dataset
+  std::string kernel;    ///< historical: kernel or OS release
+  std::string source;    ///< historical: seed file, author, date
+  std::string where;     ///< "file:line" of the row, for messages
   /// Rank of n_fds among the distinct n_fds of the row's cell (0 = smallest); -1 without
   /// n_fds. Lets --train pick every other n ('n_rank%2==0') for interpolation tests.
   std::int64_t n_rank = -1;

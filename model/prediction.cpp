@@ -69,7 +69,8 @@ prediction predict(const model_set& models, const datasets::key& query) {
   const point x = point_of(query);
   const point_prediction p = evaluate(m, x);
   if (!std::isfinite(p.value))
-    throw std::invalid_argument("the model of " + label(m) + " gives no positive value at " + datasets::describe(query));
+    throw std::invalid_argument("the model of " + label(m) + " gives no positive value at " +
+                                datasets::describe(query));
   prediction out;
   out.value = p.value;
   out.lo = p.lo;

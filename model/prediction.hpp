@@ -51,8 +51,7 @@ model_set load_model(const std::filesystem::path& path);
 prediction predict(const model_set& models, const datasets::key& query);
 
 /// The cells of `models` that `query` matches (the candidates predict() chooses among).
-std::vector<const cell_model*> matching_models(const model_set& models,
-                                               const datasets::key& query);
+std::vector<const cell_model*> matching_models(const model_set& models, const datasets::key& query);
 
 /// `p.value` (and lo, hi) converted to seconds for a time unit, or to 1/s for a rate
 /// (datasets::to_si_factor). Throws std::invalid_argument for other units.

@@ -16,7 +16,7 @@ struct row_filter::node {
   std::string column, op, value;
   bool numeric = false;  ///< value is a number (or max/min)
   double number = 0;
-  int extreme = 0;  ///< -1: min, +1: max, 0: a literal
+  int extreme = 0;     ///< -1: min, +1: max, 0: a literal
   double modulus = 0;  ///< compare column % modulus (0: no modulus)
 };
 
@@ -60,7 +60,8 @@ class parser {
     skip_space();
     if (text_.substr(pos_, token.size()) != token) return false;
     const std::size_t end = pos_ + token.size();
-    if (word && end < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[end])) || text_[end] == '_')) return false;
+    if (word && end < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[end])) || text_[end] == '_'))
+      return false;
     pos_ = end;
     return true;
   }
@@ -167,8 +168,10 @@ bool compare(double a, const std::string& op, double b) {
 
 bool eval(const node& n, const observation& o, const column_extremes& ext) {
   switch (n.t) {
-    case node::type::any: return std::any_of(n.kids.begin(), n.kids.end(), [&](const node& k) { return eval(k, o, ext); });
-    case node::type::all: return std::all_of(n.kids.begin(), n.kids.end(), [&](const node& k) { return eval(k, o, ext); });
+    case node::type::any:
+      return std::any_of(n.kids.begin(), n.kids.end(), [&](const node& k) { return eval(k, o, ext); });
+    case node::type::all:
+      return std::all_of(n.kids.begin(), n.kids.end(), [&](const node& k) { return eval(k, o, ext); });
     case node::type::negate: return !eval(n.kids[0], o, ext);
     case node::type::compare: break;
   }

@@ -112,8 +112,10 @@ validation_result validate(const observation_set& data, const validation_options
   check_columns(opt.group_by);
   const row_filter filter = row_filter::parse(opt.train);
   auto [train, test] = split(data, filter, opt.group_by);
-  if (train.empty()) throw datasets::format_error(data.source + ": --train '" + opt.train + "' selects no rows (empty training set)");
-  if (test.empty()) throw datasets::format_error(data.source + ": --train '" + opt.train + "' selects every row: nothing is held out");
+  if (train.empty())
+    throw datasets::format_error(data.source + ": --train '" + opt.train + "' selects no rows (empty training set)");
+  if (test.empty())
+    throw datasets::format_error(data.source + ": --train '" + opt.train + "' selects every row: nothing is held out");
   validation_result out;
   out.group_by = opt.group_by;
   out.n_train = train.size();
@@ -124,7 +126,8 @@ validation_result validate(const observation_set& data, const validation_options
   for (const auto* o : test) {
     const auto it = by_cell.find(cell_of(*o));
     if (it == by_cell.end()) {
-      out.skipped.push_back(o->where + ": " + datasets::describe(o->k) + ": no model (its cell has no training rows, or was left out as unfittable)");
+      out.skipped.push_back(o->where + ": " + datasets::describe(o->k) +
+                            ": no model (its cell has no training rows, or was left out as unfittable)");
       continue;
     }
     auto row = predict_row(*it->second, *o, opt.group_by);

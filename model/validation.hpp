@@ -30,18 +30,18 @@ struct validation_row {
   double lo = 0, hi = 0;  ///< NaN without an interval
   bool has_interval = false;
   std::string no_interval;  ///< why there is none ("" when there is one)
-  double rel_err = 0;  ///< (predicted - measured) / measured
+  double rel_err = 0;       ///< (predicted - measured) / measured
   bool extrapolated = false;
   double extrapolation = 1;  ///< n / largest training n of the row's cell
 };
 
 /// Accuracy of a set of held-out predictions; errors are fractions (0.05 = 5%).
 struct accuracy {
-  std::size_t n = 0;              ///< rows predicted
-  double mape = 0;                ///< mean |rel_err|
-  double median_rel_err = 0;      ///< median |rel_err|
-  double max_rel_err = 0;         ///< largest |rel_err|
-  double coverage = 0;            ///< share of rows with an interval whose interval holds the measurement
+  std::size_t n = 0;          ///< rows predicted
+  double mape = 0;            ///< mean |rel_err|
+  double median_rel_err = 0;  ///< median |rel_err|
+  double max_rel_err = 0;     ///< largest |rel_err|
+  double coverage = 0;        ///< share of rows with an interval whose interval holds the measurement
   std::size_t n_with_interval = 0;
   /// How sharp the intervals are: the median over rows with an interval of the half-width
   /// relative to the prediction, (hi - lo) / (2 · predicted). A rate's interval open above

@@ -119,8 +119,10 @@ int main(int argc, char** argv) {
     int p[2];
     if (pipe2(p, O_CLOEXEC | O_NONBLOCK) != 0) die("pipe2");
     pfds[static_cast<std::size_t>(i)] = {p[0], POLLIN, 0};
-    if (i == ready) ready_writer = p[1];
-    else to_park.push_back(p[1]);
+    if (i == ready)
+      ready_writer = p[1];
+    else
+      to_park.push_back(p[1]);
     if (to_park.size() >= 200) {
       hand_over(sv[0], to_park);
       to_park.clear();

@@ -60,19 +60,15 @@ distribution distribution::hyperexponential(double mean, double scv) {
 
 double distribution::sample(rng& g) const {
   switch (kind_) {
-    case kind::constant:
-      return a_;
-    case kind::exponential:
-      return sim::exponential(g, a_);
-    case kind::uniform:
-      return a_ + (b_ - a_) * uniform01(g);
+    case kind::constant: return a_;
+    case kind::exponential: return sim::exponential(g, a_);
+    case kind::uniform: return a_ + (b_ - a_) * uniform01(g);
     case kind::erlang: {
       double sum = 0;
       for (int i = 0; i < phases_; ++i) sum += sim::exponential(g, a_ / phases_);
       return sum;
     }
-    case kind::hyperexponential:
-      return uniform01(g) < p_ ? sim::exponential(g, a_) : sim::exponential(g, b_);
+    case kind::hyperexponential: return uniform01(g) < p_ ? sim::exponential(g, a_) : sim::exponential(g, b_);
   }
   return 0;
 }
@@ -81,28 +77,20 @@ double distribution::mean() const {
   switch (kind_) {
     case kind::constant:
     case kind::exponential:
-    case kind::erlang:
-      return a_;
-    case kind::uniform:
-      return 0.5 * (a_ + b_);
-    case kind::hyperexponential:
-      return p_ * a_ + (1 - p_) * b_;
+    case kind::erlang: return a_;
+    case kind::uniform: return 0.5 * (a_ + b_);
+    case kind::hyperexponential: return p_ * a_ + (1 - p_) * b_;
   }
   return 0;
 }
 
 double distribution::second_moment() const {
   switch (kind_) {
-    case kind::constant:
-      return a_ * a_;
-    case kind::exponential:
-      return 2 * a_ * a_;
-    case kind::uniform:
-      return (a_ * a_ + a_ * b_ + b_ * b_) / 3;
-    case kind::erlang:
-      return a_ * a_ * (1 + 1.0 / phases_);
-    case kind::hyperexponential:
-      return 2 * (p_ * a_ * a_ + (1 - p_) * b_ * b_);
+    case kind::constant: return a_ * a_;
+    case kind::exponential: return 2 * a_ * a_;
+    case kind::uniform: return (a_ * a_ + a_ * b_ + b_ * b_) / 3;
+    case kind::erlang: return a_ * a_ * (1 + 1.0 / phases_);
+    case kind::hyperexponential: return 2 * (p_ * a_ * a_ + (1 - p_) * b_ * b_);
   }
   return 0;
 }
@@ -162,21 +150,11 @@ std::string distribution::describe() const {
   std::ostringstream s;
   s.precision(17);
   switch (kind_) {
-    case kind::constant:
-      s << "const:" << a_;
-      break;
-    case kind::exponential:
-      s << "exp:" << a_;
-      break;
-    case kind::uniform:
-      s << "uniform:" << a_ << ":" << b_;
-      break;
-    case kind::erlang:
-      s << "erlang:" << phases_ << ":" << a_;
-      break;
-    case kind::hyperexponential:
-      s << "hyperexp:" << mean() << ":" << scv();
-      break;
+    case kind::constant: s << "const:" << a_; break;
+    case kind::exponential: s << "exp:" << a_; break;
+    case kind::uniform: s << "uniform:" << a_ << ":" << b_; break;
+    case kind::erlang: s << "erlang:" << phases_ << ":" << a_; break;
+    case kind::hyperexponential: s << "hyperexp:" << mean() << ":" << scv(); break;
   }
   return s.str();
 }

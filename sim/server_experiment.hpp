@@ -28,9 +28,9 @@ struct estimate {
 
 struct experiment_result {
   std::size_t replications = 0;
-  bool converged = false;  ///< the stopping rule was met before max_replications
+  bool converged = false;    ///< the stopping rule was met before max_replications
   bool interrupted = false;  ///< a stop request ended the run: the figures are the completed replications
-  estimate throughput;     ///< replies per second
+  estimate throughput;       ///< replies per second
   estimate latency_mean_s;
   estimate latency_p50_s, latency_p90_s, latency_p99_s, latency_p999_s;
   estimate cpu_utilisation;  ///< mean busy fraction over CPUs

@@ -16,9 +16,7 @@ void server_model::start() {
       for (std::uint32_t c = 0; c < active; ++c)
         e_.schedule_in(load_.think.sample(g_), *this, tag_of(k_client_sends, c));
       break;
-    case arrival_kind::on_off:
-      e_.schedule_in(load_.on_period.sample(g_), *this, tag_of(k_switch, 0));
-      [[fallthrough]];
+    case arrival_kind::on_off: e_.schedule_in(load_.on_period.sample(g_), *this, tag_of(k_switch, 0)); [[fallthrough]];
     case arrival_kind::poisson:
       e_.schedule_in(exponential(g_, 1 / load_.rate_per_s), *this, tag_of(k_open_arrival, epoch_));
       break;
@@ -32,42 +30,18 @@ void server_model::on_event(engine&, std::uint64_t tag) {
   const auto index = tag & index_mask;
   const auto i32 = static_cast<std::uint32_t>(index);
   switch (static_cast<kind>(tag >> 56)) {
-    case k_burst:
-      burst_done(i32);
-      break;
-    case k_woken:
-      woken(i32);
-      break;
-    case k_request_arrives:
-      request_arrives(i32);
-      break;
-    case k_reply_arrives:
-      reply_arrives(i32);
-      break;
-    case k_client_sends:
-      client_sends(i32);
-      break;
-    case k_open_arrival:
-      open_arrival(index);
-      break;
-    case k_switch:
-      switch_phase();
-      break;
-    case k_keepalive:
-      e_.schedule_in(load_.network.sample(g_), *this, tag_of(k_request_arrives, index));
-      break;
-    case k_warmup_end:
-      warmup_end();
-      break;
-    case k_slice_end:
-      slice_replies_.push_back(replies_);
-      break;
-    case k_generator_reads:
-      client_reads(i32);
-      break;
-    case k_generator_done:
-      generator_done(i32);
-      break;
+    case k_burst: burst_done(i32); break;
+    case k_woken: woken(i32); break;
+    case k_request_arrives: request_arrives(i32); break;
+    case k_reply_arrives: reply_arrives(i32); break;
+    case k_client_sends: client_sends(i32); break;
+    case k_open_arrival: open_arrival(index); break;
+    case k_switch: switch_phase(); break;
+    case k_keepalive: e_.schedule_in(load_.network.sample(g_), *this, tag_of(k_request_arrives, index)); break;
+    case k_warmup_end: warmup_end(); break;
+    case k_slice_end: slice_replies_.push_back(replies_); break;
+    case k_generator_reads: client_reads(i32); break;
+    case k_generator_done: generator_done(i32); break;
   }
 }
 
@@ -106,13 +80,9 @@ void server_model::burst_done(std::uint32_t t) {
       handled_ += th.batch.size();
       handle_next(t);
       break;
-    case phase::handling:
-      finish_request(t, th.current);
-      break;
+    case phase::handling: finish_request(t, th.current); break;
     case phase::sleeping:
-    case phase::waking:
-      POLLSCALE_SIM_EXPECT(false, "a sleeping thread finished a CPU burst");
-      break;
+    case phase::waking: POLLSCALE_SIM_EXPECT(false, "a sleeping thread finished a CPU burst"); break;
   }
 }
 

@@ -50,12 +50,8 @@ class ring_model final : public process {
   void on_event(engine&, std::uint64_t tag) override {
     const auto t = static_cast<std::uint32_t>(tag & index_mask);
     switch (static_cast<kind>(tag >> 56)) {
-      case k_burst:
-        burst_done(t);
-        break;
-      case k_woken:
-        run(t, phase::rescanning, costs_.rescan_s({state_.registered(t), state_.ready(t), false}));
-        break;
+      case k_burst: burst_done(t); break;
+      case k_woken: run(t, phase::rescanning, costs_.rescan_s({state_.registered(t), state_.ready(t), false})); break;
       case k_warmup_end:
         measuring_ = true;
         passes_ = calls_ = handled_ = wakeups_ = 0;

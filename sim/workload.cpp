@@ -16,12 +16,9 @@ arrival_kind parse_arrival_kind(const std::string& text) {
 
 std::string to_string(arrival_kind k) {
   switch (k) {
-    case arrival_kind::closed:
-      return "closed";
-    case arrival_kind::poisson:
-      return "poisson";
-    case arrival_kind::on_off:
-      return "on_off";
+    case arrival_kind::closed: return "closed";
+    case arrival_kind::poisson: return "poisson";
+    case arrival_kind::on_off: return "on_off";
   }
   return "?";
 }

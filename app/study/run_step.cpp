@@ -4,8 +4,8 @@
 #include <iostream>
 #include <sstream>
 
-#include "calibrate/sys/syscall.hpp"
 #include "app/exit_codes.hpp"
+#include "calibrate/sys/syscall.hpp"
 #include "datasets/atomic_file.hpp"
 #include "sim/stop.hpp"
 

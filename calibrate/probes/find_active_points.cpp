@@ -41,12 +41,18 @@ struct grid_builder {
 };
 
 std::vector<flavour> level_triggered() {
-  return {{mechanism::select, ""}, {mechanism::pselect, ""}, {mechanism::poll, ""}, {mechanism::ppoll, ""},
+  return {{mechanism::select, ""},
+          {mechanism::pselect, ""},
+          {mechanism::poll, ""},
+          {mechanism::ppoll, ""},
           {mechanism::epoll, "lt"}};
 }
 
 std::vector<flavour> blocking_flavours() {
-  return {{mechanism::select, ""}, {mechanism::poll, ""}, {mechanism::epoll, "lt"}, {mechanism::rtsig, ""},
+  return {{mechanism::select, ""},
+          {mechanism::poll, ""},
+          {mechanism::epoll, "lt"},
+          {mechanism::rtsig, ""},
           {mechanism::io_uring, "oneshot"}};
 }
 
@@ -80,7 +86,8 @@ void socket_blocking_points(grid_builder& g, bool full, const std::string& cpu0,
     // Woken at the same six n in quick: with four (10, 100, 1000, max) a woken cell had
     // no degree of freedom left for an interval, and one n past the knee for its step.
     const auto woken_ns = full ? n_grid(g.sel, n_max, 8, 8) : entry_ns;
-    for (const auto& f : {flavour{mechanism::select, ""}, flavour{mechanism::poll, ""}, flavour{mechanism::epoll, "lt"}}) {
+    for (const auto& f :
+         {flavour{mechanism::select, ""}, flavour{mechanism::poll, ""}, flavour{mechanism::epoll, "lt"}}) {
       for (auto n : entry_ns)
         for (auto pos : entry_positions) g.add(f, kind, metric::time_per_op, n, 1, pos, 1, 1, cpu0);
       for (auto n : woken_ns)
@@ -98,8 +105,8 @@ std::vector<datasets::key> find_active_points(const selection& sel, std::span<co
   const int c1 = sel.cpus.size() > 1 ? sel.cpus[1] : c0;
   const std::string cpu0 = datasets::pinning::on(c0).text();
   const std::string same = datasets::pinning::pair(c0, c0).text(), cross = datasets::pinning::pair(c0, c1).text();
-  const std::vector<fd_kind> kinds =
-      full ? std::vector<fd_kind>(std::begin(all_fd_kinds), std::end(all_fd_kinds)) : std::vector{fd_kind::pipe, fd_kind::eventfd};
+  const std::vector<fd_kind> kinds = full ? std::vector<fd_kind>(std::begin(all_fd_kinds), std::end(all_fd_kinds))
+                                          : std::vector{fd_kind::pipe, fd_kind::eventfd};
   // 1. The wait call alone, level-triggered mechanisms, k = 1 in the middle.
   for (fd_kind kind : kinds) {
     auto ns = n_grid(sel, max_channels(kind, 0, 8, sel), 8, 16);
@@ -122,7 +129,8 @@ std::vector<datasets::key> find_active_points(const selection& sel, std::span<co
           g.add(f, kind, metric::time_per_call, n, 1, position::middle, 0, 1, cpu0);
   // 4. k ready: level-triggered by the call, the others by the cycle.
   const std::int64_t n_k = 1000;
-  const std::vector<std::int64_t> ks = full ? std::vector<std::int64_t>{1, 10, 100, n_k} : std::vector<std::int64_t>{10, 100, n_k};
+  const std::vector<std::int64_t> ks =
+      full ? std::vector<std::int64_t>{1, 10, 100, n_k} : std::vector<std::int64_t>{10, 100, n_k};
   const std::vector<position> positions =
       full
           ? std::vector<position>{position::first, position::middle, position::last, position::spread, position::random}
@@ -130,17 +138,20 @@ std::vector<datasets::key> find_active_points(const selection& sel, std::span<co
   for (auto k : ks)
     for (auto pos : positions)
       for (const auto& f : all_flavours()) {
-        const bool lt = f.mech != mechanism::rtsig && f.mech != mechanism::io_uring && f.variant != "et" && f.variant != "oneshot";
+        const bool lt =
+            f.mech != mechanism::rtsig && f.mech != mechanism::io_uring && f.variant != "et" && f.variant != "oneshot";
         g.add(f, fd_kind::pipe, lt ? metric::time_per_call : metric::time_per_op, n_k, k, pos, 0, 1, cpu0);
       }
   // 5. Blocking with the data present on entry: registration up to the first ready fd.
   //    Quick at five n (and woken, below, in both profiles), so that a cell keeps degrees
   //    of freedom for its interval.
   const std::vector<std::int64_t> blocking_pipe_ns = {10, 100, 1000, 5000, 10000};
-  for (auto n : full ? n_grid(sel, max_channels(fd_kind::pipe, 1, 8, sel), 8, 8) : pick(blocking_pipe_ns, max_channels(fd_kind::pipe, 1, 8, sel)))
+  for (auto n : full ? n_grid(sel, max_channels(fd_kind::pipe, 1, 8, sel), 8, 8)
+                     : pick(blocking_pipe_ns, max_channels(fd_kind::pipe, 1, 8, sel)))
     for (auto pos : full ? std::vector<position>{position::first, position::middle, position::last}
                          : std::vector<position>{position::first, position::last})
-      for (const auto& f : {flavour{mechanism::select, ""}, flavour{mechanism::poll, ""}, flavour{mechanism::epoll, "lt"}})
+      for (const auto& f :
+           {flavour{mechanism::select, ""}, flavour{mechanism::poll, ""}, flavour{mechanism::epoll, "lt"}})
         g.add(f, fd_kind::pipe, metric::time_per_op, n, 1, pos, 1, 1, cpu0);
   // 6. Blocking, woken by a writer thread on the same or the other CPU. k = 10 only from
   //    the other CPU: a writer on the waiter's own CPU cannot make ten fds ready at once —
@@ -149,7 +160,7 @@ std::vector<datasets::key> find_active_points(const selection& sel, std::span<co
   //    1.53 ms at n = 1000 against 0.22 ms for k = 1, but only 2x at 5000 and 1x at 10000).
   for (auto n : pick(blocking_pipe_ns, max_channels(fd_kind::pipe, 1, 10, sel)))
     for (const auto& pin : {same, cross})
-      for (auto k : full && pin != same ? std::vector<std::int64_t>{1, 10} : std::vector<std::int64_t>{1})
+      for (auto k : full&& pin != same ? std::vector<std::int64_t>{1, 10} : std::vector<std::int64_t>{1})
         for (const auto& f : blocking_flavours())
           g.add(f, fd_kind::pipe, metric::time_per_op, n, k, position::middle, 1, 2, pin);
   socket_blocking_points(g, full, cpu0, same, cross);

@@ -76,7 +76,8 @@ bool spin_until_readable(int fd, const std::atomic<bool>* stop = nullptr) {
 /// arrives in pieces is completed by spinning (a loopback 64-byte segment never splits).
 void read_message(int fd, message& m, std::string_view what) {
   for (std::size_t got = 0; got < m.size();) {
-    const ssize_t r = sys::call("recv(handler)", [&] { return ::recv(fd, m.data() + got, m.size() - got, 0); }, {EAGAIN});
+    const ssize_t r =
+        sys::call("recv(handler)", [&] { return ::recv(fd, m.data() + got, m.size() - got, 0); }, {EAGAIN});
     if (r == 0) throw probe_failure(std::string(what) + ": the connection closed");
     if (r < 0) {
       spin_until_readable(fd);
@@ -89,7 +90,8 @@ void read_message(int fd, message& m, std::string_view what) {
 void write_message(int fd, const message& m, std::string_view what) {
   const ssize_t w = sys::call("send(handler)", [&] { return ::send(fd, m.data(), m.size(), MSG_NOSIGNAL); });
   if (w != static_cast<ssize_t>(m.size()))
-    throw probe_failure(std::string(what) + ": sent " + std::to_string(w) + " of " + std::to_string(m.size()) + " bytes");
+    throw probe_failure(std::string(what) + ": sent " + std::to_string(w) + " of " + std::to_string(m.size()) +
+                        " bytes");
 }
 
 void expect_message(const message& got, std::uint64_t seq, unsigned char salt, std::string_view what) {
@@ -114,8 +116,9 @@ class handler_instance final : public probe_instance {
     if (threads == 2) {
       const int cpu = checked_partner_cpu(key, sel);
       write_message(peer_.get(), make_message(0, request_salt), "handler request");  // the first one outstanding
-      peer_thread_ = std::make_unique<partner_thread>(cpu, [this](const std::atomic<bool>& stop) { peer_loop(stop); },
-                                                      [] {});  // the peer spins and sees stop itself
+      peer_thread_ = std::make_unique<partner_thread>(
+          cpu, [this](const std::atomic<bool>& stop) { peer_loop(stop); },
+          [] {});  // the peer spins and sees stop itself
     } else if (threads != 1) {
       throw std::invalid_argument("handler runs with 1 or 2 threads, not " + std::to_string(threads));
     }

@@ -128,16 +128,11 @@ link make_link(link_kind k) {
       sys::call("pipe2", [&] { return ::pipe2(p, O_CLOEXEC); });
       return {sys::unique_fd(p[1]), sys::unique_fd(p[0])};
     }
-    case link_kind::fifo:
-      return fifo_link();
-    case link_kind::stream:
-      return socket_pair(SOCK_STREAM);
-    case link_kind::dgram:
-      return socket_pair(SOCK_DGRAM);
-    case link_kind::tcp:
-      return tcp_link();
-    case link_kind::udp:
-      return udp_link();
+    case link_kind::fifo: return fifo_link();
+    case link_kind::stream: return socket_pair(SOCK_STREAM);
+    case link_kind::dgram: return socket_pair(SOCK_DGRAM);
+    case link_kind::tcp: return tcp_link();
+    case link_kind::udp: return udp_link();
   }
   throw std::logic_error("unknown ipc link kind");
 }

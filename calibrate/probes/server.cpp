@@ -49,9 +49,9 @@
 #include <vector>
 
 #include "calibrate/probe_support.hpp"
-#include "calibrate/shared_setup.hpp"
 #include "calibrate/probes/probes.hpp"
 #include "calibrate/probes/server_loadgen.hpp"
+#include "calibrate/shared_setup.hpp"
 #include "calibrate/sys/syscall.hpp"
 #include "calibrate/timer.hpp"
 

@@ -154,20 +154,13 @@ std::string describe_exit(int status) {
   if (WIFSIGNALED(status)) return "killed by signal " + std::to_string(WTERMSIG(status));
   if (!WIFEXITED(status)) return "ended with wait status " + std::to_string(status);
   switch (WEXITSTATUS(status)) {
-    case 0:
-      return "exited when told to stop";
-    case exit_pin_failed:
-      return "exited 10: could not pin itself to its CPU";
-    case exit_bad_reply:
-      return "exited 11: a reply did not echo its request";
-    case exit_closed:
-      return "exited 12: the server closed a connection";
-    case exit_io_error:
-      return "exited 13: a send, recv or epoll_wait failed";
-    case exit_setup_failed:
-      return "exited 14: could not set up its epoll instance";
-    default:
-      return "exited " + std::to_string(WEXITSTATUS(status));
+    case 0: return "exited when told to stop";
+    case exit_pin_failed: return "exited 10: could not pin itself to its CPU";
+    case exit_bad_reply: return "exited 11: a reply did not echo its request";
+    case exit_closed: return "exited 12: the server closed a connection";
+    case exit_io_error: return "exited 13: a send, recv or epoll_wait failed";
+    case exit_setup_failed: return "exited 14: could not set up its epoll instance";
+    default: return "exited " + std::to_string(WEXITSTATUS(status));
   }
 }
 

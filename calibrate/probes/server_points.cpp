@@ -120,7 +120,8 @@ std::vector<datasets::key> server_points(const selection& sel, std::span<const f
       std::max<std::int64_t>(0, max_channels(fd_kind::tcp, 0, 2 * static_cast<std::size_t>(a_big) + 8, sel));
   const int cpu0 = sel.cpus.empty() ? 0 : sel.cpus[0];
   const int cpu1 = sel.cpus.size() > 1 ? sel.cpus[1] : cpu0;
-  server_grid g{mechs, datasets::pinning::pair(cpu0, cpu1).text(), datasets::pinning::pair(cpu0, cpu0).text(), c_max, {}};
+  server_grid g{
+      mechs, datasets::pinning::pair(cpu0, cpu1).text(), datasets::pinning::pair(cpu0, cpu0).text(), c_max, {}};
   if (!sel.n_override.empty())
     g.add_all(main_flavours(), metric::throughput, sel.n_override, full ? 10 : 8, g.cross);
   else if (full)

@@ -217,7 +217,8 @@ std::vector<datasets::key> wakeup_points(const selection& sel, std::span<const f
   const bool full = sel.profile == profile_kind::full;
   const int c0 = sel.cpus.empty() ? 0 : sel.cpus[0];
   const int c1 = sel.cpus.size() > 1 ? sel.cpus[1] : c0 + 1;  // not in the mask: make() skips it
-  const std::vector<std::string> pins = {datasets::pinning::pair(c0, c0).text(), datasets::pinning::pair(c0, c1).text()};
+  const std::vector<std::string> pins = {datasets::pinning::pair(c0, c0).text(),
+                                         datasets::pinning::pair(c0, c1).text()};
   const auto flavours = wakeup_flavours(mechs, full);
   std::vector<datasets::key> out;
   for (fd_kind kind : {fd_kind::pipe, fd_kind::eventfd})

@@ -117,7 +117,9 @@ class child_guard {
   }
 
   /// SIGKILL to every process left in the child's group (it may have forked helpers).
-  void kill_group() { call("kill(group)", [&] { return ::kill(-pid_, SIGKILL); }, {ESRCH, EPERM}); }
+  void kill_group() {
+    call("kill(group)", [&] { return ::kill(-pid_, SIGKILL); }, {ESRCH, EPERM});
+  }
 
   /// Kills whatever is left in the child's group, then reaps the child (waiting for it).
   int reap() {
@@ -147,16 +149,12 @@ void record_status(capture_result& r, int status) {
 
 std::string capture_result::describe() const {
   switch (how) {
-    case outcome::exited:
-      return "exited with status " + std::to_string(exit_code);
-    case outcome::signaled:
-      return "killed by signal " + std::to_string(signal);
+    case outcome::exited: return "exited with status " + std::to_string(exit_code);
+    case outcome::signaled: return "killed by signal " + std::to_string(signal);
     case outcome::timed_out:
       return "timed out after " +
-             std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(elapsed).count()) +
-             " ms (killed)";
-    case outcome::spawn_failed:
-      return "could not be started: " + std::generic_category().message(spawn_errno);
+             std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(elapsed).count()) + " ms (killed)";
+    case outcome::spawn_failed: return "could not be started: " + std::generic_category().message(spawn_errno);
   }
   return "unknown outcome";
 }
@@ -170,8 +168,8 @@ capture_result run_capture(const std::vector<std::string>& argv, const capture_o
   args.push_back(nullptr);
   auto [out_r, out_w] = cloexec_pipe();
   auto [err_r, err_w] = cloexec_pipe();
-  unique_fd devnull = above_stdio(
-      unique_fd(call("open(/dev/null)", [] { return ::open("/dev/null", O_RDWR | O_CLOEXEC); })));
+  unique_fd devnull =
+      above_stdio(unique_fd(call("open(/dev/null)", [] { return ::open("/dev/null", O_RDWR | O_CLOEXEC); })));
   const pid_t parent = ::getpid();
 
   capture_result result;

@@ -36,8 +36,8 @@ struct capture_result {
   int exit_code = -1;
   int signal = 0;
   int spawn_errno = 0;
-  std::string out;          ///< its stdout, at most max_output bytes (the rest is read and dropped)
-  bool truncated = false;   ///< stdout exceeded max_output
+  std::string out;         ///< its stdout, at most max_output bytes (the rest is read and dropped)
+  bool truncated = false;  ///< stdout exceeded max_output
   std::chrono::nanoseconds elapsed{0};
 
   /// Exited with status 0.

@@ -144,8 +144,9 @@ TEST(CalibrateCliTest, VisitsCarryTheirMomentSentinelReferenceAndConsistency) {
 TEST(CalibrateCliTest, OutIsCheckedBeforeMeasuringAndNeverSilentlyReplaced) {
   const auto dir = std::filesystem::temp_directory_path() / ("pollscale_out_" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
-  const std::string quick = "calibrate --scenarios find_active --mechanisms poll --n 4 --max-seconds-per-point 0.005 "
-                            "--rounds 1 --format csv --out ";
+  const std::string quick =
+      "calibrate --scenarios find_active --mechanisms poll --n 4 --max-seconds-per-point 0.005 "
+      "--rounds 1 --format csv --out ";
   ASSERT_EQ(run_pollscale(quick + dir.string()).rc, 0);
   const auto again = run_pollscale(quick + dir.string());
   EXPECT_EQ(again.rc, 2);
@@ -166,7 +167,8 @@ TEST(CalibrateCliTest, SameSeedSameOrderOtherSeedOtherOrder) {
     std::filesystem::remove_all(dir);
     const auto r = run_pollscale(
         "calibrate --scenarios find_active --mechanisms select,poll --n 2,4,8,16 --max-seconds-per-point 0.005 "
-        "--rounds 2 --seed " + seed + " --out " + dir.string());
+        "--rounds 2 --seed " +
+        seed + " --out " + dir.string());
     EXPECT_EQ(r.rc, 0) << r.err;
     const auto d = datasets::read_dataset(dir);
     std::map<double, std::string> by_moment;  // visit start -> point

@@ -113,12 +113,12 @@ TEST_F(ModelCliTest, ValidateJudgesEveryDatasetAndPrintsTheWorst) {
   }
   const auto table = run_pollscale("validate --data " + (dir_ / "corpus").string() + " --data " + fixture);
   ASSERT_EQ(table.rc, 0) << table.err;
-  for (const char* s : {"host-a/quick-1", "host-b/quick-1", "synthetic", "(worst)", "median_rel_halfwidth",
-                        "median_interval_score"})
+  for (const char* s :
+       {"host-a/quick-1", "host-b/quick-1", "synthetic", "(worst)", "median_rel_halfwidth", "median_interval_score"})
     EXPECT_NE(table.out.find(s), std::string::npos) << s << "\n" << table.out;
   EXPECT_EQ(lines(table.out), 2 + 3 + 1);  // header, rule, three datasets, the worst
-  const auto j = nlohmann::json::parse(run_pollscale("validate --data " + (dir_ / "corpus").string() +
-                                                     " --format json").out);
+  const auto j =
+      nlohmann::json::parse(run_pollscale("validate --data " + (dir_ / "corpus").string() + " --format json").out);
   ASSERT_EQ(j["datasets"].size(), 2u);
   EXPECT_EQ(j["datasets"][1]["source"], (dir_ / "corpus" / "host-b" / "quick-1").string());
   EXPECT_EQ(j["worst"]["mape"], j["datasets"][0]["summary"]["mape"]);  // the same data twice
@@ -144,8 +144,9 @@ TEST_F(ModelCliTest, AFailedWriteToStdoutIsNotSuccess) {
 }
 
 TEST_F(ModelCliTest, ValidateWorksOnTheHistoricalRecord) {
-  const auto r = run_pollscale("validate --data " + historical +
-                               " --train 'n_fds<max' --skip-unfittable --group-by source,platform,kernel,mechanism,variant,metric");
+  const auto r = run_pollscale(
+      "validate --data " + historical +
+      " --train 'n_fds<max' --skip-unfittable --group-by source,platform,kernel,mechanism,variant,metric");
   ASSERT_EQ(r.rc, 0) << r.err;
   EXPECT_NE(r.out.find("(all)"), std::string::npos);
 }
@@ -169,7 +170,8 @@ TEST_F(ModelCliTest, BadInputIsOneLineAndExitTwo) {
   expect_bad_input("fit " + fixture + " --family magic", "--family");
   expect_bad_input("predict " + model_path() + " --scenario find_active --n 10", "mechanism (epoll, poll, select)");
   expect_bad_input("predict " + model_path() + " --scenario find_active --mechanism poll --fd-kind pipe --n -5", "--n");
-  expect_bad_input("predict " + model_path() + " --scenario find_active --mechanism poll --pos sideways --n 5", "--pos");
+  expect_bad_input("predict " + model_path() + " --scenario find_active --mechanism poll --pos sideways --n 5",
+                   "--pos");
   expect_bad_input("predict " + model_path() + " --scenario find_active --mechanism kqueue2 --n 5", "kqueue2");
   expect_bad_input("predict " + (dir_ / "absent.json").string() + " --scenario find_active --n 5", "absent.json");
   expect_bad_input("predict " + model_path() + " --mechanism poll --n 5", "scenario");
@@ -189,9 +191,9 @@ TEST_F(ModelCliTest, MalformedDatasetsNameFileAndLine) {
   expect_bad_input("validate --data " + copy.string(), "summary.csv:4");
 
   // Pathological nesting is refused, not recursed into until the stack runs out.
-  expect_bad_input("validate --data " + fixture + " --train '" + std::string(5000, '(') + "n_fds<1" +
-                       std::string(5000, ')') + "'",
-                   "nested deeper than 64 levels");
+  expect_bad_input(
+      "validate --data " + fixture + " --train '" + std::string(5000, '(') + "n_fds<1" + std::string(5000, ')') + "'",
+      "nested deeper than 64 levels");
   expect_bad_input("validate --data " + fixture + " --train '" + std::string(100000, '!') + "n_fds<1'",
                    "nested deeper than 64 levels");
   fs::remove(copy / "summary.csv");

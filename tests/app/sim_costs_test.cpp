@@ -49,7 +49,8 @@ class planted_dataset {
 
   // Five samples within ±0.2% of `value`: the median is `value`.
   void add(const datasets::key& k, double value) {
-    for (int i = 0; i < 5; ++i) d_.samples.push_back({k, i, value * (1 + 0.001 * (i % 3 - 1) * (1 + i / 3)), 1, 0, {}, {}});
+    for (int i = 0; i < 5; ++i)
+      d_.samples.push_back({k, i, value * (1 + 0.001 * (i % 3 - 1) * (1 + i / 3)), 1, 0, {}, {}});
   }
   void add_handler(int threads, double ns) {
     datasets::key k = key_of("handler", "", "time_per_op", "ns");
@@ -82,8 +83,9 @@ class planted_dataset {
   std::string fit() {
     d_.context = {{"schema_version", 1},
                   {"host", "planted"},
-                  {"caches", {{{"level", 2}, {"type", "Unified"}, {"size_bytes", 1 << 20}},
-                              {{"level", 3}, {"type", "Unified"}, {"size_bytes", 32 << 20}}}},
+                  {"caches",
+                   {{{"level", 2}, {"type", "Unified"}, {"size_bytes", 1 << 20}},
+                    {{"level", 3}, {"type", "Unified"}, {"size_bytes", 32 << 20}}}},
                   {"warnings", nlohmann::json::array()},
                   {"skipped", nlohmann::json::array()}};
     d_.summaries = datasets::summarise_samples(d_.samples);
@@ -155,7 +157,8 @@ TEST(SimCostsTest, BlockingPollPaysTheRegistrationMeasuredWithTheDataThereOnEntr
       << source(r, "registration");
   const double n = 1000;
   sim::wait_query q{1000, 1, true, n - 1};  // the ready fd last: 999 entries registered
-  EXPECT_NEAR(r.c.wait_call_s(q), (call_ns(n) + reg_ns * (n - 1)) * 1e-9, 0.02 * (call_ns(n) + reg_ns * (n - 1)) * 1e-9);
+  EXPECT_NEAR(r.c.wait_call_s(q), (call_ns(n) + reg_ns * (n - 1)) * 1e-9,
+              0.02 * (call_ns(n) + reg_ns * (n - 1)) * 1e-9);
   q.before_first_ready = 0;  // the ready fd first: the timeout-0 pass alone
   EXPECT_NEAR(r.c.wait_call_s(q), call_ns(n) * 1e-9, 0.02 * call_ns(n) * 1e-9);
   q.blocking = false;

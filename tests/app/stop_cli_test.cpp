@@ -46,8 +46,10 @@ const std::string costs =
     " --wait-per-call-ns 150 --wait-per-fd-ns 30 --wait-per-ready-ns 80 --handler-ns 5000"
     " --wakeup-same-ns 3000 --wakeup-cross-ns 60000";
 // Short replications and a rule that is never met: replications go on until stopped.
-const std::string endless = " --active 10 --think exp:0.001 --duration 0.05 --rel-halfwidth 1e-12"
-                            " --max-replications 100000 --format json" + costs;
+const std::string endless =
+    " --active 10 --think exp:0.001 --duration 0.05 --rel-halfwidth 1e-12"
+    " --max-replications 100000 --format json" +
+    costs;
 
 TEST(StopCliTest, SimulateKeepsTheCompletedReplications) {
   for (const char* signal : {"INT", "TERM"}) {

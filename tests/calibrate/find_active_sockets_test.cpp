@@ -43,7 +43,7 @@ TEST(FindActiveSocketsTest, QuickGridHasTheServersBlockingCases) {
       for (const char* what : {"entry first", "entry last", "woken last 0+0", "woken last 0+1"}) {
         const std::string cell = std::string(kind) + " " + mech + " " + what;
         SCOPED_TRACE(cell);
-        ASSERT_GE(ns[cell].size(), 6u);  // three past the cache knee, degrees of freedom left
+        ASSERT_GE(ns[cell].size(), 6u);        // three past the cache knee, degrees of freedom left
         EXPECT_GE(*ns[cell].rbegin(), 19000);  // up to the descriptor limit
       }
   for (const char* mech : {"poll", "epoll"}) EXPECT_GE(ns[std::string("tcp ") + mech + " timeout 0"].size(), 5u);

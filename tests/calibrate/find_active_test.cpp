@@ -151,7 +151,7 @@ TEST(FindActiveSharingTest, PointsOfOneSetUpWaitOnTheSameDescriptors) {
   {
     auto inst = probe->make(last_key, sel);
     EXPECT_LE(sys::open_fd_count(), kept + 2);  // its waiter (an epoll fd), no new channels
-    EXPECT_GT(inst->run(5), 0u);  // and its answers are exactly the last channel
+    EXPECT_GT(inst->run(5), 0u);                // and its answers are exactly the last channel
     inst->annotate(last_key);
   }
   EXPECT_EQ(first_key.max_fd, last_key.max_fd);

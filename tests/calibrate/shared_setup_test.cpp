@@ -10,13 +10,21 @@
 namespace pollscale::calibrate {
 namespace {
 
-std::unique_ptr<channel_set> pipes(std::size_t n) { return std::make_unique<channel_set>(fd_kind::pipe, n, channel_options{}); }
+std::unique_ptr<channel_set> pipes(std::size_t n) {
+  return std::make_unique<channel_set>(fd_kind::pipe, n, channel_options{});
+}
 
 TEST(SharedSetupTest, TheSameNameGivesTheSameSetBack) {
   shared_setup kept;
   int built = 0;
-  auto a = kept.get("pipes 8", [&] { ++built; return pipes(8); });
-  auto b = kept.get("pipes 8", [&] { ++built; return pipes(8); });
+  auto a = kept.get("pipes 8", [&] {
+    ++built;
+    return pipes(8);
+  });
+  auto b = kept.get("pipes 8", [&] {
+    ++built;
+    return pipes(8);
+  });
   EXPECT_EQ(a, b);
   EXPECT_EQ(built, 1);
   EXPECT_EQ(kept.kept(), "pipes 8");

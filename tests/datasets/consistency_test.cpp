@@ -97,8 +97,8 @@ TEST(ConsistencyTest, DifferentMaxFdStillMatchesTheSameSetUp) {
 TEST(ConsistencyTest, OpBelowCallComparesOnlyTheSameSetUpAtTimeout0) {
   const std::vector<summary_row> rows = {
       row(point("poll", 100, "time_per_call"), 15.8, 15.0, 16.4),
-      row(point("epoll", 100, "time_per_op"), 9.6, 9.1, 10.2),      // another mechanism
-      row(point("poll", 1000, "time_per_op"), 9.6, 9.1, 10.2),      // another n
+      row(point("epoll", 100, "time_per_op"), 9.6, 9.1, 10.2),        // another mechanism
+      row(point("poll", 1000, "time_per_op"), 9.6, 9.1, 10.2),        // another n
       row(point("poll", 100, "time_per_call", 1), 30.0, 29.0, 31.0),  // a sleeping call ...
   };
   EXPECT_TRUE(check_consistency(rows).empty());
@@ -114,9 +114,8 @@ TEST(ConsistencyTest, DecreasingInNIsFlaggedOnlyBeyondIntervalsAgainstThePreviou
   const key n1000 = point("poll", 1000, "time_per_call");
   const key n10000 = point("poll", 10000, "time_per_call");
   const std::vector<summary_row> rows = {
-      row(n1000, 5.5, 5.4, 5.6),     // below n=100 beyond both intervals
-      row(n10, 5.0, 4.8, 5.2),
-      row(n100, 6.0, 5.9, 6.1),
+      row(n1000, 5.5, 5.4, 5.6),  // below n=100 beyond both intervals
+      row(n10, 5.0, 4.8, 5.2), row(n100, 6.0, 5.9, 6.1),
       row(n10000, 5.45, 5.3, 5.7),  // median below n=1000, intervals overlap: noise
   };
   const auto issues = check_consistency(rows);

@@ -32,7 +32,8 @@ TEST(PinningTest, ReadsAndWritesTheColumn) {
 }
 
 TEST(PinningTest, RefusesAnythingElseQuotingIt) {
-  for (const char* bad : {"+", "0+", "+1", "0++1", "a", "0+b", "-1", "0+-1", " 0", "0 ", "1.5", "65536", "99999999999"}) {
+  for (const char* bad :
+       {"+", "0+", "+1", "0++1", "a", "0+b", "-1", "0+-1", " 0", "0 ", "1.5", "65536", "99999999999"}) {
     SCOPED_TRACE(bad);
     try {
       pinning::parse(bad);

@@ -80,7 +80,7 @@ TEST(StatisticsTest, VisitsThatDisagreeWidenTheInterval) {
   }
   const summary s = summarise_visits(visits);
   EXPECT_DOUBLE_EQ(s.median, 105.0);  // the median of the visit medians
-  EXPECT_EQ(s.n, 33u);                 // the pooled samples
+  EXPECT_EQ(s.n, 33u);                // the pooled samples
   EXPECT_DOUBLE_EQ(s.min, 99.9);
   EXPECT_DOUBLE_EQ(s.max, 130.13);
   // t(2) = 4.303 on sd(log) of the three medians / sqrt(3): a factor of about 1.4, clamped

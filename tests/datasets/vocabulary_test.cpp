@@ -14,7 +14,8 @@
 namespace pollscale::datasets {
 namespace {
 
-template <class E> void expect_round_trip(std::size_t count) {
+template <class E>
+void expect_round_trip(std::size_t count) {
   const auto values = all<E>();
   ASSERT_EQ(values.size(), count);
   std::set<std::string_view> names;

@@ -55,10 +55,10 @@ TEST(BasisTest, WorkingSetTermIsZeroInsideL2AndGrowsBeyond) {
   b.kind = basis_kind::working_set;
   b.bytes_per_fd = 256;
   b.latency = {{1 << 20, 9.0}, {32 << 20, 75.0}};
-  EXPECT_DOUBLE_EQ(b(point{1000, 1, 0, 0}), 0);        // 256 KB: inside L2
-  const double n = 8192;                                 // 2 MiB: half misses L2
+  EXPECT_DOUBLE_EQ(b(point{1000, 1, 0, 0}), 0);  // 256 KB: inside L2
+  const double n = 8192;                         // 2 MiB: half misses L2
   EXPECT_DOUBLE_EQ(b(point{n, 1, 0, 0}), n * 9.0 * 0.5);
-  b.latency_scale = 1e-3;                                // the same in microseconds
+  b.latency_scale = 1e-3;  // the same in microseconds
   EXPECT_DOUBLE_EQ(b(point{n, 1, 0, 0}), n * 9.0 * 0.5 * 1e-3);
 }
 
@@ -68,7 +68,7 @@ TEST(BasisTest, MeasuredLatencyIsInterpolatedInLogSize) {
   b.bytes_per_fd = 1;
   b.latency_measured = true;
   b.latency = {{1000, 0.0}, {4000, 10.0}};
-  EXPECT_DOUBLE_EQ(b(point{500, 1, 0, 0}), 0);           // flat below
+  EXPECT_DOUBLE_EQ(b(point{500, 1, 0, 0}), 0);             // flat below
   EXPECT_NEAR(b(point{2000, 1, 0, 0}), 2000 * 5.0, 1e-9);  // halfway in log size
   EXPECT_DOUBLE_EQ(b(point{8000, 1, 0, 0}), 8000 * 10.0);  // flat above
 }

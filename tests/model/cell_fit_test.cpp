@@ -32,7 +32,8 @@ TEST(CellFitTest, LeaveOneOutPicksThePlantedPollForm) {
   observation_set s;
   s.context = test::cache_context();
   std::mt19937_64 rng(1);
-  add_points(s, cell_key("poll"), small_ns, {1, 10, 100}, [](double n, double) { return 150 + 28 * n; }, 0.01, rng);
+  add_points(
+      s, cell_key("poll"), small_ns, {1, 10, 100}, [](double n, double) { return 150 + 28 * n; }, 0.01, rng);
   const auto& m = only(fit_models(s));
   EXPECT_EQ(term_names(m), (std::vector<std::string>{"fixed", "per_fd", "working_set"}));
   EXPECT_TRUE(m.terms[2].from_prior);  // no point reaches past L2
@@ -47,7 +48,8 @@ TEST(CellFitTest, LeaveOneOutPicksThePlantedEpollForm) {
   observation_set s;
   s.context = test::cache_context();
   std::mt19937_64 rng(2);
-  add_points(s, cell_key("epoll"), small_ns, {1, 10, 100}, [](double, double k) { return 200 + 75 * k; }, 0.01, rng);
+  add_points(
+      s, cell_key("epoll"), small_ns, {1, 10, 100}, [](double, double k) { return 200 + 75 * k; }, 0.01, rng);
   const auto& m = only(fit_models(s));
   EXPECT_EQ(term_names(m), (std::vector<std::string>{"fixed", "per_ready"}));
   EXPECT_NEAR(m.terms[1].coefficient, 75, 1.5);
@@ -79,10 +81,9 @@ TEST(CellFitTest, ExtraPPicksThePlantedExponent) {
     std::function<double(double, double)> f;
     std::string name;
   };
-  const std::vector<planted> cases = {
-      {[](double n, double) { return 50 + 0.8 * std::pow(n, 1.5); }, "n^1.5"},
-      {[](double n, double) { return 20 + 3 * n * std::log2(n); }, "n^1*log2(n)^1"},
-      {[](double n, double) { return 1000 + 40 * std::sqrt(n); }, "n^0.5"}};
+  const std::vector<planted> cases = {{[](double n, double) { return 50 + 0.8 * std::pow(n, 1.5); }, "n^1.5"},
+                                      {[](double n, double) { return 20 + 3 * n * std::log2(n); }, "n^1*log2(n)^1"},
+                                      {[](double n, double) { return 1000 + 40 * std::sqrt(n); }, "n^0.5"}};
   std::uint64_t seed = 3;
   for (const auto& c : cases) {
     observation_set s;
@@ -139,7 +140,9 @@ TEST(CellFitTest, PredictionIntervalsCoverHeldOutPointsAtLeast90Percent) {
 TEST(CellFitTest, WorkingSetStepIsPredictedFromSmallNOrCoveredByTheInterval) {
   // Planted 1.5 loads per fd past L2 (prior: 2): trained below the knee only, the
   // prediction at 16000 fds must be close and its interval must hold the truth.
-  const auto dlat = [](double w) { return 9 * std::max(0.0, 1 - (1 << 20) / w) + 75 * std::max(0.0, 1 - (32 << 20) / w); };
+  const auto dlat = [](double w) {
+    return 9 * std::max(0.0, 1 - (1 << 20) / w) + 75 * std::max(0.0, 1 - (32 << 20) / w);
+  };
   const auto truth = [&](double n, double) { return 170 + 30 * n + 1.5 * n * dlat(144 * n); };
   int covered = 0;
   for (std::uint64_t seed = 7; seed < 47; ++seed) {
@@ -166,8 +169,9 @@ TEST(CellFitTest, WorkingSetStepIsPredictedFromSmallNOrCoveredByTheInterval) {
 TEST(CellFitTest, RatesAreModelledThroughTheirReciprocal) {
   observation_set s;
   std::mt19937_64 rng(4);
-  add_points(s, cell_key("epoll", "throughput", "1/s", "token_ring"), small_ns, {1},
-             [](double n, double) { return 1e9 / (3000 + 0.5 * n); }, 0.01, rng);
+  add_points(
+      s, cell_key("epoll", "throughput", "1/s", "token_ring"), small_ns, {1},
+      [](double n, double) { return 1e9 / (3000 + 0.5 * n); }, 0.01, rng);
   const auto& m = only(fit_models(s));
   EXPECT_TRUE(m.reciprocal);
   EXPECT_EQ(m.terms[0].unit, "s");
@@ -180,8 +184,9 @@ TEST(CellFitTest, RatesAreModelledThroughTheirReciprocal) {
 TEST(CellFitTest, HuberKeepsAWildPointFromPullingTheFit) {
   observation_set s;
   std::mt19937_64 rng(5);
-  add_points(s, cell_key("poll"), {1, 4, 16, 64, 128, 256, 384, 512, 768, 1000}, {1},
-             [](double n, double) { return 150 + 28 * n; }, 0.003, rng);
+  add_points(
+      s, cell_key("poll"), {1, 4, 16, 64, 128, 256, 384, 512, 768, 1000}, {1},
+      [](double n, double) { return 150 + 28 * n; }, 0.003, rng);
   s.rows[6].value *= 1.6;  // a neighbour's build stole the CPU during one point
   const auto& m = only(fit_models(s));
   EXPECT_NEAR(m.terms[1].coefficient, 28, 0.5);
@@ -190,7 +195,8 @@ TEST(CellFitTest, HuberKeepsAWildPointFromPullingTheFit) {
 TEST(CellFitTest, BootstrapIsSeeded) {
   observation_set s;
   std::mt19937_64 rng(6);
-  add_points(s, cell_key("poll"), small_ns, {1}, [](double n, double) { return 150 + 28 * n; }, 0.02, rng, 9);
+  add_points(
+      s, cell_key("poll"), small_ns, {1}, [](double n, double) { return 150 + 28 * n; }, 0.02, rng, 9);
   fit_options o;
   o.bootstrap_replicates = 200;
   o.seed = 42;
@@ -213,7 +219,8 @@ TEST(CellFitTest, BootstrapIsSeeded) {
 TEST(CellFitTest, BootstrapResamplesVisitsWhenThePointsHaveThem) {
   observation_set s;
   std::mt19937_64 rng(9);
-  add_points(s, cell_key("poll"), small_ns, {1}, [](double n, double) { return 150 + 28 * n; }, 0.005, rng, 9);
+  add_points(
+      s, cell_key("poll"), small_ns, {1}, [](double n, double) { return 150 + 28 * n; }, 0.005, rng, 9);
   fit_options o;
   o.bootstrap_replicates = 400;
   const point far{2000, 1, 1000, 0};
@@ -223,13 +230,15 @@ TEST(CellFitTest, BootstrapResamplesVisitsWhenThePointsHaveThem) {
     for (int v = 0; v < 3; ++v) row.visit_medians.push_back(row.value * (1 + u(rng)));
   const auto with_visits = evaluate(only(fit_models(s, o)), far);
   EXPECT_GT(with_visits.hi - with_visits.lo, 2 * (samples_only.hi - samples_only.lo))
-      << "[" << samples_only.lo << ", " << samples_only.hi << "] vs [" << with_visits.lo << ", " << with_visits.hi << "]";
+      << "[" << samples_only.lo << ", " << samples_only.hi << "] vs [" << with_visits.lo << ", " << with_visits.hi
+      << "]";
 }
 
 TEST(CellFitTest, TooFewPointsForTheFormIsAnErrorNamingTheCell) {
   observation_set s;
   std::mt19937_64 rng(8);
-  add_points(s, cell_key("poll"), {1000}, {1, 10}, [](double n, double) { return 150 + 28 * n; }, 0.01, rng);
+  add_points(
+      s, cell_key("poll"), {1000}, {1, 10}, [](double n, double) { return 150 + 28 * n; }, 0.01, rng);
   try {
     fit_models(s);
     FAIL();
@@ -239,7 +248,8 @@ TEST(CellFitTest, TooFewPointsForTheFormIsAnErrorNamingTheCell) {
   }
   fit_options o;
   o.skip_unfittable = true;
-  add_points(s, cell_key("epoll"), {10, 100}, {1}, [](double, double) { return 250; }, 0.01, rng);
+  add_points(
+      s, cell_key("epoll"), {10, 100}, {1}, [](double, double) { return 250; }, 0.01, rng);
   const auto m = fit_models(s, o);
   EXPECT_EQ(m.cells.size(), 1u);
   EXPECT_EQ(m.skipped.size(), 1u);
@@ -248,7 +258,8 @@ TEST(CellFitTest, TooFewPointsForTheFormIsAnErrorNamingTheCell) {
 TEST(CellFitTest, ZeroValuesAreRejectedNamingTheRow) {
   observation_set s;
   std::mt19937_64 rng(9);
-  add_points(s, cell_key("poll"), small_ns, {1}, [](double n, double) { return 150 + 28 * n; }, 0.01, rng);
+  add_points(
+      s, cell_key("poll"), small_ns, {1}, [](double n, double) { return 150 + 28 * n; }, 0.01, rng);
   s.rows[3].value = 0;
   try {
     fit_models(s);

@@ -27,7 +27,7 @@ TEST(FormsTest, PollAlwaysPaysPerFdAndMayPayPerReadyFd) {
   const auto f = candidate_forms(request("poll", true, true));
   EXPECT_TRUE(has(f, "fixed + per_fd"));
   EXPECT_TRUE(has(f, "fixed + per_fd + per_ready"));
-  EXPECT_FALSE(has(f, "fixed"));  // the kernel walks every fd: per_fd is core
+  EXPECT_FALSE(has(f, "fixed"));                  // the kernel walks every fd: per_fd is core
   EXPECT_EQ(f.front().name(), "fixed + per_fd");  // simplest first
 }
 
@@ -42,7 +42,7 @@ TEST(FormsTest, EpollIsFlatInNUnlessTheDataSayOtherwise) {
   const auto f = candidate_forms(request("epoll", true, true));
   EXPECT_TRUE(has(f, "fixed + per_ready"));
   EXPECT_TRUE(has(f, "fixed"));
-  EXPECT_TRUE(has(f, "fixed + log_n + per_ready"));  // a rival, chosen only by the data
+  EXPECT_TRUE(has(f, "fixed + log_n + per_ready"));    // a rival, chosen only by the data
   EXPECT_FALSE(has(f, "fixed + per_fd + per_ready"));  // no scan to extrapolate
 }
 

@@ -41,8 +41,8 @@ TEST(LinearFitTest, CoefficientIntervalsCoverThePlantedValueAtLeast90PercentOfTh
   int covered_fixed = 0, covered_slope = 0;
   const int replications = 300;
   for (int r = 0; r < replications; ++r) {
-    const auto s = solve_robust(planted_line(1000 + static_cast<std::uint64_t>(r), 0.02),
-                                {.relative = true, .huber = false});
+    const auto s =
+        solve_robust(planted_line(1000 + static_cast<std::uint64_t>(r), 0.02), {.relative = true, .huber = false});
     const double t = t975(s.df);
     covered_fixed += std::abs(s.beta(0) - 150) <= t * std::sqrt(s.covariance(0, 0));
     covered_slope += std::abs(s.beta(1) - 30) <= t * std::sqrt(s.covariance(1, 1));

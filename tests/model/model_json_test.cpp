@@ -21,10 +21,12 @@ model_set small_models(std::size_t bootstrap = 0) {
   s.context = test::cache_context();
   s.source = "synthetic";
   std::mt19937_64 rng(1);
-  test::add_points(s, test::cell_key("poll"), {1, 10, 100, 300, 1000}, {1, 10}, [](double n, double) { return 150 + 28 * n; },
-                   0.01, rng, 5);
-  test::add_points(s, test::cell_key("epoll", "throughput", "1/s", "token_ring"), {10, 100, 1000}, {1},
-                   [](double, double) { return 280000.0; }, 0.01, rng);
+  test::add_points(
+      s, test::cell_key("poll"), {1, 10, 100, 300, 1000}, {1, 10}, [](double n, double) { return 150 + 28 * n; }, 0.01,
+      rng, 5);
+  test::add_points(
+      s, test::cell_key("epoll", "throughput", "1/s", "token_ring"), {10, 100, 1000}, {1},
+      [](double, double) { return 280000.0; }, 0.01, rng);
   fit_options o;
   o.bootstrap_replicates = bootstrap;
   return fit_models(s, o);
@@ -74,7 +76,8 @@ TEST_F(ModelJsonTest, HoldsWhatArchitectureAsksFor) {
   const auto j = to_json(small_models());
   const auto& m = j["models"][0];
   for (const char* k : {"formula", "terms", "fit", "domain", "cell", "selection"}) EXPECT_TRUE(m.contains(k)) << k;
-  for (const char* k : {"name", "meaning", "coefficient", "unit", "ci95_lo", "ci95_hi"}) EXPECT_TRUE(m["terms"][0].contains(k)) << k;
+  for (const char* k : {"name", "meaning", "coefficient", "unit", "ci95_lo", "ci95_hi"})
+    EXPECT_TRUE(m["terms"][0].contains(k)) << k;
   for (const char* k : {"mape_in_sample", "mape_loo", "residual_spread"}) EXPECT_TRUE(m["fit"].contains(k)) << k;
   EXPECT_TRUE(m["domain"].contains("n_min"));
   EXPECT_TRUE(m["domain"].contains("n_max"));

@@ -16,10 +16,13 @@ model_set two_kinds() {
   auto pipe = test::cell_key("poll");
   auto efd = pipe;
   efd.fd_kind = "eventfd";
-  test::add_points(s, pipe, {1, 10, 100, 300, 1000}, {1}, [](double n, double) { return 150 + 30 * n; }, 0.01, rng);
-  test::add_points(s, efd, {1, 10, 100, 300, 1000}, {1}, [](double n, double) { return 140 + 28 * n; }, 0.01, rng);
-  test::add_points(s, test::cell_key("epoll", "throughput", "1/s", "token_ring"), {10, 100, 1000}, {1},
-                   [](double, double) { return 280000.0; }, 0.01, rng);
+  test::add_points(
+      s, pipe, {1, 10, 100, 300, 1000}, {1}, [](double n, double) { return 150 + 30 * n; }, 0.01, rng);
+  test::add_points(
+      s, efd, {1, 10, 100, 300, 1000}, {1}, [](double n, double) { return 140 + 28 * n; }, 0.01, rng);
+  test::add_points(
+      s, test::cell_key("epoll", "throughput", "1/s", "token_ring"), {10, 100, 1000}, {1},
+      [](double, double) { return 280000.0; }, 0.01, rng);
   return fit_models(s);
 }
 
@@ -54,7 +57,8 @@ TEST(PredictionTest, PredictsWithAnIntervalAndTheExtrapolationFactor) {
   EXPECT_FALSE(beyond.has_interval);
   EXPECT_TRUE(std::isnan(beyond.lo) && std::isnan(beyond.hi));
   EXPECT_NEAR(beyond.value, 150 + 30 * 2e6, 0.02 * (150 + 30 * 2e6));
-  EXPECT_EQ(beyond.no_interval, "extrapolated 2e+03x past the largest measured n, further than the data spans (1e+03x)");
+  EXPECT_EQ(beyond.no_interval,
+            "extrapolated 2e+03x past the largest measured n, further than the data spans (1e+03x)");
 }
 
 TEST(PredictionTest, AmbiguousQueriesNameTheColumnsThatTellModelsApart) {
@@ -68,7 +72,7 @@ TEST(PredictionTest, AmbiguousQueriesNameTheColumnsThatTellModelsApart) {
     EXPECT_NE(w.find("eventfd"), std::string::npos) << w;
   }
   EXPECT_THROW(predict(m, query("select", "pipe", 500)), std::invalid_argument);  // no such model
-  EXPECT_THROW(predict(m, datasets::key{}), std::invalid_argument);  // matches all three
+  EXPECT_THROW(predict(m, datasets::key{}), std::invalid_argument);               // matches all three
   auto no_n = query("poll", "pipe", 1);
   no_n.n_fds.reset();
   EXPECT_THROW(predict(m, no_n), std::invalid_argument);  // the model needs n

@@ -77,16 +77,15 @@ TEST(RowFilterTest, AnEmptyColumnDoesNotConstrainTheRow) {
 }
 
 TEST(RowFilterTest, BadExpressionsAreOneLineErrorsNamingTheCulprit) {
-  const std::vector<std::pair<std::string, std::string>> cases = {
-      {"n_fd<=1000", "unknown column 'n_fd'"},
-      {"n_fds<=", "expected a value"},
-      {"n_fds 1000", "expected <"},
-      {"(n_fds<=1000", "missing ')'"},
-      {"n_fds<=1000 &&", "expected a column"},
-      {"mechanism<poll", "text compares only"},
-      {"n_fds<=1000 junk", "unexpected 'junk'"},
-      {"platform=='open", "unterminated quote"},
-      {"   ", "empty expression"}};
+  const std::vector<std::pair<std::string, std::string>> cases = {{"n_fd<=1000", "unknown column 'n_fd'"},
+                                                                  {"n_fds<=", "expected a value"},
+                                                                  {"n_fds 1000", "expected <"},
+                                                                  {"(n_fds<=1000", "missing ')'"},
+                                                                  {"n_fds<=1000 &&", "expected a column"},
+                                                                  {"mechanism<poll", "text compares only"},
+                                                                  {"n_fds<=1000 junk", "unexpected 'junk'"},
+                                                                  {"platform=='open", "unterminated quote"},
+                                                                  {"   ", "empty expression"}};
   for (const auto& [expr, why] : cases) {
     try {
       row_filter::parse(expr);

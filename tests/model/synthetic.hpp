@@ -29,9 +29,10 @@ inline datasets::key cell_key(const std::string& mechanism, const std::string& m
 /// The context of a machine with L1d 48 KiB, L2 1 MiB, L3 32 MiB.
 inline nlohmann::json cache_context() {
   return {{"schema_version", 1},
-          {"caches", {{{"level", 1}, {"type", "Data"}, {"size_bytes", 49152}},
-                      {{"level", 2}, {"type", "Unified"}, {"size_bytes", 1 << 20}},
-                      {{"level", 3}, {"type", "Unified"}, {"size_bytes", 32 << 20}}}}};
+          {"caches",
+           {{{"level", 1}, {"type", "Data"}, {"size_bytes", 49152}},
+            {{"level", 2}, {"type", "Unified"}, {"size_bytes", 1 << 20}},
+            {{"level", 3}, {"type", "Unified"}, {"size_bytes", 32 << 20}}}}};
 }
 
 /// Appends one observation per (n, k) with value truth(n, k) x (1 + N(0, noise)), and

@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <limits>
 #include <fstream>
+#include <limits>
 
 #include "datasets/csv_table.hpp"
 #include "datasets/dataset.hpp"

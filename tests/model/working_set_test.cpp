@@ -105,10 +105,10 @@ TEST(WorkingSetTest, AScanThatCannotStreamTakesTheProbesOwnCurveAboveItsL2Latenc
   b.latency_measured = true;
   b.latency_scale = 1;
   const auto at = [&](double bytes) { return b(point{bytes, 1, 0, 0}); };
-  EXPECT_DOUBLE_EQ(at(300 << 10), 0);                // resident in L2: nothing extra
-  EXPECT_NEAR(at(4 << 20), 12.0 - 3.5, 1e-9);        // the disturbed size near 3 MiB is gone
-  EXPECT_NEAR(at(64 << 20), 140.0 - 3.5, 1e-9);      // the memory, as the chase pays it
-  EXPECT_GT(at(10 << 20), 0.5 * (140.0 - 3.5));      // a cliff, not 1 - S/W
+  EXPECT_DOUBLE_EQ(at(300 << 10), 0);            // resident in L2: nothing extra
+  EXPECT_NEAR(at(4 << 20), 12.0 - 3.5, 1e-9);    // the disturbed size near 3 MiB is gone
+  EXPECT_NEAR(at(64 << 20), 140.0 - 3.5, 1e-9);  // the memory, as the chase pays it
+  EXPECT_GT(at(10 << 20), 0.5 * (140.0 - 3.5));  // a cliff, not 1 - S/W
   // A grid too coarse to show the shape falls back to the scans' curve (knees at the cliffs).
   const std::vector<latency_point> coarse = {{16384, 1.0}, {262144, 3.5}, {4 << 20, 14.0}, {64 << 20, 140.0}};
   const auto c = make_latency_curve(caches, coarse, knee_placement::probe_shape);
@@ -127,8 +127,7 @@ TEST(WorkingSetTest, AScanThatCannotStreamTakesTheProbesOwnCurveAboveItsL2Latenc
 TEST(WorkingSetTest, BlockingAndSocketCellsFitTheProbeShapeTimeoutZeroPipesTheCliffs) {
   observation_set s;
   s.context = test::cache_context();
-  for (const auto& p : dense_probe())
-    s.context["memory_latency"].push_back({{"size_bytes", p.bytes}, {"ns", p.ns}});
+  for (const auto& p : dense_probe()) s.context["memory_latency"].push_back({{"size_bytes", p.bytes}, {"ns", p.ns}});
   std::mt19937_64 rng(5);
   auto blocking = test::cell_key("poll");
   blocking.blocking = 1;
@@ -141,8 +140,8 @@ TEST(WorkingSetTest, BlockingAndSocketCellsFitTheProbeShapeTimeoutZeroPipesTheCl
   const auto models = fit_models(s);
   ASSERT_EQ(models.cells.size(), 3u);
   for (const auto& m : models.cells) {
-    const auto ws = std::find_if(m.terms.begin(), m.terms.end(),
-                                 [](const term& t) { return t.b.kind == basis_kind::working_set; });
+    const auto ws =
+        std::find_if(m.terms.begin(), m.terms.end(), [](const term& t) { return t.b.kind == basis_kind::working_set; });
     ASSERT_NE(ws, m.terms.end());
     // Only the timeout-0 scan over pipes streams: it keeps the (1 - S/W) curve.
     EXPECT_EQ(ws->b.latency_measured, m.cell.blocking == 1 || m.cell.fd_kind == "socketpair") << m.formula;

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "sim/accumulators.hpp"
-#include "sim/stop.hpp"
 #include "sim/random.hpp"
+#include "sim/stop.hpp"
 
 namespace pollscale::sim {
 namespace {
