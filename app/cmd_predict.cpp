@@ -96,12 +96,10 @@ int cmd_predict(const args_t& args) {
   const output_format format = parse_format(vm["format"].as<std::string>());
   const datasets::key query = query_of(vm);
   const model::model_set models = model::load_model(vm["model"].as<std::string>());
-  model::prediction p;
-  try {
-    p = model::predict(models, query);
-  } catch (const std::invalid_argument& e) {
-    throw usage_error(e.what());
-  }
+  std::string why;
+  const auto answer = model::try_predict(models, query, &why);
+  if (!answer) throw usage_error(why);
+  const model::prediction& p = *answer;
   if (format == output_format::json) {
     std::cout << nlohmann::json{{"model", p.model},
                                 {"formula", p.formula},

@@ -174,12 +174,12 @@ class model_costs {
     return out;
   }
 
+  // The answer when a cell gives one, else nullopt: the callers try the cells a cost may
+  // come from in their order of preference (model::try_predict, no exceptions).
   std::optional<double> try_ask(const datasets::key& k) const {
-    try {
-      return ask(k);
-    } catch (const std::invalid_argument&) {
-      return std::nullopt;
-    }
+    const auto p = model::try_predict(*models_, k);
+    if (!p) return std::nullopt;
+    return counted(model::to_si(*p));
   }
 
   datasets::key base(scenario scenario, const std::string& mechanism, metric metric) const {
@@ -192,14 +192,16 @@ class model_costs {
     return k;
   }
 
-  double ask(const datasets::key& k) const {
-    const model::prediction p = model::to_si(model::predict(*models_, k));
+  double ask(const datasets::key& k) const { return counted(model::to_si(model::predict(*models_, k))); }
+
+ private:
+  // Every answer used counts in the provenance, with how far past the data it reached.
+  double counted(const model::prediction& p) const {
     ++prov_->model_questions;
     prov_->max_extrapolation = std::max(prov_->max_extrapolation, p.extrapolation_factor);
     return p.value;
   }
 
- private:
   std::shared_ptr<model::model_set> models_;
   std::string fd_kind_, variant_;
   std::shared_ptr<cost_provenance> prov_;

@@ -1,6 +1,8 @@
 #include "model/prediction.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <set>
 #include <stdexcept>
 
@@ -58,19 +60,53 @@ std::vector<const cell_model*> matching_models(const model_set& models, const da
   return out;
 }
 
-prediction predict(const model_set& models, const datasets::key& query) {
-  const auto found = matching_models(models, query);
-  if (found.empty()) throw std::invalid_argument("no model matches " + datasets::describe(query));
-  if (found.size() > 1)
-    throw std::invalid_argument(std::to_string(found.size()) + " models match " + datasets::describe(query) +
-                                "; choose by " + distinguishing(found));
-  const cell_model& m = *found.front();
-  if (uses_n(m) && !query.n_fds) throw std::invalid_argument("the model of " + label(m) + " needs n_fds");
-  const point x = point_of(query);
-  const point_prediction p = evaluate(m, x);
-  if (!std::isfinite(p.value))
-    throw std::invalid_argument("the model of " + label(m) + " gives no positive value at " +
-                                datasets::describe(query));
+namespace {
+
+// The filled query columns a cell differs in, as "column value" (empty when it matches).
+std::string difference(const cell_model& m, const datasets::key& q) {
+  std::string out;
+  for (auto col : cell_columns) {
+    const std::string want = datasets::key_field(q, col);
+    const std::string have = datasets::key_field(m.cell, col);
+    if (want.empty() || want == have) continue;
+    out += (out.empty() ? "" : ", ") + std::string(col) + " " + (have.empty() ? std::string("<empty>") : have);
+  }
+  return out;
+}
+
+std::size_t count_of(const std::string& difference) {
+  return difference.empty() ? 0 : 1 + static_cast<std::size_t>(std::count(difference.begin(), difference.end(), ','));
+}
+
+void add_nearest(cell_lookup& r, const model_set& models, const datasets::key& query) {
+  constexpr std::size_t listed = 5;
+  std::vector<std::pair<std::string, const cell_model*>> diffs;
+  for (const auto& m : models.cells) diffs.emplace_back(difference(m, query), &m);
+  std::size_t fewest = SIZE_MAX;
+  for (const auto& [d, m] : diffs) fewest = std::min(fewest, count_of(d));
+  std::vector<std::pair<std::string, const cell_model*>> near;
+  for (const auto& d : diffs)
+    if (count_of(d.first) == fewest) near.push_back(d);
+  std::sort(near.begin(), near.end(), [](const auto& a, const auto& b) {
+    return std::pair(label(*a.second), a.first) < std::pair(label(*b.second), b.first);
+  });
+  for (std::size_t i = 0; i < near.size() && i < listed; ++i) {
+    r.nearest.push_back(near[i].second);
+    r.nearest_difference.push_back(near[i].first);
+  }
+}
+
+// The prediction of cell `m` at `query`, or the reason there is none.
+std::optional<prediction> predict_at(const cell_model& m, const datasets::key& query, std::string& why) {
+  if (uses_n(m) && !query.n_fds) {
+    why = "the model of " + label(m) + " needs n_fds";
+    return std::nullopt;
+  }
+  const point_prediction p = evaluate(m, point_of(query));
+  if (!std::isfinite(p.value)) {
+    why = "the model of " + label(m) + " gives no positive value at " + datasets::describe(query);
+    return std::nullopt;
+  }
   prediction out;
   out.value = p.value;
   out.lo = p.lo;
@@ -83,6 +119,46 @@ prediction predict(const model_set& models, const datasets::key& query) {
   out.formula = m.formula;
   out.model = label(m);
   return out;
+}
+
+}  // namespace
+
+std::string cell_lookup::why(const datasets::key& query) const {
+  if (model) return "";
+  if (!ambiguous.empty())
+    return std::to_string(ambiguous.size()) + " models match " + datasets::describe(query) + "; choose by " +
+           distinguishing(ambiguous);
+  std::string out = "no model matches " + datasets::describe(query);
+  for (std::size_t i = 0; i < nearest.size(); ++i)
+    out += (i == 0 ? "; nearest: " : ", ") + label(*nearest[i]) + " (" + nearest_difference[i] + ")";
+  return out;
+}
+
+cell_lookup find_cell(const model_set& models, const datasets::key& query) {
+  cell_lookup r;
+  auto found = matching_models(models, query);
+  if (found.size() == 1)
+    r.model = found.front();
+  else if (found.size() > 1)
+    r.ambiguous = std::move(found);
+  else
+    add_nearest(r, models, query);
+  return r;
+}
+
+std::optional<prediction> try_predict(const model_set& models, const datasets::key& query, std::string* why) {
+  const cell_lookup cell = find_cell(models, query);
+  std::string reason;
+  std::optional<prediction> p = cell.model ? predict_at(*cell.model, query, reason) : std::nullopt;
+  if (!cell.model) reason = cell.why(query);
+  if (!p && why) *why = reason;
+  return p;
+}
+
+prediction predict(const model_set& models, const datasets::key& query) {
+  std::string why;
+  if (auto p = try_predict(models, query, &why)) return *p;
+  throw std::invalid_argument(why);
 }
 
 prediction to_si(const prediction& p) {

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,13 +43,34 @@ struct prediction {
 /// schema version, or has a model whose terms, coefficients or covariance are malformed.
 model_set load_model(const std::filesystem::path& path);
 
-/// Predicts the metric at `query`. Key columns left empty in `query` (variant, pinning,
-/// threads, ...) match any model; filled ones must match exactly. Regressors come from
+/// Which fitted cell answers a query: one, none or several — a value, not an exception,
+/// because callers ask for cells that may not exist (the simulator's cost adapter tries
+/// the handler, then ipc; a study asks every fd kind).
+struct cell_lookup {
+  const cell_model* model = nullptr;            ///< the one cell that matches, or null
+  std::vector<const cell_model*> ambiguous;     ///< several match: all of them
+  std::vector<const cell_model*> nearest;       ///< none matches: those differing in fewest columns (at most 5)
+  std::vector<std::string> nearest_difference;  ///< for each of nearest: "fd_kind pipe", "mechanism poll, variant lt"
+  /// One line when `model` is null: "no model matches Q; nearest: A (fd_kind pipe), ..."
+  /// or "3 models match Q; choose by fd_kind (eventfd, pipe)".
+  std::string why(const datasets::key& query) const;
+};
+
+/// The cell that answers `query`. Key columns left empty in `query` (variant, pinning,
+/// threads, ...) match any model; filled ones must match exactly.
+cell_lookup find_cell(const model_set& models, const datasets::key& query);
+
+/// Predicts the metric at `query` (the cell find_cell() gives). Regressors come from
 /// `query.n_fds`, `n_active` (default 1), `active_pos` (default: random positions) and
 /// `max_fd` (default: n_fds + 2). Throws std::invalid_argument with a one-line message
-/// when no model matches, when several match (naming the columns that would tell them
-/// apart), or when a regressor the model needs is missing or negative.
+/// when no model matches (naming the nearest cells), when several match (naming the
+/// columns that would tell them apart), or when a regressor the model needs is missing
+/// or negative.
 prediction predict(const model_set& models, const datasets::key& query);
+
+/// The same without exceptions: nullopt, with the reason in `why` when given, where
+/// predict() would throw.
+std::optional<prediction> try_predict(const model_set& models, const datasets::key& query, std::string* why = nullptr);
 
 /// The cells of `models` that `query` matches (the candidates predict() chooses among).
 std::vector<const cell_model*> matching_models(const model_set& models, const datasets::key& query);

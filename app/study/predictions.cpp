@@ -20,18 +20,19 @@ nlohmann::json predict_beyond(const model::model_set& models, const std::string&
       q.n_fds = n;
       q.n_active = 1;
       q.active_pos = datasets::name(datasets::position::middle);
-      try {
-        const auto p = model::predict(models, q);
-        out.push_back({{"query", datasets::describe(q)},
-                       {"value", p.value},
-                       {"lo", p.has_interval ? nlohmann::json(p.lo) : nlohmann::json(nullptr)},
-                       {"hi", p.has_interval ? nlohmann::json(p.hi) : nlohmann::json(nullptr)},
-                       {"unit", p.unit},
-                       {"extrapolation", p.extrapolation_factor},
-                       {"formula", p.formula}});
-      } catch (const std::invalid_argument& e) {
-        out.push_back({{"query", datasets::describe(q)}, {"skipped", e.what()}});
+      std::string why;
+      const auto p = model::try_predict(models, q, &why);
+      if (!p) {
+        out.push_back({{"query", datasets::describe(q)}, {"skipped", why}});
+        continue;
       }
+      out.push_back({{"query", datasets::describe(q)},
+                     {"value", p->value},
+                     {"lo", p->has_interval ? nlohmann::json(p->lo) : nlohmann::json(nullptr)},
+                     {"hi", p->has_interval ? nlohmann::json(p->hi) : nlohmann::json(nullptr)},
+                     {"unit", p->unit},
+                     {"extrapolation", p->extrapolation_factor},
+                     {"formula", p->formula}});
     }
   }
   return out;

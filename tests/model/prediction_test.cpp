@@ -79,6 +79,52 @@ TEST(PredictionTest, AmbiguousQueriesNameTheColumnsThatTellModelsApart) {
   EXPECT_EQ(matching_models(m, query("poll", "", 1)).size(), 2u);
 }
 
+TEST(PredictionTest, LookupIsAValueThatNamesTheNearestCells) {
+  const auto m = two_kinds();
+  const auto one = find_cell(m, query("poll", "pipe", 10));
+  ASSERT_NE(one.model, nullptr);
+  EXPECT_EQ(one.model->cell.fd_kind, "pipe");
+  EXPECT_TRUE(one.why(query("poll", "pipe", 10)).empty());
+
+  const auto two = find_cell(m, query("poll", "", 10));
+  EXPECT_EQ(two.model, nullptr);
+  EXPECT_EQ(two.ambiguous.size(), 2u);
+  EXPECT_NE(two.why(query("poll", "", 10)).find("2 models match"), std::string::npos);
+
+  // select/tcp: no cell; poll/pipe and poll/eventfd differ in two filled columns, and
+  // epoll's token ring in three; the two nearest are listed with their differences.
+  const auto q = query("select", "tcp", 10);
+  const auto none = find_cell(m, q);
+  EXPECT_EQ(none.model, nullptr);
+  ASSERT_EQ(none.nearest.size(), 2u);
+  ASSERT_EQ(none.nearest_difference.size(), 2u);
+  EXPECT_EQ(none.nearest_difference[0], "mechanism poll, fd_kind eventfd");
+  EXPECT_EQ(none.nearest_difference[1], "mechanism poll, fd_kind pipe");
+  const std::string why = none.why(q);
+  EXPECT_EQ(why.rfind("no model matches find_active/select/tcp n=10", 0), 0u) << why;
+  EXPECT_NE(why.find("; nearest: find_active/poll/eventfd"), std::string::npos) << why;
+  EXPECT_NE(why.find("(mechanism poll, fd_kind pipe)"), std::string::npos) << why;
+
+  // try_predict: the same reasons, no exception; predict() throws them.
+  std::string reason;
+  EXPECT_FALSE(try_predict(m, q, &reason).has_value());
+  EXPECT_EQ(reason, why);
+  EXPECT_FALSE(try_predict(m, q).has_value());  // the reason is optional
+  try {
+    predict(m, q);
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()), why);
+  }
+  auto no_n = query("poll", "pipe", 1);
+  no_n.n_fds.reset();
+  EXPECT_FALSE(try_predict(m, no_n, &reason).has_value());
+  EXPECT_NE(reason.find("needs n_fds"), std::string::npos) << reason;
+  const auto fine = try_predict(m, query("poll", "pipe", 500), &reason);
+  ASSERT_TRUE(fine.has_value());
+  EXPECT_DOUBLE_EQ(fine->value, predict(m, query("poll", "pipe", 500)).value);
+}
+
 TEST(PredictionTest, RatesComeBackAsRatesAndConvertToSi) {
   const auto m = two_kinds();
   datasets::key q;
