@@ -10,12 +10,15 @@
 
 #include <boost/program_options.hpp>
 
+#include "datasets/input_error.hpp"
+
 namespace pollscale::app {
 
-/// Bad usage or a bad flag value: main prints "pollscale: <message>" and exits 2.
-class usage_error : public std::runtime_error {
+/// Bad usage or a bad flag value: a kind of datasets::input_error, so main prints
+/// "pollscale: <message>" and exits 2 for it and for every reader's complaint alike.
+class usage_error : public datasets::input_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit usage_error(const std::string& message) : datasets::input_error(message) {}
 };
 
 enum class output_format { table, csv, json };

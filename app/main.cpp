@@ -107,10 +107,7 @@ int finish_stdout(int rc) {
 int run(int argc, char** argv) {
   try {
     return dispatch(argc, argv);
-  } catch (const usage_error& e) {
-    std::cerr << "pollscale: " << e.what() << "\n";
-    return exit_bad_input;
-  } catch (const pollscale::datasets::format_error& e) {
+  } catch (const pollscale::datasets::input_error& e) {  // a reader's complaint or a usage_error
     std::cerr << "pollscale: " << e.what() << "\n";
     return exit_bad_input;
   } catch (const pollscale::calibrate::sys::interrupted&) {

@@ -272,12 +272,7 @@ void fill_from_model(const model_costs& m, const std::string& mechanism, sim::co
 // when present, and the shared costs. Returns whether it gave the wait cost.
 bool apply_cost_table(const std::string& path, const std::string& mechanism, sim::cost_model& c,
                       cost_provenance& prov) {
-  sim::cost_table t;
-  try {
-    t = sim::read_cost_table(path);
-  } catch (const std::invalid_argument& e) {
-    throw usage_error(std::string("--costs: ") + e.what());
-  }
+  const sim::cost_table t = sim::read_cost_table(path);  // a bad file: datasets::input_error, exit 2
   c.handler_s = t.handler_s;
   c.wakeup_same_cpu_s = t.wakeup_same_cpu_s;
   c.wakeup_cross_cpu_s = t.wakeup_cross_cpu_s;

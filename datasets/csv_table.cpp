@@ -47,7 +47,7 @@ std::optional<std::size_t> csv_table::column(std::string_view name) const {
 
 std::size_t csv_table::require_column(std::string_view name) const {
   if (auto c = column(name)) return *c;
-  throw format_error(path.string() + ":1: missing column '" + std::string(name) + "'");
+  throw input_error(path.string(), 1, "missing column '" + std::string(name) + "'");
 }
 
 std::string csv_table::where(const csv_record& r) const { return path.string() + ":" + std::to_string(r.line) + ": "; }
@@ -64,23 +64,22 @@ csv_table parse_csv(std::string_view text, const std::filesystem::path& name) {
     const std::size_t end = nl == std::string_view::npos ? text.size() : nl + 1;
     const std::string_view chunk = text.substr(pos, end - pos);
     if (csv_parse(p.get(), chunk.data(), chunk.size(), on_field, on_record, &st) != chunk.size())
-      throw format_error(name.string() + ":" + std::to_string(st.line) +
-                         ": malformed CSV: " + csv_strerror(csv_error(p.get())));
+      throw input_error(name.string(), st.line, std::string("malformed CSV: ") + csv_strerror(csv_error(p.get())));
     pos = end;
     if (nl != std::string_view::npos) ++st.line;
   }
   if (st.line > 1 && !text.empty() && text.back() == '\n') --st.line;
   if (csv_fini(p.get(), on_field, on_record, &st) != 0)
-    throw format_error(name.string() + ":" + std::to_string(st.line) + ": malformed CSV: unterminated quoted field");
+    throw input_error(name.string(), st.line, "malformed CSV: unterminated quoted field");
   csv_table t;
   t.path = name;
-  if (st.records.empty()) throw format_error(name.string() + ":1: empty file, no header");
+  if (st.records.empty()) throw input_error(name.string(), 1, "empty file, no header");
   t.header = std::move(st.records.front().fields);
   for (auto& r : st.records) {
     if (&r == &st.records.front()) continue;
     if (r.fields.size() != t.header.size())
-      throw format_error(t.where(r) + "expected " + std::to_string(t.header.size()) + " fields, found " +
-                         std::to_string(r.fields.size()));
+      throw input_error(t.where(r) + "expected " + std::to_string(t.header.size()) + " fields, found " +
+                        std::to_string(r.fields.size()));
     t.records.push_back(std::move(r));
   }
   return t;
@@ -89,10 +88,10 @@ csv_table parse_csv(std::string_view text, const std::filesystem::path& name) {
 csv_table read_csv(const std::filesystem::path& path) {
   if (path.extension() == ".gz") return parse_csv(read_gzip_file(path), path);
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw format_error(path.string() + ": cannot open for reading");
+  if (!in) throw input_error(path.string() + ": cannot open for reading");
   std::ostringstream ss;
   ss << in.rdbuf();
-  if (in.bad()) throw format_error(path.string() + ": read error");
+  if (in.bad()) throw input_error(path.string() + ": read error");
   return parse_csv(ss.str(), path);
 }
 

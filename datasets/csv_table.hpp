@@ -10,13 +10,11 @@
 #include <string_view>
 #include <vector>
 
+#include "datasets/input_error.hpp"
+
 namespace pollscale::datasets {
 
-/// Malformed input: the message always starts with "file:line: " (or "file: ").
-class format_error : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+// Malformed input is a datasets::input_error whose message starts with "file:line: ".
 
 struct csv_record {
   std::size_t line = 0;  ///< 1-based line on which the record ends
@@ -30,19 +28,19 @@ struct csv_table {
 
   /// Index of `column` in the header, or nullopt.
   std::optional<std::size_t> column(std::string_view name) const;
-  /// Like column(), but throws format_error naming the file when absent.
+  /// Like column(), but throws input_error naming the file when absent.
   std::size_t require_column(std::string_view name) const;
   /// "path:line: " for messages about `r`.
   std::string where(const csv_record& r) const;
 };
 
 /// Parses CSV text. Blank lines are skipped; a record whose field count differs from the
-/// header's throws format_error naming the line; so do an unterminated quote and an
+/// header's throws input_error naming the line; so do an unterminated quote and an
 /// empty input without a header.
 csv_table parse_csv(std::string_view text, const std::filesystem::path& name);
 
 /// Reads and parses a file (gzip-compressed when its name ends in .gz); I/O failures and
-/// corrupt compressed data throw format_error naming the path.
+/// corrupt compressed data throw input_error naming the path.
 csv_table read_csv(const std::filesystem::path& path);
 
 /// Quotes one field when it holds a comma, quote or line break (RFC 4180).

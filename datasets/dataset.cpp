@@ -39,26 +39,26 @@ std::string key_text(const key& k) {
 nlohmann::json read_context(const std::filesystem::path& p) {
   auto j = read_json_file(p);
   if (!j.is_object() || !j.contains("schema_version"))
-    throw format_error(p.string() + ": not a context block (no schema_version)");
+    throw input_error(p.string() + ": not a context block (no schema_version)");
   if (j["schema_version"] != schema_version)
-    throw format_error(p.string() + ": schema_version " + j["schema_version"].dump() +
-                       " is not supported (this build reads " + std::to_string(schema_version) + ")");
+    throw input_error(p.string() + ": schema_version " + j["schema_version"].dump() +
+                      " is not supported (this build reads " + std::to_string(schema_version) + ")");
   return j;
 }
 
 }  // namespace
 
-/// A finite, non-negative number, or a format_error naming the record and column.
+/// A finite, non-negative number, or a input_error naming the record and column.
 double parse_value(const csv_table& t, const csv_record& r, std::string_view column) {
   const std::string& s = r.fields[t.require_column(column)];
   double v = 0;
   const char* end = s.data() + s.size();
   auto [ptr, ec] = std::from_chars(s.data(), end, v);
   if (s.empty() || ec != std::errc{} || ptr != end)
-    throw format_error(t.where(r) + "column '" + std::string(column) + "': '" + s + "' is not a number");
+    throw input_error(t.where(r) + "column '" + std::string(column) + "': '" + s + "' is not a number");
   if (!std::isfinite(v))
-    throw format_error(t.where(r) + "column '" + std::string(column) + "': not finite ('" + s + "')");
-  if (v < 0) throw format_error(t.where(r) + "column '" + std::string(column) + "': negative value " + s);
+    throw input_error(t.where(r) + "column '" + std::string(column) + "': not finite ('" + s + "')");
+  if (v < 0) throw input_error(t.where(r) + "column '" + std::string(column) + "': negative value " + s);
   return v;
 }
 
@@ -68,17 +68,17 @@ key parse_key(const csv_table& t, const csv_record& r) {
     const auto idx = t.column(c);
     if (!idx) {
       if (c == "pinning") continue;  // optional: older and historical tables lack it
-      throw format_error(t.path.string() + ":1: missing column '" + std::string(c) + "'");
+      throw input_error(t.path.string() + ":1: missing column '" + std::string(c) + "'");
     }
     try {
       set_key_field(k, c, r.fields[*idx]);
     } catch (const std::invalid_argument& e) {
-      throw format_error(t.where(r) + e.what());
+      throw input_error(t.where(r) + e.what());
     }
   }
-  if (k.scenario.empty()) throw format_error(t.where(r) + "column 'scenario' is empty");
-  if (k.metric.empty()) throw format_error(t.where(r) + "column 'metric' is empty");
-  if (k.unit.empty()) throw format_error(t.where(r) + "column 'unit' is empty");
+  if (k.scenario.empty()) throw input_error(t.where(r) + "column 'scenario' is empty");
+  if (k.metric.empty()) throw input_error(t.where(r) + "column 'metric' is empty");
+  if (k.unit.empty()) throw input_error(t.where(r) + "column 'unit' is empty");
   return k;
 }
 
@@ -153,8 +153,8 @@ std::optional<double> optional_value(const csv_table& t, const csv_record& r, st
 std::int64_t count_value(const csv_table& t, const csv_record& r, std::string_view column) {
   const double v = parse_value(t, r, column);
   if (v != std::floor(v) || v > 9007199254740992.0)
-    throw format_error(t.where(r) + "column '" + std::string(column) + "': '" + r.fields[t.require_column(column)] +
-                       "' is not a whole number");
+    throw input_error(t.where(r) + "column '" + std::string(column) + "': '" + r.fields[t.require_column(column)] +
+                      "' is not a whole number");
   return static_cast<std::int64_t>(v);
 }
 
@@ -193,11 +193,11 @@ std::vector<summary_row> parse_summaries(const csv_table& t) {
     v[0] = static_cast<double>(count_value(t, r, "n"));  // checked before the cast
     for (int i = 1; i < 9; ++i) v[i] = parse_value(t, r, summary_stat_columns[i]);
     s.s = {static_cast<std::size_t>(v[0]), v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8]};
-    if (s.s.n == 0) throw format_error(t.where(r) + "column 'n': a summary of no samples");
+    if (s.s.n == 0) throw input_error(t.where(r) + "column 'n': a summary of no samples");
     const auto& x = s.s;  // the mean may differ from min == max by rounding
     if (!(x.min <= x.ci95_lo && x.ci95_lo <= x.median && x.median <= x.ci95_hi && x.ci95_hi <= x.max &&
           x.min * (1 - 1e-9) <= x.mean && x.mean <= x.max * (1 + 1e-9)))
-      throw format_error(
+      throw input_error(
           t.where(r) +
           "inconsistent summary (min <= ci95_lo <= median <= ci95_hi <= max mean within [min, max] violated)");
     rows.push_back(std::move(s));
@@ -218,7 +218,7 @@ std::optional<std::filesystem::path> plain_or_gzip(const std::filesystem::path& 
 }  // namespace
 
 dataset read_dataset(const std::filesystem::path& dir) {
-  if (!std::filesystem::is_directory(dir)) throw format_error(dir.string() + ": not a dataset directory");
+  if (!std::filesystem::is_directory(dir)) throw input_error(dir.string() + ": not a dataset directory");
   dataset d;
   d.context = read_context(dir / "context.json");
   d.samples = parse_samples(read_csv(plain_or_gzip(dir, "samples.csv").value_or(dir / "samples.csv")));

@@ -76,15 +76,15 @@ std::string sentinel_csv(const std::vector<sentinel_reading>& rows);
 /// each atomically.
 void write_dataset(const std::filesystem::path& dir, const dataset& d);
 
-/// Reads and validates a dataset directory. Throws format_error ("file:line: what") for
+/// Reads and validates a dataset directory. Throws input_error ("file:line: what") for
 /// missing files, bad JSON, missing columns, unknown names, non-numeric, NaN, infinite
 /// or negative values, and summaries inconsistent with their own fields (min > max).
 dataset read_dataset(const std::filesystem::path& dir);
 
-/// The key columns of record `r` of table `t`; format_error naming file:line when invalid.
+/// The key columns of record `r` of table `t`; input_error naming file:line when invalid.
 key parse_key(const csv_table& t, const csv_record& r);
 
-/// A finite, non-negative number from `column` of record `r`; format_error otherwise.
+/// A finite, non-negative number from `column` of record `r`; input_error otherwise.
 double parse_value(const csv_table& t, const csv_record& r, std::string_view column);
 
 /// Parsers for the two CSV tables alone (used by read_dataset and by tests).

@@ -9,7 +9,7 @@
 namespace pollscale::datasets {
 
 /// The decompressed bytes of a gzip file. A file that cannot be opened, is not gzip data,
-/// or ends early (truncated, corrupt) throws format_error naming the path and zlib's reason.
+/// or ends early (truncated, corrupt) throws input_error naming the path and zlib's reason.
 std::string read_gzip_file(const std::filesystem::path& path);
 
 }  // namespace pollscale::datasets

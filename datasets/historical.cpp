@@ -35,8 +35,8 @@ std::vector<historical_row> read_historical(const std::filesystem::path& path) {
     h.kernel = text_column(t, r, "kernel");
     h.note = text_column(t, r, "note");
     h.line = r.line;
-    if (h.source.empty()) throw format_error(t.where(r) + "column 'source' is empty");
-    if (h.platform.empty()) throw format_error(t.where(r) + "column 'platform' is empty");
+    if (h.source.empty()) throw input_error(t.where(r) + "column 'source' is empty");
+    if (h.platform.empty()) throw input_error(t.where(r) + "column 'platform' is empty");
     rows.push_back(std::move(h));
   }
   return rows;

@@ -14,9 +14,9 @@ struct too_deep {};
 
 nlohmann::json read_json_file(const std::filesystem::path& path) {
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw format_error(path.string() + ": is a directory, not a JSON file");
+  if (std::filesystem::is_directory(path, ec)) throw input_error(path.string() + ": is a directory, not a JSON file");
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw format_error(path.string() + ": cannot open for reading");
+  if (!in) throw input_error(path.string() + ": cannot open for reading");
   // The callback sees every value as it opens; refusing at the bound stops the parser
   // before the recursion gets deep.
   const auto bounded = [](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
@@ -26,9 +26,9 @@ nlohmann::json read_json_file(const std::filesystem::path& path) {
   try {
     return nlohmann::json::parse(in, bounded);
   } catch (const too_deep&) {
-    throw format_error(path.string() + ": nested deeper than " + std::to_string(max_json_depth) + " levels");
+    throw input_error(path.string() + ": nested deeper than " + std::to_string(max_json_depth) + " levels");
   } catch (const nlohmann::json::exception& e) {
-    throw format_error(path.string() + ": invalid JSON: " + e.what());
+    throw input_error(path.string() + ": invalid JSON: " + e.what());
   }
 }
 

@@ -23,8 +23,8 @@ cell_points points_of(const std::vector<const observation*>& rows, bool reciproc
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const auto& o = *rows[i];
     if (!(o.value > 0))
-      throw datasets::format_error(o.where + ": value " + std::to_string(o.value) +
-                                   " cannot be modelled (costs and rates must be positive)");
+      throw datasets::input_error(o.where + ": value " + std::to_string(o.value) +
+                                  " cannot be modelled (costs and rates must be positive)");
     p.x.push_back(point_of(o.k));
     p.value.push_back(o.value);
     p.y(static_cast<Eigen::Index>(i)) = reciprocal ? 1 / o.value : o.value;
@@ -353,7 +353,7 @@ linear_problem problem_for(const form& f, const cell_points& pts, const std::vec
 
 cell_model fit_cell(const cell_id& id, const std::vector<const observation*>& rows, const fit_environment& env,
                     const fit_options& o) {
-  if (rows.empty()) throw datasets::format_error(describe_cell(id) + ": no points to fit");
+  if (rows.empty()) throw datasets::input_error(describe_cell(id) + ": no points to fit");
   const bool reciprocal = is_rate(id.k);
   const cell_points pts = points_of(rows, reciprocal);
   const form_request request = request_for(id, pts, env, o.fam);

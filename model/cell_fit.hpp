@@ -60,12 +60,12 @@ struct fit_environment {
 };
 
 /// Too few points for the form a cell needs (e.g. poll measured at one n only).
-class too_few_points : public datasets::format_error {
+class too_few_points : public datasets::input_error {
  public:
-  using datasets::format_error::format_error;
+  using datasets::input_error::input_error;
 };
 
-/// Fits the cell `id` to `rows` (all belonging to it). Throws datasets::format_error
+/// Fits the cell `id` to `rows` (all belonging to it). Throws datasets::input_error
 /// naming a row for a value the model cannot use (zero, or a zero rate), and when `rows`
 /// is empty; too_few_points when the points cannot support the cell's core terms.
 cell_model fit_cell(const cell_id& id, const std::vector<const observation*>& rows, const fit_environment& env,

@@ -60,7 +60,7 @@ std::vector<std::pair<cell_id, std::vector<const observation*>>> cells_of(const 
 model_set fit_models(const observation_set& data, const std::vector<const observation*>& rows,
                      const fit_options& options) {
   const auto cells = cells_of(rows);
-  if (cells.empty()) throw datasets::format_error(data.source + ": no rows to fit");
+  if (cells.empty()) throw datasets::input_error(data.source + ": no rows to fit");
   const fit_environment env = environment_of(data);
   model_set out;
   out.context = data.context;
@@ -74,7 +74,7 @@ model_set fit_models(const observation_set& data, const std::vector<const observ
       out.skipped.push_back(e.what());
     }
   }
-  if (out.cells.empty()) throw datasets::format_error(data.source + ": no cell could be fitted");
+  if (out.cells.empty()) throw datasets::input_error(data.source + ": no cell could be fitted");
   return out;
 }
 

@@ -19,7 +19,7 @@ fit_environment environment_of(const observation_set& data);
 /// mechanism) are left out.
 std::vector<std::pair<cell_id, std::vector<const observation*>>> cells_of(const std::vector<const observation*>& rows);
 
-/// Fits every cell of `data`. Throws datasets::format_error when there is nothing to fit
+/// Fits every cell of `data`. Throws datasets::input_error when there is nothing to fit
 /// or a row cannot be used (see fit_cell).
 model_set fit_models(const observation_set& data, const fit_options& options = {});
 

@@ -12,7 +12,7 @@
 namespace pollscale::model {
 namespace {
 
-using datasets::format_error;
+using datasets::input_error;
 using nlohmann::json;
 
 json number(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }

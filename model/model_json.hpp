@@ -12,7 +12,7 @@ namespace pollscale::model {
 
 nlohmann::json to_json(const model_set& models);
 
-/// Parses a model set; throws datasets::format_error("<where>: what") naming the model
+/// Parses a model set; throws datasets::input_error("<where>: what") naming the model
 /// index and field that is missing or malformed. `where` prefixes every message.
 model_set model_set_from_json(const nlohmann::json& j, const std::string& where);
 

@@ -152,10 +152,10 @@ cell_model read_cell(const json& j) {
 
 model_set model_set_from_json(const json& j, const std::string& where) {
   if (!j.is_object() || !j.contains("schema_version"))
-    throw datasets::format_error(where + ": not a model set (no schema_version)");
+    throw datasets::input_error(where + ": not a model set (no schema_version)");
   if (j["schema_version"] != model_schema_version)
-    throw datasets::format_error(where + ": schema_version " + j["schema_version"].dump() +
-                                 " is not supported (this build reads " + std::to_string(model_schema_version) + ")");
+    throw datasets::input_error(where + ": schema_version " + j["schema_version"].dump() +
+                                " is not supported (this build reads " + std::to_string(model_schema_version) + ")");
   model_set out;
   try {
     out.context = j.contains("context") ? j["context"] : json::object();
@@ -172,11 +172,11 @@ model_set model_set_from_json(const json& j, const std::string& where) {
       try {
         out.cells.push_back(read_cell(models[i]));
       } catch (const std::exception& e) {
-        throw datasets::format_error(where + ": models[" + std::to_string(i) + "]: " + e.what());
+        throw datasets::input_error(where + ": models[" + std::to_string(i) + "]: " + e.what());
       }
     }
   } catch (const std::invalid_argument& e) {
-    throw datasets::format_error(where + ": " + e.what());
+    throw datasets::input_error(where + ": " + e.what());
   }
   return out;
 }

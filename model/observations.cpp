@@ -14,7 +14,7 @@ namespace pollscale::model {
 namespace {
 
 namespace fs = std::filesystem;
-using datasets::format_error;
+using datasets::input_error;
 
 observation_set from_dataset(const fs::path& dir, point_statistic statistic) {
   const auto d = datasets::read_dataset(dir);
@@ -45,7 +45,7 @@ observation_set from_dataset(const fs::path& dir, point_statistic statistic) {
     o.where = (dir / "summary.csv").string() + ":" + std::to_string(line);
     out.rows.push_back(std::move(o));
   }
-  if (out.rows.empty()) throw format_error((dir / "summary.csv").string() + ": no measured points");
+  if (out.rows.empty()) throw input_error((dir / "summary.csv").string() + ": no measured points");
   return out;
 }
 
@@ -65,7 +65,7 @@ observation_set from_historical_file(const fs::path& file) {
   out.historical = true;
   out.source = file.string();
   for (const auto& h : datasets::read_historical(file)) out.rows.push_back(from_historical(h, file));
-  if (out.rows.empty()) throw format_error(file.string() + ": no rows");
+  if (out.rows.empty()) throw input_error(file.string() + ": no rows");
   return out;
 }
 
@@ -109,12 +109,12 @@ observation_set load_any(const fs::path& path, point_statistic statistic) {
   if (fs::is_directory(path, ec)) {
     if (fs::exists(path / "context.json")) return from_dataset(path, statistic);
     if (fs::exists(path / "summary.csv"))
-      throw format_error((path / "context.json").string() + ": missing (a dataset directory needs context.json)");
+      throw input_error((path / "context.json").string() + ": missing (a dataset directory needs context.json)");
     std::vector<fs::path> files;
     for (const auto& e : fs::directory_iterator(path))
       if (e.is_regular_file() && e.path().extension() == ".csv") files.push_back(e.path());
     if (files.empty())
-      throw format_error(path.string() + ": neither a dataset (no context.json) nor a directory of historical CSVs");
+      throw input_error(path.string() + ": neither a dataset (no context.json) nor a directory of historical CSVs");
     std::sort(files.begin(), files.end());
     observation_set all;
     all.historical = true;
@@ -125,7 +125,7 @@ observation_set load_any(const fs::path& path, point_statistic statistic) {
     }
     return all;
   }
-  if (!fs::exists(path, ec)) throw format_error(path.string() + ": no such file or directory");
+  if (!fs::exists(path, ec)) throw input_error(path.string() + ": no such file or directory");
   return from_historical_file(path);
 }
 
@@ -145,11 +145,11 @@ std::vector<fs::path> find_sources(const fs::path& path) {
       found.push_back(it->path());
       it.disable_recursion_pending();  // a dataset holds no datasets
     }
-  if (ec) throw format_error(path.string() + ": " + ec.message());
+  if (ec) throw input_error(path.string() + ": " + ec.message());
   if (found.empty())
-    throw format_error(path.string() +
-                       ": neither a dataset (no context.json), a directory of historical CSVs, "
-                       "nor a directory with datasets beneath it");
+    throw input_error(path.string() +
+                      ": neither a dataset (no context.json), a directory of historical CSVs, "
+                      "nor a directory with datasets beneath it");
   std::sort(found.begin(), found.end());
   return found;
 }

@@ -58,14 +58,14 @@ struct observation_set {
 
 /// Reads a calibration dataset directory (context.json + summary.csv + samples.csv), a
 /// historical CSV, or a directory of historical CSVs (one without context.json).
-/// Throws datasets::format_error naming file:line for anything it cannot trust, and for
+/// Throws datasets::input_error naming file:line for anything it cannot trust, and for
 /// a path that is none of these.
 observation_set load_observations(const std::filesystem::path& path,
                                   point_statistic statistic = point_statistic::median);
 
 /// What `path` holds as separate sources: itself when it is a dataset, a historical CSV or a
 /// directory of historical CSVs; otherwise every dataset directory beneath it (a corpus such
-/// as datasets/machines/), sorted by path. Throws datasets::format_error when it holds none.
+/// as datasets/machines/), sorted by path. Throws datasets::input_error when it holds none.
 std::vector<std::filesystem::path> find_sources(const std::filesystem::path& path);
 
 /// Sets every row's n_rank (load_observations does this; call again after editing rows).

@@ -39,7 +39,7 @@ struct prediction {
 };
 
 /// Reads and checks a model.json written by save_model / `pollscale fit`. Throws
-/// datasets::format_error ("path: what") when the file is missing, not JSON, of another
+/// datasets::input_error ("path: what") when the file is missing, not JSON, of another
 /// schema version, or has a model whose terms, coefficients or covariance are malformed.
 model_set load_model(const std::filesystem::path& path);
 

@@ -113,9 +113,9 @@ validation_result validate(const observation_set& data, const validation_options
   const row_filter filter = row_filter::parse(opt.train);
   auto [train, test] = split(data, filter, opt.group_by);
   if (train.empty())
-    throw datasets::format_error(data.source + ": --train '" + opt.train + "' selects no rows (empty training set)");
+    throw datasets::input_error(data.source + ": --train '" + opt.train + "' selects no rows (empty training set)");
   if (test.empty())
-    throw datasets::format_error(data.source + ": --train '" + opt.train + "' selects every row: nothing is held out");
+    throw datasets::input_error(data.source + ": --train '" + opt.train + "' selects every row: nothing is held out");
   validation_result out;
   out.group_by = opt.group_by;
   out.n_train = train.size();
@@ -137,7 +137,7 @@ validation_result validate(const observation_set& data, const validation_options
     }
     out.rows.push_back(std::move(row));
   }
-  if (out.rows.empty()) throw datasets::format_error(data.source + ": no held-out row has training rows in its cell");
+  if (out.rows.empty()) throw datasets::input_error(data.source + ": no held-out row has training rows in its cell");
   std::map<group_key, std::vector<const validation_row*>> groups;
   for (const auto& r : out.rows) groups[r.group].push_back(&r);
   std::map<group_key, std::size_t> train_counts;

@@ -74,7 +74,7 @@ struct validation_result {
 };
 
 /// Runs the protocol. Throws std::invalid_argument for a bad --train expression or an
-/// unknown group-by column, datasets::format_error when the training set is empty, when
+/// unknown group-by column, datasets::input_error when the training set is empty, when
 /// nothing is held out, or when a cell has too few training points for its form (unless
 /// options.fit.skip_unfittable).
 validation_result validate(const observation_set& data, const validation_options& options);

@@ -5,6 +5,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "datasets/input_error.hpp"
 #include "datasets/vocabulary.hpp"
 
 namespace pollscale::sim {
@@ -29,7 +30,7 @@ double linear_wait_cost::call_s(const wait_query& q) const {
 namespace {
 
 [[noreturn]] void fail(const std::string& origin, const std::string& where, const std::string& what) {
-  throw std::invalid_argument(origin + ": " + where + ": " + what);
+  throw datasets::input_error(origin, 0, where + ": " + what);
 }
 
 void check_keys(const nlohmann::json& obj, const std::set<std::string>& allowed, const std::string& origin,
@@ -80,12 +81,12 @@ cost_table parse_cost_table(const nlohmann::json& doc, const std::string& origin
 
 cost_table read_cost_table(const std::string& path) {
   std::ifstream in(path);
-  if (!in) throw std::invalid_argument(path + ": cannot open the costs file");
+  if (!in) throw datasets::input_error(path, 0, "cannot open the costs file");
   nlohmann::json doc;
   try {
     in >> doc;
   } catch (const nlohmann::json::parse_error& e) {
-    throw std::invalid_argument(path + ": not valid JSON (" + e.what() + ")");
+    throw datasets::input_error(path, 0, std::string("not valid JSON (") + e.what() + ")");
   }
   return parse_cost_table(doc, path);
 }

@@ -80,10 +80,11 @@ struct cost_table {
 };
 
 /// Parses a costs document. `origin` (a file name) starts every error message. Throws
-/// std::invalid_argument for unknown keys, non-numbers, negative or non-finite values.
+/// datasets::input_error (bad input: exit 2) for unknown keys, non-numbers, negative or
+/// non-finite values.
 cost_table parse_cost_table(const nlohmann::json& doc, const std::string& origin);
 
-/// Reads and parses a costs file; throws std::invalid_argument naming the file.
+/// Reads and parses a costs file; throws datasets::input_error naming the file.
 cost_table read_cost_table(const std::string& path);
 
 /// The cost model of `mechanism` from the table. rtsig's overflow poll uses the table's

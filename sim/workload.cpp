@@ -5,6 +5,8 @@
 #include <set>
 #include <stdexcept>
 
+#include "datasets/input_error.hpp"
+
 namespace pollscale::sim {
 
 arrival_kind parse_arrival_kind(const std::string& text) {
@@ -42,7 +44,7 @@ namespace {
 constexpr const char* wakeup_field = "wakeup";  // vocabulary: a workload-file field
 
 [[noreturn]] void fail(const std::string& origin, const std::string& key, const std::string& what) {
-  throw std::invalid_argument(origin + ": " + key + ": " + what);
+  throw datasets::input_error(origin, 0, key + ": " + what);
 }
 
 std::int64_t integer_field(const nlohmann::json& v, const std::string& origin, const std::string& key) {
@@ -128,12 +130,12 @@ workload parse_workload(const nlohmann::json& doc, const std::string& origin, wo
 
 workload read_workload(const std::string& path, workload base) {
   std::ifstream in(path);
-  if (!in) throw std::invalid_argument(path + ": cannot open the workload file");
+  if (!in) throw datasets::input_error(path, 0, "cannot open the workload file");
   nlohmann::json doc;
   try {
     in >> doc;
   } catch (const nlohmann::json::parse_error& e) {
-    throw std::invalid_argument(path + ": not valid JSON (" + e.what() + ")");
+    throw datasets::input_error(path, 0, std::string("not valid JSON (") + e.what() + ")");
   }
   return parse_workload(doc, path, std::move(base));
 }

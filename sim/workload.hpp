@@ -56,10 +56,10 @@ struct workload {
 /// distribution::parse ("exp:0.001"): think, on_period, off_period, network, app_work,
 /// idle_activity; "generator": {"per_message": ..., "wakeup": ...} or null. Starts from
 /// `base` (flags), so a file overrides only what it names.
-/// Errors name `origin` and the key.
+/// Errors are datasets::input_error naming `origin` and the key.
 workload parse_workload(const nlohmann::json& doc, const std::string& origin, workload base = {});
 
-/// Reads and parses a workload file; throws std::invalid_argument naming the file.
+/// Reads and parses a workload file; throws datasets::input_error naming the file.
 workload read_workload(const std::string& path, workload base = {});
 
 /// The workload as JSON (the same keys parse_workload reads).

@@ -20,15 +20,15 @@ TEST(CsvTableTest, RejectsWrongFieldCountNamingTheLine) {
   try {
     parse_csv("a,b\n1,2\n3\n", "bad.csv");
     FAIL() << "no error";
-  } catch (const format_error& e) {
+  } catch (const input_error& e) {
     EXPECT_STREQ(e.what(), "bad.csv:3: expected 2 fields, found 1");
   }
 }
 
 TEST(CsvTableTest, RejectsUnterminatedQuoteAndEmptyInput) {
-  EXPECT_THROW(parse_csv("a,b\n1,\"open\n", "q.csv"), format_error);
-  EXPECT_THROW(parse_csv("", "e.csv"), format_error);
-  EXPECT_THROW(read_csv("/nonexistent/x.csv"), format_error);
+  EXPECT_THROW(parse_csv("a,b\n1,\"open\n", "q.csv"), input_error);
+  EXPECT_THROW(parse_csv("", "e.csv"), input_error);
+  EXPECT_THROW(read_csv("/nonexistent/x.csv"), input_error);
 }
 
 TEST(CsvTableTest, EscapeRoundTrips) {
@@ -45,7 +45,7 @@ TEST(CsvTableTest, RequireColumnNamesFile) {
   try {
     (void)t.require_column("zz");
     FAIL();
-  } catch (const format_error& e) {
+  } catch (const input_error& e) {
     EXPECT_STREQ(e.what(), "c.csv:1: missing column 'zz'");
   }
 }

@@ -55,7 +55,7 @@ class DatasetTest : public ::testing::Test {
   std::string read_error() {
     try {
       read_dataset(dir_);
-    } catch (const format_error& e) {
+    } catch (const input_error& e) {
       return e.what();
     }
     return "no error";
@@ -264,7 +264,7 @@ TEST_F(DatasetTest, HistoricalReaderValidatesProvenance) {
   try {
     read_historical(dir_ / "h.csv");
     FAIL();
-  } catch (const format_error& e) {
+  } catch (const input_error& e) {
     EXPECT_NE(std::string(e.what()).find("h.csv:2: column 'source' is empty"), std::string::npos);
   }
 }

@@ -264,7 +264,7 @@ TEST(CellFitTest, ZeroValuesAreRejectedNamingTheRow) {
   try {
     fit_models(s);
     FAIL();
-  } catch (const datasets::format_error& e) {
+  } catch (const datasets::input_error& e) {
     EXPECT_NE(std::string(e.what()).find(s.rows[3].where), std::string::npos) << e.what();
   }
 }

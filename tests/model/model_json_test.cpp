@@ -44,7 +44,7 @@ class ModelJsonTest : public ::testing::Test {
     std::ofstream(path_) << text;
     try {
       load_model(path_);
-    } catch (const datasets::format_error& e) {
+    } catch (const datasets::input_error& e) {
       return e.what();
     }
     return "no error";
@@ -106,7 +106,7 @@ TEST_F(ModelJsonTest, MalformedFilesAreNamedWithTheField) {
 }
 
 TEST_F(ModelJsonTest, AMissingFileIsAFormatError) {
-  EXPECT_THROW(load_model(path_.string() + ".absent"), datasets::format_error);
+  EXPECT_THROW(load_model(path_.string() + ".absent"), datasets::input_error);
 }
 
 }  // namespace

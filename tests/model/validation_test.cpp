@@ -102,9 +102,9 @@ TEST(ValidationTest, BadProtocolsAreRejected) {
   const auto data = load_observations(fixture);
   validation_options o;
   o.train = "n_fds<0";
-  EXPECT_THROW(validate(data, o), datasets::format_error);  // empty training set
+  EXPECT_THROW(validate(data, o), datasets::input_error);  // empty training set
   o.train = "n_fds>=0";
-  EXPECT_THROW(validate(data, o), datasets::format_error);  // nothing held out
+  EXPECT_THROW(validate(data, o), datasets::input_error);  // nothing held out
   o.train = "nfds<=1000";
   EXPECT_THROW(validate(data, o), std::invalid_argument);
   o.train = "n_fds<=1000";
@@ -142,7 +142,7 @@ class MalformedDatasetTest : public ::testing::Test {
   std::string error() {
     try {
       validate(load_observations(dir_), {});
-    } catch (const datasets::format_error& e) {
+    } catch (const datasets::input_error& e) {
       return e.what();
     }
     return "no error";
@@ -178,7 +178,7 @@ TEST_F(MalformedDatasetTest, MissingColumnsAndEmptyFilesAreNamed) {
   SetUp();
   fs::remove(dir_ / "context.json");
   EXPECT_NE(error().find("context.json: missing"), std::string::npos);
-  EXPECT_THROW(load_observations(dir_ / "absent"), datasets::format_error);
+  EXPECT_THROW(load_observations(dir_ / "absent"), datasets::input_error);
 }
 
 TEST_F(MalformedDatasetTest, AHistoricalFileWithABadRowNamesIt) {
@@ -190,7 +190,7 @@ TEST_F(MalformedDatasetTest, AHistoricalFileWithABadRowNamesIt) {
   try {
     load_observations(csv);
     FAIL();
-  } catch (const datasets::format_error& e) {
+  } catch (const datasets::input_error& e) {
     EXPECT_NE(std::string(e.what()).find("bad_table.csv:3"), std::string::npos) << e.what();
   }
 }

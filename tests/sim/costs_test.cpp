@@ -4,6 +4,7 @@
 
 #include <fstream>
 
+#include "datasets/input_error.hpp"
 #include "sim/random.hpp"
 #include "sim/workload.hpp"
 
@@ -42,7 +43,7 @@ TEST(CostsTest, RejectsBadCostsDocumentsNamingTheField) {
   auto error_of = [](const char* text) {
     try {
       parse_cost_table(nlohmann::json::parse(text), "c.json");
-    } catch (const std::invalid_argument& e) {
+    } catch (const datasets::input_error& e) {
       return std::string(e.what());
     }
     return std::string("accepted");
@@ -55,7 +56,7 @@ TEST(CostsTest, RejectsBadCostsDocumentsNamingTheField) {
   EXPECT_EQ(error_of(R"([1, 2])"), "c.json: top level: expected a JSON object");
   const cost_table no_poll = parse_cost_table(nlohmann::json::parse(R"({"mechanisms": {"rtsig": {}}})"), "x");
   EXPECT_THROW(make_cost_model(no_poll, "rtsig"), std::invalid_argument);
-  EXPECT_THROW(read_cost_table("/nonexistent/costs.json"), std::invalid_argument);
+  EXPECT_THROW(read_cost_table("/nonexistent/costs.json"), datasets::input_error);
 }
 
 TEST(WorkloadTest, ParsesAWorkloadDocumentOverTheFlags) {
@@ -85,7 +86,7 @@ TEST(WorkloadTest, RejectsBadWorkloadsNamingTheKey) {
   auto error_of = [](const char* text) {
     try {
       parse_workload(nlohmann::json::parse(text), "w.json");
-    } catch (const std::invalid_argument& e) {
+    } catch (const datasets::input_error& e) {
       return std::string(e.what());
     }
     return std::string("accepted");
@@ -100,7 +101,7 @@ TEST(WorkloadTest, RejectsBadWorkloadsNamingTheKey) {
   EXPECT_EQ(error_of(R"({"idle": -3})"), "w.json: workload: idle connections must be in 0..2^31");
   EXPECT_EQ(error_of(R"({"clients": 3})"), "w.json: clients: unknown key");
   EXPECT_EQ(error_of(R"({"generator": {"per_msg": "const:1"}})"), "w.json: generator.per_msg: unknown key");
-  EXPECT_THROW(read_workload("/nonexistent/w.json"), std::invalid_argument);
+  EXPECT_THROW(read_workload("/nonexistent/w.json"), datasets::input_error);
 }
 
 TEST(DistributionTest, MomentsAndParsing) {
