@@ -41,11 +41,10 @@ nlohmann::json virtualization() {
   return v;
 }
 
-nlohmann::json rlimit_json(int resource) {
+std::optional<datasets::limit_facts> limit_of(int resource) {
   const auto r = sys::resource_limit(resource);
-  if (!r) return nullptr;
-  auto val = [](const std::optional<std::uint64_t>& x) { return x ? nlohmann::json(*x) : nlohmann::json("unlimited"); };
-  return {{"soft", val(r->soft)}, {"hard", val(r->hard)}};
+  if (!r) return std::nullopt;
+  return datasets::limit_facts{r->soft, r->hard};
 }
 
 std::string utc_now() {
@@ -81,18 +80,19 @@ std::uint64_t parse_size_text(const std::string& text) {
   return suffix.empty() ? v : 0;
 }
 
-nlohmann::json read_caches(const std::string& cpu_dir) {
-  nlohmann::json caches = nlohmann::json::array();
+std::vector<datasets::cache_facts> read_caches(const std::string& cpu_dir) {
+  std::vector<datasets::cache_facts> caches;
   for (int i = 0;; ++i) {
     const std::string d = cpu_dir + "/cache/index" + std::to_string(i);
     if (!std::filesystem::exists(d)) break;
-    const std::string type = read_first_line(d + "/type");
-    if (type == "Instruction") continue;
-    caches.push_back({{"level", std::stoi(read_first_line(d + "/level"))},
-                      {"type", type},
-                      {"size_bytes", parse_size_text(read_first_line(d + "/size"))},
-                      {"line_bytes", parse_size_text(read_first_line(d + "/coherency_line_size"))},
-                      {"shared_cpus", read_first_line(d + "/shared_cpu_list")}});
+    datasets::cache_facts c;
+    c.type = read_first_line(d + "/type");
+    if (c.type == "Instruction") continue;
+    c.level = std::stoi(read_first_line(d + "/level"));
+    c.size_bytes = parse_size_text(read_first_line(d + "/size"));
+    c.line_bytes = parse_size_text(read_first_line(d + "/coherency_line_size"));
+    c.shared_cpus = read_first_line(d + "/shared_cpu_list");
+    caches.push_back(std::move(c));
   }
   return caches;
 }
@@ -110,13 +110,11 @@ nlohmann::json capture_context(const sys::nofile_limit& nofile, const timer_fact
   c["cpu_model"] = cpuinfo_field("model name");
   c["cpus_online"] = ::sysconf(_SC_NPROCESSORS_ONLN);
   c["cpus_allowed"] = sys::allowed_cpus();
-  c["caches"] = read_caches();
   c["virtualization"] = virtualization();
   c["clocksource"] = text_or_null("/sys/devices/system/clocksource/clocksource0/current_clocksource");
   c["governor"] = text_or_null("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
   c["rlimit_nofile"] = {{"soft_at_start", nofile.soft_before}, {"soft", nofile.soft}, {"hard", nofile.hard}};
-  c["rlimit_sigpending"] = rlimit_json(RLIMIT_SIGPENDING);
-  c["rlimit_memlock"] = rlimit_json(RLIMIT_MEMLOCK);
+  datasets::write_machine_facts(c, {read_caches(), limit_of(RLIMIT_SIGPENDING), limit_of(RLIMIT_MEMLOCK)});
   c["io_uring_disabled"] = text_or_null("/proc/sys/kernel/io_uring_disabled");
   c["pipe_user_pages_soft"] = text_or_null("/proc/sys/fs/pipe-user-pages-soft");
   c["ip_local_port_range"] = text_or_null("/proc/sys/net/ipv4/ip_local_port_range");

@@ -3,11 +3,13 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "calibrate/sys/process.hpp"
 #include "calibrate/timer.hpp"
+#include "datasets/machine_facts.hpp"
 
 namespace pollscale::calibrate {
 
@@ -15,8 +17,8 @@ namespace pollscale::calibrate {
 /// Fields that cannot be read here are null, never guessed.
 nlohmann::json capture_context(const sys::nofile_limit& nofile, const timer_facts& timer);
 
-/// The data caches of CPU 0 from sysfs: [{level, type, size_bytes, line_bytes, shared_cpus}].
-nlohmann::json read_caches(const std::string& sysfs_cpu_dir = "/sys/devices/system/cpu/cpu0");
+/// The data and unified caches of CPU 0 from sysfs (instruction caches left out).
+std::vector<datasets::cache_facts> read_caches(const std::string& sysfs_cpu_dir = "/sys/devices/system/cpu/cpu0");
 
 /// "32K", "2048K", "32M" (sysfs cache size text) in bytes; 0 when unparsable.
 std::uint64_t parse_size_text(const std::string& text);

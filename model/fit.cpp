@@ -4,6 +4,7 @@
 #include <map>
 
 #include "datasets/csv_table.hpp"
+#include "datasets/machine_facts.hpp"
 #include "datasets/vocabulary.hpp"
 
 namespace pollscale::model {
@@ -43,10 +44,8 @@ fit_environment environment_of(const observation_set& data) {
   env.curve = make_latency_curve(caches, points, knee_placement::probe_cliffs);
   env.ring_curve = make_latency_curve(caches, points, knee_placement::listed);
   env.non_streaming_curve = make_latency_curve(caches, points, knee_placement::probe_shape);
-  const auto& c = data.context;
-  if (c.is_object() && c.contains("rlimit_sigpending") && c["rlimit_sigpending"].is_object() &&
-      c["rlimit_sigpending"].contains("soft") && c["rlimit_sigpending"]["soft"].is_number())
-    env.signal_queue_limit = c["rlimit_sigpending"]["soft"].get<double>();
+  if (const auto limit = datasets::read_machine_facts(data.context).rlimit_sigpending; limit && limit->soft)
+    env.signal_queue_limit = static_cast<double>(*limit->soft);
   return env;
 }
 

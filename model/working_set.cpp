@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <map>
 
+#include "datasets/machine_facts.hpp"
 #include "datasets/vocabulary.hpp"
 
 namespace pollscale::model {
@@ -36,16 +37,10 @@ double interpolate(const std::vector<latency_point>& pts, double bytes) {
 }  // namespace
 
 std::vector<cache_level> caches_from_context(const nlohmann::json& context) {
-  std::map<int, double> by_level;
-  if (!context.is_object() || !context.contains("caches") || !context["caches"].is_array()) return {};
-  for (const auto& c : context["caches"]) {
-    if (!c.is_object()) continue;
-    const std::string type = c.contains("type") && c["type"].is_string() ? c["type"].get<std::string>() : "";
-    if (type == "Instruction") continue;
-    const double level = number_or(c, "level", 0), size = number_or(c, "size_bytes", 0);
-    if (level < 1 || !(size > 0) || !std::isfinite(size)) continue;
-    auto& slot = by_level[static_cast<int>(level)];
-    slot = std::max(slot, size);
+  std::map<int, double> by_level;  // the largest cache of each level (data and unified)
+  for (const auto& c : datasets::read_machine_facts(context).caches) {
+    auto& slot = by_level[c.level];
+    slot = std::max(slot, static_cast<double>(c.size_bytes));
   }
   std::vector<cache_level> out;
   for (const auto& [level, size] : by_level) out.push_back({level, size});

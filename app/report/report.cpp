@@ -8,6 +8,7 @@
 #include "app/report/markdown.hpp"
 #include "app/table_writer.hpp"
 #include "datasets/atomic_file.hpp"
+#include "datasets/machine_facts.hpp"
 #include "datasets/vocabulary.hpp"
 
 namespace pollscale::app::report {
@@ -28,9 +29,9 @@ std::string machine_section(const nlohmann::json& c) {
                         "virtualization", "rlimit_nofile", "rlimit_sigpending", "timer", "time_utc"})
     if (c.contains(f)) rows.push_back({f, json_text(c[f])});
   std::string caches;
-  for (const auto& cache : c.value("caches", nlohmann::json::array()))
-    caches += "L" + json_text(cache["level"]) + " " + json_text(cache["type"]) + " " +
-              std::to_string(cache.value("size_bytes", 0) / 1024) + " KiB; ";
+  for (const auto& cache : datasets::read_machine_facts(c).caches)
+    caches +=
+        "L" + std::to_string(cache.level) + " " + cache.type + " " + std::to_string(cache.size_bytes / 1024) + " KiB; ";
   rows.push_back({"caches", caches});
   return "## Machine\n\n" + md_table({"fact", "value"}, rows) + "\n";
 }

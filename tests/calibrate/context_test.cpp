@@ -37,11 +37,12 @@ TEST(ContextTest, ReadsDataCachesFromAFakeSysfsTree) {
   const auto caches = read_caches(cpu.string());
   fs::remove_all(cpu);
   ASSERT_EQ(caches.size(), 2u);  // the instruction cache is left out
-  EXPECT_EQ(caches[0]["level"], 1);
-  EXPECT_EQ(caches[0]["size_bytes"], 48u * 1024);
-  EXPECT_EQ(caches[1]["type"], "Unified");
-  EXPECT_EQ(caches[1]["size_bytes"], 1024u * 1024);
-  EXPECT_EQ(caches[1]["line_bytes"], 64);
+  EXPECT_EQ(caches[0].level, 1);
+  EXPECT_EQ(caches[0].size_bytes, 48u * 1024);
+  EXPECT_EQ(caches[1].type, "Unified");
+  EXPECT_EQ(caches[1].size_bytes, 1024u * 1024);
+  EXPECT_EQ(caches[1].line_bytes, 64u);
+  EXPECT_EQ(caches[1].shared_cpus, "0");
 }
 
 TEST(ContextTest, CaptureHasEveryContractField) {
