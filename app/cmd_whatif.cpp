@@ -14,7 +14,7 @@
 #include "app/sim_options.hpp"
 #include "app/table_writer.hpp"
 #include "datasets/vocabulary.hpp"
-#include "sim/stop.hpp"
+#include "sim/core/stop.hpp"
 
 namespace po = boost::program_options;
 

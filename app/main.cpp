@@ -15,7 +15,7 @@
 #include "app/exit_codes.hpp"
 #include "calibrate/sys/syscall.hpp"
 #include "datasets/csv_table.hpp"
-#include "sim/stop.hpp"
+#include "sim/core/stop.hpp"
 
 namespace {
 

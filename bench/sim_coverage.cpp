@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "sim/analytic.hpp"
+#include "sim/core/output_analysis.hpp"
 #include "sim/event_loop_server.hpp"
-#include "sim/output_analysis.hpp"
 #include "sim/station.hpp"
 
 namespace {

@@ -9,8 +9,8 @@
 
 #include <cstdint>
 
-#include "sim/engine.hpp"
-#include "sim/random.hpp"
+#include "sim/core/engine.hpp"
+#include "sim/core/random.hpp"
 
 namespace {
 

@@ -10,7 +10,7 @@
 // queues and the event queue at the end); bytes_per_connection = model_bytes / connections.
 #include <benchmark/benchmark.h>
 
-#include "sim/engine_stats.hpp"
+#include "sim/core/engine_stats.hpp"
 #include "sim/event_loop_server.hpp"
 
 namespace {

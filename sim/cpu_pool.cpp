@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "sim/invariant.hpp"
+#include "sim/core/invariant.hpp"
 
 namespace pollscale::sim {
 

@@ -7,9 +7,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "sim/accumulators.hpp"
-#include "sim/engine.hpp"
-#include "sim/ring_fifo.hpp"
+#include "sim/core/accumulators.hpp"
+#include "sim/core/engine.hpp"
+#include "sim/core/ring_fifo.hpp"
 
 namespace pollscale::sim {
 

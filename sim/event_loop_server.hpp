@@ -25,9 +25,9 @@
 #include <vector>
 
 #include "datasets/vocabulary.hpp"
+#include "sim/core/engine.hpp"
+#include "sim/core/histogram.hpp"
 #include "sim/costs.hpp"
-#include "sim/engine.hpp"
-#include "sim/histogram.hpp"
 #include "sim/workload.hpp"
 
 namespace pollscale::sim {

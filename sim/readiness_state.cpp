@@ -1,6 +1,6 @@
 #include "sim/readiness_state.hpp"
 
-#include "sim/invariant.hpp"
+#include "sim/core/invariant.hpp"
 
 namespace pollscale::sim {
 

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "sim/ring_fifo.hpp"
+#include "sim/core/ring_fifo.hpp"
 
 namespace pollscale::sim {
 

@@ -13,9 +13,9 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "sim/engine_stats.hpp"
+#include "sim/core/engine_stats.hpp"
+#include "sim/core/output_analysis.hpp"
 #include "sim/event_loop_server.hpp"
-#include "sim/output_analysis.hpp"
 
 namespace pollscale::sim {
 

@@ -7,11 +7,11 @@
 #include <cstdint>
 #include <vector>
 
+#include "sim/core/ring_fifo.hpp"
 #include "sim/cost_cache.hpp"
 #include "sim/cpu_pool.hpp"
 #include "sim/event_loop_server.hpp"
 #include "sim/readiness_state.hpp"
-#include "sim/ring_fifo.hpp"
 
 namespace pollscale::sim::detail {
 

@@ -8,11 +8,11 @@
 #include <optional>
 #include <vector>
 
-#include "sim/accumulators.hpp"
-#include "sim/engine.hpp"
-#include "sim/histogram.hpp"
-#include "sim/random.hpp"
-#include "sim/ring_fifo.hpp"
+#include "sim/core/accumulators.hpp"
+#include "sim/core/engine.hpp"
+#include "sim/core/histogram.hpp"
+#include "sim/core/random.hpp"
+#include "sim/core/ring_fifo.hpp"
 
 namespace pollscale::sim {
 

@@ -10,7 +10,7 @@
 #include <optional>
 #include <string>
 
-#include "sim/random.hpp"
+#include "sim/core/random.hpp"
 
 namespace pollscale::sim {
 

@@ -7,7 +7,7 @@
 #include "app/exit_codes.hpp"
 #include "calibrate/sys/syscall.hpp"
 #include "datasets/atomic_file.hpp"
-#include "sim/stop.hpp"
+#include "sim/core/stop.hpp"
 
 namespace pollscale::app::study {
 namespace {

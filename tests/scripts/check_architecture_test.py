@@ -30,7 +30,9 @@ GOOD = {
     "model/fit.cpp": '#include "model/fit.hpp"\n#include "datasets/schema.hpp"\n#include <vector>\n',
     "model/fit.hpp": "#pragma once\n",
     "sim/engine.hpp": '#include "datasets/schema.hpp"\n',
-    "app/main.cpp": '#include "model/fit.hpp"\n#include "sim/engine.hpp"\n',
+    "app/main.cpp": '#include "model/fit.hpp"\n#include "sim/engine.hpp"\n#include "sim/core/queue.hpp"\n',
+    "sim/core/queue.hpp": "#pragma once\n",
+    "sim/server.cpp": '#include "sim/core/queue.hpp"\n#include "sim/engine.hpp"\n',
     "docs/a.md": "see docs/b.md\n",
     "datasets/vocabulary.cpp": 'constexpr table<scenario, 2> scenarios{{s::a, s::b}, {"find_active", "token_ring"}};\n'
     'constexpr table<metric, 1> metrics{\n    {metric::throughput},\n    {"throughput"}};\n'
@@ -66,9 +68,13 @@ def main():
            'sim/x.cpp:2: "token_ring" written as a string')
     expect("a metric name as a literal (a multi-line table)",
            {**GOOD, "app/x.cpp": 'auto m = "throughput";\n'}, 1, 'app/x.cpp:1: "throughput" written as a string')
+    expect("sim/core/ includes the models around it", {**GOOD, "sim/core/queue.hpp": '#include "sim/engine.hpp"\n'}, 1,
+           "sim/core/queue.hpp:1: sim/core/ includes 'sim/engine.hpp'; sim/core/ may include only sim/core/")
+    expect("sim/core/ includes datasets/", {**GOOD, "sim/core/x.cpp": '#include "datasets/schema.hpp"\n'}, 1,
+           "sim/core/x.cpp:1: sim/core/ includes 'datasets/schema.hpp'")
     for f in failures:
         print("FAIL", f)
-    print(f"{9 - len(failures)} of 9 cases pass")
+    print(f"{11 - len(failures)} of 11 cases pass")
     return 1 if failures else 0
 
 

@@ -5,7 +5,7 @@
 #include <fstream>
 
 #include "datasets/input_error.hpp"
-#include "sim/random.hpp"
+#include "sim/core/random.hpp"
 #include "sim/workload.hpp"
 
 namespace pollscale::sim {

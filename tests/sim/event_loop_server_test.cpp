@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "sim/analytic.hpp"
-#include "sim/output_analysis.hpp"
+#include "sim/core/output_analysis.hpp"
 
 namespace pollscale::sim {
 namespace {

@@ -11,8 +11,8 @@
 #include <cstddef>
 #include <vector>
 
-#include "sim/event.hpp"
-#include "sim/invariant.hpp"
+#include "sim/core/event.hpp"
+#include "sim/core/invariant.hpp"
 
 namespace pollscale::sim {
 

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "sim/invariant.hpp"
+#include "sim/core/invariant.hpp"
 
 namespace pollscale::sim {
 

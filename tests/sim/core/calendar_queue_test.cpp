@@ -1,11 +1,11 @@
-#include "sim/calendar_queue.hpp"
+#include "sim/core/calendar_queue.hpp"
 
 #include <gtest/gtest.h>
 
 #include <vector>
 
-#include "sim/binary_heap_queue.hpp"
-#include "sim/random.hpp"
+#include "sim/core/binary_heap_queue.hpp"
+#include "sim/core/random.hpp"
 
 namespace pollscale::sim {
 namespace {

@@ -1,4 +1,4 @@
-#include "sim/engine.hpp"
+#include "sim/core/engine.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "sim/engine_stats.hpp"
+#include "sim/core/engine_stats.hpp"
 
 #include <sys/resource.h>
 

@@ -10,11 +10,11 @@
 #include <cstdint>
 #include <string_view>
 
-#include "sim/binary_heap_queue.hpp"
-#include "sim/calendar_queue.hpp"
-#include "sim/event.hpp"
-#include "sim/invariant.hpp"
-#include "sim/stop.hpp"
+#include "sim/core/binary_heap_queue.hpp"
+#include "sim/core/calendar_queue.hpp"
+#include "sim/core/event.hpp"
+#include "sim/core/invariant.hpp"
+#include "sim/core/stop.hpp"
 
 namespace pollscale::sim {
 

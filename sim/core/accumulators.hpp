@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <limits>
 
-#include "sim/invariant.hpp"
+#include "sim/core/invariant.hpp"
 
 namespace pollscale::sim {
 

@@ -1,4 +1,4 @@
-#include "sim/random.hpp"
+#include "sim/core/random.hpp"
 
 #include <charconv>
 #include <sstream>

@@ -1,9 +1,9 @@
-#include "sim/calendar_queue.hpp"
+#include "sim/core/calendar_queue.hpp"
 
 #include <algorithm>
 #include <cmath>
 
-#include "sim/invariant.hpp"
+#include "sim/core/invariant.hpp"
 
 namespace pollscale::sim {
 

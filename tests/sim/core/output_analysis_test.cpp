@@ -1,13 +1,13 @@
-#include "sim/output_analysis.hpp"
+#include "sim/core/output_analysis.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <vector>
 
-#include "sim/accumulators.hpp"
-#include "sim/random.hpp"
-#include "sim/stop.hpp"
+#include "sim/core/accumulators.hpp"
+#include "sim/core/random.hpp"
+#include "sim/core/stop.hpp"
 
 namespace pollscale::sim {
 namespace {

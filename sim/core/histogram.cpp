@@ -1,10 +1,10 @@
-#include "sim/histogram.hpp"
+#include "sim/core/histogram.hpp"
 
 #include <algorithm>
 #include <bit>
 #include <cmath>
 
-#include "sim/invariant.hpp"
+#include "sim/core/invariant.hpp"
 
 namespace pollscale::sim {
 

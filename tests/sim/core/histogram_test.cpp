@@ -1,4 +1,4 @@
-#include "sim/histogram.hpp"
+#include "sim/core/histogram.hpp"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "datasets/statistics.hpp"
-#include "sim/random.hpp"
+#include "sim/core/random.hpp"
 
 namespace pollscale::sim {
 namespace {

@@ -28,7 +28,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "sim/event.hpp"
+#include "sim/core/event.hpp"
 
 namespace pollscale::sim {
 

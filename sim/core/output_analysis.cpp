@@ -1,4 +1,4 @@
-#include "sim/output_analysis.hpp"
+#include "sim/core/output_analysis.hpp"
 
 #include <boost/math/distributions/students_t.hpp>
 #include <cmath>
@@ -6,8 +6,8 @@
 #include <numeric>
 #include <stdexcept>
 
-#include "sim/invariant.hpp"
-#include "sim/stop.hpp"
+#include "sim/core/invariant.hpp"
+#include "sim/core/stop.hpp"
 
 namespace pollscale::sim {
 
