@@ -12,6 +12,7 @@
 #include "app/cli.hpp"
 #include "app/commands.hpp"
 #include "app/exit_codes.hpp"
+#include "app/progress_reporter.hpp"
 #include "app/summary_view.hpp"
 #include "calibrate/calibration.hpp"
 #include "calibrate/context.hpp"
@@ -136,7 +137,6 @@ calibrate::calibration_request make_request(const po::variables_map& vm, const c
   if (req.rounds < 1 || req.rounds > 100)
     throw usage_error("--rounds: '" + std::to_string(req.rounds) + "' is not in 1..100");
   req.out = vm.count("out") ? vm["out"].as<std::string>() : default_out_dir();
-  req.progress = !vm.count("no-progress") && ::isatty(STDERR_FILENO);
   return req;
 }
 
@@ -183,6 +183,8 @@ int cmd_calibrate(const args_t& args) {
   std::cerr << "pollscale: calibrating (" << (vm.count("full") ? "full" : "quick") << ") into " << req.out.string()
             << "; RLIMIT_NOFILE " << lim.soft << " (hard " << lim.hard << "), timer read " << timer.overhead_ns
             << " ns\n";
+  stderr_reporter report(!vm.count("no-progress") && ::isatty(STDERR_FILENO));
+  req.report = &report;
   const auto outcome = calibrate::run_calibration(req, calibrate::capture_context(lim, timer));
   print_summaries(std::cout, outcome.data.summaries, format);
   std::cerr << "pollscale: " << outcome.measured << " points measured, " << outcome.skipped << " skipped, "

@@ -4,11 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <iostream>
 #include <map>
 #include <set>
-#include <sstream>
 
 #include "calibrate/reference_check.hpp"
 #include "calibrate/registry.hpp"
@@ -22,21 +19,9 @@
 namespace pollscale::calibrate {
 namespace {
 
-std::string eta_text(double s) {
-  if (!std::isfinite(s) || s < 0) return "?";
-  const auto t = static_cast<long>(s + 0.5);
-  std::ostringstream o;
-  if (t >= 60) o << t / 60 << "m";
-  o << t % 60 << "s";
-  return o.str();
-}
-
-void show_progress(std::size_t done, std::size_t total, double elapsed, const datasets::key& k) {
-  const double eta = done ? elapsed / static_cast<double>(done) * static_cast<double>(total - done) : NAN;
-  std::string label = datasets::describe(k);
-  if (label.size() > 70) label.resize(70);
-  std::fprintf(stderr, "\r\033[K[%4zu/%zu] ETA %-7s %s", done + 1, total, eta_text(eta).c_str(), label.c_str());
-  std::fflush(stderr);
+// Seconds left at the pace so far; NaN before the first visit.
+double eta_s(std::size_t done, std::size_t total, double elapsed) {
+  return done ? elapsed / static_cast<double>(done) * static_cast<double>(total - done) : NAN;
 }
 
 nlohmann::json request_json(const calibration_request& req, const runner_options& ro) {
@@ -133,6 +118,7 @@ class session {
  public:
   session(const calibration_request& req, const std::vector<planned_point>& once, calibration_outcome& out)
       : req_(req),
+        report_(req.report ? *req.report : nobody_),
         once_(once),
         out_(out),
         run_(per_visit(req.runner, req.rounds)),
@@ -156,6 +142,8 @@ class session {
   std::optional<double> sentinel_now(double t_s);
 
   const calibration_request& req_;
+  silent_reporter nobody_;
+  reporter& report_;
   const std::vector<planned_point>& once_;
   calibration_outcome& out_;
   runner run_;
@@ -187,7 +175,7 @@ bool session::visit(std::size_t i, std::size_t done, std::size_t total) {
   if (current_ && (current_ != p.probe || setup.empty() || setup != current_setup_)) leave_setup();
   current_ = p.probe;
   current_setup_ = setup;
-  if (req_.progress) show_progress(done, total, elapsed_s(), p.key);
+  report_.visit_started(done, total, eta_s(done, total, elapsed_s()), p.key);
   try {
     visit_facts& facts = kept_[p.key];
     facts.t_s = std::round(elapsed_s() * 1e6) * 1e-6;  // to the microsecond: short rows, ample for drift
@@ -213,8 +201,7 @@ bool session::visit(std::size_t i, std::size_t done, std::size_t total) {
     ++out_.failed;
     leave_setup();  // what failed may have left the shared set-up in any state
     const std::string what = datasets::describe(p.key) + ": " + e.what();
-    if (req_.progress) std::fprintf(stderr, "\r\033[K");
-    std::fprintf(stderr, "pollscale: probe failed: %s\n", what.c_str());
+    report_.probe_failed(what);
     out_.data.context["failures"].push_back(what);
   }
   if (clock_ns() - last_write_ > 30'000'000'000ull) {
@@ -231,7 +218,7 @@ void session::leave_setup() {
 }
 
 void session::finish() {
-  if (req_.progress) std::fprintf(stderr, "\r\033[K");
+  report_.finished();
   for (const auto& p : all_probes())
     if (p.release) p.release();
 }

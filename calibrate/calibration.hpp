@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "calibrate/reporter.hpp"
 #include "calibrate/runner.hpp"
 #include "datasets/dataset.hpp"
 
@@ -31,7 +32,8 @@ struct calibration_request {
   std::vector<flavour> mechs;          ///< mechanisms (and variants) to measure
   runner_options runner;
   std::filesystem::path out;  ///< dataset directory (written atomically per file)
-  bool progress = false;      ///< progress line on stderr
+  /// Told of every visit, failure and the end (null: nobody is told; the dataset still is).
+  reporter* report = nullptr;
   /// Visits per point: the whole plan is measured this many times, round after round, each
   /// round in its own seeded random order, each visit with a fresh set-up. On a machine whose
   /// speed drifts for seconds at a time (a shared VM) one visit measures a point in whatever
@@ -58,7 +60,7 @@ struct calibration_outcome {
 std::vector<planned_point> plan(const calibration_request& req);
 
 /// Measures every planned point; a point whose probe fails (wrong answer, OS error) is
-/// reported on stderr, listed in context "failures" and counted in `failed`.
+/// told to req.report, listed in context "failures" and counted in `failed`.
 /// Measures every planned point (pinning this thread to sel.cpus[0]) and writes the dataset
 /// to req.out after the last point, after an interruption, and every ~30 s in between.
 /// `context` is the captured context block; the request's options are added to it.

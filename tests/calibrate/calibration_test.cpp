@@ -1,0 +1,66 @@
+// A calibration tells its reporter of every visit, in order, with the count so far, and of
+// its end; it writes nothing to stderr itself.
+
+#include "calibrate/calibration.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+
+#include "calibrate/mechanism.hpp"
+#include "calibrate/reporter.hpp"
+#include "tests/calibrate/probe_test_support.hpp"
+
+namespace pollscale::calibrate {
+namespace {
+
+struct recording_reporter final : reporter {
+  std::vector<std::size_t> done, total;
+  std::vector<double> eta;
+  std::vector<std::string> failures;
+  int finished_calls = 0;
+  void visit_started(std::size_t d, std::size_t t, double e, const datasets::key&) override {
+    done.push_back(d);
+    total.push_back(t);
+    eta.push_back(e);
+  }
+  void probe_failed(const std::string& what) override { failures.push_back(what); }
+  void finished() override { ++finished_calls; }
+};
+
+TEST(CalibrationTest, TellsItsReporterOfEveryVisitAndTheEnd) {
+  namespace fs = std::filesystem;
+  const fs::path out = fs::temp_directory_path() / ("pollscale_calibration_" + std::to_string(::getpid()));
+  fs::remove_all(out);
+  calibration_request req;
+  req.sel = test::small_selection({64, 1024});
+  req.scenarios = {"memory_latency"};
+  req.mechs = all_flavours();
+  req.runner.max_s_per_point = 0.02;
+  req.runner.warmup_s = 0.001;
+  req.rounds = 2;
+  req.repair_visits = 0;
+  req.out = out;
+  recording_reporter r;
+  req.report = &r;
+  testing::internal::CaptureStderr();
+  const calibration_outcome o = run_calibration(req, nlohmann::json::object());
+  const std::string said = testing::internal::GetCapturedStderr();
+  fs::remove_all(out);
+  ASSERT_EQ(o.planned, 2u);
+  ASSERT_EQ(r.done.size(), 4u);  // two points, two rounds
+  for (std::size_t i = 0; i < r.done.size(); ++i) {
+    EXPECT_EQ(r.done[i], i);
+    EXPECT_EQ(r.total[i], 4u);
+  }
+  EXPECT_TRUE(std::isnan(r.eta.front()));  // no pace before the first visit
+  EXPECT_GE(r.eta.back(), 0.0);
+  EXPECT_TRUE(r.failures.empty());
+  EXPECT_EQ(r.finished_calls, 1);
+  EXPECT_EQ(said, "");  // the library itself is silent
+}
+
+}  // namespace
+}  // namespace pollscale::calibrate
