@@ -10,6 +10,7 @@
 #include "datasets/pinning.hpp"
 #include "datasets/vocabulary.hpp"
 #include "model/prediction.hpp"
+#include "studies/model_costs.hpp"
 
 namespace po = boost::program_options;
 
@@ -41,11 +42,6 @@ namespace {
 using datasets::metric;
 using datasets::scenario;
 
-// The cost components a simulation needs, as cost_provenance names them.
-namespace component {
-constexpr const char* handler = "handler";  // vocabulary: a cost component, not the scenario
-}  // namespace component
-
 // A vocabulary name as a key column's text.
 template <datasets::vocabulary_name E>
 std::string name_of(E e) {
@@ -59,215 +55,6 @@ std::optional<double> ns_flag(const po::variables_map& vm, const char* flag) {
   return v * 1e-9;
 }
 
-// Asks the fitted model; the answers are in seconds (or 1/s for rates).
-class model_costs {
- public:
-  model_costs(const std::string& path, std::string fd_kind, std::string variant, std::shared_ptr<cost_provenance> prov)
-      : models_(std::make_shared<model::model_set>(model::load_model(path))),
-        fd_kind_(std::move(fd_kind)),
-        variant_(std::move(variant)),
-        prov_(std::move(prov)) {}
-
-  // One timeout-0 wait call over n fds with k ready (find_active time_per_call).
-  std::function<double(const sim::wait_query&)> wait_call(const std::string& mechanism) const {
-    return [self = *this, mechanism](const sim::wait_query& q) {
-      datasets::key k = self.base(scenario::find_active, mechanism, metric::time_per_call);
-      k.n_fds = std::max<std::int64_t>(q.registered, 1);
-      k.n_active = std::clamp<std::int64_t>(q.ready, 1, *k.n_fds);
-      k.blocking = 0;
-      return self.ask(k);
-    };
-  }
-
-  // The wait-queue registration a blocking call adds per fd scanned before the first
-  // ready one (docs/model.md §2: an entry added, and removed when the call returns), for
-  // the adapter's fd kind, else pipes. Empty when the model has neither source below.
-  std::function<double(std::int64_t)> registration_per_fd(const std::string& mechanism) const {
-    for (const std::string& fd_kind : {fd_kind_, name_of(datasets::fd_kind::pipe)}) {
-      if (auto r = registration_from_entry(mechanism, fd_kind)) return r;
-      if (auto r = registration_from_round_trip(mechanism, fd_kind)) return r;
-    }
-    return {};
-  }
-
-  // Preferred: blocking calls with the data present on entry (find_active time_per_op,
-  // blocking, threads=1), the ready fd first (no entry) and last (n - 1 entries), at the
-  // same n — what a server with its active connections last pays:
-  //   c_reg(n) = [T_last(n) - T_first(n)] / (n - 1).
-  std::function<double(std::int64_t)> registration_from_entry(const std::string& mechanism,
-                                                              const std::string& fd_kind) const {
-    datasets::key first = base(scenario::find_active, mechanism, metric::time_per_op);
-    first.fd_kind = fd_kind;
-    first.blocking = 1;
-    first.threads = 1;
-    first.n_fds = 2;
-    first.n_active = 1;
-    first.active_pos = datasets::name(datasets::position::first);
-    datasets::key last = first;
-    last.active_pos = datasets::name(datasets::position::last);
-    if (!try_ask(first) || !try_ask(last)) return {};
-    prov_->sources["registration"] = "model: find_active time_per_op blocking threads=1 (" + kind_label(fd_kind) +
-                                     "), ready fd last minus ready fd first, per fd";
-    return [self = *this, first, last](std::int64_t n) {
-      if (n <= 1) return 0.0;
-      auto at = [&](datasets::key k) {
-        k.n_fds = n;
-        return self.ask(k);
-      };
-      return std::max(0.0, (at(last) - at(first)) / static_cast<double>(n - 1));
-    };
-  }
-
-  // Fallback: a blocking round trip (find_active time_per_op, blocking, same CPU) taken as
-  // one full pass with registration and one rescan, a timeout-0 call as one pass, so
-  //   c_reg = [T_rt(n) - T_rt(1)] / (n - 1) - 2 [T_call(n) - T_call(1)] / (n - 1).
-  // (Datasets before 2026-11-30 let the writer run before the waiter slept; the
-  // ready-at-entry rows say more there.)
-  std::function<double(std::int64_t)> registration_from_round_trip(const std::string& mechanism,
-                                                                   const std::string& fd_kind) const {
-    datasets::key rt = base(scenario::find_active, mechanism, metric::time_per_op);
-    rt.fd_kind = fd_kind;
-    rt.blocking = 1;
-    rt.n_fds = rt.n_active = 1;
-    const auto same_cpu = pinnings(scenario::find_active, mechanism, metric::time_per_op, true);
-    if (same_cpu.empty()) return {};
-    rt.pinning = same_cpu.front();
-    if (!try_ask(rt)) return {};
-    datasets::key call = base(scenario::find_active, mechanism, metric::time_per_call);
-    call.fd_kind = fd_kind;
-    call.blocking = 0;
-    call.n_fds = call.n_active = 1;
-    if (!try_ask(call)) return {};
-    prov_->sources["registration"] = "model: find_active time_per_op blocking pinning " + rt.pinning + " (" +
-                                     kind_label(fd_kind) + ") minus two timeout-0 passes";
-    return [self = *this, rt, call](std::int64_t n) {
-      if (n <= 1) return 0.0;
-      auto at = [&](datasets::key k, std::int64_t fds) {
-        k.n_fds = fds;
-        return self.ask(k);
-      };
-      const double span = static_cast<double>(n - 1);
-      const double per_fd = (at(rt, n) - at(rt, 1)) / span - 2 * (at(call, n) - at(call, 1)) / span;
-      return std::max(0.0, per_fd);
-    };
-  }
-
-  static std::string kind_label(const std::string& fd_kind) { return fd_kind.empty() ? "any fd kind" : fd_kind; }
-
-  const std::string& fd_kind() const { return fd_kind_; }
-
-  // The pinnings ("A+B": the CPUs of the two threads) the model has cells for, with both
-  // threads on one CPU (same_cpu) or on two. The probes write the CPUs they ran on, so a
-  // calibration under an affinity mask that does not start at CPU 0 has "2+2" and "2+3",
-  // not "0+0" and "0+1"; asking for the latter would find nothing.
-  std::vector<std::string> pinnings(scenario scenario, const std::string& mechanism, metric metric,
-                                    bool same_cpu) const {
-    std::vector<std::string> out;
-    for (const auto& m : models_->cells) {
-      if (m.cell.scenario != scenario || m.cell.mechanism != mechanism || m.cell.metric != metric) continue;
-      const auto pin = datasets::pinning::parse(m.cell.pinning);  // checked when the model was read
-      if (!pin.is_pair()) continue;
-      if (pin.same_cpu() == same_cpu && std::find(out.begin(), out.end(), m.cell.pinning) == out.end())
-        out.push_back(m.cell.pinning);
-    }
-    std::sort(out.begin(), out.end());
-    return out;
-  }
-
-  // The answer when a cell gives one, else nullopt: the callers try the cells a cost may
-  // come from in their order of preference (model::try_predict, no exceptions).
-  std::optional<double> try_ask(const datasets::key& k) const {
-    const auto p = model::try_predict(*models_, k);
-    if (!p) return std::nullopt;
-    return counted(model::to_si(*p));
-  }
-
-  datasets::key base(scenario scenario, const std::string& mechanism, metric metric) const {
-    datasets::key k;
-    k.scenario = datasets::name(scenario);
-    k.mechanism = mechanism;
-    k.metric = datasets::name(metric);
-    k.fd_kind = fd_kind_;
-    k.variant = variant_;
-    return k;
-  }
-
-  double ask(const datasets::key& k) const { return counted(model::to_si(model::predict(*models_, k))); }
-
- private:
-  // Every answer used counts in the provenance, with how far past the data it reached.
-  double counted(const model::prediction& p) const {
-    ++prov_->model_questions;
-    prov_->max_extrapolation = std::max(prov_->max_extrapolation, p.extrapolation_factor);
-    return p.value;
-  }
-
-  std::shared_ptr<model::model_set> models_;
-  std::string fd_kind_, variant_;
-  std::shared_ptr<cost_provenance> prov_;
-};
-
-// The handler: the `handler` scenario (recv one 64 B request, send one 64 B reply on an
-// established connection of the adapter's fd kind, else tcp), its peer on the other CPU
-// (threads=2: where a server's clients are) or else on the same thread; failing that, one
-// tcp message written and read back by one process (AIM9's ipc), which also pays the
-// other side's calls and a pure ACK, so it overstates a reply.
-void fill_handler(const model_costs& m, sim::cost_model& c, cost_provenance& prov) {
-  const std::string kind = m.fd_kind().empty() ? name_of(datasets::fd_kind::tcp) : m.fd_kind();
-  for (std::int64_t threads : {2, 1}) {
-    datasets::key h = m.base(scenario::handler, "", metric::time_per_op);
-    h.fd_kind = kind;
-    h.variant = "";
-    h.threads = threads;
-    if (const auto t = m.try_ask(h); t && *t > 0) {
-      c.handler_s = *t;
-      prov.sources[component::handler] = "model: handler " + kind + " threads=" + std::to_string(threads) +
-                                         (threads == 2 ? " (peer on the other CPU)" : " (peer on the same thread)");
-      return;
-    }
-  }
-  datasets::key ipc = m.base(scenario::ipc, "", metric::throughput);
-  ipc.fd_kind = name_of(datasets::fd_kind::tcp);
-  ipc.variant = "";
-  ipc.threads = 1;
-  if (const auto rate = m.try_ask(ipc); rate && *rate > 0) {
-    c.handler_s = 1 / *rate;
-    prov.sources[component::handler] = "model: ipc tcp threads=1 (1/throughput)";
-  }
-}
-
-// Half the `wakeup` round trip of a waiter blocked in this mechanism over one fd, its
-// partner on the same CPU or on another (the first pinning and fd kind the model has), or
-// nothing; `source` says which cell answered.
-std::optional<double> wakeup_s(const model_costs& m, const std::string& mechanism, bool same_cpu, std::string& source) {
-  for (const auto& pinning : m.pinnings(scenario::wakeup, mechanism, metric::round_trip, same_cpu))
-    for (const std::string& fd_kind :
-         {std::string(), name_of(datasets::fd_kind::pipe), name_of(datasets::fd_kind::eventfd)}) {
-      datasets::key w = m.base(scenario::wakeup, mechanism, metric::round_trip);
-      if (!fd_kind.empty()) w.fd_kind = fd_kind;
-      w.pinning = pinning;
-      w.n_fds = w.n_active = 1;
-      if (const auto rt = m.try_ask(w)) {
-        source = "model: wakeup round_trip " + mechanism + " " + w.fd_kind + " n=1 pinning " + pinning + " / 2";
-        return *rt / 2;
-      }
-    }
-  return std::nullopt;
-}
-
-// Costs the model can give besides wait calls: the handler (above) and the wake-ups, same
-// CPU and across CPUs.
-void fill_from_model(const model_costs& m, const std::string& mechanism, sim::cost_model& c, cost_provenance& prov) {
-  fill_handler(m, c, prov);
-  for (const bool same : {true, false}) {
-    std::string source;
-    if (const auto s = wakeup_s(m, mechanism, same, source)) {
-      (same ? c.wakeup_same_cpu_s : c.wakeup_cross_cpu_s) = *s;
-      prov.sources[same ? "wakeup_same_cpu" : "wakeup_cross_cpu"] = source;
-    }
-  }
-}
-
 // The costs file's entries: the mechanism's wait cost (and poll's, for rtsig's overflow)
 // when present, and the shared costs. Returns whether it gave the wait cost.
 bool apply_cost_table(const std::string& path, const std::string& mechanism, sim::cost_model& c,
@@ -276,7 +63,8 @@ bool apply_cost_table(const std::string& path, const std::string& mechanism, sim
   c.handler_s = t.handler_s;
   c.wakeup_same_cpu_s = t.wakeup_same_cpu_s;
   c.wakeup_cross_cpu_s = t.wakeup_cross_cpu_s;
-  for (const char* k : {component::handler, "wakeup_same_cpu", "wakeup_cross_cpu"}) prov.sources[k] = "costs file";
+  for (const char* k : {studies::component::handler, "wakeup_same_cpu", "wakeup_cross_cpu"})
+    prov.sources[k] = "costs file";
   if (const auto poll = t.wait.find(name_of(datasets::mechanism::poll));
       mechanism == datasets::mechanism::rtsig && poll != t.wait.end())
     c.overflow_poll_s = [p = poll->second](const sim::wait_query& q) { return p.rescan_s(q); };
@@ -297,21 +85,11 @@ sim::cost_model sim_costs_from(const po::variables_map& vm, const std::string& m
   sim::cost_model c;
   bool have_wait = false, have_handler = false;
   if (vm.count("model")) {
-    const model_costs m(vm["model"].as<std::string>(), vm["fd-kind"].as<std::string>(), vm["variant"].as<std::string>(),
-                        prov);
-    const auto pass = m.wait_call(mechanism);
-    c.rescan_s = pass;  // the pass after a wake-up: a timeout-0 scan
-    c.wait_call_s = pass;
-    if (const auto reg = m.registration_per_fd(mechanism)) {
-      c.wait_call_s = [pass, reg](const sim::wait_query& q) {
-        return pass(q) + (q.blocking ? reg(q.registered) * sim::fds_before_first_ready(q) : 0.0);
-      };
-    }
-    if (mechanism == datasets::mechanism::rtsig) c.overflow_poll_s = m.wait_call(name_of(datasets::mechanism::poll));
-    prov->sources["wait_call"] = "model: find_active time_per_call (timeout 0)";
-    fill_from_model(m, mechanism, c, *prov);
+    const auto models = std::make_shared<const model::model_set>(model::load_model(vm["model"].as<std::string>()));
+    c = studies::costs_from_model(models, {mechanism, vm["fd-kind"].as<std::string>(), vm["variant"].as<std::string>()},
+                                  prov);
     have_wait = true;
-    have_handler = prov->sources.contains(component::handler);
+    have_handler = prov->sources.contains(studies::component::handler);
   }
   if (vm.count("costs")) {
     have_wait = apply_cost_table(vm["costs"].as<std::string>(), mechanism, c, *prov) || have_wait;
@@ -334,7 +112,7 @@ sim::cost_model sim_costs_from(const po::variables_map& vm, const std::string& m
   }
   if (const auto v = ns_flag(vm, "handler-ns")) {
     c.handler_s = *v;
-    prov->sources[component::handler] = "flag";
+    prov->sources[studies::component::handler] = "flag";
     have_handler = true;
   }
   if (const auto v = ns_flag(vm, "wakeup-same-ns")) {

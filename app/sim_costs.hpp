@@ -1,6 +1,7 @@
-// Where a simulation's costs come from: a fitted model.json (through model/prediction.hpp,
-// the only place app/ joins model/ to sim/), a costs file, or flags, in increasing order
-// of precedence, each cost on its own. Shared by simulate (and whatif/capacity).
+// Where a simulation's costs come from: a fitted model.json (studies/model_costs.hpp, the
+// only place a model's predictions become the simulator's costs), a costs file, or flags,
+// in increasing order of precedence, each cost on its own. Shared by simulate (and
+// whatif/capacity).
 #pragma once
 
 #include <boost/program_options.hpp>
@@ -9,19 +10,15 @@
 #include <string>
 
 #include "sim/costs.hpp"
+#include "studies/model_costs.hpp"
 
 namespace pollscale::app {
 
 /// --model, --costs, --fd-kind, --variant and the per-cost flags.
 boost::program_options::options_description sim_cost_options_description();
 
-/// What the model was asked and how far it had to extrapolate; filled as the simulation
-/// asks questions (the cost model's callables update it), so read it after the run.
-struct cost_provenance {
-  nlohmann::json sources = nlohmann::json::object();  ///< per cost: "flag", "costs file", "model"
-  double max_extrapolation = 1;                       ///< largest n / largest measured n among model answers
-  std::size_t model_questions = 0;
-};
+/// Where each cost came from (studies/model_costs.hpp).
+using studies::cost_provenance;
 
 /// Builds the cost model of `mechanism` from the parsed flags. Throws usage_error naming
 /// the flag or the missing cost (e.g. "no handler cost: give --handler-ns, --costs or a

@@ -1,5 +1,5 @@
 // Reproduces the seeds' dphttpd and pipetest tables with the simulator, costs fitted to
-// each series' small-n rows only (sim/seed_tables.hpp says how), and prints every row's
+// each series' small-n rows only (studies/seed_tables.hpp says how), and prints every row's
 // error as Markdown for docs/sim.md.
 //
 // usage: sim_seed_tables [--dphttpd-train N] [--pipetest-train N] [HISTORICAL_DIR]
@@ -15,13 +15,13 @@
 #include <vector>
 
 #include "datasets/historical.hpp"
-#include "sim/seed_tables.hpp"
+#include "studies/seed_tables.hpp"
 
 namespace {
 
 using namespace pollscale;
 
-void print_fits(const sim::seed_reproduction& r) {
+void print_fits(const studies::seed_reproduction& r) {
   std::printf("\n### %s (costs fitted on n <= %lld)\n\n", r.table.c_str(), static_cast<long long>(r.train_max_n));
   std::printf(
       "| series | form | fixed (us) | per fd (ns) | rows fitted | LOO error linear / constant |\n"
@@ -33,7 +33,7 @@ void print_fits(const sim::seed_reproduction& r) {
 
 // One line per n, three columns per series: published, simulated, error ("fit": a row
 // the costs were fitted on).
-void print_rows(const sim::seed_reproduction& r) {
+void print_rows(const studies::seed_reproduction& r) {
   std::printf("\n| n |");
   for (const auto& f : r.fits)
     std::printf(" %s %s published | simulated | error |", f.mechanism.c_str(), f.variant.c_str());
@@ -47,7 +47,7 @@ void print_rows(const sim::seed_reproduction& r) {
   for (std::int64_t n : ns) {
     std::printf("| %lld |", static_cast<long long>(n));
     for (const auto& f : r.fits) {
-      const auto it = std::find_if(r.rows.begin(), r.rows.end(), [&](const sim::seed_row& row) {
+      const auto it = std::find_if(r.rows.begin(), r.rows.end(), [&](const studies::seed_row& row) {
         return row.n == n && row.mechanism == f.mechanism && row.variant == f.variant;
       });
       if (it == r.rows.end())
@@ -61,7 +61,7 @@ void print_rows(const sim::seed_reproduction& r) {
 }
 
 // Per series: median and largest |error| over the rows it was not fitted on.
-void print_summary(const sim::seed_reproduction& r) {
+void print_summary(const studies::seed_reproduction& r) {
   std::printf(
       "\n| series | median abs error (held out) | max abs error (held out) | held-out rows |\n|---|---:|---:|---:|\n");
   for (const auto& f : r.fits) {
@@ -76,7 +76,7 @@ void print_summary(const sim::seed_reproduction& r) {
   }
 }
 
-void print(const sim::seed_reproduction& r) {
+void print(const studies::seed_reproduction& r) {
   print_fits(r);
   print_rows(r);
   print_summary(r);
@@ -114,8 +114,8 @@ int main(int argc, char** argv) {
       dir = a;
   }
   try {
-    print(sim::reproduce_dphttpd(datasets::read_historical(dir + "/lse_2002_dphttpd.csv"), dphttpd_train));
-    print(sim::reproduce_pipetest(datasets::read_historical(dir + "/lse_2002_pipetest.csv"), pipetest_train));
+    print(studies::reproduce_dphttpd(datasets::read_historical(dir + "/lse_2002_dphttpd.csv"), dphttpd_train));
+    print(studies::reproduce_pipetest(datasets::read_historical(dir + "/lse_2002_pipetest.csv"), pipetest_train));
   } catch (const std::exception& e) {
     std::cerr << "sim_seed_tables: " << e.what() << "\n";
     return 2;

@@ -1,11 +1,11 @@
-#include "sim/seed_tables.hpp"
+#include "studies/seed_tables.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <string>
 
-namespace pollscale::sim {
+namespace pollscale::studies {
 namespace {
 
 const std::string historical = std::string(POLLSCALE_SOURCE_DIR) + "/datasets/historical/";
@@ -70,4 +70,4 @@ TEST(SeedTablesTest, PipetestEpollStaysNearlyFlatWhilePollFalls) {
 }
 
 }  // namespace
-}  // namespace pollscale::sim
+}  // namespace pollscale::studies

@@ -1,4 +1,4 @@
-#include "sim/seed_tables.hpp"
+#include "studies/seed_tables.hpp"
 
 #include <Eigen/Dense>
 #include <algorithm>
@@ -10,7 +10,16 @@
 #include "sim/event_loop_server.hpp"
 #include "sim/token_ring.hpp"
 
-namespace pollscale::sim {
+namespace pollscale::studies {
+
+using sim::cost_model;
+using sim::default_server_config;
+using sim::run_options;
+using sim::server_config;
+using sim::simulate_server;
+using sim::simulate_token_ring;
+using sim::wait_query;
+using sim::workload;
 
 namespace {
 
@@ -173,4 +182,4 @@ seed_reproduction reproduce_pipetest(const std::vector<datasets::historical_row>
   return r;
 }
 
-}  // namespace pollscale::sim
+}  // namespace pollscale::studies

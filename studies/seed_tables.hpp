@@ -23,7 +23,7 @@
 
 #include "datasets/historical.hpp"
 
-namespace pollscale::sim {
+namespace pollscale::studies {
 
 /// T(x) = fixed_s + per_fd_s * x, fitted to one (mechanism, variant) series.
 struct per_op_fit {
@@ -71,4 +71,4 @@ seed_reproduction reproduce_dphttpd(const std::vector<datasets::historical_row>&
 /// Reproduces the pipetest table (scenario token_ring, metric throughput) likewise.
 seed_reproduction reproduce_pipetest(const std::vector<datasets::historical_row>& rows, std::int64_t train_max_n);
 
-}  // namespace pollscale::sim
+}  // namespace pollscale::studies
