@@ -179,7 +179,7 @@ std::string capacity_text(const search_result& r) {
 
 text_table search_table(const search& q, const search_result& r) {
   text_table t{{q.vary, "meets", "latency_p99_s", "ci95_hi", "latency_mean_s", "cpu_utilisation",
-                std::string(datasets::name(datasets::metric::throughput))},
+                datasets::text(datasets::metric::throughput)},
                {},
                {true, false, true, true, true, true, true}};
   for (const evaluation& e : r.evaluations)

@@ -136,8 +136,7 @@ std::vector<report::extra_section> study_sections(const study_plan& p, const dat
         "The historical record", "Each seed table fitted on its smaller n, its largest n predicted.", j, ""));
   if (fs::exists(p.out / "model.json")) {
     const auto models = model::load_model(p.out / "model.json");
-    const auto predictions =
-        study::predict_beyond(models, std::string(datasets::name(datasets::fd_kind::pipe)), {100000, 1000000});
+    const auto predictions = study::predict_beyond(models, datasets::text(datasets::fd_kind::pipe), {100000, 1000000});
     datasets::write_file_atomically(p.out / "predictions.json", predictions.dump(2) + "\n");
     extras.push_back(study::predictions_section(predictions));
   }

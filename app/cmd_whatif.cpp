@@ -122,7 +122,7 @@ text_table rows_table(const std::vector<row>& rows, const sweep& sw) {
     t.columns.push_back(sw.name);
     t.numeric.push_back(true);
   }
-  t.columns.push_back(std::string(datasets::name(datasets::metric::throughput)));
+  t.columns.push_back(datasets::text(datasets::metric::throughput));
   t.numeric.push_back(true);
   for (const char* c : {"ci95_lo", "ci95_hi", "latency_p99_s", "ci95_lo", "ci95_hi", "cpu_utilisation", "calls_per_s",
                         "events_per_call", "replications"}) {

@@ -39,15 +39,6 @@ po::options_description sim_cost_options_description() {
 
 namespace {
 
-using datasets::metric;
-using datasets::scenario;
-
-// A vocabulary name as a key column's text.
-template <datasets::vocabulary_name E>
-std::string name_of(E e) {
-  return std::string(datasets::name(e));
-}
-
 std::optional<double> ns_flag(const po::variables_map& vm, const char* flag) {
   if (!vm.count(flag)) return std::nullopt;
   const double v = vm[flag].as<double>();
@@ -65,7 +56,7 @@ bool apply_cost_table(const std::string& path, const std::string& mechanism, sim
   c.wakeup_cross_cpu_s = t.wakeup_cross_cpu_s;
   for (const char* k : {studies::component::handler, "wakeup_same_cpu", "wakeup_cross_cpu"})
     prov.sources[k] = "costs file";
-  if (const auto poll = t.wait.find(name_of(datasets::mechanism::poll));
+  if (const auto poll = t.wait.find(datasets::text(datasets::mechanism::poll));
       mechanism == datasets::mechanism::rtsig && poll != t.wait.end())
     c.overflow_poll_s = [p = poll->second](const sim::wait_query& q) { return p.rescan_s(q); };
   const auto it = t.wait.find(mechanism);

@@ -18,8 +18,6 @@ namespace {
 // The inputs block's section for the server's configuration.
 constexpr const char* server_section = "server";  // vocabulary: a JSON section, not the scenario
 
-std::string metric_name(datasets::metric m) { return std::string(datasets::name(m)); }
-
 // Runs `f`, turning the simulator's std::invalid_argument into a usage error (exit 2).
 template <typename F>
 auto as_usage(const std::string& flag, F&& f) {
@@ -250,10 +248,10 @@ text_table result_table(const sim::experiment_result& r) {
   auto plain = [&](const std::string& name, double v, const char* unit) {
     t.rows.push_back({name, format_number(v, 5), "", "", unit});
   };
-  row(metric_name(datasets::metric::throughput), r.throughput, "1/s");
+  row(datasets::text(datasets::metric::throughput), r.throughput, "1/s");
   row("latency_p50", r.latency_p50_s, "s");
   row("latency_p90", r.latency_p90_s, "s");
-  row(metric_name(datasets::metric::latency_p99), r.latency_p99_s, "s");
+  row(datasets::text(datasets::metric::latency_p99), r.latency_p99_s, "s");
   row("latency_p999", r.latency_p999_s, "s");
   row("latency_mean", r.latency_mean_s, "s");
   row("cpu_utilisation", r.cpu_utilisation, "");

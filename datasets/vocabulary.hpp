@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 
 namespace pollscale::datasets {
@@ -126,6 +127,12 @@ std::optional<E> parse(std::string_view text) {
   for (E e : all<E>())
     if (name(e) == text) return e;
   return std::nullopt;
+}
+
+/// The name as text, for a key column or a map key.
+template <vocabulary_name E>
+std::string text(E e) {
+  return std::string(name(e));
 }
 
 /// A key column compared with a name: `k.metric == metric::throughput`.

@@ -101,7 +101,7 @@ cost_model make_cost_model(const cost_table& table, const std::string& mechanism
   const double rearm = table.rearm_s.at(mechanism);
   m.rearm_s = [rearm](std::int64_t) { return rearm; };
   if (mechanism == datasets::mechanism::rtsig) {
-    const auto poll = table.wait.find(std::string(datasets::name(datasets::mechanism::poll)));
+    const auto poll = table.wait.find(datasets::text(datasets::mechanism::poll));
     if (poll == table.wait.end())
       throw std::invalid_argument("costs: rtsig needs a 'poll' entry for its overflow fallback");
     const linear_wait_cost p = poll->second;

@@ -109,7 +109,7 @@ nlohmann::json to_json(const experiment_result& r, bool with_timing) {
   j["replications"] = r.replications;
   j["converged"] = r.converged;
   if (r.interrupted) j["interrupted"] = true;
-  j[std::string(datasets::name(datasets::metric::throughput))] = to_json(r.throughput);
+  j[datasets::text(datasets::metric::throughput)] = to_json(r.throughput);
   j["latency_s"] = {{"p50", to_json(r.latency_p50_s)},
                     {"p90", to_json(r.latency_p90_s)},
                     {"p99", to_json(r.latency_p99_s)},

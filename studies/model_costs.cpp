@@ -16,12 +16,6 @@ namespace {
 using datasets::metric;
 using datasets::scenario;
 
-// A vocabulary name as a key column's text.
-template <datasets::vocabulary_name E>
-std::string name_of(E e) {
-  return std::string(datasets::name(e));
-}
-
 // Asks the fitted model; the answers are in seconds (or 1/s for rates).
 class model_costs {
  public:
@@ -47,7 +41,7 @@ class model_costs {
   // ready one (docs/model.md §2: an entry added, and removed when the call returns), for
   // the adapter's fd kind, else pipes. Empty when the model has neither source below.
   std::function<double(std::int64_t)> registration_per_fd(const std::string& mechanism) const {
-    for (const std::string& fd_kind : {fd_kind_, name_of(datasets::fd_kind::pipe)}) {
+    for (const std::string& fd_kind : {fd_kind_, datasets::text(datasets::fd_kind::pipe)}) {
       if (auto r = registration_from_entry(mechanism, fd_kind)) return r;
       if (auto r = registration_from_round_trip(mechanism, fd_kind)) return r;
     }
@@ -177,7 +171,7 @@ class model_costs {
 // tcp message written and read back by one process (AIM9's ipc), which also pays the
 // other side's calls and a pure ACK, so it overstates a reply.
 void fill_handler(const model_costs& m, sim::cost_model& c, cost_provenance& prov) {
-  const std::string kind = m.fd_kind().empty() ? name_of(datasets::fd_kind::tcp) : m.fd_kind();
+  const std::string kind = m.fd_kind().empty() ? datasets::text(datasets::fd_kind::tcp) : m.fd_kind();
   for (std::int64_t threads : {2, 1}) {
     datasets::key h = m.base(scenario::handler, "", metric::time_per_op);
     h.fd_kind = kind;
@@ -191,7 +185,7 @@ void fill_handler(const model_costs& m, sim::cost_model& c, cost_provenance& pro
     }
   }
   datasets::key ipc = m.base(scenario::ipc, "", metric::throughput);
-  ipc.fd_kind = name_of(datasets::fd_kind::tcp);
+  ipc.fd_kind = datasets::text(datasets::fd_kind::tcp);
   ipc.variant = "";
   ipc.threads = 1;
   if (const auto rate = m.try_ask(ipc); rate && *rate > 0) {
@@ -206,7 +200,7 @@ void fill_handler(const model_costs& m, sim::cost_model& c, cost_provenance& pro
 std::optional<double> wakeup_s(const model_costs& m, const std::string& mechanism, bool same_cpu, std::string& source) {
   for (const auto& pinning : m.pinnings(scenario::wakeup, mechanism, metric::round_trip, same_cpu))
     for (const std::string& fd_kind :
-         {std::string(), name_of(datasets::fd_kind::pipe), name_of(datasets::fd_kind::eventfd)}) {
+         {std::string(), datasets::text(datasets::fd_kind::pipe), datasets::text(datasets::fd_kind::eventfd)}) {
       datasets::key w = m.base(scenario::wakeup, mechanism, metric::round_trip);
       if (!fd_kind.empty()) w.fd_kind = fd_kind;
       w.pinning = pinning;
@@ -247,7 +241,8 @@ sim::cost_model costs_from_model(std::shared_ptr<const model::model_set> models,
       return pass(q) + (q.blocking ? reg(q.registered) * sim::fds_before_first_ready(q) : 0.0);
     };
   }
-  if (mechanism == datasets::mechanism::rtsig) c.overflow_poll_s = m.wait_call(name_of(datasets::mechanism::poll));
+  if (mechanism == datasets::mechanism::rtsig)
+    c.overflow_poll_s = m.wait_call(datasets::text(datasets::mechanism::poll));
   prov->sources["wait_call"] = "model: find_active time_per_call (timeout 0)";
   fill_from_model(m, mechanism, c, *prov);
   return c;

@@ -100,8 +100,7 @@ std::map<series_key, std::vector<const datasets::historical_row*>> series_of(
                                   " has no n_fds or is not in 1/s");
     s[{r.k.mechanism, r.k.variant}].push_back(&r);
   }
-  if (s.empty())
-    throw std::invalid_argument("no '" + std::string(datasets::name(scenario)) + "' throughput rows to reproduce");
+  if (s.empty()) throw std::invalid_argument("no '" + datasets::text(scenario) + "' throughput rows to reproduce");
   return s;
 }
 

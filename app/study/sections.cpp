@@ -158,7 +158,7 @@ report::extra_section simulation_section(const json& whatif, const datasets::dat
   std::vector<std::vector<std::string>> rows;
   for (const auto& r : whatif.value("rows", json::array())) {
     const std::string mech = text(r, "mechanism");
-    const auto& t = r.value(std::string(datasets::name(datasets::metric::throughput)), json::object());
+    const auto& t = r.value(datasets::text(datasets::metric::throughput), json::object());
     auto& s = sim[mech];
     s.title = mech + " simulated";
     s.dashed = true;
