@@ -1,7 +1,10 @@
 #include "app/sim_options.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <iostream>
 #include <stdexcept>
 #include <tuple>
@@ -120,6 +123,9 @@ std::pair<sim::run_options, sim::stopping_rule> run_of(const po::variables_map& 
   o.warmup_s = vm.count("warmup") ? vm["warmup"].as<double>() : o.duration_s / 10;
   if (!std::isfinite(o.warmup_s) || o.warmup_s < 0) throw usage_error("--warmup: must be finite and >= 0 s");
   o.seed = vm["seed"].as<unsigned long long>();
+  const double budget = vm["event-budget"].as<double>();
+  if (!(budget >= 1e3 && budget <= 1e15)) throw usage_error("--event-budget: must be in 1e3..1e15");
+  o.max_events = static_cast<std::uint64_t>(budget);
   o.stop_request = &calibrate::sys::stop_requested;  // Ctrl-C: keep the replications done
   o.scheduler = as_usage("scheduler", [&] { return sim::parse_scheduler_kind(vm["scheduler"].as<std::string>()); });
   sim::stopping_rule rule;
@@ -148,6 +154,7 @@ po::options_description sim_server_options_description() {
       ("duration", po::value<double>()->default_value(10), "simulated seconds measured per replication")
       ("warmup", po::value<double>(), "simulated seconds discarded first (default: duration / 10)")
       ("seed", po::value<unsigned long long>()->default_value(1), "seed of the run (replication i uses a derived one)")
+      ("event-budget", po::value<double>()->default_value(5e8, "5e8"), "events one replication may fire before the run is refused (about 6 min at 1.4 M events/s)")
       ("workload", po::value<std::string>(), "workload file (JSON, see docs/sim.md); flags given override it")
       ("arrivals", po::value<std::string>()->default_value("closed"), "closed, poisson or on_off")
       ("think", po::value<std::string>()->default_value("const:0"), "closed clients' think time, e.g. exp:0.001 (s)")
@@ -209,8 +216,34 @@ void set_quantity(sim_setup& s, const std::string& name, double value, const std
   }
 }
 
+namespace {
+
+// Half the machine's memory, bytes: the most a simulation's connections may take.
+std::uint64_t memory_allowance() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page <= 0) return UINT64_MAX;
+  return static_cast<std::uint64_t>(pages) / 2 * static_cast<std::uint64_t>(page);
+}
+
+std::string gib(std::uint64_t bytes) { return format_number(static_cast<double>(bytes) / (1u << 30), 3) + " GiB"; }
+
+}  // namespace
+
 sim::experiment_result run_experiment(const sim_setup& s, const sim::cost_model& costs) {
-  return as_usage("", [&] { return sim::run_server_experiment(s.config, s.load, costs, s.options, s.rule); });
+  // Refused before allocating, with the arithmetic, rather than failing in the middle.
+  if (const std::uint64_t need = s.load.state_bytes(); need > memory_allowance())
+    throw usage_error("--idle " + std::to_string(s.load.idle) + " --active " + std::to_string(s.load.active) +
+                      ": the simulated connections would take about " + gib(need) +
+                      " (16 B per idle, 320 B per active one), more than half of this machine's " +
+                      gib(memory_allowance() * 2));
+  try {
+    return as_usage("", [&] { return sim::run_server_experiment(s.config, s.load, costs, s.options, s.rule); });
+  } catch (const sim::event_budget_exceeded& e) {
+    throw usage_error("--event-budget " + format_number(static_cast<double>(s.options.max_events), 3) +
+                      ": one replication fired that many events by simulated t = " + format_number(e.simulated_s, 4) +
+                      " s of " + format_number(s.options.warmup_s + s.options.duration_s, 4) +
+                      " s; shorten --duration or --warmup, lower the load, or raise --event-budget");
+  }
 }
 
 nlohmann::json inputs_json(const sim_setup& s, const cost_provenance& prov) {

@@ -95,6 +95,7 @@ server_result simulate_server(const server_config& config, const workload& load,
   cost_cache(costs).validate_constants();
   engine e(options.scheduler);
   e.watch(options.stop_request);
+  e.limit_events(options.max_events);
   detail::server_model m(config, load, costs, options, e);
   m.start();
   e.run_until(options.warmup_s + options.duration_s);

@@ -92,6 +92,8 @@ struct run_options {
   /// When set and true, the replication throws sim::stopped (stop.hpp); not part of the
   /// result: the same options with or without a flag give the same figures.
   const std::atomic<bool>* stop_request = nullptr;
+  /// Events one replication may fire (0: no limit); past it, sim::event_budget_exceeded.
+  std::uint64_t max_events = 0;
 };
 
 struct server_result {

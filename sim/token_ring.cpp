@@ -155,6 +155,7 @@ token_ring_result simulate_token_ring(const token_ring_config& config, const cos
   cost_cache(costs).validate_constants();
   engine e(options.scheduler);
   e.watch(options.stop_request);
+  e.limit_events(options.max_events);
   ring_model m(config, costs, options, e);
   m.start();
   e.run_until(options.warmup_s + options.duration_s);

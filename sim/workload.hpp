@@ -49,6 +49,9 @@ struct workload {
 
   /// Throws std::invalid_argument naming the field when a value is out of range.
   void validate() const;
+  /// About how much memory the model's connections take, bytes (measured, rounded up):
+  /// the caller compares it with the machine before running.
+  std::uint64_t state_bytes() const;
 };
 
 /// Parses a workload document. Keys: idle, active (integers), arrivals ("closed",

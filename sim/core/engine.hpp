@@ -73,6 +73,10 @@ class engine {
   /// The flag run() and run_until() look at every stop_check_events events (null: none).
   void watch(const std::atomic<bool>* stop_request) { stop_request_ = stop_request; }
 
+  /// At most about `max_events` events (0: no limit): run() and run_until() throw
+  /// event_budget_exceeded at the first look past it (stop.hpp).
+  void limit_events(std::uint64_t max_events) { max_events_ = max_events; }
+
   /// Makes the running run()/run_until() return after the current event.
   void stop() { stopped_ = true; }
 
@@ -95,10 +99,12 @@ class engine {
   std::uint64_t fired_ = 0;
   bool stopped_ = false;
   const std::atomic<bool>* stop_request_ = nullptr;
+  std::uint64_t max_events_ = 0;
 
   void check_stop_request() const {
-    if (stop_request_ && fired_ % stop_check_events == 0 && stop_request_->load(std::memory_order_relaxed))
-      throw stopped();
+    if (fired_ % stop_check_events != 0) return;
+    if (stop_request_ && stop_request_->load(std::memory_order_relaxed)) throw stopped();
+    if (max_events_ && fired_ >= max_events_) throw event_budget_exceeded(fired_, now_);
   }
 };
 

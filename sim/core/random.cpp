@@ -25,32 +25,42 @@ void require(bool ok, const std::string& what) {
 
 bool finite_non_negative(double v) { return std::isfinite(v) && v >= 0; }
 
+// The longest duration a distribution may describe, s (about 32 years). Beyond it a
+// sample added to the clock (an exponential reaches 37 x its mean) could overflow to inf;
+// no workload waits that long.
+constexpr double longest_s = 1e9;
+// The largest squared coefficient of variation: a hyperexponential's long phase has a
+// mean of about scv x mean, which must stay finite too.
+constexpr double largest_scv = 1e6;
+
+bool duration(double v) { return finite_non_negative(v) && v <= longest_s; }
+
 }  // namespace
 
 distribution distribution::constant(double value) {
-  require(finite_non_negative(value), "constant duration must be finite and >= 0");
+  require(duration(value), "constant duration must be in 0..1e9 s");
   return {kind::constant, value, 0, 1};
 }
 
 distribution distribution::exponential(double mean) {
-  require(std::isfinite(mean) && mean > 0, "exponential mean must be finite and > 0");
+  require(duration(mean) && mean > 0, "exponential mean must be in (0, 1e9] s");
   return {kind::exponential, mean, 0, 1};
 }
 
 distribution distribution::uniform(double lo, double hi) {
-  require(finite_non_negative(lo) && std::isfinite(hi) && lo <= hi, "uniform bounds must satisfy 0 <= lo <= hi");
+  require(finite_non_negative(lo) && duration(hi) && lo <= hi, "uniform bounds must satisfy 0 <= lo <= hi <= 1e9 s");
   return {kind::uniform, lo, hi, 1};
 }
 
 distribution distribution::erlang(int phases, double mean) {
   require(phases >= 1 && phases <= 1000, "erlang phases must be in 1..1000");
-  require(std::isfinite(mean) && mean > 0, "erlang mean must be finite and > 0");
+  require(duration(mean) && mean > 0, "erlang mean must be in (0, 1e9] s");
   return {kind::erlang, mean, 0, phases};
 }
 
 distribution distribution::hyperexponential(double mean, double scv) {
-  require(std::isfinite(mean) && mean > 0, "hyperexponential mean must be finite and > 0");
-  require(std::isfinite(scv) && scv >= 1, "hyperexponential scv must be finite and >= 1");
+  require(duration(mean) && mean > 0, "hyperexponential mean must be in (0, 1e9] s");
+  require(std::isfinite(scv) && scv >= 1 && scv <= largest_scv, "hyperexponential scv must be in 1..1e6");
   // Balanced means: p1/mu1 = p2/mu2 (Whitt's standard two-moment fit).
   const double p = 0.5 * (1 + std::sqrt((scv - 1) / (scv + 1)));
   distribution d{kind::hyperexponential, mean / (2 * p), mean / (2 * (1 - p)), 1};

@@ -19,4 +19,15 @@ class stopped : public std::runtime_error {
   stopped() : std::runtime_error("simulation stopped on request") {}
 };
 
+/// Thrown out of a replication that fired more events than its budget allows (looked at
+/// with the stop flag): bounded work for inputs that would run for hours (a span of 10^12
+/// s, a rate of 10^9/s). Carries how far it got.
+class event_budget_exceeded : public std::runtime_error {
+ public:
+  event_budget_exceeded(std::uint64_t fired, double clock_s)
+      : std::runtime_error("event budget exceeded"), events(fired), simulated_s(clock_s) {}
+  std::uint64_t events;  ///< events fired when it gave up
+  double simulated_s;    ///< the simulated clock then, s
+};
+
 }  // namespace pollscale::sim

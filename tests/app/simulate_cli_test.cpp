@@ -183,6 +183,27 @@ TEST(CapacityCliTest, BadInputIsOneLineAndExitTwo) {
   }
 }
 
+TEST(SimulateCliTest, WorkThatWouldNotFinishOrFitIsRefusedWithTheArithmetic) {
+  const std::string base = "simulate --mechanism poll" + costs;
+  // A span of 10^12 s: refused once a replication has fired its event budget.
+  const auto endless = run_pollscale(base + " --duration 1e12 --event-budget 1e5");
+  EXPECT_EQ(endless.rc, 2) << endless.err;
+  EXPECT_NE(endless.err.find("--event-budget 100000: one replication fired that many events by simulated t ="),
+            std::string::npos)
+      << endless.err;
+  // 2^31 active connections: refused before anything is allocated.
+  const auto huge = run_pollscale(base + " --active 2147483648");
+  EXPECT_EQ(huge.rc, 2) << huge.err;
+  EXPECT_NE(huge.err.find("the simulated connections would take about 640 GiB"), std::string::npos) << huge.err;
+  // A think time whose samples would overflow the clock.
+  const auto think = run_pollscale(base + " --think exp:1e308");
+  EXPECT_EQ(think.rc, 2) << think.err;
+  EXPECT_NE(think.err.find("exponential mean must be in (0, 1e9] s"), std::string::npos) << think.err;
+  const auto rate = run_pollscale(base + " --arrivals poisson --rate 1e308");
+  EXPECT_EQ(rate.rc, 2) << rate.err;
+  EXPECT_EQ(run_pollscale(base + " --event-budget 5").rc, 2);
+}
+
 TEST(SimulateCliTest, HelpDescribesTheOptions) {
   const auto r = run_pollscale("simulate --help");
   EXPECT_EQ(r.rc, 0);

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
 
 #include "datasets/input_error.hpp"
@@ -95,9 +96,9 @@ TEST(WorkloadTest, RejectsBadWorkloadsNamingTheKey) {
   EXPECT_EQ(error_of(R"({"arrivals": "bursty"})"),
             "w.json: arrivals: arrivals 'bursty' is not one of closed, poisson, on_off");
   EXPECT_EQ(error_of(R"({"think": "exp:-1"})"),
-            "w.json: think: distribution 'exp:-1': exponential mean must be finite and > 0");
+            "w.json: think: distribution 'exp:-1': exponential mean must be in (0, 1e9] s");
   EXPECT_EQ(error_of(R"({"arrivals": "poisson"})"),
-            "w.json: workload: rate_per_s must be finite and > 0 for poisson and on_off arrivals");
+            "w.json: workload: rate_per_s must be in (0, 1e9] for poisson and on_off arrivals");
   EXPECT_EQ(error_of(R"({"idle": -3})"), "w.json: workload: idle connections must be in 0..2^31");
   EXPECT_EQ(error_of(R"({"clients": 3})"), "w.json: clients: unknown key");
   EXPECT_EQ(error_of(R"({"generator": {"per_msg": "const:1"}})"), "w.json: generator.per_msg: unknown key");
@@ -113,6 +114,16 @@ TEST(DistributionTest, MomentsAndParsing) {
   EXPECT_NEAR(distribution::parse("hyperexp:1:9").mean(), 1, 1e-15);
   for (const char* bad : {"", "exp", "exp:x", "exp:1:2", "erlang:1.5:1", "uniform:3:1", "gamma:1", "const:nan"})
     EXPECT_THROW(distribution::parse(bad), std::invalid_argument) << bad;
+  // Durations beyond 1e9 s (and scv beyond 1e6) are refused: a sample added to the clock
+  // must stay finite. At the limits every sample is finite.
+  for (const char* huge :
+       {"const:1e308", "exp:1e308", "uniform:0:1e10", "erlang:2:1e308", "hyperexp:1e308:2", "hyperexp:1:1e308"})
+    EXPECT_THROW(distribution::parse(huge), std::invalid_argument) << huge;
+  rng extreme(3);
+  for (const char* edge : {"exp:1e9", "erlang:1000:1e9", "hyperexp:1e9:1e6", "uniform:0:1e9"}) {
+    const distribution d = distribution::parse(edge);
+    for (int i = 0; i < 2000; ++i) ASSERT_TRUE(std::isfinite(d.sample(extreme))) << edge;
+  }
   // Sampled moments agree with the closed forms.
   rng g(8);
   for (const char* text : {"exp:2", "uniform:1:3", "erlang:3:1.5", "hyperexp:1:4"}) {

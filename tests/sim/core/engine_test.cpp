@@ -120,6 +120,25 @@ TEST_P(EngineTest, AStopRequestEndsTheRunWithinStopCheckEvents) {
   EXPECT_EQ(t.times.size(), 60U * 1024 + 1);
 }
 
+TEST_P(EngineTest, AnEventBudgetEndsTheRunSayingHowFarItGot) {
+  engine e(GetParam());
+  e.limit_events(3 * stop_check_events);
+  ticker t(1.0 / 1024, 1 << 20);
+  e.schedule_at(0, t);
+  e.run_until(1.0);  // 1025 events: within the budget
+  try {
+    e.run_until(1e12);
+    FAIL() << "the budget did not end the run";
+  } catch (const event_budget_exceeded& x) {
+    EXPECT_EQ(x.events, 3 * stop_check_events);  // the first look at or past the budget
+    EXPECT_EQ(e.events_fired(), x.events);
+    EXPECT_DOUBLE_EQ(x.simulated_s, static_cast<double>(x.events - 1) / 1024);
+  }
+  e.limit_events(0);  // no budget: the run goes on
+  e.run_until(20.0);
+  EXPECT_EQ(t.times.size(), 20U * 1024 + 1);
+}
+
 INSTANTIATE_TEST_SUITE_P(BothSchedulers, EngineTest,
                          ::testing::Values(scheduler_kind::binary_heap, scheduler_kind::calendar_queue),
                          scheduler_name);
