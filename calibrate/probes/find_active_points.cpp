@@ -96,6 +96,52 @@ void socket_blocking_points(grid_builder& g, bool full, const std::string& cpu0,
   }
 }
 
+// 4. k ready among 1000 pipes: level-triggered mechanisms by the call, the others by the
+//    cycle.
+void k_ready_points(grid_builder& g, bool full, const std::string& cpu0) {
+  const std::int64_t n_k = 1000;
+  const std::vector<std::int64_t> ks =
+      full ? std::vector<std::int64_t>{1, 10, 100, n_k} : std::vector<std::int64_t>{10, 100, n_k};
+  const std::vector<position> positions =
+      full
+          ? std::vector<position>{position::first, position::middle, position::last, position::spread, position::random}
+          : std::vector<position>{position::spread};
+  for (auto k : ks)
+    for (auto pos : positions)
+      for (const auto& f : all_flavours()) {
+        const bool lt =
+            f.mech != mechanism::rtsig && f.mech != mechanism::io_uring && f.variant != "et" && f.variant != "oneshot";
+        g.add(f, fd_kind::pipe, lt ? metric::time_per_call : metric::time_per_op, n_k, k, pos, 0, 1, cpu0);
+      }
+}
+
+// 5. and 6.: blocking over pipes, data present on entry and woken by a writer.
+void blocking_pipe_points(grid_builder& g, bool full, const std::string& cpu0, const std::string& same,
+                          const std::string& cross) {
+  const selection& sel = g.sel;
+  // 5. Blocking with the data present on entry: registration up to the first ready fd.
+  //    Quick at five n (and woken, below, in both profiles), so that a cell keeps degrees
+  //    of freedom for its interval.
+  const std::vector<std::int64_t> blocking_pipe_ns = {10, 100, 1000, 5000, 10000};
+  for (auto n : full ? n_grid(sel, max_channels(fd_kind::pipe, 1, 8, sel), 8, 8)
+                     : pick(blocking_pipe_ns, max_channels(fd_kind::pipe, 1, 8, sel)))
+    for (auto pos : full ? std::vector<position>{position::first, position::middle, position::last}
+                         : std::vector<position>{position::first, position::last})
+      for (const auto& f :
+           {flavour{mechanism::select, ""}, flavour{mechanism::poll, ""}, flavour{mechanism::epoll, "lt"}})
+        g.add(f, fd_kind::pipe, metric::time_per_op, n, 1, pos, 1, 1, cpu0);
+  // 6. Blocking, woken by a writer thread on the same or the other CPU. k = 10 only from
+  //    the other CPU: a writer on the waiter's own CPU cannot make ten fds ready at once —
+  //    the waiter preempts it on return from its first write, rescans, sleeps again, and
+  //    how many of those rounds one operation holds depends on the scheduler's lag (full2:
+  //    1.53 ms at n = 1000 against 0.22 ms for k = 1, but only 2x at 5000 and 1x at 10000).
+  for (auto n : pick(blocking_pipe_ns, max_channels(fd_kind::pipe, 1, 10, sel)))
+    for (const auto& pin : {same, cross})
+      for (auto k : full&& pin != same ? std::vector<std::int64_t>{1, 10} : std::vector<std::int64_t>{1})
+        for (const auto& f : blocking_flavours())
+          g.add(f, fd_kind::pipe, metric::time_per_op, n, k, position::middle, 1, 2, pin);
+}
+
 }  // namespace
 
 std::vector<datasets::key> find_active_points(const selection& sel, std::span<const flavour> mechs) {
@@ -127,42 +173,8 @@ std::vector<datasets::key> find_active_points(const selection& sel, std::span<co
       for (auto n : pick({10, 100, 1000, 5000, 10000, max_channels(kind, 0, 8, sel)}, max_channels(kind, 0, 8, sel)))
         for (const auto& f : {flavour{mechanism::poll, ""}, flavour{mechanism::epoll, "lt"}})
           g.add(f, kind, metric::time_per_call, n, 1, position::middle, 0, 1, cpu0);
-  // 4. k ready: level-triggered by the call, the others by the cycle.
-  const std::int64_t n_k = 1000;
-  const std::vector<std::int64_t> ks =
-      full ? std::vector<std::int64_t>{1, 10, 100, n_k} : std::vector<std::int64_t>{10, 100, n_k};
-  const std::vector<position> positions =
-      full
-          ? std::vector<position>{position::first, position::middle, position::last, position::spread, position::random}
-          : std::vector<position>{position::spread};
-  for (auto k : ks)
-    for (auto pos : positions)
-      for (const auto& f : all_flavours()) {
-        const bool lt =
-            f.mech != mechanism::rtsig && f.mech != mechanism::io_uring && f.variant != "et" && f.variant != "oneshot";
-        g.add(f, fd_kind::pipe, lt ? metric::time_per_call : metric::time_per_op, n_k, k, pos, 0, 1, cpu0);
-      }
-  // 5. Blocking with the data present on entry: registration up to the first ready fd.
-  //    Quick at five n (and woken, below, in both profiles), so that a cell keeps degrees
-  //    of freedom for its interval.
-  const std::vector<std::int64_t> blocking_pipe_ns = {10, 100, 1000, 5000, 10000};
-  for (auto n : full ? n_grid(sel, max_channels(fd_kind::pipe, 1, 8, sel), 8, 8)
-                     : pick(blocking_pipe_ns, max_channels(fd_kind::pipe, 1, 8, sel)))
-    for (auto pos : full ? std::vector<position>{position::first, position::middle, position::last}
-                         : std::vector<position>{position::first, position::last})
-      for (const auto& f :
-           {flavour{mechanism::select, ""}, flavour{mechanism::poll, ""}, flavour{mechanism::epoll, "lt"}})
-        g.add(f, fd_kind::pipe, metric::time_per_op, n, 1, pos, 1, 1, cpu0);
-  // 6. Blocking, woken by a writer thread on the same or the other CPU. k = 10 only from
-  //    the other CPU: a writer on the waiter's own CPU cannot make ten fds ready at once —
-  //    the waiter preempts it on return from its first write, rescans, sleeps again, and
-  //    how many of those rounds one operation holds depends on the scheduler's lag (full2:
-  //    1.53 ms at n = 1000 against 0.22 ms for k = 1, but only 2x at 5000 and 1x at 10000).
-  for (auto n : pick(blocking_pipe_ns, max_channels(fd_kind::pipe, 1, 10, sel)))
-    for (const auto& pin : {same, cross})
-      for (auto k : full&& pin != same ? std::vector<std::int64_t>{1, 10} : std::vector<std::int64_t>{1})
-        for (const auto& f : blocking_flavours())
-          g.add(f, fd_kind::pipe, metric::time_per_op, n, k, position::middle, 1, 2, pin);
+  k_ready_points(g, full, cpu0);
+  blocking_pipe_points(g, full, cpu0, same, cross);
   socket_blocking_points(g, full, cpu0, same, cross);
   return g.out;
 }
