@@ -17,6 +17,7 @@
 #include "calibrate/calibration.hpp"
 #include "calibrate/context.hpp"
 #include "calibrate/registry.hpp"
+#include "calibrate/sys/file_lock.hpp"
 #include "calibrate/sys/process.hpp"
 
 namespace po = boost::program_options;
@@ -141,23 +142,32 @@ calibrate::calibration_request make_request(const po::variables_map& vm, const c
 }
 
 // Where the dataset goes is checked before anything is measured: a directory that cannot
-// be created or written, or that already holds a dataset, would otherwise cost the whole
-// run at its end (or silently replace an earlier run).
-void prepare_out_dir(const std::filesystem::path& out, bool force) {
+// be created or written, that another calibration is writing into, or that already holds
+// a dataset would otherwise cost the whole run at its end (or silently mix or replace
+// runs). The lock is taken before the look for a dataset, so that of two runs started at
+// once one is refused. Returns the lock, held until the dataset is written.
+calibrate::sys::file_lock prepare_out_dir(const std::filesystem::path& out, bool force) {
   namespace fs = std::filesystem;
   std::error_code ec;
+  fs::create_directories(out, ec);
+  if (ec || !fs::is_directory(out))
+    throw usage_error("--out: cannot create directory '" + out.string() + "'" + (ec ? ": " + ec.message() : ""));
+  pid_t holder = 0;
+  std::optional<calibrate::sys::file_lock> lock;
+  try {
+    lock = calibrate::sys::file_lock::try_acquire(out / ".pollscale.lock", &holder);
+  } catch (const std::system_error& e) {
+    throw usage_error("--out: '" + out.string() + "' is not writable: " + e.what());
+  }
+  if (!lock)
+    throw usage_error("--out: '" + out.string() + "' is being written by another calibration" +
+                      (holder ? " (pid " + std::to_string(holder) + ")" : std::string()) +
+                      "; wait for it or choose another --out");
   const bool holds_dataset = fs::exists(out / "context.json", ec) || fs::exists(out / "summary.csv", ec) ||
                              fs::exists(out / "samples.csv", ec);
   if (holds_dataset && !force)
     throw usage_error("--out: '" + out.string() + "' already holds a dataset (--force replaces it)");
-  fs::create_directories(out, ec);
-  if (ec || !fs::is_directory(out))
-    throw usage_error("--out: cannot create directory '" + out.string() + "'" + (ec ? ": " + ec.message() : ""));
-  std::string probe = (out / ".pollscale-probe-XXXXXX").string();
-  const int fd = ::mkstemp(probe.data());
-  if (fd < 0) throw usage_error("--out: '" + out.string() + "' is not writable: " + std::strerror(errno));
-  ::close(fd);
-  ::unlink(probe.c_str());
+  return std::move(*lock);
 }
 
 int list_points(const calibrate::calibration_request& req) {
@@ -179,7 +189,7 @@ int cmd_calibrate(const args_t& args) {
   const auto timer = calibrate::measure_timer();
   auto req = make_request(vm, timer, lim);
   if (vm.count("list")) return list_points(req);
-  prepare_out_dir(req.out, vm.count("force") > 0);
+  const auto lock = prepare_out_dir(req.out, vm.count("force") > 0);
   std::cerr << "pollscale: calibrating (" << (vm.count("full") ? "full" : "quick") << ") into " << req.out.string()
             << "; RLIMIT_NOFILE " << lim.soft << " (hard " << lim.hard << "), timer read " << timer.overhead_ns
             << " ns\n";

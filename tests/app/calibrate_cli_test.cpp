@@ -11,6 +11,7 @@
 #include <set>
 #include <vector>
 
+#include "calibrate/sys/file_lock.hpp"
 #include "datasets/dataset.hpp"
 #include "tests/app/run_command.hpp"
 
@@ -158,6 +159,36 @@ TEST(CalibrateCliTest, OutIsCheckedBeforeMeasuringAndNeverSilentlyReplaced) {
   EXPECT_EQ(under_file.rc, 2);
   EXPECT_NE(under_file.err.find("--out: cannot create directory"), std::string::npos) << under_file.err;
   EXPECT_EQ(under_file.err.find("calibrating"), std::string::npos) << "measured before checking --out";
+  std::filesystem::remove_all(dir);
+}
+
+TEST(CalibrateCliTest, OneWriterPerOutDirectory) {
+  const auto dir = std::filesystem::temp_directory_path() / ("pollscale_lock_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string quick =
+      "calibrate --scenarios find_active --mechanisms poll --n 4 --max-seconds-per-point 0.005 "
+      "--rounds 1 --format csv --out " +
+      dir.string();
+  {
+    // Another calibration holds the directory (this test process, as it would).
+    auto held = calibrate::sys::file_lock::try_acquire(dir / ".pollscale.lock");
+    ASSERT_TRUE(held.has_value());
+    const auto second = run_pollscale(quick);
+    EXPECT_EQ(second.rc, 2);
+    EXPECT_NE(second.err.find("is being written by another calibration (pid " + std::to_string(::getpid()) + ")"),
+              std::string::npos)
+        << second.err;
+    EXPECT_EQ(second.err.find("calibrating"), std::string::npos) << "measured although locked out";
+    EXPECT_FALSE(std::filesystem::exists(dir / "summary.csv"));
+    pid_t holder = 0;
+    EXPECT_FALSE(calibrate::sys::file_lock::try_acquire(dir / ".pollscale.lock", &holder).has_value());
+    EXPECT_EQ(holder, ::getpid());
+  }
+  // Released (the holder went away): the next run writes, and leaves no lock file behind.
+  EXPECT_EQ(run_pollscale(quick).rc, 0);
+  EXPECT_TRUE(std::filesystem::exists(dir / "summary.csv"));
+  EXPECT_FALSE(std::filesystem::exists(dir / ".pollscale.lock"));
   std::filesystem::remove_all(dir);
 }
 
