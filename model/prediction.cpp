@@ -62,37 +62,38 @@ std::vector<const cell_model*> matching_models(const model_set& models, const da
 
 namespace {
 
-// The filled query columns a cell differs in, as "column value" (empty when it matches).
-std::string difference(const cell_model& m, const datasets::key& q) {
-  std::string out;
+// How a cell differs from a query: the filled query columns it does not match, counted and
+// written as "column value, ..." (none: it matches).
+struct cell_difference {
+  std::size_t columns = 0;
+  std::string text;
+  const cell_model* cell = nullptr;
+};
+
+cell_difference difference(const cell_model& m, const datasets::key& q) {
+  cell_difference d{0, "", &m};
   for (auto col : cell_columns) {
     const std::string want = datasets::key_field(q, col);
     const std::string have = datasets::key_field(m.cell, col);
     if (want.empty() || want == have) continue;
-    out += (out.empty() ? "" : ", ") + std::string(col) + " " + (have.empty() ? std::string("<empty>") : have);
+    d.text += (d.columns++ ? ", " : "") + std::string(col) + " " + (have.empty() ? std::string("<empty>") : have);
   }
-  return out;
-}
-
-std::size_t count_of(const std::string& difference) {
-  return difference.empty() ? 0 : 1 + static_cast<std::size_t>(std::count(difference.begin(), difference.end(), ','));
+  return d;
 }
 
 void add_nearest(cell_lookup& r, const model_set& models, const datasets::key& query) {
   constexpr std::size_t listed = 5;
-  std::vector<std::pair<std::string, const cell_model*>> diffs;
-  for (const auto& m : models.cells) diffs.emplace_back(difference(m, query), &m);
+  std::vector<cell_difference> diffs;
+  for (const auto& m : models.cells) diffs.push_back(difference(m, query));
   std::size_t fewest = SIZE_MAX;
-  for (const auto& [d, m] : diffs) fewest = std::min(fewest, count_of(d));
-  std::vector<std::pair<std::string, const cell_model*>> near;
-  for (const auto& d : diffs)
-    if (count_of(d.first) == fewest) near.push_back(d);
-  std::sort(near.begin(), near.end(), [](const auto& a, const auto& b) {
-    return std::pair(label(*a.second), a.first) < std::pair(label(*b.second), b.first);
+  for (const auto& d : diffs) fewest = std::min(fewest, d.columns);
+  std::erase_if(diffs, [&](const cell_difference& d) { return d.columns != fewest; });
+  std::sort(diffs.begin(), diffs.end(), [](const auto& a, const auto& b) {
+    return std::pair(label(*a.cell), a.text) < std::pair(label(*b.cell), b.text);
   });
-  for (std::size_t i = 0; i < near.size() && i < listed; ++i) {
-    r.nearest.push_back(near[i].second);
-    r.nearest_difference.push_back(near[i].first);
+  for (std::size_t i = 0; i < diffs.size() && i < listed; ++i) {
+    r.nearest.push_back(diffs[i].cell);
+    r.nearest_difference.push_back(diffs[i].text);
   }
 }
 
