@@ -231,11 +231,13 @@ std::string gib(std::uint64_t bytes) { return format_number(static_cast<double>(
 
 sim::experiment_result run_experiment(const sim_setup& s, const sim::cost_model& costs) {
   // Refused before allocating, with the arithmetic, rather than failing in the middle.
-  if (const std::uint64_t need = s.load.state_bytes(); need > memory_allowance())
+  const std::uint64_t allowed = memory_allowance();
+  if (const std::uint64_t need = s.load.state_bytes(); need > allowed)
     throw usage_error("--idle " + std::to_string(s.load.idle) + " --active " + std::to_string(s.load.active) +
-                      ": the simulated connections would take about " + gib(need) +
-                      " (16 B per idle, 320 B per active one), more than half of this machine's " +
-                      gib(memory_allowance() * 2));
+                      ": the simulated connections would take about " + gib(need) + " (" +
+                      std::to_string(sim::workload::state_bytes_per_idle) + " B per idle, " +
+                      std::to_string(sim::workload::state_bytes_per_active) +
+                      " B per active one), more than half of this machine's " + gib(allowed * 2));
   try {
     return as_usage("", [&] { return sim::run_server_experiment(s.config, s.load, costs, s.options, s.rule); });
   } catch (const sim::event_budget_exceeded& e) {

@@ -27,11 +27,8 @@ std::string to_string(arrival_kind k) {
 }
 
 std::uint64_t workload::state_bytes() const {
-  // Peak RSS of `simulate` (release build, 2026-12-01) grew by 11.7 B per idle and 266 B
-  // per active connection between 10^6 and 10^7 of them; rounded up.
-  constexpr std::uint64_t per_idle = 16, per_active = 320;
-  return static_cast<std::uint64_t>(std::max<std::int64_t>(idle, 0)) * per_idle +
-         static_cast<std::uint64_t>(std::max<std::int64_t>(active, 0)) * per_active;
+  return static_cast<std::uint64_t>(std::max<std::int64_t>(idle, 0)) * state_bytes_per_idle +
+         static_cast<std::uint64_t>(std::max<std::int64_t>(active, 0)) * state_bytes_per_active;
 }
 
 void workload::validate() const {
