@@ -18,11 +18,11 @@ struct table {
   }
 };
 
-constexpr table<scenario, 9> scenarios{
+constexpr table<scenario, 10> scenarios{
     {scenario::find_active, scenario::fd_range, scenario::token_ring, scenario::interest_churn, scenario::wakeup,
-     scenario::ipc, scenario::server, scenario::handler, scenario::memory_latency},
-    {"find_active", "fd_range", "token_ring", "interest_churn", "wakeup", "ipc", "server", "handler",
-     "memory_latency"}};
+     scenario::ipc, scenario::server, scenario::handler, scenario::memory_latency, scenario::producers},
+    {"find_active", "fd_range", "token_ring", "interest_churn", "wakeup", "ipc", "server", "handler", "memory_latency",
+     "producers"}};
 
 constexpr table<metric, 12> metrics{
     {metric::time_per_call, metric::time_per_op, metric::throughput, metric::latency, metric::latency_p99,
@@ -48,6 +48,8 @@ constexpr table<position, 6> positions{
     {"first", "middle", "last", "spread", "random", "top"}};
 
 }  // namespace
+
+bool scales_with_threads(scenario s) { return s == scenario::producers; }
 
 // Why each row: select/pselect copy three fd_set bitmaps in and out and walk every bit up
 // to nfds; poll/ppoll copy the pollfd array and call each file's ->poll; the historical

@@ -31,6 +31,7 @@ enum class scenario : std::uint8_t {
   server,          ///< a loopback request/reply server
   handler,         ///< the work of one request without the wait
   memory_latency,  ///< a dependent load chain over a working set (the cache curve)
+  producers,       ///< T threads write eventfds that one epoll consumer drains (CPU scaling)
 };
 
 /// What was measured of one operation.
@@ -91,6 +92,10 @@ struct mechanism_traits {
 };
 
 mechanism_traits traits(mechanism m);
+
+/// Scenarios measured against the number of threads (CPU scaling): the scalability law
+/// (model/scaling_law.hpp, `pollscale scale`) fits them, not the per-descriptor cost forms.
+bool scales_with_threads(scenario s);
 
 std::string_view name(scenario v);
 std::string_view name(metric v);

@@ -52,7 +52,7 @@ fit_environment environment_of(const observation_set& data) {
 std::vector<std::pair<cell_id, std::vector<const observation*>>> cells_of(const std::vector<const observation*>& rows) {
   std::map<cell_id, std::vector<const observation*>> groups;
   for (const auto* o : rows)
-    if (o->k.scenario != memory_scenario) groups[cell_of(*o)].push_back(o);
+    if (o->k.scenario != memory_scenario && !is_scaling_row(*o)) groups[cell_of(*o)].push_back(o);
   return {groups.begin(), groups.end()};
 }
 
@@ -60,11 +60,15 @@ model_set fit_models(const observation_set& data, const std::vector<const observ
                      const fit_options& options) {
   const auto cells = cells_of(rows);
   if (cells.empty()) throw datasets::input_error(data.source + ": no rows to fit");
+  const auto scaling = std::count_if(rows.begin(), rows.end(), [](const observation* o) { return is_scaling_row(*o); });
   const fit_environment env = environment_of(data);
   model_set out;
   out.context = data.context;
   out.source = data.source;
   out.statistic = std::string(statistic_name(data.statistic));
+  if (scaling > 0)
+    out.skipped.push_back(std::to_string(scaling) +
+                          " rows of CPU-scaling scenarios: the scalability law fits them (`pollscale scale`)");
   for (const auto& [id, members] : cells) {
     try {
       out.cells.push_back(fit_cell(id, members, env, options));

@@ -9,6 +9,7 @@
 #include "datasets/dataset.hpp"
 #include "datasets/historical.hpp"
 #include "datasets/statistics.hpp"
+#include "datasets/vocabulary.hpp"
 
 namespace pollscale::model {
 namespace {
@@ -85,6 +86,11 @@ observation_set load_observations(const fs::path& path, point_statistic statisti
   observation_set s = load_any(path, statistic);
   rank_n_within_cells(s);
   return s;
+}
+
+bool is_scaling_row(const observation& o) {
+  const auto s = datasets::parse<datasets::scenario>(o.k.scenario);
+  return s && datasets::scales_with_threads(*s);
 }
 
 void rank_n_within_cells(observation_set& set) {

@@ -68,6 +68,10 @@ observation_set load_observations(const std::filesystem::path& path,
 /// as datasets/machines/), sorted by path. Throws datasets::input_error when it holds none.
 std::vector<std::filesystem::path> find_sources(const std::filesystem::path& path);
 
+/// A row of a CPU-scaling scenario (datasets::scales_with_threads): the scalability law
+/// fits it (model/scaling.hpp), the per-descriptor cost forms leave it out.
+bool is_scaling_row(const observation& o);
+
 /// Sets every row's n_rank (load_observations does this; call again after editing rows).
 void rank_n_within_cells(observation_set& set);
 

@@ -36,7 +36,8 @@ std::pair<std::vector<const observation*>, std::vector<const observation*>> spli
     const observation_set& data, const row_filter& f, const std::vector<std::string>& group_by) {
   std::map<group_key, std::vector<const observation*>> groups;
   for (const auto& o : data.rows)
-    if (o.k.scenario != datasets::scenario::memory_latency) groups[group_of(o, group_by)].push_back(&o);
+    if (o.k.scenario != datasets::scenario::memory_latency && !is_scaling_row(o))
+      groups[group_of(o, group_by)].push_back(&o);
   std::vector<const observation*> train, test;
   for (const auto& [g, rows] : groups) {
     const column_extremes ext = extremes_of(rows, f.columns_needing_extremes());

@@ -310,5 +310,30 @@ TEST(HistoricalTest, NumberTokenMatchingRejectsPartsOfLongerNumbers) {
   EXPECT_FALSE(has_number_token("2124.48", "124.48"));
 }
 
+// The CPU-scaling tables (datasets/historical/scaling/, docs/historical.md): Roman
+// Penyaev's stress-epoll figures from two kernel patches, events/ms against producer
+// threads, typed here again from the commit messages.
+TEST(HistoricalTest, ScalingTablesHoldThePublishedStressEpollFigures) {
+  const auto rows = read_historical(historical_dir / "scaling" / "penyaev_stress_epoll.csv");
+  ASSERT_EQ(rows.size(), 16u);  // 2019: two columns x 3 thread counts; 2020: two tables x 5
+  for (const auto& r : rows) {
+    EXPECT_EQ(r.k.scenario, "producers") << r.line;  // vocabulary: the scenario under test
+    EXPECT_EQ(r.k.unit, "1/ms") << r.line;
+    EXPECT_EQ(r.k.threads, r.k.n_fds) << r.line;  // one eventfd per producer thread
+  }
+  auto at = [&](const std::string& kernel_part, std::int64_t threads) {
+    std::vector<double> v;
+    for (const auto& r : rows)
+      if (r.kernel.find(kernel_part) != std::string::npos && r.k.threads == threads) v.push_back(r.value);
+    EXPECT_EQ(v.size(), 1u) << kernel_part << " " << threads;
+    return v.empty() ? -1.0 : v.front();
+  };
+  EXPECT_EQ(at("ep->lock a spinlock", 8), 6402);
+  EXPECT_EQ(at("rwlock + xchg", 32), 13223);
+  EXPECT_EQ(at("explicit wakeup", 128), 6991);
+  EXPECT_EQ(at("atomically remove", 64), 7640);
+  EXPECT_EQ(at("atomically remove", 8), 5598);
+}
+
 }  // namespace
 }  // namespace pollscale::datasets

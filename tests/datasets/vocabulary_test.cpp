@@ -32,7 +32,7 @@ void expect_round_trip(std::size_t count) {
 }
 
 TEST(VocabularyTest, EveryNameReadsBackToItsValue) {
-  expect_round_trip<scenario>(9);
+  expect_round_trip<scenario>(10);
   expect_round_trip<metric>(12);
   expect_round_trip<mechanism>(10);
   expect_round_trip<variant>(6);
@@ -85,6 +85,10 @@ TEST(VocabularyTest, MechanismTraits) {
   EXPECT_TRUE(traits(mechanism::devpoll).scans_every_fd);
   EXPECT_TRUE(traits(mechanism::poll2).scans_every_fd);
   EXPECT_FALSE(traits(mechanism::kqueue).scans_every_fd);
+}
+
+TEST(VocabularyTest, OnlyTheProducersScenarioScalesWithThreads) {
+  for (auto s : all<scenario>()) EXPECT_EQ(scales_with_threads(s), s == scenario::producers) << name(s);
 }
 
 TEST(VocabularyTest, SchemaListsAreTheVocabulary) {
