@@ -30,6 +30,7 @@ const std::vector<command> commands = {
     {"fit", "fit cost models to a dataset and write model.json", cmd_fit},
     {"predict", "predict one operation's cost from model.json, with its interval", cmd_predict},
     {"validate", "fit on some rows, predict the rest: errors and interval coverage", cmd_validate},
+    {"scale", "fit the scalability law to throughput at several thread counts, predict others", cmd_scale},
     {"report", "write report.md + report.html with SVG figures from a dataset", cmd_report},
     {"simulate", "simulate an event-driven server: throughput, latency, CPU, with 95% intervals", cmd_simulate},
     {"whatif", "simulate the same server under several mechanisms or along one swept quantity", cmd_whatif},

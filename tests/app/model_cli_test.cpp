@@ -177,6 +177,49 @@ TEST_F(ModelCliTest, BadInputIsOneLineAndExitTwo) {
   expect_bad_input("predict " + model_path() + " --mechanism poll --n 5", "scenario");
 }
 
+// pollscale scale on the published stress-epoll tables (docs/scaling.md): the laws, the
+// held-out rows and the requested counts under their names, and one-line errors.
+TEST_F(ModelCliTest, ScaleFitsTheLawAndPredictsUnmeasuredThreadCounts) {
+  const std::string published = historical + "/scaling";
+  const auto r = run_pollscale("scale --data " + published + " --at 64,256 --format json");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["tables"].size(), 4u);
+  for (const auto& t : j["tables"]) {
+    for (const char* k : {"law", "gamma", "sigma", "kappa", "sigma_se", "peak_n", "loo", "rivals"})
+      EXPECT_TRUE(t["fit"].contains(k)) << k;
+    ASSERT_EQ(t["at"].size(), 2u);
+    EXPECT_EQ(t["at"][1]["threads"], 256);
+    EXPECT_GT(t["at"][1]["predicted"].get<double>(), 0);
+    for (const auto& row : t["held_out"]) {
+      EXPECT_TRUE(row.contains("measured"));
+      EXPECT_TRUE(row.contains("rel_err"));
+      EXPECT_EQ(row["lo"].is_null(), row.contains("no_interval"));
+    }
+  }
+  EXPECT_LE(j["summary"]["median_rel_err"].get<double>(), 0.20);
+  const auto csv = run_pollscale("scale --data " + published + " --format csv");
+  ASSERT_EQ(csv.rc, 0) << csv.err;
+  EXPECT_EQ(csv.out.rfind("#,table,unit,platform,kernel,law,gamma,gamma_se,sigma,sigma_se,kappa,kappa_se,", 0), 0u);
+  // Forced USL: three coefficients cannot be fitted on the two-count tables, which say so.
+  const auto forced =
+      nlohmann::json::parse(run_pollscale("scale --data " + published + " --law usl --format json").out);
+  int not_fitted = 0;
+  for (const auto& t : forced["tables"])
+    if (t.contains("not_fitted")) {
+      ++not_fitted;
+      EXPECT_NE(t["not_fitted"].get<std::string>().find("usl needs 3 points"), std::string::npos) << t;
+    }
+  EXPECT_EQ(not_fitted, 2);
+  expect_bad_input("scale --data " + published + " --at 0", "--at: '0'");
+  expect_bad_input("scale --data " + published + " --at 4,,8", "--at: ''");
+  expect_bad_input("scale --data " + published + " --law quadratic", "--law");
+  expect_bad_input("scale --data " + published + " --weights squared", "--weights");
+  expect_bad_input("scale --data " + published + " --coherency-margin 1", "--coherency-margin");
+  expect_bad_input("scale --data " + published + " --train 'threads<<2'", "--train");
+  expect_bad_input("scale --data " + historical + "/kegel_2000_poller_bench.csv", "no rows of a CPU-scaling");
+}
+
 TEST_F(ModelCliTest, MalformedDatasetsNameFileAndLine) {
   const fs::path copy = dir_ / "ds";
   fs::copy(fixture, copy);

@@ -1,0 +1,348 @@
+// pollscale scale --data PATH [--train EXPR] [--at N,N,...]: the scalability law of each
+// CPU-scaling table (producers: throughput against threads) fitted on its training rows,
+// its other rows predicted with errors and 95% intervals, and thread counts nobody measured
+// predicted with intervals that widen as they leave the data (docs/scaling.md). Errors are
+// fractions in csv/json (0.05 = 5%) and percentages in the table.
+
+#include <charconv>
+#include <cmath>
+#include <deque>
+#include <iostream>
+#include <sstream>
+
+#include "app/cli.hpp"
+#include "app/commands.hpp"
+#include "app/exit_codes.hpp"
+#include "app/table_writer.hpp"
+#include "model/scaling.hpp"
+
+namespace po = boost::program_options;
+
+namespace pollscale::app {
+namespace {
+
+using nlohmann::json;
+
+po::options_description scale_options() {
+  po::options_description o("scale options");
+  // One option per line, as --help prints them.
+  // clang-format off
+  o.add_options()("help,h", "show this help")
+      ("data", po::value<std::vector<std::string>>()->required()->composing(),
+       "historical CSV or directory of them (e.g. datasets/historical/scaling), dataset directory, or a directory "
+       "with datasets beneath it; may be repeated")
+      ("train", po::value<std::string>()->default_value(""),
+       "rows to fit on, e.g. 'threads<=2' or 'threads<max'; default: each table's smaller half of thread counts")
+      ("at", po::value<std::string>(), "comma-separated thread counts to predict for every table, e.g. 16,32,64,128")
+      ("law", po::value<std::string>()->default_value("auto"),
+       "auto (Amdahl, linear if no worse, USL when coherency earns its place), or force linear, amdahl or usl")
+      ("weights", po::value<std::string>()->default_value("relative"),
+       "relative (errors scale with throughput) or absolute (plain least squares, as R's usl package)")
+      ("coherency-min-n", po::value<long long>()->default_value(4),
+       "distinct thread counts the coherency term (κ) needs before it may compete")
+      ("coherency-margin", po::value<double>()->default_value(0.2),
+       "how far (fraction, 0..1) USL's leave-one-out error must lie below the simpler law's")
+      ("statistic", po::value<std::string>()->default_value("median"),
+       "in a calibration dataset: median (typical) or fastest (the fastest batch)")
+      ("format", po::value<std::string>()->default_value("table"), "table, csv or json");
+  // clang-format on
+  return o;
+}
+
+std::vector<double> parse_counts(const std::string& text) {
+  std::vector<double> out;
+  std::stringstream ss(text);
+  for (std::string item; std::getline(ss, item, ',');) {
+    long long v = 0;
+    const auto [ptr, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
+    if (item.empty() || ec != std::errc{} || ptr != item.data() + item.size() || v < 1 || v > 1000000)
+      throw usage_error("--at: '" + item + "' is not a thread count in 1..1000000");
+    out.push_back(static_cast<double>(v));
+  }
+  if (out.empty()) throw usage_error("--at: no thread counts in '" + text + "'");
+  return out;
+}
+
+model::scaling_options law_options(const po::variables_map& vm) {
+  model::scaling_options o;
+  const std::string law = vm["law"].as<std::string>();
+  o.force = law != "auto";
+  if (law == "linear")
+    o.forced = model::scaling_law::linear;
+  else if (law == "amdahl")
+    o.forced = model::scaling_law::amdahl;
+  else if (law == "usl")
+    o.forced = model::scaling_law::usl;
+  else if (law != "auto")
+    throw usage_error("--law: '" + law + "' is not one of auto, linear, amdahl, usl");
+  const std::string w = vm["weights"].as<std::string>();
+  if (w == "absolute")
+    o.weights = model::scaling_options::weighting::absolute;
+  else if (w != "relative")
+    throw usage_error("--weights: '" + w + "' is not one of relative, absolute");
+  const long long min_n = vm["coherency-min-n"].as<long long>();
+  if (min_n < 3 || min_n > 1000)
+    throw usage_error("--coherency-min-n: " + std::to_string(min_n) + " is not in 3..1000");
+  o.coherency_min_points = static_cast<std::size_t>(min_n);
+  const double margin = vm["coherency-margin"].as<double>();
+  if (!(margin >= 0 && margin < 1))
+    throw usage_error("--coherency-margin: " + std::to_string(margin) + " is not in [0, 1)");
+  o.coherency_margin = margin;
+  return o;
+}
+
+json num(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+std::string text(double v) { return std::isfinite(v) ? format_number(v) : (std::isinf(v) ? "inf" : "-"); }
+std::string pct(double f) { return std::isfinite(f) ? format_number(100 * f, 3) + "%" : "-"; }
+std::string csv_num(double v) {
+  if (!std::isfinite(v)) return std::isinf(v) ? "inf" : "";
+  std::ostringstream o;
+  o.precision(10);
+  o << v;
+  return o.str();
+}
+
+// "0.0277 ± 0.0091" (the standard error), or the value alone when there is none.
+std::string with_se(double v, double var) {
+  return format_number(v) + (std::isfinite(var) && var > 0 ? " ± " + format_number(std::sqrt(var), 2) : "");
+}
+
+// A thread count as an integer ("128"), whatever its size.
+std::string count_text(double n) {
+  std::ostringstream o;
+  o.precision(15);
+  o << n;
+  return o.str();
+}
+
+std::string table_name(const model::scaling_table& t) {
+  std::string s = datasets::describe(t.k);
+  if (t.k.cpus) s += " cpus=" + std::to_string(*t.k.cpus);
+  return s;
+}
+
+std::string where(const model::scaling_table& t) {
+  if (t.kernel.empty() && t.platform.empty()) return "this dataset";
+  return t.platform + "; " + t.kernel;
+}
+
+// Whether the law fits coefficient c (0 γ, 1 σ, 2 κ) or fixes it at 0.
+bool free_coefficient(const model::scaling_fit& f, int c) {
+  return c == 0 || (c == 1 && f.law != model::scaling_law::linear) || (c == 2 && f.law == model::scaling_law::usl);
+}
+
+json fit_json(const model::scaling_fit& f) {
+  json rivals = json::array();
+  for (const auto& r : f.rivals) rivals.push_back({{"law", model::name(r.law)}, {"loo", num(r.loo)}, {"why", r.why}});
+  auto se = [&](int i) { return free_coefficient(f, i) ? num(std::sqrt(f.covariance(i, i))) : json(nullptr); };
+  return {{"law", model::name(f.law)},
+          {"formula", f.formula()},
+          {"gamma", f.gamma},
+          {"gamma_se", se(0)},
+          {"sigma", f.sigma},
+          {"sigma_se", se(1)},
+          {"kappa", f.kappa},
+          {"kappa_se", se(2)},
+          {"df", f.df},
+          {"residual_sd", num(f.residual_sd)},
+          {"peak_n", num(f.peak_n())},
+          {"loo", num(f.loo)},
+          {"n_min", f.n_min},
+          {"n_max", f.n_max},
+          {"rivals", rivals}};
+}
+
+json prediction_json(double n, const model::scaling_prediction& p) {
+  json j = {
+      {"threads", n}, {"predicted", p.value}, {"lo", num(p.lo)}, {"hi", num(p.hi)}, {"extrapolation", p.extrapolation}};
+  if (!p.has_interval) j["no_interval"] = p.no_interval;
+  return j;
+}
+
+json accuracy_json(const model::accuracy& a) {
+  return {{"n", a.n},
+          {"mape", num(a.mape)},
+          {"median_rel_err", num(a.median_rel_err)},
+          {"max_rel_err", num(a.max_rel_err)},
+          {"coverage", num(a.coverage)},
+          {"n_with_interval", a.n_with_interval},
+          {"median_rel_halfwidth", num(a.median_rel_halfwidth)}};
+}
+
+json result_json(const model::scaling_result& r, const std::string& source) {
+  json tables = json::array();
+  for (const auto& t : r.tables) {
+    json rows = json::array(), at = json::array();
+    for (const auto& v : t.rows) {
+      json j = prediction_json(static_cast<double>(*v.o->k.threads),
+                               {v.predicted, v.lo, v.hi, v.has_interval, v.no_interval, v.extrapolation});
+      j["measured"] = v.measured;
+      j["rel_err"] = num(v.rel_err);
+      rows.push_back(j);
+    }
+    for (const auto& [n, p] : t.at) at.push_back(prediction_json(n, p));
+    json tj = {{"table", table_name(t)}, {"platform", t.platform}, {"kernel", t.kernel}, {"source", t.source},
+               {"unit", t.k.unit},       {"n_train", t.n_train},   {"held_out", rows},   {"at", at}};
+    if (t.fit)
+      tj["fit"] = fit_json(*t.fit);
+    else
+      tj["not_fitted"] = t.not_fitted;
+    if (!t.rows.empty()) tj["accuracy"] = accuracy_json(t.acc);
+    tables.push_back(tj);
+  }
+  return {{"source", source}, {"tables", tables}, {"n_train", r.n_train}, {"summary", accuracy_json(r.overall)}};
+}
+
+// "#1 producers/epoll/lt/eventfd blocking throughput, 1/ms: PLATFORM; KERNEL", one per table.
+void write_legend(std::ostream& out, const model::scaling_result& r) {
+  for (std::size_t i = 0; i < r.tables.size(); ++i)
+    out << "#" << i + 1 << " " << table_name(r.tables[i]) << ", " << r.tables[i].k.unit << ": " << where(r.tables[i])
+        << "\n";
+}
+
+text_table laws_table(const model::scaling_result& r) {
+  text_table t{{"#", "law", "γ", "σ", "κ", "peak N", "loo", "n_train", "held out", "median |err|"},
+               {},
+               {true, false, true, true, true, true, true, true, true, true}};
+  for (std::size_t i = 0; i < r.tables.size(); ++i) {
+    const auto& s = r.tables[i];
+    std::vector<std::string> row = {std::to_string(i + 1)};
+    if (!s.fit) {
+      for (auto c :
+           {"not fitted: " + s.not_fitted, std::string(), std::string(), std::string(), std::string(), std::string()})
+        row.push_back(c);
+    } else {
+      const auto& f = *s.fit;
+      // A coefficient the law fixes at 0 prints as "-".
+      for (auto c : {std::string(model::name(f.law)), with_se(f.gamma, f.covariance(0, 0)),
+                     free_coefficient(f, 1) ? with_se(f.sigma, f.covariance(1, 1)) : "-",
+                     free_coefficient(f, 2) ? with_se(f.kappa, f.covariance(2, 2)) : "-", text(f.peak_n()), pct(f.loo)})
+        row.push_back(c);
+    }
+    for (auto c :
+         {std::to_string(s.n_train), std::to_string(s.rows.size()), s.rows.empty() ? "-" : pct(s.acc.median_rel_err)})
+      row.push_back(c);
+    t.rows.push_back(std::move(row));
+  }
+  return t;
+}
+
+text_table predictions_table(const model::scaling_result& r, bool fractions) {
+  text_table t{{"#", "threads", "measured", "predicted", "lo", "hi", "rel_err", "extrapolation", "no interval: why"},
+               {},
+               {true, true, true, true, true, true, true, true, false}};
+  auto add = [&](std::size_t i, double n, double measured, const model::scaling_prediction& p, double err) {
+    auto f = [&](double v) { return fractions ? csv_num(v) : text(v); };
+    t.rows.push_back({std::to_string(i + 1), count_text(n), std::isnan(measured) ? "" : f(measured), f(p.value),
+                      f(p.lo), f(p.hi), fractions ? csv_num(err) : pct(err),
+                      fractions ? csv_num(p.extrapolation) : format_number(p.extrapolation, 3) + "x", p.no_interval});
+  };
+  for (std::size_t i = 0; i < r.tables.size(); ++i) {
+    for (const auto& v : r.tables[i].rows)
+      add(i, static_cast<double>(*v.o->k.threads), v.measured,
+          {v.predicted, v.lo, v.hi, v.has_interval, v.no_interval, v.extrapolation}, v.rel_err);
+    for (const auto& [n, p] : r.tables[i].at) add(i, n, std::nan(""), p, std::nan(""));
+  }
+  return t;
+}
+
+text_table summary_table(const model::scaling_result& r, bool fractions) {
+  const auto& a = r.overall;
+  auto f = [&](double v) { return fractions ? csv_num(v) : pct(v); };
+  return {{"n_train", "n", "mape", "median_rel_err", "max_rel_err", "coverage", "median_rel_halfwidth"},
+          {{std::to_string(r.n_train), std::to_string(a.n), f(a.mape), f(a.median_rel_err), f(a.max_rel_err),
+            f(a.coverage) + (fractions ? "" : " of " + std::to_string(a.n_with_interval)), f(a.median_rel_halfwidth)}},
+          std::vector<bool>(7, true)};
+}
+
+// The same for scripts: every coefficient and its standard error as numbers, errors as
+// fractions, and each table's key and provenance.
+text_table laws_csv(const model::scaling_result& r) {
+  text_table t{{"#", "table", "unit", "platform", "kernel", "law", "gamma", "gamma_se", "sigma", "sigma_se", "kappa",
+                "kappa_se", "peak_n", "loo", "n_train", "held_out", "median_rel_err", "not_fitted"},
+               {},
+               {}};
+  for (std::size_t i = 0; i < r.tables.size(); ++i) {
+    const auto& s = r.tables[i];
+    std::vector<std::string> row = {std::to_string(i + 1), table_name(s), s.k.unit, s.platform, s.kernel};
+    const model::scaling_fit f = s.fit.value_or(model::scaling_fit{});
+    const bool fitted = s.fit.has_value();
+    row.push_back(fitted ? std::string(model::name(f.law)) : "");
+    for (int c = 0; c < 3; ++c) {
+      const double v = c == 0 ? f.gamma : c == 1 ? f.sigma : f.kappa;
+      row.push_back(fitted ? csv_num(v) : "");
+      row.push_back(fitted && free_coefficient(f, c) ? csv_num(std::sqrt(f.covariance(c, c))) : "");
+    }
+    row.push_back(fitted ? csv_num(f.peak_n()) : "");
+    row.push_back(fitted ? csv_num(f.loo) : "");
+    row.push_back(std::to_string(s.n_train));
+    row.push_back(std::to_string(s.rows.size()));
+    row.push_back(s.rows.empty() ? "" : csv_num(s.acc.median_rel_err));
+    row.push_back(s.not_fitted);
+    t.rows.push_back(std::move(row));
+  }
+  return t;
+}
+
+void write_result(const model::scaling_result& r, const std::string& source, output_format format) {
+  if (format == output_format::json) {
+    std::cout << result_json(r, source).dump(2) << "\n";
+    return;
+  }
+  const bool csv = format == output_format::csv;
+  auto write = [&](const text_table& t) { csv ? write_csv(std::cout, t) : write_table(std::cout, t); };
+  if (!csv) {
+    std::cout << source << "\n";
+    write_legend(std::cout, r);
+    std::cout << "\n";
+  }
+  write(csv ? laws_csv(r) : laws_table(r));
+  std::cout << "\n";
+  write(predictions_table(r, csv));
+  std::cout << "\n";
+  write(summary_table(r, csv));
+}
+
+}  // namespace
+
+int cmd_scale(const args_t& args) {
+  const auto opts = scale_options();
+  po::variables_map vm;
+  if (!parse_command_line(args, opts, {}, vm, "usage: pollscale scale --data PATH [--train EXPR] [--at N,N,...]"))
+    return exit_ok;
+  const output_format format = parse_format(vm["format"].as<std::string>());
+  model::scaling_protocol protocol;
+  protocol.train = vm["train"].as<std::string>();
+  if (vm.count("at")) protocol.at = parse_counts(vm["at"].as<std::string>());
+  protocol.law = law_options(vm);
+  model::point_statistic statistic;
+  try {
+    statistic = model::parse_point_statistic(vm["statistic"].as<std::string>());
+  } catch (const std::invalid_argument& e) {
+    throw usage_error(std::string("--statistic: ") + e.what());
+  }
+  std::deque<model::observation_set> data;  // results point into it: stable addresses
+  for (const auto& d : vm["data"].as<std::vector<std::string>>())
+    for (const auto& s : model::find_sources(d)) data.push_back(model::load_observations(s, statistic));
+  std::vector<model::scaling_result> results;
+  for (const auto& d : data) {
+    try {
+      results.push_back(model::validate_scaling(d, protocol));
+    } catch (const std::invalid_argument& e) {
+      throw usage_error(e.what());
+    }
+  }
+  if (format == output_format::json && results.size() > 1) {
+    json all = json::array();
+    for (std::size_t i = 0; i < results.size(); ++i) all.push_back(result_json(results[i], data[i].source));
+    std::cout << all.dump(2) << "\n";
+    return exit_ok;
+  }
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    if (i > 0) std::cout << "\n";
+    write_result(results[i], data[i].source, format);
+  }
+  return exit_ok;
+}
+
+}  // namespace pollscale::app

@@ -1,0 +1,155 @@
+// The CPU-scaling protocol (model/scaling.hpp): tables formed from scaling rows only, the
+// default split (each table's smaller half of thread counts), --train expressions, the
+// published stress-epoll tables, and the cost-form fits leaving scaling rows alone.
+
+#include "model/scaling.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+
+#include "datasets/input_error.hpp"
+#include "datasets/vocabulary.hpp"
+#include "model/fit.hpp"
+
+namespace pollscale::model {
+namespace {
+
+namespace fs = std::filesystem;
+const fs::path published = fs::path(POLLSCALE_SOURCE_DIR) / "datasets/historical/scaling";
+
+observation producers_row(std::int64_t threads, std::int64_t cpus, double value) {
+  observation o;
+  o.k.scenario = std::string(datasets::name(datasets::scenario::producers));
+  o.k.mechanism = "epoll";
+  o.k.variant = "lt";
+  o.k.fd_kind = "eventfd";
+  o.k.n_fds = threads;
+  o.k.threads = threads;
+  o.k.cpus = cpus;
+  o.k.pinning = "0";  // differs per row in a real dataset; not part of the table
+  for (std::int64_t i = 1; i < threads; ++i) o.k.pinning += "+" + std::to_string(i % cpus);
+  o.k.metric = std::string(datasets::name(datasets::metric::throughput));
+  o.k.unit = "1/s";
+  o.value = value;
+  o.where = "test";
+  return o;
+}
+
+// Two tables (one and two CPUs) of planted Amdahl scaling, and one row of another scenario.
+observation_set planted() {
+  observation_set s;
+  s.source = "planted";
+  for (std::int64_t t : {1, 2, 3, 4, 6, 8}) {
+    const double n = static_cast<double>(t);
+    s.rows.push_back(producers_row(t, 1, 1e6 * n / (1 + 0.9 * (n - 1))));
+    s.rows.push_back(producers_row(t, 2, 1e6 * n / (1 + 0.3 * (n - 1))));
+  }
+  observation other;
+  other.k.scenario = std::string(datasets::name(datasets::scenario::find_active));
+  other.k.mechanism = "poll";
+  other.k.fd_kind = "pipe";
+  other.k.n_fds = 100;
+  other.k.metric = std::string(datasets::name(datasets::metric::time_per_call));
+  other.k.unit = "ns";
+  other.value = 900;
+  s.rows.push_back(other);
+  return s;
+}
+
+TEST(ScalingProtocolTest, TablesHoldScalingRowsSplitAtTheirSmallerHalf) {
+  const observation_set data = planted();
+  const scaling_result r = validate_scaling(data, {});
+  ASSERT_EQ(r.tables.size(), 2u);  // one CPU and two; pinning and n_fds do not split tables
+  for (const auto& t : r.tables) {
+    EXPECT_EQ(t.n_train, 3u);  // threads 1, 2, 3
+    ASSERT_EQ(t.rows.size(), 3u);
+    for (const auto& row : t.rows) EXPECT_GE(*row.o->k.threads, 4);
+    ASSERT_TRUE(t.fit);
+    EXPECT_EQ(t.fit->law, scaling_law::amdahl);
+    // Noiseless Amdahl: recovered exactly, so every held-out row is predicted exactly.
+    EXPECT_NEAR(t.fit->sigma, *t.k.cpus == 1 ? 0.9 : 0.3, 1e-6);
+    EXPECT_LT(t.acc.max_rel_err, 1e-6);
+  }
+  EXPECT_EQ(r.n_train, 6u);
+  EXPECT_EQ(r.overall.n, 6u);
+}
+
+TEST(ScalingProtocolTest, TrainExpressionAndRequestedCounts) {
+  const observation_set data = planted();
+  scaling_protocol p;
+  p.train = "threads<=2";
+  p.at = {16, 128};
+  const scaling_result r = validate_scaling(data, p);
+  for (const auto& t : r.tables) {
+    EXPECT_EQ(t.n_train, 2u);
+    EXPECT_EQ(t.rows.size(), 4u);
+    ASSERT_EQ(t.at.size(), 2u);
+    EXPECT_EQ(t.at[1].first, 128);
+    EXPECT_FALSE(t.at[1].second.has_interval);  // two points, two coefficients: df = 0
+    EXPECT_DOUBLE_EQ(t.at[1].second.extrapolation, 64);
+  }
+  p.at = {0.5};
+  EXPECT_THROW(validate_scaling(data, p), std::invalid_argument);
+  p.at.clear();
+  p.train = "threads<<2";
+  EXPECT_THROW(validate_scaling(data, p), std::invalid_argument);
+}
+
+TEST(ScalingProtocolTest, ATableWithOneThreadCountIsReportedNotFitted) {
+  observation_set data;
+  data.source = "one";
+  data.rows.push_back(producers_row(4, 2, 1e6));
+  data.rows.push_back(producers_row(8, 2, 1.2e6));
+  scaling_protocol p;
+  p.train = "threads<=4";
+  const scaling_result r = validate_scaling(data, p);
+  ASSERT_EQ(r.tables.size(), 1u);
+  EXPECT_FALSE(r.tables[0].fit);
+  EXPECT_NE(r.tables[0].not_fitted.find("two or more distinct N"), std::string::npos) << r.tables[0].not_fitted;
+}
+
+TEST(ScalingProtocolTest, DataWithoutScalingRowsIsRefused) {
+  observation_set data = planted();
+  data.rows.erase(data.rows.begin(), data.rows.end() - 1);
+  EXPECT_THROW(validate_scaling(data, {}), datasets::input_error);
+}
+
+TEST(ScalingProtocolTest, CostFormFitsLeaveScalingRowsToTheLaw) {
+  observation_set data = planted();
+  for (double n : {200.0, 400.0, 800.0, 1600.0}) {
+    observation o = data.rows.back();
+    o.k.n_fds = static_cast<std::int64_t>(n);
+    o.value = 900 + n;
+    data.rows.push_back(o);
+  }
+  rank_n_within_cells(data);
+  fit_options options;
+  options.skip_unfittable = true;
+  const model_set m = fit_models(data, options);
+  for (const auto& c : m.cells) EXPECT_FALSE(is_scaling_row(observation{c.cell, 0, {}, {}, "", "", "", "", -1}));
+  ASSERT_FALSE(m.skipped.empty());
+  EXPECT_NE(m.skipped.front().find("12 rows of CPU-scaling scenarios"), std::string::npos) << m.skipped.front();
+}
+
+// The published stress-epoll tables (docs/scaling.md): each table's larger half of thread
+// counts predicted from its smaller half. The target is a median error <= 20%.
+TEST(ScalingProtocolTest, PublishedStressEpollTablesFromTheirSmallerHalf) {
+  const observation_set data = load_observations(published);
+  const scaling_result r = validate_scaling(data, {});
+  ASSERT_EQ(r.tables.size(), 4u);
+  EXPECT_EQ(r.n_train, 10u);
+  EXPECT_EQ(r.overall.n, 6u);
+  EXPECT_LE(r.overall.median_rel_err, 0.20);
+  for (const auto& t : r.tables) {
+    ASSERT_TRUE(t.fit) << t.kernel;
+    // Three thread counts cannot buy coherency; two fit Amdahl exactly and give no interval.
+    EXPECT_NE(t.fit->law, scaling_law::usl) << t.kernel;
+    for (const auto& row : t.rows) EXPECT_EQ(row.has_interval, t.n_train > 2) << t.kernel;
+  }
+}
+
+}  // namespace
+}  // namespace pollscale::model
