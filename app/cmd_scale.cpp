@@ -160,6 +160,7 @@ json prediction_json(double n, const model::scaling_prediction& p) {
 }
 
 json accuracy_json(const model::accuracy& a) {
+  if (a.n == 0) return {{"n", 0}};
   return {{"n", a.n},
           {"mape", num(a.mape)},
           {"median_rel_err", num(a.median_rel_err)},
@@ -248,7 +249,8 @@ text_table predictions_table(const model::scaling_result& r, bool fractions) {
 
 text_table summary_table(const model::scaling_result& r, bool fractions) {
   const auto& a = r.overall;
-  auto f = [&](double v) { return fractions ? csv_num(v) : pct(v); };
+  // Nothing held out (every row trained): no accuracy to state.
+  auto f = [&](double v) { return a.n == 0 ? (fractions ? "" : "-") : fractions ? csv_num(v) : pct(v); };
   return {{"n_train", "n", "mape", "median_rel_err", "max_rel_err", "coverage", "median_rel_halfwidth"},
           {{std::to_string(r.n_train), std::to_string(a.n), f(a.mape), f(a.median_rel_err), f(a.max_rel_err),
             f(a.coverage) + (fractions ? "" : " of " + std::to_string(a.n_with_interval)), f(a.median_rel_halfwidth)}},

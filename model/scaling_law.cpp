@@ -239,6 +239,9 @@ scaling_fit fit_scaling(std::span<const scaling_point> points, const scaling_opt
       rivals.push_back(
           {chosen, base_loo, "leave-one-out " + loo_text(base_loo) + " against USL's " + loo_text(loo_usl)});
       chosen = scaling_law::usl;
+    } else if (std::isnan(loo_usl)) {
+      rivals.push_back(
+          {scaling_law::usl, loo_usl, "leave-one-out not scored: a fit without one of the points has σ or κ < 0"});
     } else {
       rivals.push_back({scaling_law::usl, loo_usl,
                         "leave-one-out " + loo_text(loo_usl) + " not " + loo_text(options.coherency_margin) +
