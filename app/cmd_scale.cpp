@@ -1,8 +1,8 @@
 // pollscale scale --data PATH [--train EXPR] [--at N,N,...]: the scalability law of each
-// CPU-scaling table (producers: throughput against threads) fitted on its training rows,
-// its other rows predicted with errors and 95% intervals, and thread counts nobody measured
-// predicted with intervals that widen as they leave the data (docs/scaling.md). Errors are
-// fractions in csv/json (0.05 = 5%) and percentages in the table.
+// CPU-scaling table (producers: throughput against N producer threads) fitted on its
+// training rows, its other rows predicted with errors and 95% intervals, and N nobody
+// measured predicted with intervals that widen as they leave the data (docs/scaling.md).
+// Errors are fractions in csv/json (0.05 = 5%) and percentages in the table.
 
 #include <charconv>
 #include <cmath>
@@ -32,8 +32,9 @@ po::options_description scale_options() {
        "historical CSV or directory of them (e.g. datasets/historical/scaling), dataset directory, or a directory "
        "with datasets beneath it; may be repeated")
       ("train", po::value<std::string>()->default_value(""),
-       "rows to fit on, e.g. 'threads<=2' or 'threads<max'; default: each table's smaller half of thread counts")
-      ("at", po::value<std::string>(), "comma-separated thread counts to predict for every table, e.g. 16,32,64,128")
+       "rows to fit on, e.g. 'n_fds<=2' or 'n_fds<max' (N, the producer threads, is the n_fds column); default: "
+       "each table's smaller half of its N")
+      ("at", po::value<std::string>(), "comma-separated N (producer threads) to predict for every table, e.g. 16,32,128")
       ("law", po::value<std::string>()->default_value("auto"),
        "auto (Amdahl, linear if no worse, USL when coherency earns its place), or force linear, amdahl or usl")
       ("weights", po::value<std::string>()->default_value("relative"),
@@ -56,10 +57,10 @@ std::vector<double> parse_counts(const std::string& text) {
     long long v = 0;
     const auto [ptr, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
     if (item.empty() || ec != std::errc{} || ptr != item.data() + item.size() || v < 1 || v > 1000000)
-      throw usage_error("--at: '" + item + "' is not a thread count in 1..1000000");
+      throw usage_error("--at: '" + item + "' is not a count in 1..1000000");
     out.push_back(static_cast<double>(v));
   }
-  if (out.empty()) throw usage_error("--at: no thread counts in '" + text + "'");
+  if (out.empty()) throw usage_error("--at: no counts in '" + text + "'");
   return out;
 }
 
@@ -107,7 +108,7 @@ std::string with_se(double v, double var) {
   return format_number(v) + (std::isfinite(var) && var > 0 ? " ± " + format_number(std::sqrt(var), 2) : "");
 }
 
-// A thread count as an integer ("128"), whatever its size.
+// A count as an integer ("128"), whatever its size.
 std::string count_text(double n) {
   std::ostringstream o;
   o.precision(15);
@@ -153,8 +154,7 @@ json fit_json(const model::scaling_fit& f) {
 }
 
 json prediction_json(double n, const model::scaling_prediction& p) {
-  json j = {
-      {"threads", n}, {"predicted", p.value}, {"lo", num(p.lo)}, {"hi", num(p.hi)}, {"extrapolation", p.extrapolation}};
+  json j = {{"n", n}, {"predicted", p.value}, {"lo", num(p.lo)}, {"hi", num(p.hi)}, {"extrapolation", p.extrapolation}};
   if (!p.has_interval) j["no_interval"] = p.no_interval;
   return j;
 }
@@ -175,15 +175,22 @@ json result_json(const model::scaling_result& r, const std::string& source) {
   for (const auto& t : r.tables) {
     json rows = json::array(), at = json::array();
     for (const auto& v : t.rows) {
-      json j = prediction_json(static_cast<double>(*v.o->k.threads),
+      json j = prediction_json(*model::scaling_axis(*v.o),
                                {v.predicted, v.lo, v.hi, v.has_interval, v.no_interval, v.extrapolation});
       j["measured"] = v.measured;
       j["rel_err"] = num(v.rel_err);
       rows.push_back(j);
     }
     for (const auto& [n, p] : t.at) at.push_back(prediction_json(n, p));
-    json tj = {{"table", table_name(t)}, {"platform", t.platform}, {"kernel", t.kernel}, {"source", t.source},
-               {"unit", t.k.unit},       {"n_train", t.n_train},   {"held_out", rows},   {"at", at}};
+    json tj = {{"table", table_name(t)},
+               {"n_is", model::scaling_axis_meaning(t.k)},
+               {"platform", t.platform},
+               {"kernel", t.kernel},
+               {"source", t.source},
+               {"unit", t.k.unit},
+               {"n_train", t.n_train},
+               {"held_out", rows},
+               {"at", at}};
     if (t.fit)
       tj["fit"] = fit_json(*t.fit);
     else
@@ -199,6 +206,7 @@ void write_legend(std::ostream& out, const model::scaling_result& r) {
   for (std::size_t i = 0; i < r.tables.size(); ++i)
     out << "#" << i + 1 << " " << table_name(r.tables[i]) << ", " << r.tables[i].k.unit << ": " << where(r.tables[i])
         << "\n";
+  if (!r.tables.empty()) out << "N: " << model::scaling_axis_meaning(r.tables.front().k) << "\n";
 }
 
 text_table laws_table(const model::scaling_result& r) {
@@ -229,7 +237,7 @@ text_table laws_table(const model::scaling_result& r) {
 }
 
 text_table predictions_table(const model::scaling_result& r, bool fractions) {
-  text_table t{{"#", "threads", "measured", "predicted", "lo", "hi", "rel_err", "extrapolation", "no interval: why"},
+  text_table t{{"#", "N", "measured", "predicted", "lo", "hi", "rel_err", "extrapolation", "no interval: why"},
                {},
                {true, true, true, true, true, true, true, true, false}};
   auto add = [&](std::size_t i, double n, double measured, const model::scaling_prediction& p, double err) {
@@ -240,7 +248,7 @@ text_table predictions_table(const model::scaling_result& r, bool fractions) {
   };
   for (std::size_t i = 0; i < r.tables.size(); ++i) {
     for (const auto& v : r.tables[i].rows)
-      add(i, static_cast<double>(*v.o->k.threads), v.measured,
+      add(i, *model::scaling_axis(*v.o), v.measured,
           {v.predicted, v.lo, v.hi, v.has_interval, v.no_interval, v.extrapolation}, v.rel_err);
     for (const auto& [n, p] : r.tables[i].at) add(i, n, std::nan(""), p, std::nan(""));
   }

@@ -18,8 +18,8 @@ using table_id = std::tuple<datasets::key, std::string, std::string, std::string
 
 table_id table_of(const observation& o) {
   datasets::key k = o.k;
-  // The columns that follow the thread count: one eventfd per producer, the highest fd,
-  // how many are ready, where each thread ran.
+  // N (n_fds) and the columns that follow it: all threads, the highest fd, how many are
+  // ready, where each thread ran.
   k.threads.reset();
   k.n_fds.reset();
   k.max_fd.reset();
@@ -35,7 +35,7 @@ std::map<table_id, std::vector<const observation*>> tables_of(const observation_
   return out;
 }
 
-// The default split: the ⌈k/2⌉ smallest of the table's k distinct thread counts train.
+// The default split: the ⌈k/2⌉ smallest of the table's k distinct N train.
 bool in_smaller_half(const observation& o, const std::vector<const observation*>& rows) {
   std::set<double> ns;
   for (const auto* r : rows) ns.insert(*scaling_axis(*r));
@@ -95,21 +95,27 @@ scaling_table run_table(const table_id& id, const std::vector<const observation*
 
 }  // namespace
 
+// Every scaling scenario so far is producers, whose load is its producer threads: n_fds.
 std::optional<double> scaling_axis(const observation& o) {
-  if (!o.k.threads || *o.k.threads < 1) return std::nullopt;
-  return static_cast<double>(*o.k.threads);
+  if (!is_scaling_row(o) || !o.k.n_fds || *o.k.n_fds < 1) return std::nullopt;
+  return static_cast<double>(*o.k.n_fds);
+}
+
+std::string_view scaling_axis_column(const datasets::key&) { return "n_fds"; }
+
+std::string_view scaling_axis_meaning(const datasets::key&) {
+  return "producer threads (n_fds: one eventfd each; the consumer is not counted)";
 }
 
 scaling_result validate_scaling(const observation_set& data, const scaling_protocol& protocol) {
   for (double n : protocol.at)
-    if (!std::isfinite(n) || n < 1)
-      throw std::invalid_argument("thread count to predict must be >= 1, got " + std::to_string(n));
+    if (!std::isfinite(n) || n < 1) throw std::invalid_argument("N to predict must be >= 1, got " + std::to_string(n));
   std::optional<row_filter> filter;
   if (!protocol.train.empty()) filter = row_filter::parse(protocol.train);
   const auto tables = tables_of(data);
   if (tables.empty())
     throw datasets::input_error(data.source + ": no rows of a CPU-scaling scenario (" +
-                                std::string(datasets::name(datasets::scenario::producers)) + ") with a thread count");
+                                std::string(datasets::name(datasets::scenario::producers)) + ") with its N");
   scaling_result out;
   std::vector<const validation_row*> all;
   for (const auto& [id, rows] : tables) {

@@ -4,11 +4,13 @@
 // errors and interval coverage, as `validate` reports them for the cost forms — and about
 // thread counts nobody measured.
 //
-// A table is every row sharing the key columns other than those that follow the thread
-// count (threads, n_fds — one eventfd per producer —, max_fd, n_active, pinning), and the
-// same platform, kernel and source. The default training rows are each table's smaller
-// half of thread counts (⌈k/2⌉ of k): the published tables run from 8 threads up, and a
-// user sizing a machine measures the small end and asks about the large one.
+// N, the law's axis, is the scenario's load: for producers the producer threads, which is
+// the n_fds column (one eventfd each; `threads` counts the consumer too). A table is every
+// row sharing the key columns other than those that follow N (threads, n_fds, max_fd,
+// n_active, pinning), and the same platform, kernel and source. The default training rows
+// are each table's smaller half of its N (⌈k/2⌉ of k): the published tables run from 8
+// producers up, and a user sizing a machine measures the small end and asks about the
+// large one.
 #pragma once
 
 #include <optional>
@@ -23,15 +25,15 @@
 namespace pollscale::model {
 
 struct scaling_protocol {
-  /// A --train expression (row_filter.hpp; max/min per table), or empty for each table's
-  /// smaller half of thread counts.
+  /// A --train expression (row_filter.hpp; max/min per table; N is in the column that
+  /// scaling_axis_column names), or empty for each table's smaller half of its N.
   std::string train;
-  std::vector<double> at;  ///< thread counts to predict for every table, >= 1
+  std::vector<double> at;  ///< N to predict for every table, >= 1
   scaling_options law;
 };
 
 struct scaling_table {
-  datasets::key k;  ///< the table's key: threads and the columns that follow it cleared
+  datasets::key k;  ///< the table's key: N and the columns that follow it cleared
   std::string platform, kernel, source;
   std::size_t n_train = 0;
   std::optional<scaling_fit> fit;                         ///< empty when the training rows cannot fit a law
@@ -51,8 +53,14 @@ struct scaling_result {
 /// has none, std::invalid_argument for a bad --train expression or `at` value.
 scaling_result validate_scaling(const observation_set& data, const scaling_protocol& protocol);
 
-/// The thread-count axis of a scaling row: its `threads` column (rows without one are not
-/// part of any table).
+/// N of a scaling row (the producers: its n_fds); empty when the row has none (it then
+/// belongs to no table).
 std::optional<double> scaling_axis(const observation& o);
+
+/// The key column that holds N for rows of `k`'s scenario ("n_fds"), for --train.
+std::string_view scaling_axis_column(const datasets::key& k);
+
+/// What N counts for `k`'s scenario, in words ("producer threads (n_fds: one eventfd each)").
+std::string_view scaling_axis_meaning(const datasets::key& k);
 
 }  // namespace pollscale::model

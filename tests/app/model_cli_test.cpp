@@ -189,7 +189,7 @@ TEST_F(ModelCliTest, ScaleFitsTheLawAndPredictsUnmeasuredThreadCounts) {
     for (const char* k : {"law", "gamma", "sigma", "kappa", "sigma_se", "peak_n", "loo", "rivals"})
       EXPECT_TRUE(t["fit"].contains(k)) << k;
     ASSERT_EQ(t["at"].size(), 2u);
-    EXPECT_EQ(t["at"][1]["threads"], 256);
+    EXPECT_EQ(t["at"][1]["n"], 256);
     EXPECT_GT(t["at"][1]["predicted"].get<double>(), 0);
     for (const auto& row : t["held_out"]) {
       EXPECT_TRUE(row.contains("measured"));
@@ -216,7 +216,7 @@ TEST_F(ModelCliTest, ScaleFitsTheLawAndPredictsUnmeasuredThreadCounts) {
   expect_bad_input("scale --data " + published + " --law quadratic", "--law");
   expect_bad_input("scale --data " + published + " --weights squared", "--weights");
   expect_bad_input("scale --data " + published + " --coherency-margin 1", "--coherency-margin");
-  expect_bad_input("scale --data " + published + " --train 'threads<<2'", "--train");
+  expect_bad_input("scale --data " + published + " --train 'n_fds<<2'", "--train");
   expect_bad_input("scale --data " + historical + "/kegel_2000_poller_bench.csv", "no rows of a CPU-scaling");
 }
 

@@ -20,17 +20,18 @@ namespace {
 namespace fs = std::filesystem;
 const fs::path published = fs::path(POLLSCALE_SOURCE_DIR) / "datasets/historical/scaling";
 
-observation producers_row(std::int64_t threads, std::int64_t cpus, double value) {
+// `producers` producer threads and the consumer, as the probe writes them.
+observation producers_row(std::int64_t producers, std::int64_t cpus, double value) {
   observation o;
   o.k.scenario = std::string(datasets::name(datasets::scenario::producers));
   o.k.mechanism = "epoll";
   o.k.variant = "lt";
   o.k.fd_kind = "eventfd";
-  o.k.n_fds = threads;
-  o.k.threads = threads;
+  o.k.n_fds = producers;
+  o.k.threads = producers + 1;
   o.k.cpus = cpus;
   o.k.pinning = "0";  // differs per row in a real dataset; not part of the table
-  for (std::int64_t i = 1; i < threads; ++i) o.k.pinning += "+" + std::to_string(i % cpus);
+  for (std::int64_t i = 1; i <= producers; ++i) o.k.pinning += "+" + std::to_string(i % cpus);
   o.k.metric = std::string(datasets::name(datasets::metric::throughput));
   o.k.unit = "1/s";
   o.value = value;
@@ -64,9 +65,9 @@ TEST(ScalingProtocolTest, TablesHoldScalingRowsSplitAtTheirSmallerHalf) {
   const scaling_result r = validate_scaling(data, {});
   ASSERT_EQ(r.tables.size(), 2u);  // one CPU and two; pinning and n_fds do not split tables
   for (const auto& t : r.tables) {
-    EXPECT_EQ(t.n_train, 3u);  // threads 1, 2, 3
+    EXPECT_EQ(t.n_train, 3u);  // 1, 2 and 3 producers
     ASSERT_EQ(t.rows.size(), 3u);
-    for (const auto& row : t.rows) EXPECT_GE(*row.o->k.threads, 4);
+    for (const auto& row : t.rows) EXPECT_GE(*row.o->k.n_fds, 4);
     ASSERT_TRUE(t.fit);
     EXPECT_EQ(t.fit->law, scaling_law::amdahl);
     // Noiseless Amdahl: recovered exactly, so every held-out row is predicted exactly.
@@ -80,7 +81,7 @@ TEST(ScalingProtocolTest, TablesHoldScalingRowsSplitAtTheirSmallerHalf) {
 TEST(ScalingProtocolTest, TrainExpressionAndRequestedCounts) {
   const observation_set data = planted();
   scaling_protocol p;
-  p.train = "threads<=2";
+  p.train = "n_fds<=2";
   p.at = {16, 128};
   const scaling_result r = validate_scaling(data, p);
   for (const auto& t : r.tables) {
@@ -94,7 +95,7 @@ TEST(ScalingProtocolTest, TrainExpressionAndRequestedCounts) {
   p.at = {0.5};
   EXPECT_THROW(validate_scaling(data, p), std::invalid_argument);
   p.at.clear();
-  p.train = "threads<<2";
+  p.train = "n_fds<<2";
   EXPECT_THROW(validate_scaling(data, p), std::invalid_argument);
 }
 
@@ -104,7 +105,7 @@ TEST(ScalingProtocolTest, ATableWithOneThreadCountIsReportedNotFitted) {
   data.rows.push_back(producers_row(4, 2, 1e6));
   data.rows.push_back(producers_row(8, 2, 1.2e6));
   scaling_protocol p;
-  p.train = "threads<=4";
+  p.train = "n_fds<=4";
   const scaling_result r = validate_scaling(data, p);
   ASSERT_EQ(r.tables.size(), 1u);
   EXPECT_FALSE(r.tables[0].fit);
