@@ -182,15 +182,13 @@ json result_json(const model::scaling_result& r, const std::string& source) {
       rows.push_back(j);
     }
     for (const auto& [n, p] : t.at) at.push_back(prediction_json(n, p));
-    json tj = {{"table", table_name(t)},
-               {"n_is", model::scaling_axis_meaning(t.k)},
-               {"platform", t.platform},
-               {"kernel", t.kernel},
-               {"source", t.source},
-               {"unit", t.k.unit},
-               {"n_train", t.n_train},
-               {"held_out", rows},
-               {"at", at}};
+    json train = json::array();
+    for (const auto* o : t.train) train.push_back({{"n", *model::scaling_axis(*o)}, {"measured", o->value}});
+    json tj = {{"table", table_name(t)}, {"n_is", model::scaling_axis_meaning(t.k)},
+               {"platform", t.platform}, {"kernel", t.kernel},
+               {"source", t.source},     {"unit", t.k.unit},
+               {"n_train", t.n_train},   {"train", train},
+               {"held_out", rows},       {"at", at}};
     if (t.fit)
       tj["fit"] = fit_json(*t.fit);
     else

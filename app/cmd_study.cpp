@@ -13,6 +13,7 @@
 #include "app/report/report.hpp"
 #include "app/study/predictions.hpp"
 #include "app/study/run_step.hpp"
+#include "app/study/scaling_section.hpp"
 #include "app/study/sections.hpp"
 #include "app/table_writer.hpp"
 #include "calibrate/sys/syscall.hpp"
@@ -95,6 +96,29 @@ json read_json_or_null(const fs::path& p) {
   }
 }
 
+bool has_scaling_rows(const fs::path& dataset) {
+  const auto d = datasets::read_dataset(dataset);
+  return std::any_of(d.summaries.begin(), d.summaries.end(), [](const auto& r) {
+    const auto s = datasets::parse<datasets::scenario>(r.k.scenario);
+    return s && datasets::scales_with_threads(*s);
+  });
+}
+
+// The CPU-scaling law on this machine's producers rows (fitted on one and two producers)
+// and on the published stress-epoll tables (each on its smaller half).
+void scaling_steps(const study_plan& p, std::vector<study::step_result>& steps) {
+  const fs::path v = p.out / "validation";
+  if (has_scaling_rows(p.dataset))
+    steps.push_back(
+        study::run_step("scale (this machine)", "scale", cmd_scale,
+                        {"--data", p.dataset.string(), "--train", "n_fds<=2", "--at", "16,64", "--format", "json"},
+                        v / "scaling.json"));
+  if (fs::is_directory(p.historical / "scaling"))
+    steps.push_back(study::run_step("scale (published)", "scale", cmd_scale,
+                                    {"--data", (p.historical / "scaling").string(), "--at", "256", "--format", "json"},
+                                    v / "scaling_published.json"));
+}
+
 std::vector<study::step_result> model_steps(const study_plan& p) {
   const std::string d = p.dataset.string(), v = (p.out / "validation").string();
   fs::create_directories(p.out / "validation");
@@ -112,6 +136,7 @@ std::vector<study::step_result> model_steps(const study_plan& p) {
            {"--data", p.historical.string(), "--train", "n_fds<max", "--group-by",
             "source,platform,kernel,scenario,mechanism,variant,metric"},
            "historical.json");
+  scaling_steps(p, steps);
   steps.push_back(study::run_step("simulate a server (whatif)", "whatif", cmd_whatif,
                                   {"--model", (p.out / "model.json").string(), "--mechanisms", "poll,epoll", "--sweep",
                                    "idle=0,100,1000,10000,100000,1000000", "--active", std::to_string(p.active),
@@ -134,6 +159,15 @@ std::vector<report::extra_section> study_sections(const study_plan& p, const dat
   if (const auto j = read_json_or_null(v / "historical.json"); !j.is_null())
     extras.push_back(study::validation_section(
         "The historical record", "Each seed table fitted on its smaller n, its largest n predicted.", j, ""));
+  std::vector<study::scaling_run> scaling;
+  if (const auto j = read_json_or_null(v / "scaling.json"); !j.is_null())
+    scaling.push_back({"This machine", "Fitted on one and two producers; three to eight predicted, and 16 and 64.", j,
+                       "study_scaling"});
+  if (const auto j = read_json_or_null(v / "scaling_published.json"); !j.is_null())
+    scaling.push_back({"Published stress-epoll tables",
+                       "Each table fitted on its smaller half of N, the larger half predicted, and 256.", j,
+                       "study_scaling_published"});
+  extras.push_back(study::scaling_section(scaling));
   if (fs::exists(p.out / "model.json")) {
     const auto models = model::load_model(p.out / "model.json");
     const auto predictions = study::predict_beyond(models, datasets::text(datasets::fd_kind::pipe), {100000, 1000000});

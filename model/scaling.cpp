@@ -77,6 +77,7 @@ scaling_table run_table(const table_id& id, const std::vector<const observation*
   std::vector<const observation*> train, held_out;
   split(rows, filter, train, held_out);
   t.n_train = train.size();
+  t.train = train;
   std::vector<scaling_point> pts;
   for (const auto* o : train) pts.push_back({*scaling_axis(*o), o->value});
   try {

@@ -36,6 +36,7 @@ struct scaling_table {
   datasets::key k;  ///< the table's key: N and the columns that follow it cleared
   std::string platform, kernel, source;
   std::size_t n_train = 0;
+  std::vector<const observation*> train;                  ///< the rows the law was fitted on
   std::optional<scaling_fit> fit;                         ///< empty when the training rows cannot fit a law
   std::string not_fitted;                                 ///< why, when fit is empty
   std::vector<validation_row> rows;                       ///< the held-out rows, predicted

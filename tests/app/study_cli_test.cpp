@@ -22,7 +22,8 @@ TEST(StudyCliTest, RunsEveryStepOnAnExistingDatasetAndWritesTheReport) {
   const auto manifest = nlohmann::json::parse(slurp((out / "study.json").string()));
   std::map<std::string, nlohmann::json> steps;
   for (const auto& s : manifest["steps"]) steps[s["step"].get<std::string>()] = s;
-  for (const char* name : {"fit", "validate (extrapolation)", "validate (interpolation)", "validate (historical)"}) {
+  for (const char* name :
+       {"fit", "validate (extrapolation)", "validate (interpolation)", "validate (historical)", "scale (published)"}) {
     ASSERT_TRUE(steps.count(name)) << name;
     EXPECT_EQ(steps[name]["exit_code"], 0) << name << ": " << steps[name]["error"];
   }
@@ -30,6 +31,10 @@ TEST(StudyCliTest, RunsEveryStepOnAnExistingDatasetAndWritesTheReport) {
   EXPECT_TRUE(fs::exists(out / "predictions.json"));
   const auto extrapolation = nlohmann::json::parse(slurp((out / "validation" / "extrapolation.json").string()));
   EXPECT_GT(extrapolation["summary"]["n"].get<int>(), 0);
+  // The fixture has no producers rows: only the published scaling tables are fitted.
+  EXPECT_FALSE(steps.count("scale (this machine)"));
+  const auto published = nlohmann::json::parse(slurp((out / "validation" / "scaling_published.json").string()));
+  EXPECT_EQ(published["tables"].size(), 4u);
   // The synthetic fixture has no ipc or wakeup rows: the simulation has no handler cost,
   // which is recorded as a failed step with its reason, and the study says so by exit 1.
   ASSERT_TRUE(steps.count("simulate a server (whatif)"));
@@ -37,8 +42,9 @@ TEST(StudyCliTest, RunsEveryStepOnAnExistingDatasetAndWritesTheReport) {
   EXPECT_EQ(r.rc, 1) << r.err;
   EXPECT_EQ(manifest["status"], "some steps failed");
   const std::string md = slurp((out / "report" / "report.md").string());
-  for (const char* section : {"## Fitted cost models", "## Extrapolation on this machine", "## The historical record",
-                              "## Predictions beyond what this machine can register"})
+  for (const char* section :
+       {"## Fitted cost models", "## Extrapolation on this machine", "## The historical record",
+        "## Predictions beyond what this machine can register", "## CPU scaling", "### Published stress-epoll tables"})
     EXPECT_NE(md.find(section), std::string::npos) << section;
   EXPECT_TRUE(fs::exists(out / "report" / "report.html"));
   EXPECT_NE(r.out.find("validate (historical)"), std::string::npos);  // the step table on stdout

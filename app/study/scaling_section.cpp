@@ -1,0 +1,138 @@
+#include "app/study/scaling_section.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "app/report/markdown.hpp"
+#include "app/table_writer.hpp"
+
+namespace pollscale::app::study {
+namespace {
+
+using nlohmann::json;
+
+double num(const json& j, const char* key) {
+  return j.contains(key) && j[key].is_number() ? j[key].get<double>() : NAN;
+}
+std::string str(const json& j, const char* key) {
+  return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : "";
+}
+std::string fmt(double v) { return std::isfinite(v) ? format_number(v) : (std::isinf(v) ? "∞" : "-"); }
+std::string pct(double f) { return std::isfinite(f) ? format_number(100 * f, 3) + "%" : "-"; }
+std::string count(double n) { return std::isfinite(n) ? std::to_string(static_cast<long long>(std::llround(n))) : "-"; }
+
+// "2022 – 14197", or "none (df = 0)" for a fit that has no interval.
+std::string interval(const json& p) {
+  if (!p.contains("no_interval")) return fmt(num(p, "lo")) + " – " + fmt(num(p, "hi"));
+  const std::string why = str(p, "no_interval");
+  const auto paren = why.rfind('(');
+  return paren == std::string::npos ? "none" : "none " + why.substr(paren);
+}
+
+// "Amdahl, σ = 0.19 ± 0.04" — the law and what limits scaling under it.
+std::string law_text(const json& fit) {
+  const std::string law = str(fit, "law");
+  std::string s = law;
+  if (law != "linear")
+    s += ", σ = " + fmt(num(fit, "sigma")) +
+         (fit["sigma_se"].is_number() ? " ± " + format_number(num(fit, "sigma_se"), 2) : "");
+  if (law == "usl")
+    s += ", κ = " + fmt(num(fit, "kappa")) +
+         (fit["kappa_se"].is_number() ? " ± " + format_number(num(fit, "kappa_se"), 2) : "") +
+         ", peak at N = " + fmt(num(fit, "peak_n"));
+  return s;
+}
+
+// "#1: KERNEL (PLATFORM)", one line per table.
+std::string legend(const json& result) {
+  std::string out;
+  int i = 0;
+  for (const auto& t : result.value("tables", json::array())) {
+    const std::string where = str(t, "kernel").empty() ? "this machine, " + str(t, "table")
+                                                       : str(t, "kernel") + " (" + str(t, "platform") + ")";
+    out += "- #" + std::to_string(++i) + ": " + where + ", " + str(t, "unit") + "\n";
+  }
+  return out;
+}
+
+// One row per held-out or requested N of every table.
+std::vector<std::vector<std::string>> rows_of(const json& result) {
+  std::vector<std::vector<std::string>> rows;
+  int i = 0;
+  for (const auto& t : result.value("tables", json::array())) {
+    ++i;
+    const std::string label = "#" + std::to_string(i);
+    if (!t.contains("fit")) {
+      rows.push_back({label, "not fitted: " + str(t, "not_fitted"), "", "", "", "", ""});
+      continue;
+    }
+    const std::string law = law_text(t["fit"]);
+    std::string trained;
+    for (const auto& r : t.value("train", json::array())) trained += (trained.empty() ? "" : ", ") + count(num(r, "n"));
+    for (const auto& r : t.value("held_out", json::array()))
+      rows.push_back({label, law, trained, count(num(r, "n")), fmt(num(r, "measured")),
+                      fmt(num(r, "predicted")) + " [" + interval(r) + "]", pct(num(r, "rel_err"))});
+    for (const auto& r : t.value("at", json::array()))
+      rows.push_back({label, law, trained, count(num(r, "n")), "not measured",
+                      fmt(num(r, "predicted")) + " [" + interval(r) + "]", "-"});
+  }
+  return rows;
+}
+
+// Throughput against N: each table's measured points, and its predictions with intervals.
+report::figure figure_of(const scaling_run& run) {
+  report::figure f{run.figure_name, run.title + ": throughput against N", "N (producer threads)", "", true, false, {}};
+  int i = 0;
+  for (const auto& t : run.result.value("tables", json::array())) {
+    ++i;
+    f.ylabel = "throughput (" + str(t, "unit") + ")";
+    report::plot_series measured{"#" + std::to_string(i) + " measured", {}, false};
+    report::plot_series predicted{"#" + std::to_string(i) + " predicted (95% PI)", {}, true};
+    for (const auto& r : t.value("train", json::array()))
+      measured.points.push_back({num(r, "n"), num(r, "measured"), num(r, "measured"), num(r, "measured")});
+    for (const char* part : {"held_out", "at"})
+      for (const auto& r : t.value(part, json::array())) {
+        if (r.contains("measured"))
+          measured.points.push_back({num(r, "n"), num(r, "measured"), num(r, "measured"), num(r, "measured")});
+        const double lo = std::isfinite(num(r, "lo")) ? num(r, "lo") : num(r, "predicted");
+        const double hi = std::isfinite(num(r, "hi")) ? num(r, "hi") : num(r, "predicted");
+        predicted.points.push_back({num(r, "n"), num(r, "predicted"), lo, hi});
+      }
+    for (auto* s : {&measured, &predicted}) {
+      std::sort(s->points.begin(), s->points.end(), [](const auto& a, const auto& b) { return a.x < b.x; });
+      if (!s->points.empty()) f.series.push_back(std::move(*s));
+    }
+  }
+  return f;
+}
+
+}  // namespace
+
+report::extra_section scaling_section(const std::vector<scaling_run>& runs) {
+  std::ostringstream md;
+  md << "## CPU scaling\n\n"
+     << "Throughput of the producers scenario (N threads write eventfds, one epoll consumer drains them) "
+        "against N, fitted by the Universal Scalability Law (Amdahl unless a coherency term earns its "
+        "place; σ is the share of each event serialised, κ a cost every pair of CPUs pays) and asked "
+        "about N it did not see (docs/scaling.md).\n\n";
+  if (runs.empty()) md << "No producers rows were measured, and no published table was found.\n\n";
+  report::extra_section s;
+  for (const auto& run : runs) {
+    const json summary = run.result.value("summary", json::object());
+    md << "### " << run.title << "\n\n"
+       << run.protocol << " Median |error| of the held-out rows: " << pct(num(summary, "median_rel_err")) << " ("
+       << count(num(summary, "n")) << " rows); 95% intervals hold " << pct(num(summary, "coverage")) << " of the "
+       << count(num(summary, "n_with_interval")) << " that have one.\n\n"
+       << legend(run.result) << "\n"
+       << report::md_table({"table", "law", "trained on N", "N", "measured", "predicted [95% interval]", "error"},
+                           rows_of(run.result))
+       << "\n";
+    auto f = figure_of(run);
+    if (!f.series.empty()) s.figures.push_back(std::move(f));
+  }
+  s.markdown = md.str();
+  return s;
+}
+
+}  // namespace pollscale::app::study
