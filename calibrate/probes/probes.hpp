@@ -51,6 +51,13 @@ probe_def ipc();
 /// handler: one request read and its reply written on an established connection.
 probe_def handler();
 
+/// producers: T pinned threads write eventfds that one epoll consumer drains (events/s).
+probe_def producers();
+
+/// producers' grid: T = 1..4 x C producers at C = 1 and C = min(CPUs, 4 quick / 16 full)
+/// (producers_points.cpp).
+std::vector<datasets::key> producers_points(const selection& sel, std::span<const flavour> mechs);
+
 /// The largest n of `kind` that fits in sel.max_fds with `kept` trigger ends kept and
 /// `extra` other descriptors open.
 std::int64_t max_channels(fd_kind kind, std::size_t kept, std::size_t extra, const selection& sel);

@@ -1,0 +1,99 @@
+// The grid of producers points (producers.cpp holds the essay). C is the number of CPUs a
+// series spreads its threads over: the consumer on the first of them, producer i on the
+// ((i + 1) mod C)-th, so that the producers fill the other CPUs first and share the
+// consumer's last. Two series in both profiles, more in the full one where CPUs allow:
+//  - C = 1: every thread on the first CPU of the mask — a one-CPU machine, where the
+//    producers and the consumer take turns;
+//  - C = Cmax = min(CPUs in the mask, 4 quick / 16 full), at least 2 (where the mask holds
+//    one CPU the C = 2 points are listed and skipped, as wakeup's cross-CPU points are);
+//  - full only: every power of two between them as well.
+// T (producers) = 1, 2, 3, 4, 6, 8, 12, 16, ... up to 4 x Cmax, and 4 x Cmax itself: on
+// this 2-vCPU host T in {1, 2, 3, 4, 6, 8} — 12 points, about 5 s of a quick run. The
+// cpus column counts the distinct CPUs actually used, min(C, T + 1), so a small T of a
+// wide series can name the same CPUs as a narrower one: such duplicates are listed once.
+// --n: replaces the T grid (values from 1 to producers_driver::max_producers).
+// Nothing unless --mechanisms selects epoll/lt.
+
+#include <algorithm>
+#include <set>
+
+#include "calibrate/probes/probes.hpp"
+#include "calibrate/probes/producers.hpp"
+#include "datasets/pinning.hpp"
+
+namespace pollscale::calibrate::probes {
+namespace {
+
+constexpr std::int64_t quick_max_cpus = 4, full_max_cpus = 16;
+
+/// 1, 2, 3, 4, 6, 8, 12, 16, 24, ... up to t_max, then t_max.
+std::vector<std::int64_t> producer_grid(std::int64_t t_max) {
+  std::vector<std::int64_t> ts = {1};
+  for (std::int64_t p = 2; p <= t_max; p *= 2) {
+    ts.push_back(p);
+    if (p + p / 2 <= t_max) ts.push_back(p + p / 2);
+  }
+  ts.push_back(t_max);
+  std::sort(ts.begin(), ts.end());
+  ts.erase(std::unique(ts.begin(), ts.end()), ts.end());
+  return ts;
+}
+
+/// The first `count` CPUs of the mask; where it holds fewer, numbers above its last CPU
+/// (not in the mask: make() skips the points that use them).
+std::vector<int> first_cpus(const selection& sel, std::int64_t count) {
+  std::vector<int> cpus(sel.cpus.begin(), sel.cpus.begin() + std::min<std::ptrdiff_t>(
+                                                                 static_cast<std::ptrdiff_t>(sel.cpus.size()), count));
+  int next = cpus.empty() ? 0 : cpus.back() + 1;
+  while (static_cast<std::int64_t>(cpus.size()) < count) cpus.push_back(next++);
+  return cpus;
+}
+
+/// "consumer+producer0+...": the consumer on cpus[0], producer i on cpus[(i + 1) % C].
+std::string spread_pinning(const std::vector<int>& cpus, std::int64_t t) {
+  const std::size_t c = cpus.size();
+  std::string pin = datasets::pinning::on(cpus[0]).text();
+  for (std::int64_t i = 0; i < t; ++i)
+    pin += "+" + datasets::pinning::on(cpus[static_cast<std::size_t>(i + 1) % c]).text();
+  return pin;
+}
+
+}  // namespace
+
+std::vector<datasets::key> producers_points(const selection& sel, std::span<const flavour> mechs) {
+  const auto lt = std::string(datasets::name(datasets::variant::lt));
+  const auto f = std::find_if(mechs.begin(), mechs.end(),
+                              [&](const flavour& m) { return m.mech == mechanism::epoll && m.variant == lt; });
+  if (f == mechs.end()) return {};
+  const bool full = sel.profile == profile_kind::full;
+  const std::int64_t c_max = std::max<std::int64_t>(
+      2, std::min<std::int64_t>(static_cast<std::int64_t>(sel.cpus.size()), full ? full_max_cpus : quick_max_cpus));
+  std::vector<std::int64_t> cs = {1};
+  for (std::int64_t c = 2; full && c < c_max; c *= 2) cs.push_back(c);
+  cs.push_back(c_max);
+  std::vector<std::int64_t> ts;
+  if (sel.n_override.empty()) {
+    ts = producer_grid(4 * c_max);
+  } else {
+    for (auto t : sel.n_override)
+      if (t >= 1 && t <= producers_driver::max_producers) ts.push_back(t);
+  }
+  std::set<datasets::key> out;
+  for (auto c : cs) {
+    const auto cpus = first_cpus(sel, c);
+    for (auto t : ts) {
+      datasets::key k =
+          base_key(datasets::scenario::producers, *f, fd_kind::eventfd, datasets::metric::throughput, "1/s");
+      k.n_fds = t;
+      k.n_active = t;
+      k.blocking = 1;
+      k.threads = t + 1;
+      k.pinning = spread_pinning(cpus, t);
+      k.cpus = distinct_cpus(k.pinning);
+      out.insert(std::move(k));
+    }
+  }
+  return {out.begin(), out.end()};
+}
+
+}  // namespace pollscale::calibrate::probes
