@@ -108,6 +108,13 @@ std::string with_se(double v, double var) {
   return format_number(v) + (std::isfinite(var) && var > 0 ? " ± " + format_number(std::sqrt(var), 2) : "");
 }
 
+// What gave a prediction: the table's own law, or the capacity of its sibling on fewer CPUs.
+std::string limit_text(const model::scaling_table& t, bool cpu_bound) {
+  if (!cpu_bound) return "law";
+  const std::string c0 = std::to_string(*t.bound_cpus);
+  return "capacity: " + std::to_string(*t.k.cpus) + "/" + c0 + " x the " + c0 + "-CPU table";
+}
+
 // A count as an integer ("128"), whatever its size.
 std::string count_text(double n) {
   std::ostringstream o;
@@ -174,14 +181,20 @@ json result_json(const model::scaling_result& r, const std::string& source) {
   json tables = json::array();
   for (const auto& t : r.tables) {
     json rows = json::array(), at = json::array();
-    for (const auto& v : t.rows) {
+    for (std::size_t i = 0; i < t.rows.size(); ++i) {
+      const auto& v = t.rows[i];
       json j = prediction_json(*model::scaling_axis(*v.o),
                                {v.predicted, v.lo, v.hi, v.has_interval, v.no_interval, v.extrapolation});
       j["measured"] = v.measured;
       j["rel_err"] = num(v.rel_err);
+      j["limited_by"] = t.row_cpu_bound[i] ? "cpu_capacity" : "law";
       rows.push_back(j);
     }
-    for (const auto& [n, p] : t.at) at.push_back(prediction_json(n, p));
+    for (std::size_t i = 0; i < t.at.size(); ++i) {
+      json j = prediction_json(t.at[i].first, t.at[i].second);
+      j["limited_by"] = t.at_cpu_bound[i] ? "cpu_capacity" : "law";
+      at.push_back(j);
+    }
     json train = json::array();
     for (const auto* o : t.train) train.push_back({{"n", *model::scaling_axis(*o)}, {"measured", o->value}});
     json tj = {{"table", table_name(t)}, {"n_is", model::scaling_axis_meaning(t.k)},
@@ -189,6 +202,7 @@ json result_json(const model::scaling_result& r, const std::string& source) {
                {"source", t.source},     {"unit", t.k.unit},
                {"n_train", t.n_train},   {"train", train},
                {"held_out", rows},       {"at", at}};
+    if (t.bound_cpus) tj["capacity_bound_cpus"] = *t.bound_cpus;
     if (t.fit)
       tj["fit"] = fit_json(*t.fit);
     else
@@ -235,20 +249,27 @@ text_table laws_table(const model::scaling_result& r) {
 }
 
 text_table predictions_table(const model::scaling_result& r, bool fractions) {
-  text_table t{{"#", "N", "measured", "predicted", "lo", "hi", "rel_err", "extrapolation", "no interval: why"},
-               {},
-               {true, true, true, true, true, true, true, true, false}};
-  auto add = [&](std::size_t i, double n, double measured, const model::scaling_prediction& p, double err) {
+  text_table t{
+      {"#", "N", "measured", "predicted", "lo", "hi", "rel_err", "extrapolation", "limited by", "no interval: why"},
+      {},
+      {true, true, true, true, true, true, true, true, false, false}};
+  auto add = [&](std::size_t i, double n, double measured, const model::scaling_prediction& p, double err,
+                 bool cpu_bound) {
     auto f = [&](double v) { return fractions ? csv_num(v) : text(v); };
     t.rows.push_back({std::to_string(i + 1), count_text(n), std::isnan(measured) ? "" : f(measured), f(p.value),
                       f(p.lo), f(p.hi), fractions ? csv_num(err) : pct(err),
-                      fractions ? csv_num(p.extrapolation) : format_number(p.extrapolation, 3) + "x", p.no_interval});
+                      fractions ? csv_num(p.extrapolation) : format_number(p.extrapolation, 3) + "x",
+                      limit_text(r.tables[i], cpu_bound), p.no_interval});
   };
   for (std::size_t i = 0; i < r.tables.size(); ++i) {
-    for (const auto& v : r.tables[i].rows)
+    const auto& tab = r.tables[i];
+    for (std::size_t j = 0; j < tab.rows.size(); ++j) {
+      const auto& v = tab.rows[j];
       add(i, *model::scaling_axis(*v.o), v.measured,
-          {v.predicted, v.lo, v.hi, v.has_interval, v.no_interval, v.extrapolation}, v.rel_err);
-    for (const auto& [n, p] : r.tables[i].at) add(i, n, std::nan(""), p, std::nan(""));
+          {v.predicted, v.lo, v.hi, v.has_interval, v.no_interval, v.extrapolation}, v.rel_err, tab.row_cpu_bound[j]);
+    }
+    for (std::size_t j = 0; j < tab.at.size(); ++j)
+      add(i, tab.at[j].first, std::nan(""), tab.at[j].second, std::nan(""), tab.at_cpu_bound[j]);
   }
   return t;
 }

@@ -53,12 +53,11 @@ void split(const std::vector<const observation*>& rows, const std::optional<row_
   }
 }
 
-validation_row predict_row(const scaling_fit& fit, const observation& o) {
+validation_row row_of(const scaling_prediction& p, const observation& o) {
   validation_row r;
   r.o = &o;
   r.group = {o.platform, o.kernel};
   r.measured = o.value;
-  const scaling_prediction p = predict_scaling(fit, *scaling_axis(o));
   r.predicted = p.value;
   r.lo = p.lo;
   r.hi = p.hi;
@@ -70,11 +69,12 @@ validation_row predict_row(const scaling_fit& fit, const observation& o) {
   return r;
 }
 
-scaling_table run_table(const table_id& id, const std::vector<const observation*>& rows,
-                        const std::optional<row_filter>& filter, const scaling_protocol& protocol) {
+scaling_table fit_table(const table_id& id, const std::vector<const observation*>& rows,
+                        const std::optional<row_filter>& filter, const scaling_protocol& protocol,
+                        std::vector<const observation*>& held_out) {
   scaling_table t;
   std::tie(t.k, t.platform, t.kernel, t.source) = id;
-  std::vector<const observation*> train, held_out;
+  std::vector<const observation*> train;
   split(rows, filter, train, held_out);
   t.n_train = train.size();
   t.train = train;
@@ -84,14 +84,69 @@ scaling_table run_table(const table_id& id, const std::vector<const observation*
     t.fit = fit_scaling(pts, protocol.law);
   } catch (const std::invalid_argument& e) {
     t.not_fitted = e.what();
-    return t;
   }
+  return t;
+}
+
+// The fitted table with the same key and provenance on the fewest CPUs below t's, if any.
+const scaling_table* capacity_sibling(const scaling_table& t, const std::vector<scaling_table>& all) {
+  if (!t.k.cpus) return nullptr;
+  const scaling_table* best = nullptr;
+  for (const auto& o : all) {
+    if (!o.fit || !o.k.cpus || *o.k.cpus >= *t.k.cpus || o.platform != t.platform || o.kernel != t.kernel ||
+        o.source != t.source)
+      continue;
+    datasets::key a = o.k, b = t.k;
+    a.cpus.reset();
+    b.cpus.reset();
+    if (a == b && (!best || *o.k.cpus < *best->k.cpus)) best = &o;
+  }
+  return best;
+}
+
+// min(law, bound): the value, and each end of the interval, from whichever is lower.
+scaling_prediction lower_of(const scaling_prediction& law, const scaling_prediction& bound, bool& bound_wins) {
+  bound_wins = bound.value < law.value;
+  scaling_prediction p = bound_wins ? bound : law;
+  p.extrapolation = law.extrapolation;
+  if (law.has_interval && bound.has_interval) {
+    p.lo = std::min(law.lo, bound.lo);
+    p.hi = std::min(law.hi, bound.hi);
+  }
+  return p;
+}
+
+// Predicts n for table t: its law, capped by the capacity of its sibling on fewer CPUs.
+scaling_prediction predict_in(const scaling_table& t, const scaling_table* sibling, double n, bool& bound_wins) {
+  const scaling_prediction law = predict_scaling(*t.fit, n);
+  bound_wins = false;
+  if (!sibling) return law;
+  const double scale = static_cast<double>(*t.k.cpus) / static_cast<double>(*sibling->k.cpus);
+  scaling_prediction bound = predict_scaling(*sibling->fit, n);
+  bound.value *= scale;
+  bound.lo *= scale;
+  bound.hi *= scale;
+  return lower_of(law, bound, bound_wins);
+}
+
+void predict_table(scaling_table& t, const scaling_table* sibling, const std::vector<const observation*>& held_out,
+                   const scaling_protocol& protocol) {
+  if (!t.fit) return;
+  if (sibling) t.bound_cpus = *sibling->k.cpus;
   std::vector<const validation_row*> predicted;
-  for (const auto* o : held_out) t.rows.push_back(predict_row(*t.fit, *o));
+  for (const auto* o : held_out) {
+    bool bound_wins = false;
+    const scaling_prediction p = predict_in(t, sibling, *scaling_axis(*o), bound_wins);
+    t.rows.push_back(row_of(p, *o));
+    t.row_cpu_bound.push_back(bound_wins);
+  }
   for (const auto& r : t.rows) predicted.push_back(&r);
   if (!predicted.empty()) t.acc = accuracy_of(predicted);
-  for (double n : protocol.at) t.at.emplace_back(n, predict_scaling(*t.fit, n));
-  return t;
+  for (double n : protocol.at) {
+    bool bound_wins = false;
+    t.at.emplace_back(n, predict_in(t, sibling, n, bound_wins));
+    t.at_cpu_bound.push_back(bound_wins);
+  }
 }
 
 }  // namespace
@@ -118,11 +173,15 @@ scaling_result validate_scaling(const observation_set& data, const scaling_proto
     throw datasets::input_error(data.source + ": no rows of a CPU-scaling scenario (" +
                                 std::string(datasets::name(datasets::scenario::producers)) + ") with its N");
   scaling_result out;
-  std::vector<const validation_row*> all;
+  std::vector<std::vector<const observation*>> held_out;
   for (const auto& [id, rows] : tables) {
-    out.tables.push_back(run_table(id, rows, filter, protocol));
+    held_out.emplace_back();
+    out.tables.push_back(fit_table(id, rows, filter, protocol, held_out.back()));
     out.n_train += out.tables.back().n_train;
   }
+  for (std::size_t i = 0; i < out.tables.size(); ++i)
+    predict_table(out.tables[i], capacity_sibling(out.tables[i], out.tables), held_out[i], protocol);
+  std::vector<const validation_row*> all;
   for (const auto& t : out.tables)
     for (const auto& r : t.rows) all.push_back(&r);
   if (!all.empty()) out.overall = accuracy_of(all);

@@ -41,6 +41,11 @@ struct scaling_table {
   std::string not_fitted;                                 ///< why, when fit is empty
   std::vector<validation_row> rows;                       ///< the held-out rows, predicted
   std::vector<std::pair<double, scaling_prediction>> at;  ///< the protocol's `at`, predicted
+  /// The CPU-capacity bound: the table of the same key measured on fewer CPUs (c0), whose
+  /// law times C/c0 caps this one's (see validate_scaling); empty when there is none.
+  std::optional<std::int64_t> bound_cpus;
+  std::vector<bool> row_cpu_bound;  ///< per row of `rows`: the bound, not the law, predicted it
+  std::vector<bool> at_cpu_bound;   ///< the same per entry of `at`
   accuracy acc;                                           ///< of `rows`
 };
 
@@ -50,8 +55,14 @@ struct scaling_result {
   std::size_t n_train = 0;
 };
 
-/// Runs the protocol over `data`'s scaling rows. Throws datasets::input_error when `data`
-/// has none, std::invalid_argument for a bad --train expression or `at` value.
+/// Runs the protocol over `data`'s scaling rows. A table measured on C CPUs whose key
+/// matches a fitted table on fewer CPUs c0 is also capped by it: C CPUs do at most C/c0
+/// times the work of c0 at the same N (the asymptotic bound of operational analysis; on
+/// c0 = 1 every thread shares one busy CPU, so 1/X is the CPU time one event takes), so its
+/// prediction is min(its own law, C/c0 × the smaller table's law), with the interval of
+/// each end taken the same way. The law of a few small N cannot see that N + 1 threads
+/// outnumber C CPUs; the bound can. Throws datasets::input_error when `data` has no scaling
+/// rows, std::invalid_argument for a bad --train expression or `at` value.
 scaling_result validate_scaling(const observation_set& data, const scaling_protocol& protocol);
 
 /// N of a scaling row (the producers: its n_fds); empty when the row has none (it then

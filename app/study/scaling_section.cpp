@@ -30,6 +30,9 @@ std::string interval(const json& p) {
   return paren == std::string::npos ? "none" : "none " + why.substr(paren);
 }
 
+// " (CPU capacity)" when the capacity of the table on fewer CPUs, not the law, gave it.
+std::string capped(const json& r) { return str(r, "limited_by") == "cpu_capacity" ? " (CPU capacity)" : ""; }
+
 // "Amdahl, σ = 0.19 ± 0.04" — the law and what limits scaling under it.
 std::string law_text(const json& fit) {
   const std::string law = str(fit, "law");
@@ -72,10 +75,10 @@ std::vector<std::vector<std::string>> rows_of(const json& result) {
     for (const auto& r : t.value("train", json::array())) trained += (trained.empty() ? "" : ", ") + count(num(r, "n"));
     for (const auto& r : t.value("held_out", json::array()))
       rows.push_back({label, law, trained, count(num(r, "n")), fmt(num(r, "measured")),
-                      fmt(num(r, "predicted")) + " [" + interval(r) + "]", pct(num(r, "rel_err"))});
+                      fmt(num(r, "predicted")) + " [" + interval(r) + "]" + capped(r), pct(num(r, "rel_err"))});
     for (const auto& r : t.value("at", json::array()))
       rows.push_back({label, law, trained, count(num(r, "n")), "not measured",
-                      fmt(num(r, "predicted")) + " [" + interval(r) + "]", "-"});
+                      fmt(num(r, "predicted")) + " [" + interval(r) + "]" + capped(r), "-"});
   }
   return rows;
 }

@@ -39,14 +39,19 @@ observation producers_row(std::int64_t producers, std::int64_t cpus, double valu
   return o;
 }
 
-// Two tables (one and two CPUs) of planted Amdahl scaling, and one row of another scenario.
+double one_cpu(double n) { return 1e6 * n / (1 + 0.9 * (n - 1)); }
+// Two CPUs: Amdahl with less contention, until two CPUs' worth of the one-CPU work caps it
+// (from N = 6 on: 2 x one_cpu(6) = 2.18e6 < 2.4e6).
+double two_cpus(double n) { return std::min(1e6 * n / (1 + 0.3 * (n - 1)), 2 * one_cpu(n)); }
+
+// Two tables (one and two CPUs) of planted scaling, and one row of another scenario.
 observation_set planted() {
   observation_set s;
   s.source = "planted";
   for (std::int64_t t : {1, 2, 3, 4, 6, 8}) {
     const double n = static_cast<double>(t);
-    s.rows.push_back(producers_row(t, 1, 1e6 * n / (1 + 0.9 * (n - 1))));
-    s.rows.push_back(producers_row(t, 2, 1e6 * n / (1 + 0.3 * (n - 1))));
+    s.rows.push_back(producers_row(t, 1, one_cpu(n)));
+    s.rows.push_back(producers_row(t, 2, two_cpus(n)));
   }
   observation other;
   other.k.scenario = std::string(datasets::name(datasets::scenario::find_active));
@@ -70,10 +75,16 @@ TEST(ScalingProtocolTest, TablesHoldScalingRowsSplitAtTheirSmallerHalf) {
     for (const auto& row : t.rows) EXPECT_GE(*row.o->k.n_fds, 4);
     ASSERT_TRUE(t.fit);
     EXPECT_EQ(t.fit->law, scaling_law::amdahl);
-    // Noiseless Amdahl: recovered exactly, so every held-out row is predicted exactly.
+    // Noiseless Amdahl: recovered exactly; the two-CPU table's larger N are predicted
+    // exactly too, because the one-CPU table's capacity caps them.
     EXPECT_NEAR(t.fit->sigma, *t.k.cpus == 1 ? 0.9 : 0.3, 1e-6);
-    EXPECT_LT(t.acc.max_rel_err, 1e-6);
+    EXPECT_LT(t.acc.max_rel_err, 1e-6) << "cpus=" << *t.k.cpus;
+    ASSERT_EQ(t.row_cpu_bound.size(), t.rows.size());
+    for (std::size_t i = 0; i < t.rows.size(); ++i)
+      EXPECT_EQ(t.row_cpu_bound[i], *t.k.cpus == 2 && *t.rows[i].o->k.n_fds >= 6) << i;
   }
+  EXPECT_FALSE(r.tables[0].bound_cpus);
+  EXPECT_EQ(r.tables[1].bound_cpus, 1);
   EXPECT_EQ(r.n_train, 6u);
   EXPECT_EQ(r.overall.n, 6u);
 }
