@@ -28,10 +28,36 @@ table_id table_of(const observation& o) {
   return {k, o.platform, o.kernel, o.source};
 }
 
+// A row whose threads all found a CPU of their own (cpus == threads) ran the same
+// experiment in every series at least that wide: calibrate lists it once (a T = 1 point of
+// a 4-CPU series is the T = 1 point of the 2-CPU one). A row with fewer CPUs than threads
+// belongs to the series of exactly its cpus.
+bool fits_its_cpus(const observation& o) { return o.k.cpus && o.k.threads && *o.k.cpus >= *o.k.threads; }
+
 std::map<table_id, std::vector<const observation*>> tables_of(const observation_set& data) {
   std::map<table_id, std::vector<const observation*>> out;
-  for (const auto& o : data.rows)
-    if (is_scaling_row(o) && scaling_axis(o)) out[table_of(o)].push_back(&o);
+  // Series widths (C) per table without its cpus column, from the rows that fill theirs.
+  std::map<table_id, std::set<std::int64_t>> widths;
+  for (const auto& o : data.rows) {
+    if (!is_scaling_row(o) || !scaling_axis(o)) continue;
+    auto id = table_of(o);
+    std::get<0>(id).cpus.reset();
+    if (o.k.cpus && !fits_its_cpus(o)) widths[id].insert(*o.k.cpus);
+  }
+  for (const auto& o : data.rows) {
+    if (!is_scaling_row(o) || !scaling_axis(o)) continue;
+    table_id id = table_of(o);
+    auto wide = std::get<0>(id);
+    wide.cpus.reset();
+    const auto& ws = widths[{wide, std::get<1>(id), std::get<2>(id), std::get<3>(id)}];
+    bool placed = false;
+    if (fits_its_cpus(o))
+      for (auto c = ws.lower_bound(*o.k.cpus); c != ws.end(); ++c, placed = true) {
+        std::get<0>(id).cpus = *c;
+        out[id].push_back(&o);
+      }
+    if (!placed) out[table_of(o)].push_back(&o);
+  }
   return out;
 }
 

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <map>
 
 #include "datasets/input_error.hpp"
 #include "datasets/vocabulary.hpp"
@@ -87,6 +88,31 @@ TEST(ScalingProtocolTest, TablesHoldScalingRowsSplitAtTheirSmallerHalf) {
   EXPECT_EQ(r.tables[1].bound_cpus, 1);
   EXPECT_EQ(r.n_train, 6u);
   EXPECT_EQ(r.overall.n, 6u);
+}
+
+// calibrate lists a point once when its threads fit the CPUs of several series: on a
+// 4-CPU machine, T = 1 of the 2- and 4-CPU series is one row (cpus 2 of threads 2), T = 2 of
+// the 4-CPU series has cpus 3. Each such row belongs to every series at least as wide.
+TEST(ScalingProtocolTest, RowsWhoseThreadsFitTheirCpusJoinEveryWiderSeries) {
+  observation_set data;
+  data.source = "four cpus";
+  auto row = [&](std::int64_t t, std::int64_t cpus) {
+    observation o = producers_row(t, 1, 1e6 * static_cast<double>(t));
+    o.k.cpus = cpus;
+    data.rows.push_back(o);
+  };
+  for (std::int64_t t : {1, 2, 3, 4, 6, 8}) row(t, 1);
+  row(1, 2);  // shared by the 2- and 4-CPU series
+  for (std::int64_t t : {2, 3, 4, 6, 8}) row(t, 2);
+  row(2, 3);  // the 4-CPU series' T = 2
+  for (std::int64_t t : {3, 4, 6, 8, 12, 16}) row(t, 4);
+  const scaling_result r = validate_scaling(data, {});
+  ASSERT_EQ(r.tables.size(), 3u);
+  std::map<std::int64_t, std::size_t> points;
+  for (const auto& t : r.tables) points[*t.k.cpus] = t.n_train + t.rows.size();
+  EXPECT_EQ(points[1], 6u);
+  EXPECT_EQ(points[2], 6u);  // T = 1 (shared), 2, 3, 4, 6, 8
+  EXPECT_EQ(points[4], 8u);  // T = 1 (shared), 2 (cpus 3), 3, 4, 6, 8, 12, 16
 }
 
 TEST(ScalingProtocolTest, TrainExpressionAndRequestedCounts) {
