@@ -46,7 +46,7 @@ struct scaling_table {
   std::optional<std::int64_t> bound_cpus;
   std::vector<bool> row_cpu_bound;  ///< per row of `rows`: the bound, not the law, predicted it
   std::vector<bool> at_cpu_bound;   ///< the same per entry of `at`
-  accuracy acc;                                           ///< of `rows`
+  accuracy acc;                     ///< of `rows`
 };
 
 struct scaling_result {
