@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# The CPU-scaling campaign, ready for a machine with many CPUs (docs/scaling.md): measure
+# the producers scenario at C = 1, 2, 4, ... up to min(CPUs, 16) with up to 4 x C producer
+# threads (calibrate's full grid for that scenario, a few minutes), then fit the scalability
+# law of each C on its smallest producer counts (capped, for C > 1, by C times the one-CPU
+# series' capacity) and print, per C, what it predicted for the others against what was
+# measured, and 64 and 128 producers.
+#
+# Usage: scripts/cpu_scaling_campaign.sh [OUT_DIR] [TRAIN_MAX]
+#   OUT_DIR    where the dataset and the predictions go (default out/cpu-scaling-<UTC time>)
+#   TRAIN_MAX  largest producer count each law is fitted on (default 4)
+# Needs a release build (scripts/study.sh makes one) and python3. Exit status: 0, or the
+# failing step's.
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=${1:-out/cpu-scaling-$(date -u +%Y%m%d-%H%M%S)}
+train_max=${2:-4}
+bin=$root/build/release/app/pollscale
+if [[ ! -x $bin ]]; then
+  echo "cpu_scaling_campaign: no $bin; build it first (cmake --preset release && cmake --build --preset release)" >&2
+  exit 2
+fi
+if ! [[ $train_max =~ ^[1-9][0-9]*$ ]]; then
+  echo "cpu_scaling_campaign: TRAIN_MAX '$train_max' is not a positive integer" >&2
+  exit 2
+fi
+mkdir -p "$out"
+
+echo "cpu_scaling_campaign: $(nproc) CPUs; measuring producers into $out/dataset" >&2
+start=$(date +%s)
+"$bin" calibrate --full --scenarios producers --out "$out/dataset" --format csv > "$out/calibration.csv"
+echo "cpu_scaling_campaign: measured in $(( $(date +%s) - start )) s" >&2
+
+"$bin" scale --data "$out/dataset" --train "n_fds<=$train_max" --at 64,128 --format json > "$out/scale.json"
+"$bin" scale --data "$out/dataset" --train "n_fds<=$train_max" --at 64,128 > "$out/scale.txt"
+
+python3 - "$out/scale.json" "$train_max" <<'EOF'
+import json, sys
+result = json.load(open(sys.argv[1]))
+print(f"fitted on <= {sys.argv[2]} producers; per CPU count C, the held-out producer counts:")
+print(f"{'C':>3} {'N':>4} {'measured/s':>12} {'predicted/s':>12} {'error':>8}  limited by")
+for t in result["tables"]:
+    c = t["table"].rsplit("cpus=", 1)[-1] if "cpus=" in t["table"] else "?"
+    if "fit" not in t:
+        print(f"{c:>3}  not fitted: {t.get('not_fitted', '')}")
+        continue
+    for r in t["held_out"]:
+        print(f"{c:>3} {int(r['n']):>4} {r['measured']:>12.4g} {r['predicted']:>12.4g} {100 * r['rel_err']:>7.1f}%  {r['limited_by']}")
+    for r in t["at"]:
+        print(f"{c:>3} {int(r['n']):>4} {'-':>12} {r['predicted']:>12.4g} {'-':>8}  {r['limited_by']}")
+s = result["summary"]
+if s.get("n"):
+    print(f"all: {s['n']} held out, median |error| {100 * s['median_rel_err']:.1f}%, max {100 * s['max_rel_err']:.1f}%")
+EOF
+echo "cpu_scaling_campaign: $out/scale.txt holds the laws; total $(( $(date +%s) - start )) s" >&2
