@@ -59,6 +59,14 @@ std::string legend(const json& result) {
   return out;
 }
 
+// "95% intervals hold 100% of the 4 that have one.", or why none has one.
+std::string coverage_text(const json& summary) {
+  if (num(summary, "n_with_interval") > 0)
+    return "95% intervals hold " + pct(num(summary, "coverage")) + " of the " + count(num(summary, "n_with_interval")) +
+           " that have one.";
+  return "no prediction has an interval (as many training points as coefficients: no degrees of freedom left).";
+}
+
 // One row per held-out or requested N of every table.
 std::vector<std::vector<std::string>> rows_of(const json& result) {
   std::vector<std::vector<std::string>> rows;
@@ -125,8 +133,7 @@ report::extra_section scaling_section(const std::vector<scaling_run>& runs) {
     const json summary = run.result.value("summary", json::object());
     md << "### " << run.title << "\n\n"
        << run.protocol << " Median |error| of the held-out rows: " << pct(num(summary, "median_rel_err")) << " ("
-       << count(num(summary, "n")) << " rows); 95% intervals hold " << pct(num(summary, "coverage")) << " of the "
-       << count(num(summary, "n_with_interval")) << " that have one.\n\n"
+       << count(num(summary, "n")) << " rows); " << coverage_text(summary) << "\n\n"
        << legend(run.result) << "\n"
        << report::md_table({"table", "law", "trained on N", "N", "measured", "predicted [95% interval]", "error"},
                            rows_of(run.result))
