@@ -91,6 +91,12 @@ def op_below_call(rows):
     return below, len(pairs)
 
 
+def cross_cpu(k):
+    """A point whose threads ran on more than one CPU (pinning "0+1", "0+1+0", ...)."""
+    cpus = [c for c in dict(zip(KEY, k))["pinning"].split("+") if c != ""]
+    return len(set(cpus)) > 1
+
+
 def percentile(values, q):
     v = sorted(values)
     h = q * (len(v) - 1)
@@ -137,6 +143,15 @@ def compare(da, db, rows_pct):
     print(f"fastest batch: median |d| {100 * statistics.median(dm):.2f}%, p95 {100 * percentile(dm, 0.95):.2f}%, "
           f"max {100 * max(dm):.1f}%")
     print(f"inside       {100 * ins / len(common):.1f}%   (target >= 90%)")
+    # Where the spread lives: points with a partner thread on another CPU (a cross-CPU wake-up,
+    # a hypervisor exit on a VM, whose cost moves with the host's scheduling of the idle vCPU)
+    # against the rest.
+    for label, part in (("cross-CPU", [i for i, k in enumerate(common) if cross_cpu(k)]),
+                        ("same CPU", [i for i, k in enumerate(common) if not cross_cpu(k)])):
+        if part:
+            dp = [d[i] for i in part]
+            print(f"  {label:9s}  {len(part)} points: median |d| {100 * statistics.median(dp):.2f}%, "
+                  f"p95 {100 * percentile(dp, 0.95):.2f}%")
     for name, rows, ctx in (("a", a, ca), ("b", b, cb)):
         below, pairs = op_below_call(rows)
         wall = (ctx.get("calibration") or {}).get("wall_s")
