@@ -189,9 +189,9 @@ scaling_fit fit_scaling(std::span<const scaling_point> points, const scaling_opt
   check_points(points);
   std::set<double> distinct;
   for (const auto& q : points) distinct.insert(q.n);
-  const auto [n_lo, n_hi] = std::minmax_element(distinct.begin(), distinct.end());
+  const double n_lo = *distinct.begin(), n_hi = *distinct.rbegin();  // a set is sorted
   auto finish = [&](scaling_fit f, std::vector<scaling_rival> rivals) {
-    f.n_min = *n_lo, f.n_max = *n_hi;
+    f.n_min = n_lo, f.n_max = n_hi;
     f.loo = leave_one_out(points, f.law, options.weights);
     f.rivals = std::move(rivals);
     return f;
