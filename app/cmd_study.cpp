@@ -4,7 +4,6 @@
 // the report — every step's output kept in one folder, listed in study.json.
 
 #include <ctime>
-#include <fstream>
 #include <iostream>
 
 #include "app/cli.hpp"
@@ -18,6 +17,7 @@
 #include "app/table_writer.hpp"
 #include "calibrate/sys/syscall.hpp"
 #include "datasets/atomic_file.hpp"
+#include "datasets/json_file.hpp"
 #include "datasets/vocabulary.hpp"
 #include "model/prediction.hpp"
 
@@ -86,12 +86,12 @@ study_plan make_plan(const po::variables_map& vm) {
   return p;
 }
 
+// A step's JSON output, or null when the step left none (or something unreadable).
 json read_json_or_null(const fs::path& p) {
-  std::ifstream in(p);
-  if (!in) return nullptr;
+  if (!fs::exists(p)) return nullptr;
   try {
-    return json::parse(in);
-  } catch (const json::parse_error&) {
+    return datasets::read_json_file(p);
+  } catch (const datasets::input_error&) {
     return nullptr;
   }
 }

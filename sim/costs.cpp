@@ -1,11 +1,11 @@
 #include "sim/costs.hpp"
 
 #include <cmath>
-#include <fstream>
 #include <set>
 #include <stdexcept>
 
 #include "datasets/input_error.hpp"
+#include "datasets/json_file.hpp"
 #include "datasets/vocabulary.hpp"
 
 namespace pollscale::sim {
@@ -80,14 +80,9 @@ cost_table parse_cost_table(const nlohmann::json& doc, const std::string& origin
 }
 
 cost_table read_cost_table(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw datasets::input_error(path, 0, "cannot open the costs file");
-  nlohmann::json doc;
-  try {
-    in >> doc;
-  } catch (const nlohmann::json::parse_error& e) {
-    throw datasets::input_error(path, 0, std::string("not valid JSON (") + e.what() + ")");
-  }
+  // The shared reader: a directory, an unreadable file, nesting past its bound and every
+  // JSON error (a number out of range included) are an input_error naming the file.
+  const nlohmann::json doc = datasets::read_json_file(path);
   return parse_cost_table(doc, path);
 }
 

@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <set>
 #include <stdexcept>
 
 #include "datasets/input_error.hpp"
+#include "datasets/json_file.hpp"
 
 namespace pollscale::sim {
 
@@ -135,14 +135,9 @@ workload parse_workload(const nlohmann::json& doc, const std::string& origin, wo
 }
 
 workload read_workload(const std::string& path, workload base) {
-  std::ifstream in(path);
-  if (!in) throw datasets::input_error(path, 0, "cannot open the workload file");
-  nlohmann::json doc;
-  try {
-    in >> doc;
-  } catch (const nlohmann::json::parse_error& e) {
-    throw datasets::input_error(path, 0, std::string("not valid JSON (") + e.what() + ")");
-  }
+  // The shared reader: a directory, an unreadable file, nesting past its bound and every
+  // JSON error (a number out of range included) are an input_error naming the file.
+  const nlohmann::json doc = datasets::read_json_file(path);
   return parse_workload(doc, path, std::move(base));
 }
 

@@ -1,8 +1,10 @@
 #include "sim/costs.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 
 #include "datasets/input_error.hpp"
@@ -103,6 +105,37 @@ TEST(WorkloadTest, RejectsBadWorkloadsNamingTheKey) {
   EXPECT_EQ(error_of(R"({"clients": 3})"), "w.json: clients: unknown key");
   EXPECT_EQ(error_of(R"({"generator": {"per_msg": "const:1"}})"), "w.json: generator.per_msg: unknown key");
   EXPECT_THROW(read_workload("/nonexistent/w.json"), datasets::input_error);
+}
+
+// What the workload fuzzer found (tests/fuzz/corpus/workload/number_overflow): a number
+// beyond double escaped as nlohmann's out_of_range and terminated the program. Both of the
+// simulator's JSON files now go through the shared reader.
+TEST(WorkloadTest, FilesThatAreNotJsonTheSimulatorCanUseAreInputErrors) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("pollscale_sim_json_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  auto error_of = [&](const std::string& text, bool costs) {
+    const fs::path f = dir / (costs ? "c.json" : "w.json");
+    std::ofstream(f) << text;
+    try {
+      if (costs)
+        (void)read_cost_table(f.string());
+      else
+        (void)read_workload(f.string());
+    } catch (const datasets::input_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  for (bool costs : {false, true}) {
+    SCOPED_TRACE(costs ? "costs" : "workload");
+    EXPECT_NE(error_of(R"({"think": 4e4444444444})", costs).find("invalid JSON"), std::string::npos);
+    EXPECT_NE(error_of(R"({"idle": 1e400})", costs).find("invalid JSON"), std::string::npos);
+    EXPECT_NE(error_of(std::string(100000, '['), costs).find("nested deeper"), std::string::npos);
+    EXPECT_NE(error_of("{", costs).find("invalid JSON"), std::string::npos);
+  }
+  EXPECT_THROW(read_workload(dir.string()), datasets::input_error);  // a directory
+  fs::remove_all(dir);
 }
 
 TEST(DistributionTest, MomentsAndParsing) {
