@@ -81,8 +81,6 @@ datasets::key query_of(const po::variables_map& vm) {
 
 std::string num(double v) { return std::isfinite(v) ? format_number(v, 5) : (std::isnan(v) ? "" : "inf"); }
 
-nlohmann::json json_number(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
-
 }  // namespace
 
 int cmd_predict(const args_t& args) {

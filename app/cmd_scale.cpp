@@ -10,6 +10,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "app/accuracy_output.hpp"
 #include "app/cli.hpp"
 #include "app/commands.hpp"
 #include "app/exit_codes.hpp"
@@ -92,16 +93,7 @@ model::scaling_options law_options(const po::variables_map& vm) {
   return o;
 }
 
-json num(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 std::string text(double v) { return std::isfinite(v) ? format_number(v) : (std::isinf(v) ? "inf" : "-"); }
-std::string pct(double f) { return std::isfinite(f) ? format_number(100 * f, 3) + "%" : "-"; }
-std::string csv_num(double v) {
-  if (!std::isfinite(v)) return std::isinf(v) ? "inf" : "";
-  std::ostringstream o;
-  o.precision(10);
-  o << v;
-  return o.str();
-}
 
 // "0.0277 ± 0.0091" (the standard error), or the value alone when there is none.
 std::string with_se(double v, double var) {
@@ -141,8 +133,9 @@ bool free_coefficient(const model::scaling_fit& f, int c) {
 
 json fit_json(const model::scaling_fit& f) {
   json rivals = json::array();
-  for (const auto& r : f.rivals) rivals.push_back({{"law", model::name(r.law)}, {"loo", num(r.loo)}, {"why", r.why}});
-  auto se = [&](int i) { return free_coefficient(f, i) ? num(std::sqrt(f.covariance(i, i))) : json(nullptr); };
+  for (const auto& r : f.rivals)
+    rivals.push_back({{"law", model::name(r.law)}, {"loo", json_number(r.loo)}, {"why", r.why}});
+  auto se = [&](int i) { return free_coefficient(f, i) ? json_number(std::sqrt(f.covariance(i, i))) : json(nullptr); };
   return {{"law", model::name(f.law)},
           {"formula", f.formula()},
           {"gamma", f.gamma},
@@ -152,29 +145,22 @@ json fit_json(const model::scaling_fit& f) {
           {"kappa", f.kappa},
           {"kappa_se", se(2)},
           {"df", f.df},
-          {"residual_sd", num(f.residual_sd)},
-          {"peak_n", num(f.peak_n())},
-          {"loo", num(f.loo)},
+          {"residual_sd", json_number(f.residual_sd)},
+          {"peak_n", json_number(f.peak_n())},
+          {"loo", json_number(f.loo)},
           {"n_min", f.n_min},
           {"n_max", f.n_max},
           {"rivals", rivals}};
 }
 
 json prediction_json(double n, const model::scaling_prediction& p) {
-  json j = {{"n", n}, {"predicted", p.value}, {"lo", num(p.lo)}, {"hi", num(p.hi)}, {"extrapolation", p.extrapolation}};
+  json j = {{"n", n},
+            {"predicted", p.value},
+            {"lo", json_number(p.lo)},
+            {"hi", json_number(p.hi)},
+            {"extrapolation", p.extrapolation}};
   if (!p.has_interval) j["no_interval"] = p.no_interval;
   return j;
-}
-
-json accuracy_json(const model::accuracy& a) {
-  if (a.n == 0) return {{"n", 0}};
-  return {{"n", a.n},
-          {"mape", num(a.mape)},
-          {"median_rel_err", num(a.median_rel_err)},
-          {"max_rel_err", num(a.max_rel_err)},
-          {"coverage", num(a.coverage)},
-          {"n_with_interval", a.n_with_interval},
-          {"median_rel_halfwidth", num(a.median_rel_halfwidth)}};
 }
 
 json result_json(const model::scaling_result& r, const std::string& source) {
@@ -186,7 +172,7 @@ json result_json(const model::scaling_result& r, const std::string& source) {
       json j = prediction_json(*model::scaling_axis(*v.o),
                                {v.predicted, v.lo, v.hi, v.has_interval, v.no_interval, v.extrapolation});
       j["measured"] = v.measured;
-      j["rel_err"] = num(v.rel_err);
+      j["rel_err"] = json_number(v.rel_err);
       j["limited_by"] = t.row_cpu_bound[i] ? "cpu_capacity" : "law";
       rows.push_back(j);
     }
@@ -235,13 +221,14 @@ text_table laws_table(const model::scaling_result& r) {
     } else {
       const auto& f = *s.fit;
       // A coefficient the law fixes at 0 prints as "-".
-      for (auto c : {std::string(model::name(f.law)), with_se(f.gamma, f.covariance(0, 0)),
-                     free_coefficient(f, 1) ? with_se(f.sigma, f.covariance(1, 1)) : "-",
-                     free_coefficient(f, 2) ? with_se(f.kappa, f.covariance(2, 2)) : "-", text(f.peak_n()), pct(f.loo)})
+      for (auto c :
+           {std::string(model::name(f.law)), with_se(f.gamma, f.covariance(0, 0)),
+            free_coefficient(f, 1) ? with_se(f.sigma, f.covariance(1, 1)) : "-",
+            free_coefficient(f, 2) ? with_se(f.kappa, f.covariance(2, 2)) : "-", text(f.peak_n()), percent_text(f.loo)})
         row.push_back(c);
     }
-    for (auto c :
-         {std::to_string(s.n_train), std::to_string(s.rows.size()), s.rows.empty() ? "-" : pct(s.acc.median_rel_err)})
+    for (auto c : {std::to_string(s.n_train), std::to_string(s.rows.size()),
+                   s.rows.empty() ? "-" : percent_text(s.acc.median_rel_err)})
       row.push_back(c);
     t.rows.push_back(std::move(row));
   }
@@ -255,10 +242,10 @@ text_table predictions_table(const model::scaling_result& r, bool fractions) {
       {true, true, true, true, true, true, true, true, false, false}};
   auto add = [&](std::size_t i, double n, double measured, const model::scaling_prediction& p, double err,
                  bool cpu_bound) {
-    auto f = [&](double v) { return fractions ? csv_num(v) : text(v); };
+    auto f = [&](double v) { return fractions ? csv_number(v) : text(v); };
     t.rows.push_back({std::to_string(i + 1), count_text(n), std::isnan(measured) ? "" : f(measured), f(p.value),
-                      f(p.lo), f(p.hi), fractions ? csv_num(err) : pct(err),
-                      fractions ? csv_num(p.extrapolation) : format_number(p.extrapolation, 3) + "x",
+                      f(p.lo), f(p.hi), fractions ? csv_number(err) : percent_text(err),
+                      fractions ? csv_number(p.extrapolation) : format_number(p.extrapolation, 3) + "x",
                       limit_text(r.tables[i], cpu_bound), p.no_interval});
   };
   for (std::size_t i = 0; i < r.tables.size(); ++i) {
@@ -277,7 +264,7 @@ text_table predictions_table(const model::scaling_result& r, bool fractions) {
 text_table summary_table(const model::scaling_result& r, bool fractions) {
   const auto& a = r.overall;
   // Nothing held out (every row trained): no accuracy to state.
-  auto f = [&](double v) { return a.n == 0 ? (fractions ? "" : "-") : fractions ? csv_num(v) : pct(v); };
+  auto f = [&](double v) { return a.n == 0 ? (fractions ? "" : "-") : fractions ? csv_number(v) : percent_text(v); };
   return {{"n_train", "n", "mape", "median_rel_err", "max_rel_err", "coverage", "median_rel_halfwidth"},
           {{std::to_string(r.n_train), std::to_string(a.n), f(a.mape), f(a.median_rel_err), f(a.max_rel_err),
             f(a.coverage) + (fractions ? "" : " of " + std::to_string(a.n_with_interval)), f(a.median_rel_halfwidth)}},
@@ -299,14 +286,14 @@ text_table laws_csv(const model::scaling_result& r) {
     row.push_back(fitted ? std::string(model::name(f.law)) : "");
     for (int c = 0; c < 3; ++c) {
       const double v = c == 0 ? f.gamma : c == 1 ? f.sigma : f.kappa;
-      row.push_back(fitted ? csv_num(v) : "");
-      row.push_back(fitted && free_coefficient(f, c) ? csv_num(std::sqrt(f.covariance(c, c))) : "");
+      row.push_back(fitted ? csv_number(v) : "");
+      row.push_back(fitted && free_coefficient(f, c) ? csv_number(std::sqrt(f.covariance(c, c))) : "");
     }
-    row.push_back(fitted ? csv_num(f.peak_n()) : "");
-    row.push_back(fitted ? csv_num(f.loo) : "");
+    row.push_back(fitted ? csv_number(f.peak_n()) : "");
+    row.push_back(fitted ? csv_number(f.loo) : "");
     row.push_back(std::to_string(s.n_train));
     row.push_back(std::to_string(s.rows.size()));
-    row.push_back(s.rows.empty() ? "" : csv_num(s.acc.median_rel_err));
+    row.push_back(s.rows.empty() ? "" : csv_number(s.acc.median_rel_err));
     row.push_back(s.not_fitted);
     t.rows.push_back(std::move(row));
   }

@@ -14,6 +14,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "app/accuracy_output.hpp"
 #include "app/cli.hpp"
 #include "app/commands.hpp"
 #include "app/exit_codes.hpp"
@@ -56,32 +57,7 @@ std::vector<std::string> split_columns(const std::string& text) {
   return out;
 }
 
-json num(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
-
 std::string text_num(double v) { return std::isfinite(v) ? format_number(v) : (std::isnan(v) ? "" : "inf"); }
-
-std::string csv_number(double v) {
-  if (std::isnan(v)) return "";
-  std::ostringstream o;
-  o.precision(10);
-  o << v;
-  return o.str();
-}
-
-std::string pct(double fraction) { return std::isfinite(fraction) ? format_number(100 * fraction, 3) + "%" : "-"; }
-
-json accuracy_json(const model::accuracy& a) {
-  // An interval open above (a rate) makes the median half-width infinite: JSON says "inf".
-  auto wide = [](double v) { return std::isinf(v) ? json("inf") : num(v); };
-  return {{"n", a.n},
-          {"mape", num(a.mape)},
-          {"median_rel_err", num(a.median_rel_err)},
-          {"max_rel_err", num(a.max_rel_err)},
-          {"coverage", num(a.coverage)},
-          {"n_with_interval", a.n_with_interval},
-          {"median_rel_halfwidth", wide(a.median_rel_halfwidth)},
-          {"median_interval_score", wide(a.median_interval_score)}};
-}
 
 json row_json(const model::validation_row& r) {
   json j = json::object();
@@ -90,13 +66,13 @@ json row_json(const model::validation_row& r) {
     if (c != "source") j[std::string(c)] = v;
   }
   j["measured"] = r.measured;
-  j["predicted"] = num(r.predicted);
-  j["lo"] = num(r.lo);
-  j["hi"] = num(r.hi);
+  j["predicted"] = json_number(r.predicted);
+  j["lo"] = json_number(r.lo);
+  j["hi"] = json_number(r.hi);
   if (!r.has_interval) j["no_interval"] = r.no_interval;
-  j["rel_err"] = num(r.rel_err);
+  j["rel_err"] = json_number(r.rel_err);
   j["extrapolated"] = r.extrapolated;
-  j["extrapolation"] = num(r.extrapolation);
+  j["extrapolation"] = json_number(r.extrapolation);
   return j;
 }
 
@@ -113,7 +89,7 @@ json result_json(const model::validation_result& v, const std::string& train) {
     models.push_back(
         {{"model", datasets::describe(m.cell) + (m.platform.empty() ? "" : " @ " + m.platform + ", " + m.kernel)},
          {"formula", m.formula},
-         {"mape_loo", num(m.stats.mape_loo)},
+         {"mape_loo", json_number(m.stats.mape_loo)},
          {"n_points", m.stats.n_points}});
   json summary = accuracy_json(v.overall);
   summary["groups"] = groups;
@@ -133,7 +109,8 @@ text_table rows_table(const model::validation_result& v) {
                {false, true, true, true, true, true, true, false}};
   for (const auto& r : v.rows)
     t.rows.push_back({row_label(r), text_num(r.measured), text_num(r.predicted), text_num(r.lo), text_num(r.hi),
-                      pct(r.rel_err), r.extrapolated ? format_number(r.extrapolation, 3) + "x" : "-", r.no_interval});
+                      percent_text(r.rel_err), r.extrapolated ? format_number(r.extrapolation, 3) + "x" : "-",
+                      r.no_interval});
   return t;
 }
 
@@ -167,7 +144,7 @@ void add_accuracy_row(text_table& t, std::vector<std::string> row, std::size_t n
                       bool fractions) {
   auto f = [&](double x) {
     if (std::isinf(x)) return std::string("inf");
-    return fractions ? csv_number(x) : pct(x);
+    return fractions ? csv_number(x) : percent_text(x);
   };
   for (auto s : {std::to_string(n_train), std::to_string(a.n), f(a.mape), f(a.median_rel_err), f(a.max_rel_err),
                  f(a.coverage) + (fractions ? "" : " of " + std::to_string(a.n_with_interval)),

@@ -51,4 +51,18 @@ std::string format_number(double v, int significant) {
   return s.str();
 }
 
+std::string csv_number(double v) {
+  if (std::isnan(v)) return "";
+  std::ostringstream o;
+  o.precision(10);
+  o << v;
+  return o.str();
+}
+
+std::string percent_text(double fraction) {
+  return std::isfinite(fraction) ? format_number(100 * fraction, 3) + "%" : "-";
+}
+
+nlohmann::json json_number(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+
 }  // namespace pollscale::app

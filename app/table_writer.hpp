@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace pollscale::app {
 
 struct text_table {
@@ -20,5 +22,14 @@ void write_csv(std::ostream& out, const text_table& t);
 
 /// A number with `significant` significant digits, no exponent for 1e-3 <= |v| < 1e9.
 std::string format_number(double v, int significant = 4);
+
+/// A number for a CSV cell: 10 significant digits, "" for NaN (no value), "inf"/"-inf".
+std::string csv_number(double v);
+
+/// A fraction as a percentage with 3 significant digits ("4.21%"), "-" when not finite.
+std::string percent_text(double fraction);
+
+/// A number for JSON, which has neither NaN nor infinity: those become null.
+nlohmann::json json_number(double v);
 
 }  // namespace pollscale::app

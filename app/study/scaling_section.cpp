@@ -19,7 +19,6 @@ std::string str(const json& j, const char* key) {
   return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : "";
 }
 std::string fmt(double v) { return std::isfinite(v) ? format_number(v) : (std::isinf(v) ? "∞" : "-"); }
-std::string pct(double f) { return std::isfinite(f) ? format_number(100 * f, 3) + "%" : "-"; }
 std::string count(double n) { return std::isfinite(n) ? std::to_string(static_cast<long long>(std::llround(n))) : "-"; }
 
 // "2022 – 14197", or "none (df = 0)" for a fit that has no interval.
@@ -62,8 +61,8 @@ std::string legend(const json& result) {
 // "95% intervals hold 100% of the 4 that have one.", or why none has one.
 std::string coverage_text(const json& summary) {
   if (num(summary, "n_with_interval") > 0)
-    return "95% intervals hold " + pct(num(summary, "coverage")) + " of the " + count(num(summary, "n_with_interval")) +
-           " that have one.";
+    return "95% intervals hold " + percent_text(num(summary, "coverage")) + " of the " +
+           count(num(summary, "n_with_interval")) + " that have one.";
   return "no prediction has an interval (as many training points as coefficients: no degrees of freedom left).";
 }
 
@@ -83,7 +82,8 @@ std::vector<std::vector<std::string>> rows_of(const json& result) {
     for (const auto& r : t.value("train", json::array())) trained += (trained.empty() ? "" : ", ") + count(num(r, "n"));
     for (const auto& r : t.value("held_out", json::array()))
       rows.push_back({label, law, trained, count(num(r, "n")), fmt(num(r, "measured")),
-                      fmt(num(r, "predicted")) + " [" + interval(r) + "]" + capped(r), pct(num(r, "rel_err"))});
+                      fmt(num(r, "predicted")) + " [" + interval(r) + "]" + capped(r),
+                      percent_text(num(r, "rel_err"))});
     for (const auto& r : t.value("at", json::array()))
       rows.push_back({label, law, trained, count(num(r, "n")), "not measured",
                       fmt(num(r, "predicted")) + " [" + interval(r) + "]" + capped(r), "-"});
@@ -132,8 +132,8 @@ report::extra_section scaling_section(const std::vector<scaling_run>& runs) {
   for (const auto& run : runs) {
     const json summary = run.result.value("summary", json::object());
     md << "### " << run.title << "\n\n"
-       << run.protocol << " Median |error| of the held-out rows: " << pct(num(summary, "median_rel_err")) << " ("
-       << count(num(summary, "n")) << " rows); " << coverage_text(summary) << "\n\n"
+       << run.protocol << " Median |error| of the held-out rows: " << percent_text(num(summary, "median_rel_err"))
+       << " (" << count(num(summary, "n")) << " rows); " << coverage_text(summary) << "\n\n"
        << legend(run.result) << "\n"
        << report::md_table({"table", "law", "trained on N", "N", "measured", "predicted [95% interval]", "error"},
                            rows_of(run.result))

@@ -17,7 +17,6 @@ double num(const json& j, const char* key) {
   return j.contains(key) && j[key].is_number() ? j[key].get<double>() : NAN;
 }
 
-std::string pct(double f) { return std::isfinite(f) ? format_number(100 * f, 3) + "%" : "-"; }
 std::string fmt(double v) { return std::isfinite(v) ? format_number(v) : "-"; }
 
 std::string text(const json& j, const char* key) {
@@ -35,8 +34,8 @@ std::string cell_label(const json& cell) {
 }
 
 std::vector<std::string> accuracy_cells(const json& a) {
-  return {text(a, "n"), pct(num(a, "mape")), pct(num(a, "median_rel_err")), pct(num(a, "max_rel_err")),
-          pct(num(a, "coverage")) + " of " + text(a, "n_with_interval")};
+  return {text(a, "n"), percent_text(num(a, "mape")), percent_text(num(a, "median_rel_err")),
+          percent_text(num(a, "max_rel_err")), percent_text(num(a, "coverage")) + " of " + text(a, "n_with_interval")};
 }
 
 bool plain_call(const datasets::key& k) {
@@ -98,7 +97,7 @@ report::extra_section model_section(const json& model_json) {
     const auto& fit = m.value("fit", json::object());
     const auto& dom = m.value("domain", json::object());
     rows.push_back({cell_label(m.value("cell", json::object())), text(m, "formula"), text(fit, "n_points"),
-                    pct(num(fit, "mape_loo")), fmt(num(dom, "n_min")) + "–" + fmt(num(dom, "n_max"))});
+                    percent_text(num(fit, "mape_loo")), fmt(num(dom, "n_min")) + "–" + fmt(num(dom, "n_max"))});
   }
   std::ostringstream md;
   md << "## Fitted cost models\n\n"
