@@ -1,5 +1,7 @@
 #include "app/accuracy_output.hpp"
 
+#include <cmath>
+
 #include "app/table_writer.hpp"
 
 namespace pollscale::app {

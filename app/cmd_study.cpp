@@ -17,6 +17,7 @@
 #include "app/table_writer.hpp"
 #include "calibrate/sys/syscall.hpp"
 #include "datasets/atomic_file.hpp"
+#include "datasets/build_info.hpp"
 #include "datasets/json_file.hpp"
 #include "datasets/vocabulary.hpp"
 #include "model/prediction.hpp"
@@ -183,7 +184,8 @@ void write_manifest(const study_plan& p, const std::vector<study::step_result>& 
   json s = json::array();
   for (const auto& st : steps) s.push_back(study::step_json(st, p.out));
   const json manifest = {{"kind", "pollscale study"},
-                         {"version", POLLSCALE_VERSION " (" POLLSCALE_GIT_HASH ")"},
+                         {"version", datasets::version_text(datasets::this_build())},
+                         {"tool", datasets::tool_json(datasets::this_build())},
                          {"time_utc", utc_stamp("%Y-%m-%dT%H:%M:%SZ")},
                          {"dataset", p.dataset.string()},
                          {"status", status},

@@ -14,6 +14,7 @@
 #include "app/commands.hpp"
 #include "app/exit_codes.hpp"
 #include "calibrate/sys/syscall.hpp"
+#include "datasets/build_info.hpp"
 #include "datasets/csv_table.hpp"
 #include "sim/core/stop.hpp"
 
@@ -39,12 +40,14 @@ const std::vector<command> commands = {
 };
 
 int cmd_version(const args_t&) {
-  std::cout << "pollscale " << POLLSCALE_VERSION << " (" << POLLSCALE_GIT_HASH << ")\n";
+  const auto& b = pollscale::datasets::this_build();
+  std::cout << "pollscale " << pollscale::datasets::version_text(b) << "\n"
+            << b.build_type << " build, " << b.compiler << "\n";
   return exit_ok;
 }
 
 void print_help(std::ostream& out) {
-  out << "pollscale " << POLLSCALE_VERSION
+  out << "pollscale " << pollscale::datasets::this_build().version
       << " - what waiting for events costs at N descriptors and C CPUs\n\n"
          "usage: pollscale COMMAND [options]    (pollscale COMMAND --help for its options)\n\n"
          "commands:\n";

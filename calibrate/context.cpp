@@ -5,12 +5,16 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <thread>
 
+#include "calibrate/host_facts.hpp"
 #include "calibrate/sys/process.hpp"
+#include "datasets/build_info.hpp"
 #include "datasets/schema.hpp"
 
 namespace pollscale::calibrate {
@@ -21,18 +25,35 @@ nlohmann::json text_or_null(const std::string& path) {
   return s.empty() ? nlohmann::json(nullptr) : nlohmann::json(s);
 }
 
-std::string cpuinfo_field(const std::string& field) {
-  std::ifstream in("/proc/cpuinfo");
-  for (std::string line; std::getline(in, line);)
-    if (line.rfind(field, 0) == 0) {
-      const auto colon = line.find(':');
-      if (colon != std::string::npos) return line.substr(line.find_first_not_of(' ', colon + 1));
-    }
-  return "";
+// A /proc/sys or /proc file of whitespace-separated numbers as a JSON array of numbers
+// ("32768\t60999" -> [32768, 60999]); null when the file is missing or holds anything else.
+nlohmann::json numbers_or_null(const std::string& path, std::size_t count) {
+  std::istringstream in(read_first_line(path));
+  nlohmann::json out = nlohmann::json::array();
+  for (double v; out.size() < count && in >> v;)
+    out.push_back(v == std::floor(v) && std::abs(v) < 9e15 ? nlohmann::json(static_cast<std::int64_t>(v))
+                                                           : nlohmann::json(v));
+  return out.size() == count ? out : nlohmann::json(nullptr);
+}
+
+nlohmann::json number_or_null(const std::string& path) {
+  const auto a = numbers_or_null(path, 1);
+  return a.is_null() ? a : a[0];
+}
+
+// /proc/loadavg: "0.52 0.58 0.59 1/94 21764" -> the three averages and the runnable and
+// total scheduling entities at that moment.
+nlohmann::json loadavg_or_null() {
+  std::istringstream in(read_first_line("/proc/loadavg"));
+  double one = 0, five = 0, fifteen = 0;
+  long running = 0, total = 0;
+  char slash = 0;
+  if (!(in >> one >> five >> fifteen >> running >> slash >> total) || slash != '/') return nullptr;
+  return {{"avg_1min", one}, {"avg_5min", five}, {"avg_15min", fifteen}, {"runnable", running}, {"tasks", total}};
 }
 
 nlohmann::json virtualization() {
-  const std::string flags = cpuinfo_field("flags");
+  const std::string flags = " " + cpuinfo_field("flags");
   nlohmann::json v;
   v["hypervisor_flag"] = flags.find(" hypervisor") != std::string::npos;
   v["sys_vendor"] = text_or_null("/sys/class/dmi/id/sys_vendor");
@@ -114,11 +135,13 @@ nlohmann::json capture_context(const sys::nofile_limit& nofile, const timer_fact
   c["clocksource"] = text_or_null("/sys/devices/system/clocksource/clocksource0/current_clocksource");
   c["governor"] = text_or_null("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
   c["rlimit_nofile"] = {{"soft_at_start", nofile.soft_before}, {"soft", nofile.soft}, {"hard", nofile.hard}};
-  datasets::write_machine_facts(c, {read_caches(), limit_of(RLIMIT_SIGPENDING), limit_of(RLIMIT_MEMLOCK)});
-  c["io_uring_disabled"] = text_or_null("/proc/sys/kernel/io_uring_disabled");
-  c["pipe_user_pages_soft"] = text_or_null("/proc/sys/fs/pipe-user-pages-soft");
-  c["ip_local_port_range"] = text_or_null("/proc/sys/net/ipv4/ip_local_port_range");
-  c["loadavg_at_start"] = text_or_null("/proc/loadavg");
+  datasets::write_machine_facts(c, {read_caches(), limit_of(RLIMIT_SIGPENDING), limit_of(RLIMIT_MEMLOCK),
+                                    read_cpu_facts(), read_topology(), read_thp(), read_mitigations()});
+  c["tool"] = datasets::tool_json(datasets::this_build());
+  c["io_uring_disabled"] = number_or_null("/proc/sys/kernel/io_uring_disabled");
+  c["pipe_user_pages_soft"] = number_or_null("/proc/sys/fs/pipe-user-pages-soft");
+  c["ip_local_port_range"] = numbers_or_null("/proc/sys/net/ipv4/ip_local_port_range", 2);
+  c["loadavg_at_start"] = loadavg_or_null();
   c["timer"] = {{"clock", "CLOCK_MONOTONIC"},
                 {"overhead_ns", timer.overhead_ns},
                 {"resolution_ns", timer.resolution_ns},

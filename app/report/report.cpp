@@ -23,16 +23,108 @@ std::string json_text(const nlohmann::json& j) {
   return j.is_string() ? j.get<std::string>() : j.dump();
 }
 
+std::string cpu_text(const nlohmann::json& c, const datasets::machine_facts& f) {
+  std::string t = c.value("cpu_model", std::string("n/a"));
+  if (!f.cpu) return t;
+  const auto& cpu = *f.cpu;
+  auto n = [](const std::optional<int>& v) { return v ? std::to_string(*v) : std::string("?"); };
+  t += " (" + cpu.vendor + " family " + n(cpu.family) + " model " + n(cpu.model) + " stepping " + n(cpu.stepping);
+  if (!cpu.microcode.empty()) t += ", microcode " + cpu.microcode;
+  if (cpu.mhz) t += ", " + format_number(*cpu.mhz) + " MHz at start";
+  if (cpu.max_mhz) t += ", max " + format_number(*cpu.max_mhz) + " MHz";
+  return t + ")";
+}
+
+std::string topology_text(const nlohmann::json& c, const datasets::machine_facts& f) {
+  std::string t = json_text(c.value("cpus_online", nlohmann::json())) + " online, allowed " +
+                  json_text(c.value("cpus_allowed", nlohmann::json()));
+  if (const auto& top = f.topology) {
+    t += "; " + std::to_string(top->sockets) + " socket(s), " + std::to_string(top->cores) + " core(s), " +
+         std::to_string(top->threads_per_core) + " thread(s) per core";
+    if (top->numa_nodes) t += ", " + std::to_string(*top->numa_nodes) + " NUMA node(s)";
+    if (!top->smt.empty()) t += ", SMT " + top->smt;
+  }
+  return t;
+}
+
+// The vulnerabilities the kernel mitigates cost time on every system call; a reader wants
+// to know how many there are, and which are left vulnerable.
+std::string mitigations_text(const datasets::machine_facts& f) {
+  if (f.mitigations.empty()) return "n/a";
+  int mitigated = 0, unaffected = 0;
+  std::string vulnerable;
+  for (const auto& [name, state] : f.mitigations) {
+    if (state.rfind("Not affected", 0) == 0)
+      ++unaffected;
+    else if (state.rfind("Vulnerable", 0) == 0)
+      vulnerable += (vulnerable.empty() ? "" : ", ") + name;
+    else
+      ++mitigated;
+  }
+  return std::to_string(mitigated) + " mitigated, " + std::to_string(unaffected) + " not affected" +
+         (vulnerable.empty() ? "" : ", vulnerable: " + vulnerable);
+}
+
+// A field of a JSON block as text, "n/a" when the block or the field is missing.
+std::string field(const nlohmann::json& c, const char* block, const char* name) {
+  if (!c.contains(block) || !c[block].is_object() || !c[block].contains(name)) return "n/a";
+  return json_text(c[block][name]);
+}
+
+std::string virtualization_text(const nlohmann::json& c) {
+  const std::string flag = field(c, "virtualization", "hypervisor_flag");
+  std::string t = flag == "true" ? "a guest (hypervisor flag set)" : flag == "false" ? "bare metal" : "n/a";
+  for (const char* f : {"hypervisor_type", "sys_vendor", "product_name"})
+    if (const std::string v = field(c, "virtualization", f); v != "n/a") t += ", " + v;
+  return t;
+}
+
+std::string limits_text(const nlohmann::json& c, const datasets::machine_facts& f) {
+  std::string t = "RLIMIT_NOFILE " + field(c, "rlimit_nofile", "soft") + " (hard " + field(c, "rlimit_nofile", "hard") +
+                  ", " + field(c, "rlimit_nofile", "soft_at_start") + " at start)";
+  if (const auto& l = f.rlimit_sigpending)
+    t += "; RLIMIT_SIGPENDING " + (l->soft ? std::to_string(*l->soft) : std::string("unlimited"));
+  return t;
+}
+
+std::string timer_text(const nlohmann::json& c) {
+  auto ns = [&](const char* name) {
+    const std::string v = field(c, "timer", name);
+    if (v == "n/a" || !c["timer"][name].is_number()) return v;
+    return format_number(c["timer"][name].get<double>()) + " ns";
+  };
+  return field(c, "timer", "clock") + ": " + ns("overhead_ns") + " a reading, resolution " + ns("resolution_ns");
+}
+
+std::string tool_text(const nlohmann::json& c) {
+  if (!c.contains("tool") || !c["tool"].is_object()) return "n/a (an older pollscale)";
+  const auto& t = c["tool"];
+  return json_text(t.value("version", nlohmann::json())) + " (" + json_text(t.value("git_hash", nlohmann::json())) +
+         (t.value("dirty", false) ? "-dirty" : "") + "), " + json_text(t.value("build_type", nlohmann::json())) +
+         " build, " + json_text(t.value("compiler", nlohmann::json()));
+}
+
 std::string machine_section(const nlohmann::json& c) {
+  const auto facts = datasets::read_machine_facts(c);
   std::vector<std::vector<std::string>> rows;
-  for (const char* f : {"host", "cpu_model", "kernel", "cpus_online", "cpus_allowed", "clocksource", "governor",
-                        "virtualization", "rlimit_nofile", "rlimit_sigpending", "timer", "time_utc"})
-    if (c.contains(f)) rows.push_back({f, json_text(c[f])});
+  rows.push_back({"host", json_text(c.value("host", nlohmann::json()))});
+  rows.push_back({"CPU", cpu_text(c, facts)});
+  rows.push_back({"CPUs", topology_text(c, facts)});
   std::string caches;
-  for (const auto& cache : datasets::read_machine_facts(c).caches)
-    caches +=
-        "L" + std::to_string(cache.level) + " " + cache.type + " " + std::to_string(cache.size_bytes / 1024) + " KiB; ";
+  for (const auto& cache : facts.caches)
+    caches += (caches.empty() ? "L" : "; L") + std::to_string(cache.level) + " " + cache.type + " " +
+              std::to_string(cache.size_bytes / 1024) + " KiB";
   rows.push_back({"caches", caches});
+  rows.push_back({"kernel", json_text(c.value("kernel", nlohmann::json()))});
+  rows.push_back({"mitigations", mitigations_text(facts)});
+  if (facts.thp) rows.push_back({"transparent huge pages", facts.thp->enabled + " (defrag " + facts.thp->defrag + ")"});
+  rows.push_back({"virtualization", virtualization_text(c)});
+  rows.push_back({"clocksource, governor", json_text(c.value("clocksource", nlohmann::json())) + ", " +
+                                               json_text(c.value("governor", nlohmann::json()))});
+  rows.push_back({"limits", limits_text(c, facts)});
+  rows.push_back({"timer", timer_text(c)});
+  rows.push_back({"measured by", tool_text(c)});
+  rows.push_back({"time_utc", json_text(c.value("time_utc", nlohmann::json()))});
   return "## Machine\n\n" + md_table({"fact", "value"}, rows) + "\n";
 }
 

@@ -58,6 +58,40 @@ TEST(ReportTest, WritesMarkdownHtmlAndSvgFigures) {
   fs::remove_all(dir);
 }
 
+// The Machine table reads the context by field and says it in words: the CPU's identity,
+// the topology, the mitigations left vulnerable and the build that measured; a context
+// from an older pollscale says what it lacks instead of printing raw JSON.
+TEST(ReportTest, MachineTableSpellsOutTheHostAndTheBuild) {
+  const fs::path dir = fs::temp_directory_path() / ("pollscale_report_machine_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  auto d = synthetic();
+  d.context["cpu_model"] = "Test CPU";
+  d.context["cpu"] = {{"vendor", "GenuineIntel"}, {"family", 6},     {"model", 85},       {"stepping", 7},
+                      {"microcode", "0x5003604"}, {"mhz", 2499.998}, {"max_mhz", nullptr}};
+  d.context["topology"] = {{"sockets", 2}, {"cores", 8}, {"threads_per_core", 2}, {"numa_nodes", 2}, {"smt", "on"}};
+  d.context["mitigations"] = {{"meltdown", "Not affected"},
+                              {"mds", "Vulnerable: Clear CPU buffers attempted"},
+                              {"spectre_v2", "Mitigation: Retpolines"}};
+  d.context["timer"] = {{"clock", "CLOCK_MONOTONIC"}, {"overhead_ns", 30.21875}, {"resolution_ns", 1.0}};
+  d.context["tool"] = {{"version", "0.1.0"},      {"git_hash", "0123456789ab"}, {"dirty", true},
+                       {"build_type", "Release"}, {"compiler", "GNU 12.2.0"},   {"flags", "-O3"}};
+  write_report(d, dir, "test report", "synthetic");
+  const std::string md = test::slurp((dir / "report.md").string());
+  EXPECT_NE(
+      md.find("| CPU | Test CPU (GenuineIntel family 6 model 85 stepping 7, microcode 0x5003604, 2500 MHz at start)"),
+      std::string::npos)
+      << md;
+  EXPECT_NE(md.find("2 socket(s), 8 core(s), 2 thread(s) per core, 2 NUMA node(s), SMT on"), std::string::npos);
+  EXPECT_NE(md.find("| mitigations | 1 mitigated, 1 not affected, vulnerable: mds |"), std::string::npos);
+  EXPECT_NE(md.find("CLOCK_MONOTONIC: 30.22 ns a reading"), std::string::npos);
+  EXPECT_NE(md.find("| measured by | 0.1.0 (0123456789ab-dirty), Release build, GNU 12.2.0 |"), std::string::npos);
+  d.context.erase("tool");
+  write_report(d, dir, "test report", "synthetic");
+  EXPECT_NE(test::slurp((dir / "report.md").string()).find("| measured by | n/a (an older pollscale) |"),
+            std::string::npos);
+  fs::remove_all(dir);
+}
+
 TEST(ReportTest, SeriesGroupByLabelAndSortByN) {
   const auto d = synthetic();
   const auto s = series_by(

@@ -49,10 +49,50 @@ TEST(ContextTest, CaptureHasEveryContractField) {
   sys::nofile_limit lim{1024, 20000, 20000};
   timer_facts t{20, 1, 1};
   const auto c = capture_context(lim, t);
-  for (const char* f : {"schema_version", "time_utc", "host", "kernel", "cpu_model", "cpus_online", "cpus_allowed",
-                        "caches", "virtualization", "clocksource", "governor", "rlimit_nofile", "rlimit_sigpending",
-                        "timer", "warnings", "skipped"})
+  for (const char* f : {"schema_version",
+                        "time_utc",
+                        "host",
+                        "kernel",
+                        "cpu_model",
+                        "cpus_online",
+                        "cpus_allowed",
+                        "caches",
+                        "virtualization",
+                        "clocksource",
+                        "governor",
+                        "rlimit_nofile",
+                        "rlimit_sigpending",
+                        "timer",
+                        "warnings",
+                        "skipped",
+                        "tool",
+                        "cpu",
+                        "topology",
+                        "thp",
+                        "mitigations",
+                        "loadavg_at_start",
+                        "ip_local_port_range"})
     EXPECT_TRUE(c.contains(f)) << f;
+  // The build that measured: a commit (or "unknown" outside git) and how it was compiled.
+  EXPECT_EQ(c["tool"]["name"], "pollscale");
+  EXPECT_FALSE(c["tool"]["git_hash"].get<std::string>().empty());
+  EXPECT_FALSE(c["tool"]["build_type"].get<std::string>().empty());
+  // /proc values are numbers, not raw text.
+  if (!c["ip_local_port_range"].is_null()) {
+    ASSERT_EQ(c["ip_local_port_range"].size(), 2u);
+    EXPECT_LT(c["ip_local_port_range"][0].get<int>(), c["ip_local_port_range"][1].get<int>());
+  }
+  if (!c["loadavg_at_start"].is_null()) {
+    EXPECT_GE(c["loadavg_at_start"]["tasks"].get<int>(), 1);
+  }
+  // Read back by field: the cpu block of this machine names a vendor, and the topology
+  // accounts for every online CPU.
+  const auto facts = datasets::read_machine_facts(c);
+  ASSERT_TRUE(facts.cpu.has_value());
+  EXPECT_FALSE(facts.cpu->vendor.empty());
+  if (facts.topology) {
+    EXPECT_EQ(facts.topology->cores * facts.topology->threads_per_core, c["cpus_online"].get<int>());
+  }
   EXPECT_EQ(c["rlimit_nofile"]["hard"], 20000);
   EXPECT_EQ(c["timer"]["overhead_ns"], 20);
   EXPECT_FALSE(c["kernel"].get<std::string>().empty());
