@@ -1,0 +1,106 @@
+// A/B comparison of two calibrations (two kernels, two machines, two builds), point by
+// point and per series, with a verdict that means "B differs from A by more than measuring
+// again would".
+//
+// Why not a t-test on the raw samples alone: on a shared VM the batches of one visit share
+// their set-up and the host's speed at that moment, so hundreds of batches are not hundreds
+// of independent measurements. Two calibrations of one machine taken back to back differ
+// point by point by a median 7% and a 95th percentile of 30–90% (docs/calibrate.md); a
+// raw-sample test calls most of those differences "significant". The comparison therefore
+// works on the log of each point's ratio, d = ln(median_B / median_A), with a standard error
+// that has two parts:
+//   - within each run, from the spread of the point's visit medians (each visit a fresh set-up
+//     at another moment), se_w² = var(ln visit medians)/visits, per run;
+//   - between runs, τ²: the scatter of d over all common points that the within-run errors do
+//     not explain, τ² = max(0, (1.4826·MAD of d)² − median se_w²), a random-effects estimate
+//     made robust by the MAD, so a real change in a minority of points does not inflate it.
+// z = d / sqrt(se_w² + τ²); p two-sided from the normal; Holm's step-down correction across
+// all points (and separately across series) keeps the family-wise false-alarm rate at alpha.
+// Welch's t and Mann–Whitney p-values on the raw samples are reported beside it, as the
+// evidence a reader may want, but they do not decide.
+//
+// A series (a row of the per-mechanism table) is the points that differ only in n, k,
+// position and max_fd: its d is the mean of its points', its se sqrt(Σ se_i²)/points. A
+// regression is a significant change in the slow direction (a time up, a rate down) larger
+// than the threshold the caller gives.
+//
+// Published tables give a value and a "+/-" per row and no samples: compare_summaries takes
+// each "+/-" as the standard error of its value and no between-run term (one table, one
+// machine, one session).
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "datasets/dataset.hpp"
+#include "datasets/schema.hpp"
+
+namespace pollscale::studies {
+
+struct compare_options {
+  double alpha = 0.05;           ///< family-wise false-alarm rate (Holm)
+  double regression_min = 0;     ///< a regression must slow by more than this fraction (0.05 = 5%)
+  bool between_run_term = true;  ///< estimate τ from the points (off: within-run errors only)
+};
+
+/// One side of one point: its median and the standard error of ln(median).
+struct side {
+  double median = 0;
+  double lo = 0, hi = 0;    ///< the point's own 95% interval
+  double ln_se = 0;         ///< standard error of ln(median)
+  std::size_t visits = 0;   ///< visits behind ln_se (0: a published "+/-")
+  std::vector<double> raw;  ///< per-operation sample values (may be empty)
+};
+
+struct point_comparison {
+  datasets::key k;
+  side a, b;
+  double ratio = 1;                   ///< median_B / median_A
+  double ratio_lo = 1, ratio_hi = 1;  ///< 95% interval of the ratio, both error terms
+  double slowdown = 0;                ///< fraction B is slower than A: > 0 worse (time up or rate down)
+  double z = 0, p = 1, p_holm = 1;
+  double p_welch_raw = 1, p_mw_raw = 1;  ///< on the raw samples; NaN when either side has < 2
+  bool significant = false;              ///< p_holm < alpha
+  bool regression = false;               ///< significant and slowdown > regression_min
+};
+
+struct series_comparison {
+  datasets::key k;  ///< the series: n_fds, n_active, active_pos, max_fd cleared
+  std::size_t points = 0;
+  double ratio = 1, ratio_lo = 1, ratio_hi = 1;  ///< geometric mean ratio B/A with its 95% interval
+  double slowdown = 0;
+  double z = 0, p = 1, p_holm = 1;
+  bool significant = false, regression = false;
+};
+
+struct comparison {
+  std::vector<point_comparison> points;  ///< in key order
+  std::vector<series_comparison> series;
+  std::size_t only_a = 0, only_b = 0;                                 ///< points measured in one run only
+  double between_run_sd = 0;                                          ///< τ, in ln units (0.07 ≈ 7%)
+  double median_ratio = 1, median_ratio_lo = 1, median_ratio_hi = 1;  ///< over all points, 95% CI
+  std::size_t regressions = 0;                                        ///< points and series flagged as regressions
+};
+
+/// Compares two calibration datasets point by point (matched by key and pinning).
+comparison compare_datasets(const datasets::dataset& a, const datasets::dataset& b, const compare_options& o);
+
+/// Compares points already reduced to one side each (a published table's rows), matched by
+/// key; points without a partner are counted in only_a / only_b.
+comparison compare_sides(const std::vector<std::pair<datasets::key, side>>& a,
+                         const std::vector<std::pair<datasets::key, side>>& b, const compare_options& o);
+
+/// Welch's two-sample t-test, two-sided p; NaN when either sample has fewer than 2 values
+/// or both have no spread.
+double welch_p(const std::vector<double>& x, const std::vector<double>& y);
+
+/// Mann–Whitney U test, two-sided p from the normal approximation with the tie correction
+/// and a continuity correction; NaN when either sample is empty.
+double mann_whitney_p(const std::vector<double>& x, const std::vector<double>& y);
+
+/// Holm's step-down adjusted p-values, in the order given (NaN stays NaN, not counted).
+std::vector<double> holm_adjust(const std::vector<double>& p);
+
+}  // namespace pollscale::studies

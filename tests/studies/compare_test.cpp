@@ -1,0 +1,197 @@
+// The A/B comparison: its statistics against reference values (R's t.test, wilcox.test and
+// p.adjust on small examples), a planted 10% slowdown of one mechanism found between two
+// calibrations whose every point also scatters from run to run, no false alarm when nothing
+// was planted (and many without the between-run term: why it is there), and the AIM9
+// slab table's verdicts reproduced from its "+/-" columns.
+
+#include "studies/compare.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "datasets/historical.hpp"
+
+namespace pollscale::studies {
+namespace {
+
+TEST(CompareStatsTest, WelchMatchesRsTTest) {
+  // R: t.test(1:5, c(2,4,6,8,10)): t = -1.8974, df = 5.8824, p-value = 0.1075
+  EXPECT_NEAR(welch_p({1, 2, 3, 4, 5}, {2, 4, 6, 8, 10}), 0.107531, 1e-5);
+  EXPECT_TRUE(std::isnan(welch_p({1}, {2, 3})));
+  EXPECT_TRUE(std::isnan(welch_p({1, 1}, {1, 1})));
+}
+
+TEST(CompareStatsTest, MannWhitneyMatchesRsWilcoxTestWithTies) {
+  // R: wilcox.test(1:5, c(2,4,6,8,10)): W = 5, p-value = 0.1412 (normal, ties, continuity)
+  EXPECT_NEAR(mann_whitney_p({1, 2, 3, 4, 5}, {2, 4, 6, 8, 10}), 0.14117, 1e-4);
+  EXPECT_NEAR(mann_whitney_p({1, 2, 3}, {1, 2, 3}), 1.0, 1e-12);
+  EXPECT_TRUE(std::isnan(mann_whitney_p({}, {1.0})));
+}
+
+TEST(CompareStatsTest, HolmMatchesRsPAdjust) {
+  // R: p.adjust(c(0.01, 0.04, 0.03, 0.005), "holm") = 0.03 0.06 0.06 0.02
+  const auto adj = holm_adjust({0.01, 0.04, 0.03, 0.005});
+  ASSERT_EQ(adj.size(), 4u);
+  EXPECT_NEAR(adj[0], 0.03, 1e-12);
+  EXPECT_NEAR(adj[1], 0.06, 1e-12);
+  EXPECT_NEAR(adj[2], 0.06, 1e-12);
+  EXPECT_NEAR(adj[3], 0.02, 1e-12);
+  EXPECT_TRUE(std::isnan(holm_adjust({0.01, std::nan("")})[1]));
+}
+
+// A calibration of 5 mechanisms x 30 n, 3 visits of 8 batches each. Every point has a run
+// offset (lognormal, sd 8%: the host's point-to-point irreproducibility between runs), each
+// visit its own offset (3%), each batch 1% noise. `slow` scales one mechanism.
+datasets::dataset planted_run(unsigned seed, const std::string& slow_mechanism, double slow_factor) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> run_off(0, 0.08), visit_off(0, 0.03), batch(0, 0.01);
+  datasets::dataset d;
+  for (const char* mech : {"select", "poll", "ppoll", "epoll", "io_uring"})
+    for (int i = 0; i < 30; ++i) {
+      datasets::key k;
+      k.scenario = "find_active";
+      k.mechanism = mech;
+      k.fd_kind = "pipe";
+      k.n_fds = 10 + 100 * i;
+      k.n_active = 1;
+      k.metric = "time_per_call";
+      k.unit = "ns";
+      const double truth = (200 + 3.0 * double(*k.n_fds)) * (mech == slow_mechanism ? slow_factor : 1.0);
+      const double point = truth * std::exp(run_off(rng));
+      for (int v = 0; v < 3; ++v) {
+        const double visit = point * std::exp(visit_off(rng));
+        for (int b = 0; b < 8; ++b) d.samples.push_back({k, v * 8 + b, visit * std::exp(batch(rng)), 1, v, {}, {}});
+      }
+    }
+  d.summaries = datasets::summarise_samples(d.samples);
+  return d;
+}
+
+std::size_t significant_points(const comparison& c, const std::string& mechanism) {
+  std::size_t n = 0;
+  for (const auto& p : c.points) n += p.significant && (mechanism.empty() || p.k.mechanism == mechanism);
+  return n;
+}
+
+// Holm keeps the family-wise false-alarm rate at alpha = 5%: over 12 pairs of runs with
+// nothing planted, at most one pair may show a significant series by chance (5% of 12 is
+// 0.6; two or more would happen with probability about 0.12 if the rate were right, so the
+// bound is loose enough not to fail by luck and tight enough to catch a rate of 20%+).
+constexpr unsigned pairs = 12;
+
+TEST(CompareTest, NoFalseAlarmBetweenTwoRunsOfOneMachine) {
+  unsigned pairs_with_a_series = 0;
+  for (unsigned i = 0; i < pairs; ++i) {
+    const auto a = planted_run(100 + 2 * i, "", 1), b = planted_run(101 + 2 * i, "", 1);
+    const auto c = compare_datasets(a, b, {});
+    ASSERT_EQ(c.points.size(), 150u);
+    EXPECT_EQ(c.only_a, 0u);
+    EXPECT_LE(significant_points(c, ""), 150u / 20);  // the target: <= 5% of points
+    bool any = false;
+    for (const auto& s : c.series) any = any || s.significant;
+    pairs_with_a_series += any;
+    // τ recovers the planted between-run scatter: two runs' offsets differ by sd 8% x sqrt(2).
+    EXPECT_NEAR(c.between_run_sd, 0.08 * std::sqrt(2.0), 0.04);
+  }
+  EXPECT_LE(pairs_with_a_series, 1u);
+}
+
+TEST(CompareTest, WithoutTheBetweenRunTermOrOnRawSamplesRunScatterLooksLikeChange) {
+  const auto a = planted_run(100, "", 1), b = planted_run(101, "", 1);
+  const auto c = compare_datasets(a, b, {});
+  EXPECT_LT(c.median_ratio_lo, 1.0);
+  EXPECT_GT(c.median_ratio_hi, 1.0);
+  // The raw-sample tests call most of the same differences significant: why they don't decide.
+  std::size_t raw = 0;
+  for (const auto& p : c.points) raw += p.p_welch_raw < 0.05;
+  EXPECT_GT(raw, 75u);
+  // So would the within-run errors alone.
+  compare_options within_only;
+  within_only.between_run_term = false;
+  EXPECT_GT(significant_points(compare_datasets(a, b, within_only), ""), 30u);
+}
+
+TEST(CompareTest, APlantedTenPercentSlowdownOfOneMechanismIsFlagged) {
+  compare_options o;
+  o.regression_min = 0.05;
+  unsigned found = 0, covered = 0;
+  for (unsigned i = 0; i < pairs; ++i) {
+    const auto c = compare_datasets(planted_run(100 + 2 * i, "", 1), planted_run(101 + 2 * i, "poll", 1.10), o);
+    for (const auto& s : c.series)
+      if (s.k.mechanism == "poll") {
+        found += s.regression;
+        covered += s.ratio_lo < 1.10 && 1.10 < s.ratio_hi;
+      }
+    EXPECT_LE(significant_points(c, "select") + significant_points(c, "epoll"), 3u);
+  }
+  // Power: the series' standard error is about 2%, so a 10% slowdown is about 4.7 sigma and
+  // Holm's first threshold 2.6 sigma; it is found in nearly every pair.
+  EXPECT_GE(found, pairs - 1);
+  EXPECT_GE(covered, pairs - 2);  // the 95% interval of the ratio holds the planted 1.10
+}
+
+TEST(CompareTest, ARateIsSlowerWhenItFalls) {
+  datasets::key k;
+  k.scenario = "token_ring";
+  k.mechanism = "poll";
+  k.metric = "throughput";
+  k.unit = "1/s";
+  side a{1000, 990, 1010, 0.005, 0, {}}, b{800, 790, 810, 0.005, 0, {}};
+  const auto c = compare_sides({{k, a}}, {{k, b}}, {});
+  ASSERT_EQ(c.points.size(), 1u);
+  EXPECT_NEAR(c.points[0].ratio, 0.8, 1e-12);
+  EXPECT_NEAR(c.points[0].slowdown, 0.25, 1e-12);  // 1/0.8 - 1: a quarter more time per pass
+  EXPECT_TRUE(c.points[0].regression);
+}
+
+TEST(CompareTest, PointsOfOneRunOnlyAreCountedNotCompared) {
+  datasets::key k1, k2;
+  k1.scenario = k2.scenario = "wakeup";
+  k1.metric = k2.metric = "round_trip";
+  k1.unit = k2.unit = "ns";
+  k1.pinning = "0+0";
+  k2.pinning = "0+1";
+  const side s{100, 99, 101, 0.01, 3, {}};
+  const auto c = compare_sides({{k1, s}, {k2, s}}, {{k2, s}}, {});
+  EXPECT_EQ(c.points.size(), 1u);
+  EXPECT_EQ(c.only_a, 1u);
+  EXPECT_EQ(c.only_b, 0u);
+  EXPECT_FALSE(c.points[0].significant);
+}
+
+// Seed 002: AIM9 on 2.6.21-rc5 and with two slab patches, "value +/- stddev" per test. With
+// each "+/-" as the standard error, fifo_test and pipe_cpy are slower with both patches
+// (-6% and -9%, z about 18 and 22) and the other four tests are within their noise.
+TEST(CompareTest, ReproducesTheAim9SlabTablesVerdicts) {
+  const auto rows =
+      datasets::read_historical(std::string(POLLSCALE_SOURCE_DIR) + "/datasets/historical/aim9_2007_slab.csv");
+  auto table = [&](const std::string& kernel_variant) {
+    std::vector<std::pair<datasets::key, side>> out;
+    for (const auto& r : rows) {
+      const std::string v = r.k.variant, first = v.substr(0, v.find('+'));
+      if (first != kernel_variant) continue;
+      datasets::key k = r.k;
+      k.variant = v.find('+') == std::string::npos ? "" : v.substr(v.find('+') + 1);  // stream / dgram stay
+      out.emplace_back(k, side{r.value, r.value, r.value, *r.stddev / r.value, 0, {}});
+    }
+    return out;
+  };
+  compare_options o;
+  o.between_run_term = false;
+  for (const char* slab : {"slab1", "slab2"}) {
+    const auto c = compare_sides(table("baseline"), table(slab), o);
+    ASSERT_EQ(c.points.size(), 6u) << slab;
+    for (const auto& p : c.points) {
+      const bool slower = p.k.fd_kind == "fifo" || p.k.fd_kind == "pipe";
+      EXPECT_EQ(p.regression, slower) << slab << " " << p.k.fd_kind << " " << p.k.variant << " z " << p.z;
+      if (slower) {
+        EXPECT_GT(p.slowdown, 0.06);
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace pollscale::studies
