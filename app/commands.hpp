@@ -14,6 +14,7 @@ int cmd_fit(const args_t& args);
 int cmd_predict(const args_t& args);
 int cmd_validate(const args_t& args);
 int cmd_scale(const args_t& args);
+int cmd_compare(const args_t& args);
 int cmd_report(const args_t& args);
 int cmd_simulate(const args_t& args);
 int cmd_whatif(const args_t& args);

@@ -36,6 +36,7 @@ const std::vector<command> commands = {
     {"simulate", "simulate an event-driven server: throughput, latency, CPU, with 95% intervals", cmd_simulate},
     {"whatif", "simulate the same server under several mechanisms or along one swept quantity", cmd_whatif},
     {"capacity", "the most idle connections, clients or request rate that still meet a latency target", cmd_capacity},
+    {"compare", "A/B: two calibrations point by point, with verdicts that allow for run-to-run scatter", cmd_compare},
     {"version", "print the version and git hash", cmd_version},
 };
 
@@ -56,7 +57,8 @@ void print_help(std::ostream& out) {
     name.resize(12, ' ');
     out << "  " << name << c.summary << "\n";
   }
-  out << "\nexit codes: 0 ok, 1 runtime failure, 2 bad usage or bad input, 130 interrupted\n"
+  out << "\nexit codes: 0 ok, 1 runtime failure, 2 bad usage or bad input, 3 a regression (compare\n"
+         "--fail-on-regression), 130 interrupted\n"
          "data goes to stdout; progress and diagnostics to stderr.\n";
 }
 

@@ -13,8 +13,7 @@
 namespace pollscale::studies {
 namespace {
 
-constexpr double z95 = 1.959963984540054;        // two-sided 95% normal quantile
-constexpr double mad_to_sd = 1.482602218505602;  // 1 / Φ⁻¹(3/4): MAD of a normal -> its sd
+constexpr double z95 = 1.959963984540054;  // two-sided 95% normal quantile
 constexpr double nan = std::numeric_limits<double>::quiet_NaN();
 
 double p_normal(double z) { return std::erfc(std::abs(z) / std::sqrt(2.0)); }
@@ -42,14 +41,29 @@ datasets::key series_key(datasets::key k) {
   return k;
 }
 
-// The between-run scatter τ of the log ratios that their within-run errors do not explain.
+// The between-run scatter τ of the log ratios that their within-run errors do not explain:
+// the τ at which the standardised deviations (d_i - median d) / sqrt(se_w,i² + τ²) have the
+// median absolute value of a standard normal (0.6745), found by bisection; 0 when the
+// within-run errors already explain the scatter. A robust form of the Paule–Mandel
+// random-effects estimate: a point whose visits agree closely but which moved between runs
+// counts, and a minority of points that really changed does not inflate it.
 double between_run_sd(const std::vector<double>& d, const std::vector<double>& se_w2) {
   if (d.size() < 8) return 0;  // too few points to tell scatter from change
   const double centre = datasets::median(d);
-  std::vector<double> dev;
-  for (double x : d) dev.push_back(std::abs(x - centre));
-  const double sd = mad_to_sd * datasets::median(dev);
-  return std::sqrt(std::max(0.0, sd * sd - datasets::median(se_w2)));
+  auto spread = [&](double tau) {
+    std::vector<double> z;
+    for (std::size_t i = 0; i < d.size(); ++i) {
+      const double se = std::sqrt(se_w2[i] + tau * tau);
+      z.push_back(se > 0 ? std::abs(d[i] - centre) / se : (d[i] == centre ? 0 : 1e300));
+    }
+    return datasets::median(z);
+  };
+  constexpr double normal_median_abs = 0.6744897501960817;  // Φ⁻¹(3/4)
+  if (spread(0) <= normal_median_abs) return 0;
+  double lo = 0, hi = 1;
+  while (spread(hi) > normal_median_abs && hi < 64) hi *= 2;
+  for (int i = 0; i < 60; ++i) (spread((lo + hi) / 2) > normal_median_abs ? lo : hi) = (lo + hi) / 2;
+  return hi;
 }
 
 void judge_points(comparison& c, const compare_options& o, const std::vector<double>& se) {
@@ -69,18 +83,28 @@ void judge_points(comparison& c, const compare_options& o, const std::vector<dou
     pt.p_holm = adj[i];
     pt.significant = pt.p_holm < o.alpha;
     pt.regression = pt.significant && pt.slowdown > o.regression_min;
-    c.regressions += pt.regression;
+    c.point_regressions += pt.regression;
   }
 }
 
 void judge_series(comparison& c, const compare_options& o, const std::vector<double>& se) {
   std::map<datasets::key, std::vector<std::size_t>> members;
   for (std::size_t i = 0; i < c.points.size(); ++i) members[series_key(c.points[i].k)].push_back(i);
-  std::vector<double> p;
+  std::vector<double> mean_d, se2;
   for (const auto& [k, idx] : members) {
     double sum_d = 0, sum_var = 0;
     for (auto i : idx) sum_d += std::log(c.points[i].ratio), sum_var += se[i] * se[i];
-    const double m = double(idx.size()), d = sum_d / m, s = std::sqrt(sum_var) / m;
+    const double m = double(idx.size());
+    mean_d.push_back(sum_d / m);
+    se2.push_back(sum_var / (m * m));
+  }
+  // A series also moves as a whole between runs (its points share a probe's set-up habits
+  // and the regime the host was in): the same estimate one level up.
+  c.between_series_sd = o.between_run_term ? between_run_sd(mean_d, se2) : 0;
+  std::vector<double> p;
+  std::size_t i = 0;
+  for (const auto& [k, idx] : members) {
+    const double d = mean_d[i], s = std::sqrt(se2[i] + c.between_series_sd * c.between_series_sd);
     series_comparison sc;
     sc.k = k;
     sc.points = idx.size();
@@ -92,14 +116,15 @@ void judge_series(comparison& c, const compare_options& o, const std::vector<dou
     sc.p = p_normal(sc.z);
     p.push_back(sc.p);
     c.series.push_back(sc);
+    ++i;
   }
   const auto adj = holm_adjust(p);
-  for (std::size_t i = 0; i < c.series.size(); ++i) {
-    auto& s = c.series[i];
-    s.p_holm = adj[i];
+  for (std::size_t j = 0; j < c.series.size(); ++j) {
+    auto& s = c.series[j];
+    s.p_holm = adj[j];
     s.significant = s.p_holm < o.alpha;
     s.regression = s.significant && s.slowdown > o.regression_min;
-    c.regressions += s.regression;
+    c.series_regressions += s.regression;
   }
 }
 

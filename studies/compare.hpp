@@ -12,19 +12,24 @@
 //   - within each run, from the spread of the point's visit medians (each visit a fresh set-up
 //     at another moment), se_w² = var(ln visit medians)/visits, per run;
 //   - between runs, τ²: the scatter of d over all common points that the within-run errors do
-//     not explain, τ² = max(0, (1.4826·MAD of d)² − median se_w²), a random-effects estimate
-//     made robust by the MAD, so a real change in a minority of points does not inflate it.
+//     not explain — the τ at which (d_i − median d)/sqrt(se_w,i² + τ²) have the median
+//     absolute value of a standard normal (a robust Paule–Mandel random-effects estimate),
+//     so a point whose visits agree but which moved between runs is allowed for, and a
+//     minority of points that really changed does not inflate it.
 // z = d / sqrt(se_w² + τ²); p two-sided from the normal; Holm's step-down correction across
 // all points (and separately across series) keeps the family-wise false-alarm rate at alpha.
 // Welch's t and Mann–Whitney p-values on the raw samples are reported beside it, as the
 // evidence a reader may want, but they do not decide.
 //
 // A series (a row of the per-mechanism table) is the points that differ only in n, k,
-// position and max_fd: its d is the mean of its points', its se sqrt(Σ se_i²)/points. A
-// regression is a significant change in the slow direction (a time up, a rate down) larger
-// than the threshold the caller gives.
+// position and max_fd: its d is the mean of its points', its se² Σ se_i²/points² plus a
+// between-series τ² estimated the same way over all series — the points of a series move
+// together between runs (one probe's set-up habits, the regime the host was in), so their
+// mean is not as sure as independent points would make it. A regression is a significant
+// change in the slow direction (a time up, a rate down) larger than the threshold the
+// caller gives.
 //
-// Published tables give a value and a "+/-" per row and no samples: compare_summaries takes
+// Published tables give a value and a "+/-" per row and no samples: compare_sides takes
 // each "+/-" as the standard error of its value and no between-run term (one table, one
 // machine, one session).
 #pragma once
@@ -78,10 +83,12 @@ struct series_comparison {
 struct comparison {
   std::vector<point_comparison> points;  ///< in key order
   std::vector<series_comparison> series;
-  std::size_t only_a = 0, only_b = 0;                                 ///< points measured in one run only
-  double between_run_sd = 0;                                          ///< τ, in ln units (0.07 ≈ 7%)
+  std::size_t only_a = 0, only_b = 0;  ///< points measured in one run only
+  double between_run_sd = 0;           ///< τ, in ln units (0.07 ≈ 7%)
+  double between_series_sd = 0;        ///< τ of whole series (their mean d), in ln units
   double median_ratio = 1, median_ratio_lo = 1, median_ratio_hi = 1;  ///< over all points, 95% CI
-  std::size_t regressions = 0;                                        ///< points and series flagged as regressions
+  std::size_t point_regressions = 0;                                  ///< points flagged as regressions
+  std::size_t series_regressions = 0;                                 ///< series flagged as regressions
 };
 
 /// Compares two calibration datasets point by point (matched by key and pinning).

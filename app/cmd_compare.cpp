@@ -1,0 +1,229 @@
+// pollscale compare A B: two calibrations (two kernels, two machines, two builds) point by
+// point and per series, with verdicts that allow for how much this machine's numbers move
+// between runs (studies/compare.hpp says how). `--fail-on-regression PCT` turns the verdict
+// into an exit code for CI gating: 3 when B is significantly slower than A by more than PCT
+// anywhere.
+
+#include <cmath>
+#include <iostream>
+
+#include "app/cli.hpp"
+#include "app/commands.hpp"
+#include "app/exit_codes.hpp"
+#include "app/table_writer.hpp"
+#include "datasets/dataset.hpp"
+#include "studies/compare.hpp"
+
+namespace po = boost::program_options;
+
+namespace pollscale::app {
+namespace {
+
+using nlohmann::json;
+
+po::options_description compare_options_description() {
+  po::options_description o("compare options");
+  // clang-format off
+  o.add_options()("help,h", "show this help")
+      ("a", po::value<std::string>()->required(), "the baseline dataset directory (positional, first)")
+      ("b", po::value<std::string>()->required(), "the dataset compared with it (positional, second)")
+      ("alpha", po::value<double>()->default_value(0.05, "0.05"), "family-wise false-alarm rate of the verdicts (Holm), in (0, 0.5]")
+      ("fail-on-regression", po::value<double>(),
+       "exit 3 when B is significantly slower than A by more than this many percent (in what --gate counts)")
+      ("gate", po::value<std::string>()->default_value("series"),
+       "what --fail-on-regression counts: series (a mechanism's points across n, the default: a lone point "
+       "moves between runs more often than Holm's normal model allows) or points (any point or series)")
+      ("within-run-only", "leave out the between-run scatter τ: only the visits' spread (for two runs taken "
+       "interleaved, or to see what the raw scatter alone would call significant)")
+      ("points", po::value<std::string>()->default_value("significant"), "which points to list: significant or all")
+      ("format", po::value<std::string>()->default_value("table"), "table, csv or json");
+  // clang-format on
+  return o;
+}
+
+studies::compare_options options_of(const po::variables_map& vm) {
+  studies::compare_options o;
+  o.alpha = vm["alpha"].as<double>();
+  if (!(o.alpha > 0 && o.alpha <= 0.5)) throw usage_error("--alpha: " + format_number(o.alpha) + " is not in (0, 0.5]");
+  if (vm.count("fail-on-regression")) {
+    const double pct = vm["fail-on-regression"].as<double>();
+    if (!(pct >= 0 && pct < 1000))
+      throw usage_error("--fail-on-regression: " + format_number(pct) + " is not in [0, 1000)");
+    o.regression_min = pct / 100;
+  }
+  o.between_run_term = !vm.count("within-run-only");
+  return o;
+}
+
+// "REGRESSION" only where --fail-on-regression asked for a gate; else the direction.
+std::string verdict(bool significant, double slowdown, bool regression, bool gate) {
+  if (!significant) return "-";
+  if (gate && regression) return "REGRESSION";
+  return slowdown > 0 ? "slower" : "faster";
+}
+
+std::string ratio_text(double r, double lo, double hi) {
+  return format_number(r, 4) + " [" + format_number(lo, 3) + ", " + format_number(hi, 3) + "]";
+}
+
+// describe() names the pinning too ("cpu=0+1"): a point on two CPUs is another point.
+std::string series_label(const datasets::key& k) { return datasets::describe(k); }
+
+json side_json(const studies::side& s) {
+  return {{"median", s.median}, {"lo", s.lo},         {"hi", s.hi},
+          {"ln_se", s.ln_se},   {"visits", s.visits}, {"samples", s.raw.size()}};
+}
+
+json key_json(const datasets::key& k) {
+  json j = json::object();
+  for (auto c : datasets::key_columns()) j[std::string(c)] = datasets::key_field(k, c);
+  j["pinning"] = k.pinning;
+  return j;
+}
+
+json result_json(const studies::comparison& c, const po::variables_map& vm, const studies::compare_options& o) {
+  json series = json::array(), points = json::array();
+  for (const auto& s : c.series)
+    series.push_back({{"key", key_json(s.k)},
+                      {"points", s.points},
+                      {"ratio", s.ratio},
+                      {"ratio_lo", s.ratio_lo},
+                      {"ratio_hi", s.ratio_hi},
+                      {"slowdown", s.slowdown},
+                      {"z", json_number(s.z)},
+                      {"p", s.p},
+                      {"p_holm", s.p_holm},
+                      {"significant", s.significant},
+                      {"regression", s.regression}});
+  for (const auto& p : c.points)
+    points.push_back({{"key", key_json(p.k)},
+                      {"a", side_json(p.a)},
+                      {"b", side_json(p.b)},
+                      {"ratio", p.ratio},
+                      {"ratio_lo", p.ratio_lo},
+                      {"ratio_hi", p.ratio_hi},
+                      {"slowdown", p.slowdown},
+                      {"z", json_number(p.z)},
+                      {"p", p.p},
+                      {"p_holm", json_number(p.p_holm)},
+                      {"p_welch_raw", json_number(p.p_welch_raw)},
+                      {"p_mw_raw", json_number(p.p_mw_raw)},
+                      {"significant", p.significant},
+                      {"regression", p.regression}});
+  return {{"a", vm["a"].as<std::string>()},
+          {"b", vm["b"].as<std::string>()},
+          {"alpha", o.alpha},
+          {"regression_min", o.regression_min},
+          {"between_run_sd", c.between_run_sd},
+          {"between_series_sd", c.between_series_sd},
+          {"median_ratio", {{"ratio", c.median_ratio}, {"lo", c.median_ratio_lo}, {"hi", c.median_ratio_hi}}},
+          {"only_a", c.only_a},
+          {"only_b", c.only_b},
+          {"point_regressions", c.point_regressions},
+          {"series_regressions", c.series_regressions},
+          {"gate", vm["gate"].as<std::string>()},
+          {"series", series},
+          {"points", points}};
+}
+
+text_table series_table(const studies::comparison& c, bool gate) {
+  text_table t{{"series", "points", "B/A [95%]", "slowdown", "p (Holm)", "verdict"}, {}, {0, 1, 1, 1, 1, 0}};
+  for (const auto& s : c.series)
+    t.rows.push_back({series_label(s.k), std::to_string(s.points), ratio_text(s.ratio, s.ratio_lo, s.ratio_hi),
+                      percent_text(s.slowdown), format_number(s.p_holm, 2),
+                      verdict(s.significant, s.slowdown, s.regression, gate)});
+  return t;
+}
+
+text_table points_table(const studies::comparison& c, bool all, bool gate) {
+  text_table t{{"point", "A", "B", "B/A [95%]", "slowdown", "p (Holm)", "p Welch raw", "p MW raw", "verdict"},
+               {},
+               {0, 1, 1, 1, 1, 1, 1, 1, 0}};
+  for (const auto& p : c.points)
+    if (all || p.significant)
+      t.rows.push_back({series_label(p.k), format_number(p.a.median), format_number(p.b.median),
+                        ratio_text(p.ratio, p.ratio_lo, p.ratio_hi), percent_text(p.slowdown),
+                        format_number(p.p_holm, 2), format_number(p.p_welch_raw, 2), format_number(p.p_mw_raw, 2),
+                        verdict(p.significant, p.slowdown, p.regression, gate)});
+  return t;
+}
+
+text_table csv_table(const studies::comparison& c) {
+  text_table t{{"level"}, {}, {}};
+  for (auto col : datasets::key_columns()) t.columns.emplace_back(col);
+  for (const char* col : {"pinning", "points", "a_median", "b_median", "ratio", "ratio_lo", "ratio_hi", "slowdown", "z",
+                          "p", "p_holm", "p_welch_raw", "p_mw_raw", "significant", "regression"})
+    t.columns.emplace_back(col);
+  auto row = [&](const char* level, const datasets::key& k, std::vector<std::string> rest) {
+    std::vector<std::string> r{level};
+    for (auto col : datasets::key_columns()) r.push_back(datasets::key_field(k, col));
+    r.push_back(k.pinning);
+    r.insert(r.end(), rest.begin(), rest.end());
+    t.rows.push_back(std::move(r));
+  };
+  for (const auto& s : c.series)
+    row("series", s.k,
+        {std::to_string(s.points), "", "", csv_number(s.ratio), csv_number(s.ratio_lo), csv_number(s.ratio_hi),
+         csv_number(s.slowdown), csv_number(s.z), csv_number(s.p), csv_number(s.p_holm), "", "",
+         s.significant ? "1" : "0", s.regression ? "1" : "0"});
+  for (const auto& p : c.points)
+    row("point", p.k,
+        {"1", csv_number(p.a.median), csv_number(p.b.median), csv_number(p.ratio), csv_number(p.ratio_lo),
+         csv_number(p.ratio_hi), csv_number(p.slowdown), csv_number(p.z), csv_number(p.p), csv_number(p.p_holm),
+         csv_number(p.p_welch_raw), csv_number(p.p_mw_raw), p.significant ? "1" : "0", p.regression ? "1" : "0"});
+  return t;
+}
+
+void write_text(const studies::comparison& c, const po::variables_map& vm) {
+  std::size_t significant = 0;
+  for (const auto& p : c.points) significant += p.significant;
+  std::cout << "A: " << vm["a"].as<std::string>() << "\nB: " << vm["b"].as<std::string>() << "\n"
+            << c.points.size() << " points in both (" << c.only_a << " only in A, " << c.only_b << " only in B); "
+            << significant << " differ significantly\n"
+            << "between-run scatter (τ) of a point " << percent_text(c.between_run_sd) << ", of a series "
+            << percent_text(c.between_series_sd) << "; median B/A over all points "
+            << ratio_text(c.median_ratio, c.median_ratio_lo, c.median_ratio_hi) << "\n\n";
+  const bool gate = vm.count("fail-on-regression") > 0;
+  write_table(std::cout, series_table(c, gate));
+  // A point reads REGRESSION only where the gate counts points.
+  const auto pts =
+      points_table(c, vm["points"].as<std::string>() == "all", gate && vm["gate"].as<std::string>() == "points");
+  if (!pts.rows.empty()) {
+    std::cout << "\n";
+    write_table(std::cout, pts);
+  }
+}
+
+}  // namespace
+
+int cmd_compare(const args_t& args) {
+  const auto opts = compare_options_description();
+  po::positional_options_description pos;
+  pos.add("a", 1).add("b", 1);
+  po::variables_map vm;
+  if (!parse_command_line(args, opts, pos, vm, "usage: pollscale compare A B [--fail-on-regression PCT] [options]"))
+    return exit_ok;
+  const output_format format = parse_format(vm["format"].as<std::string>());
+  const std::string which = vm["points"].as<std::string>();
+  if (which != "significant" && which != "all")
+    throw usage_error("--points: '" + which + "' is not significant or all");
+  const std::string gate = vm["gate"].as<std::string>();
+  if (gate != "series" && gate != "points") throw usage_error("--gate: '" + gate + "' is not series or points");
+  const auto o = options_of(vm);
+  const auto c = studies::compare_datasets(datasets::read_dataset(vm["a"].as<std::string>()),
+                                           datasets::read_dataset(vm["b"].as<std::string>()), o);
+  if (c.points.empty())
+    throw usage_error("compare: " + vm["a"].as<std::string>() + " and " + vm["b"].as<std::string>() +
+                      " have no point in common");
+  if (format == output_format::json)
+    std::cout << result_json(c, vm, o).dump(2) << "\n";
+  else if (format == output_format::csv)
+    write_csv(std::cout, csv_table(c));
+  else
+    write_text(c, vm);
+  const bool gated = vm.count("fail-on-regression") > 0;
+  const std::size_t found = gate == "points" ? c.point_regressions + c.series_regressions : c.series_regressions;
+  return gated && found > 0 ? exit_regression : exit_ok;
+}
+
+}  // namespace pollscale::app

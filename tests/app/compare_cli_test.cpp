@@ -1,0 +1,119 @@
+// pollscale compare end to end: two small datasets written to disk, the verdict's exit code
+// under --fail-on-regression (3 for a planted 30% slowdown of one mechanism, 0 without the
+// gate or without the slowdown), the JSON shape, and one-line errors with exit 2.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <random>
+
+#include <nlohmann/json.hpp>
+
+#include "datasets/dataset.hpp"
+#include "tests/app/run_command.hpp"
+
+namespace pollscale::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+// 2 mechanisms x 12 n, 3 visits of 6 batches; each point scatters 5% between runs.
+datasets::dataset run(unsigned seed, double poll_factor) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> point_off(0, 0.05), visit_off(0, 0.02), batch(0, 0.01);
+  datasets::dataset d;
+  d.context = {{"schema_version", datasets::schema_version}, {"host", "test"}};
+  for (const char* mech : {"poll", "epoll"})
+    for (int i = 0; i < 12; ++i) {
+      datasets::key k;
+      k.scenario = "find_active";
+      k.mechanism = mech;
+      k.fd_kind = "pipe";
+      k.n_fds = 10 + 50 * i;
+      k.n_active = 1;
+      k.metric = "time_per_call";
+      k.unit = "ns";
+      const double point =
+          (300 + 2.0 * double(*k.n_fds)) * (std::string(mech) == "poll" ? poll_factor : 1) * std::exp(point_off(rng));
+      for (int v = 0; v < 3; ++v) {
+        const double visit = point * std::exp(visit_off(rng));
+        for (int b = 0; b < 6; ++b) d.samples.push_back({k, v * 6 + b, visit * std::exp(batch(rng)), 1, v, {}, {}});
+      }
+    }
+  d.summaries = datasets::summarise_samples(d.samples);
+  return d;
+}
+
+int lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
+
+class CompareCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("pollscale_compare_cli_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    datasets::write_dataset(dir_ / "a", run(1, 1.0));
+    datasets::write_dataset(dir_ / "same", run(2, 1.0));
+    datasets::write_dataset(dir_ / "slow", run(2, 1.3));
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string at(const char* name) const { return (dir_ / name).string(); }
+  fs::path dir_;
+};
+
+TEST_F(CompareCliTest, ARegressionBeyondTheGateExitsThree) {
+  const auto gated = run_pollscale("compare " + at("a") + " " + at("slow") + " --fail-on-regression 10");
+  EXPECT_EQ(gated.rc, 3) << gated.err;
+  EXPECT_NE(gated.out.find("REGRESSION"), std::string::npos) << gated.out;
+  EXPECT_NE(gated.out.find("find_active/poll/pipe"), std::string::npos);
+  // Without the gate the same comparison is an answer, not a failure.
+  const auto plain = run_pollscale("compare " + at("a") + " " + at("slow"));
+  EXPECT_EQ(plain.rc, 0) << plain.err;
+  EXPECT_NE(plain.out.find("slower"), std::string::npos);
+  // A gate above the slowdown is not tripped.
+  EXPECT_EQ(run_pollscale("compare " + at("a") + " " + at("slow") + " --fail-on-regression 60").rc, 0);
+}
+
+TEST_F(CompareCliTest, TwoRunsOfTheSameMachinePassTheGate) {
+  const auto r = run_pollscale("compare " + at("a") + " " + at("same") + " --fail-on-regression 5 --format json");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["points"].size(), 24u);
+  EXPECT_EQ(j["series"].size(), 2u);
+  EXPECT_EQ(j["series_regressions"], 0);
+  EXPECT_EQ(j["gate"], "series");
+  for (const char* f :
+       {"a", "b", "alpha", "regression_min", "between_run_sd", "between_series_sd", "median_ratio", "only_a", "only_b"})
+    EXPECT_TRUE(j.contains(f)) << f;
+  const auto& p = j["points"][0];
+  for (const char* f : {"key", "a", "b", "ratio", "ratio_lo", "ratio_hi", "slowdown", "p_holm", "p_welch_raw",
+                        "p_mw_raw", "significant", "regression"})
+    EXPECT_TRUE(p.contains(f)) << f;
+  EXPECT_EQ(p["a"]["visits"], 3);
+  EXPECT_DOUBLE_EQ(j["regression_min"].get<double>(), 0.05);
+}
+
+TEST_F(CompareCliTest, CsvHasOneRowPerSeriesAndPoint) {
+  const auto r = run_pollscale("compare " + at("a") + " " + at("slow") + " --format csv");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("level,scenario,", 0), 0u) << r.out.substr(0, 200);
+  EXPECT_EQ(lines(r.out), 1 + 2 + 24);
+}
+
+TEST_F(CompareCliTest, BadInputIsOneLineAndExitTwo) {
+  for (const std::string& args :
+       {"compare " + at("a") + " " + at("missing"), "compare " + at("a") + " " + at("same") + " --alpha 2",
+        "compare " + at("a") + " " + at("same") + " --fail-on-regression -1",
+        "compare " + at("a") + " " + at("same") + " --points some",
+        "compare " + at("a") + " " + at("same") + " --gate everything", "compare " + at("a")}) {
+    SCOPED_TRACE(args);
+    const auto r = run_pollscale(args);
+    EXPECT_EQ(r.rc, 2);
+    EXPECT_EQ(lines(r.err), 1) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+  }
+}
+
+}  // namespace
+}  // namespace pollscale::test
