@@ -4,6 +4,7 @@
 // into an exit code for CI gating: 3 when B is significantly slower than A by more than PCT
 // anywhere.
 
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 
@@ -25,14 +26,17 @@ po::options_description compare_options_description() {
   po::options_description o("compare options");
   // clang-format off
   o.add_options()("help,h", "show this help")
-      ("a", po::value<std::string>()->required(), "the baseline dataset directory (positional, first)")
-      ("b", po::value<std::string>()->required(), "the dataset compared with it (positional, second)")
+      ("a", po::value<std::string>()->required(),
+       "the baseline: a dataset directory, or several runs of it joined by commas (positional, first)")
+      ("b", po::value<std::string>()->required(),
+       "the datasets compared with it, the same way (positional, second)")
       ("alpha", po::value<double>()->default_value(0.05, "0.05"), "family-wise false-alarm rate of the verdicts (Holm), in (0, 0.5]")
       ("fail-on-regression", po::value<double>(),
        "exit 3 when B is significantly slower than A by more than this many percent (in what --gate counts)")
-      ("gate", po::value<std::string>()->default_value("series"),
-       "what --fail-on-regression counts: series (a mechanism's points across n, the default: a lone point "
-       "moves between runs more often than Holm's normal model allows) or points (any point or series)")
+      ("gate", po::value<std::string>()->default_value("mechanisms"),
+       "what --fail-on-regression counts: mechanisms (a mechanism's series pooled, the default), series (also one "
+       "scenario's points across n) or points (also any single point); finer levels false-alarm more often on a "
+       "drifting machine (docs/compare.md)")
       ("within-run-only", "leave out the between-run scatter τ: only the visits' spread (for two runs taken "
        "interleaved, or to see what the raw scatter alone would call significant)")
       ("points", po::value<std::string>()->default_value("significant"), "which points to list: significant or all")
@@ -55,6 +59,14 @@ studies::compare_options options_of(const po::variables_map& vm) {
   return o;
 }
 
+// 0 mechanisms, 1 series, 2 points: each level counts those above it too.
+int gate_level(const std::string& gate) {
+  if (gate == "mechanisms") return 0;
+  if (gate == "series") return 1;
+  if (gate == "points") return 2;
+  throw usage_error("--gate: '" + gate + "' is not mechanisms, series or points");
+}
+
 // "REGRESSION" only where --fail-on-regression asked for a gate; else the direction.
 std::string verdict(bool significant, double slowdown, bool regression, bool gate) {
   if (!significant) return "-";
@@ -69,9 +81,24 @@ std::string ratio_text(double r, double lo, double hi) {
 // describe() names the pinning too ("cpu=0+1"): a point on two CPUs is another point.
 std::string series_label(const datasets::key& k) { return datasets::describe(k); }
 
+// "run1,run2,...": each a dataset directory; one run is the common case.
+std::vector<datasets::dataset> read_runs(const std::string& list, const char* side) {
+  std::vector<datasets::dataset> runs;
+  std::size_t at = 0;
+  while (at <= list.size()) {
+    const std::size_t comma = std::min(list.find(',', at), list.size());
+    const std::string dir = list.substr(at, comma - at);
+    if (dir.empty()) throw usage_error(std::string(side) + ": an empty directory name in '" + list + "'");
+    runs.push_back(datasets::read_dataset(dir));
+    at = comma + 1;
+  }
+  return runs;
+}
+
 json side_json(const studies::side& s) {
-  return {{"median", s.median}, {"lo", s.lo},         {"hi", s.hi},
-          {"ln_se", s.ln_se},   {"visits", s.visits}, {"samples", s.raw.size()}};
+  return {{"median", s.median},     {"lo", s.lo},         {"hi", s.hi},
+          {"ln_se", s.ln_se},       {"visits", s.visits}, {"runs", std::max<std::size_t>(1, s.ln_runs.size())},
+          {"samples", s.raw.size()}};
 }
 
 json key_json(const datasets::key& k) {
@@ -81,20 +108,17 @@ json key_json(const datasets::key& k) {
   return j;
 }
 
+json group_json(const studies::group_comparison& g) {
+  return {
+      {"key", key_json(g.k)},   {"members", g.members},         {"ratio", g.ratio},          {"ratio_lo", g.ratio_lo},
+      {"ratio_hi", g.ratio_hi}, {"slowdown", g.slowdown},       {"z", json_number(g.z)},     {"p", g.p},
+      {"p_holm", g.p_holm},     {"significant", g.significant}, {"regression", g.regression}};
+}
+
 json result_json(const studies::comparison& c, const po::variables_map& vm, const studies::compare_options& o) {
-  json series = json::array(), points = json::array();
-  for (const auto& s : c.series)
-    series.push_back({{"key", key_json(s.k)},
-                      {"points", s.points},
-                      {"ratio", s.ratio},
-                      {"ratio_lo", s.ratio_lo},
-                      {"ratio_hi", s.ratio_hi},
-                      {"slowdown", s.slowdown},
-                      {"z", json_number(s.z)},
-                      {"p", s.p},
-                      {"p_holm", s.p_holm},
-                      {"significant", s.significant},
-                      {"regression", s.regression}});
+  json mechanisms = json::array(), series = json::array(), points = json::array();
+  for (const auto& m : c.mechanisms) mechanisms.push_back(group_json(m));
+  for (const auto& s : c.series) series.push_back(group_json(s));
   for (const auto& p : c.points)
     points.push_back({{"key", key_json(p.k)},
                       {"a", side_json(p.a)},
@@ -116,22 +140,33 @@ json result_json(const studies::comparison& c, const po::variables_map& vm, cons
           {"regression_min", o.regression_min},
           {"between_run_sd", c.between_run_sd},
           {"between_series_sd", c.between_series_sd},
+          {"between_mechanism_sd", c.between_mechanism_sd},
           {"median_ratio", {{"ratio", c.median_ratio}, {"lo", c.median_ratio_lo}, {"hi", c.median_ratio_hi}}},
           {"only_a", c.only_a},
           {"only_b", c.only_b},
           {"point_regressions", c.point_regressions},
           {"series_regressions", c.series_regressions},
+          {"mechanism_regressions", c.mechanism_regressions},
           {"gate", vm["gate"].as<std::string>()},
+          {"mechanisms", mechanisms},
           {"series", series},
           {"points", points}};
 }
 
-text_table series_table(const studies::comparison& c, bool gate) {
-  text_table t{{"series", "points", "B/A [95%]", "slowdown", "p (Holm)", "verdict"}, {}, {0, 1, 1, 1, 1, 0}};
-  for (const auto& s : c.series)
-    t.rows.push_back({series_label(s.k), std::to_string(s.points), ratio_text(s.ratio, s.ratio_lo, s.ratio_hi),
-                      percent_text(s.slowdown), format_number(s.p_holm, 2),
-                      verdict(s.significant, s.slowdown, s.regression, gate)});
+std::string mechanism_label(const datasets::key& k) {
+  const std::string m = k.mechanism.empty() ? "- (none: blocking read/write, memory)" : k.mechanism;
+  return k.variant.empty() ? m : m + "/" + k.variant;
+}
+
+text_table groups_table(const std::vector<studies::group_comparison>& groups, bool mechanisms, bool gate) {
+  text_table t{{mechanisms ? "mechanism" : "series", mechanisms ? "series" : "points",
+                mechanisms ? "B/A time per op [95%]" : "B/A [95%]", "slowdown", "p (Holm)", "verdict"},
+               {},
+               {0, 1, 1, 1, 1, 0}};
+  for (const auto& g : groups)
+    t.rows.push_back({mechanisms ? mechanism_label(g.k) : series_label(g.k), std::to_string(g.members),
+                      ratio_text(g.ratio, g.ratio_lo, g.ratio_hi), percent_text(g.slowdown), format_number(g.p_holm, 2),
+                      verdict(g.significant, g.slowdown, g.regression, gate)});
   return t;
 }
 
@@ -151,8 +186,8 @@ text_table points_table(const studies::comparison& c, bool all, bool gate) {
 text_table csv_table(const studies::comparison& c) {
   text_table t{{"level"}, {}, {}};
   for (auto col : datasets::key_columns()) t.columns.emplace_back(col);
-  for (const char* col : {"pinning", "points", "a_median", "b_median", "ratio", "ratio_lo", "ratio_hi", "slowdown", "z",
-                          "p", "p_holm", "p_welch_raw", "p_mw_raw", "significant", "regression"})
+  for (const char* col : {"pinning", "members", "a_median", "b_median", "ratio", "ratio_lo", "ratio_hi", "slowdown",
+                          "z", "p", "p_holm", "p_welch_raw", "p_mw_raw", "significant", "regression"})
     t.columns.emplace_back(col);
   auto row = [&](const char* level, const datasets::key& k, std::vector<std::string> rest) {
     std::vector<std::string> r{level};
@@ -161,11 +196,14 @@ text_table csv_table(const studies::comparison& c) {
     r.insert(r.end(), rest.begin(), rest.end());
     t.rows.push_back(std::move(r));
   };
-  for (const auto& s : c.series)
-    row("series", s.k,
-        {std::to_string(s.points), "", "", csv_number(s.ratio), csv_number(s.ratio_lo), csv_number(s.ratio_hi),
-         csv_number(s.slowdown), csv_number(s.z), csv_number(s.p), csv_number(s.p_holm), "", "",
-         s.significant ? "1" : "0", s.regression ? "1" : "0"});
+  auto group = [&](const char* level, const studies::group_comparison& g) {
+    row(level, g.k,
+        {std::to_string(g.members), "", "", csv_number(g.ratio), csv_number(g.ratio_lo), csv_number(g.ratio_hi),
+         csv_number(g.slowdown), csv_number(g.z), csv_number(g.p), csv_number(g.p_holm), "", "",
+         g.significant ? "1" : "0", g.regression ? "1" : "0"});
+  };
+  for (const auto& m : c.mechanisms) group("mechanism", m);
+  for (const auto& s : c.series) group("series", s);
   for (const auto& p : c.points)
     row("point", p.k,
         {"1", csv_number(p.a.median), csv_number(p.b.median), csv_number(p.ratio), csv_number(p.ratio_lo),
@@ -181,13 +219,16 @@ void write_text(const studies::comparison& c, const po::variables_map& vm) {
             << c.points.size() << " points in both (" << c.only_a << " only in A, " << c.only_b << " only in B); "
             << significant << " differ significantly\n"
             << "between-run scatter (τ) of a point " << percent_text(c.between_run_sd) << ", of a series "
-            << percent_text(c.between_series_sd) << "; median B/A over all points "
-            << ratio_text(c.median_ratio, c.median_ratio_lo, c.median_ratio_hi) << "\n\n";
-  const bool gate = vm.count("fail-on-regression") > 0;
-  write_table(std::cout, series_table(c, gate));
-  // A point reads REGRESSION only where the gate counts points.
-  const auto pts =
-      points_table(c, vm["points"].as<std::string>() == "all", gate && vm["gate"].as<std::string>() == "points");
+            << percent_text(c.between_series_sd) << ", of a mechanism " << percent_text(c.between_mechanism_sd)
+            << "; median B/A over all points " << ratio_text(c.median_ratio, c.median_ratio_lo, c.median_ratio_hi)
+            << "\n\n";
+  // A row reads REGRESSION only at the levels the gate counts.
+  const int level = gate_level(vm["gate"].as<std::string>());
+  const bool gated = vm.count("fail-on-regression") > 0;
+  write_table(std::cout, groups_table(c.mechanisms, true, gated));
+  std::cout << "\n";
+  write_table(std::cout, groups_table(c.series, false, gated && level >= 1));
+  const auto pts = points_table(c, vm["points"].as<std::string>() == "all", gated && level >= 2);
   if (!pts.rows.empty()) {
     std::cout << "\n";
     write_table(std::cout, pts);
@@ -201,17 +242,20 @@ int cmd_compare(const args_t& args) {
   po::positional_options_description pos;
   pos.add("a", 1).add("b", 1);
   po::variables_map vm;
-  if (!parse_command_line(args, opts, pos, vm, "usage: pollscale compare A B [--fail-on-regression PCT] [options]"))
+  if (!parse_command_line(args, opts, pos, vm,
+                          "usage: pollscale compare A[,A2...] B[,B2...] [--fail-on-regression PCT] [options]"))
     return exit_ok;
   const output_format format = parse_format(vm["format"].as<std::string>());
   const std::string which = vm["points"].as<std::string>();
   if (which != "significant" && which != "all")
     throw usage_error("--points: '" + which + "' is not significant or all");
-  const std::string gate = vm["gate"].as<std::string>();
-  if (gate != "series" && gate != "points") throw usage_error("--gate: '" + gate + "' is not series or points");
+  const int level = gate_level(vm["gate"].as<std::string>());
   const auto o = options_of(vm);
-  const auto c = studies::compare_datasets(datasets::read_dataset(vm["a"].as<std::string>()),
-                                           datasets::read_dataset(vm["b"].as<std::string>()), o);
+  const auto a = read_runs(vm["a"].as<std::string>(), "A"), b = read_runs(vm["b"].as<std::string>(), "B");
+  std::vector<const datasets::dataset*> pa, pb;
+  for (const auto& d : a) pa.push_back(&d);
+  for (const auto& d : b) pb.push_back(&d);
+  const auto c = studies::compare_runs(pa, pb, o);
   if (c.points.empty())
     throw usage_error("compare: " + vm["a"].as<std::string>() + " and " + vm["b"].as<std::string>() +
                       " have no point in common");
@@ -222,7 +266,8 @@ int cmd_compare(const args_t& args) {
   else
     write_text(c, vm);
   const bool gated = vm.count("fail-on-regression") > 0;
-  const std::size_t found = gate == "points" ? c.point_regressions + c.series_regressions : c.series_regressions;
+  const std::size_t found =
+      c.mechanism_regressions + (level >= 1 ? c.series_regressions : 0) + (level >= 2 ? c.point_regressions : 0);
   return gated && found > 0 ? exit_regression : exit_ok;
 }
 

@@ -5,6 +5,7 @@
 #include <limits>
 #include <map>
 #include <numeric>
+#include <optional>
 
 #include <boost/math/distributions/students_t.hpp>
 
@@ -66,66 +67,128 @@ double between_run_sd(const std::vector<double>& d, const std::vector<double>& s
   return hi;
 }
 
-void judge_points(comparison& c, const compare_options& o, const std::vector<double>& se) {
+// One thing compared — a point, a series, a mechanism — on the log scale: its ln ratio d,
+// the variance of d, and each side's per-run values (ln of each run's median, or the run's
+// mean over a group's points), from which the next level pools.
+struct item {
+  datasets::key k;
+  double d = 0;
+  double var = 0;
+  std::vector<double> a_runs, b_runs;
+};
+
+// The variance between runs of one item, observed where a side holds several runs: the
+// pooled sample variance of its per-run values; nullopt where neither side has two runs.
+std::optional<double> run_variance(const std::vector<double>& a, const std::vector<double>& b) {
+  double ss = 0, df = 0;
+  for (const auto* runs : {&a, &b})
+    if (runs->size() >= 2) {
+      ss += variance_of(*runs) * double(runs->size() - 1);
+      df += double(runs->size() - 1);
+    }
+  if (df == 0) return std::nullopt;
+  return ss / df;
+}
+
+// The variance of d: the larger of what the level below gives (`floor`) and what repeated
+// runs show (the run variance over each side's runs), plus τ² added by the caller.
+double base_variance(double floor, const item& it) {
+  const auto v = run_variance(it.a_runs, it.b_runs);
+  if (!v) return floor;
+  return std::max(floor, *v * (1 / double(it.a_runs.size()) + 1 / double(it.b_runs.size())));
+}
+
+// Holm-corrected verdicts for one level, given each item's d and standard error.
+template <class Row>
+void judge(std::vector<Row>& rows, const std::vector<double>& d, const std::vector<double>& se,
+           const compare_options& o) {
   std::vector<double> p;
-  for (std::size_t i = 0; i < c.points.size(); ++i) {
-    auto& pt = c.points[i];
-    const double d = std::log(pt.ratio);
-    pt.z = se[i] > 0 ? d / se[i] : (d == 0 ? 0 : std::copysign(std::numeric_limits<double>::infinity(), d));
-    pt.p = p_normal(pt.z);
-    pt.ratio_lo = std::exp(d - z95 * se[i]);
-    pt.ratio_hi = std::exp(d + z95 * se[i]);
-    p.push_back(pt.p);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    rows[i].z =
+        se[i] > 0 ? d[i] / se[i] : (d[i] == 0 ? 0 : std::copysign(std::numeric_limits<double>::infinity(), d[i]));
+    rows[i].p = p_normal(rows[i].z);
+    p.push_back(rows[i].p);
   }
   const auto adj = holm_adjust(p);
-  for (std::size_t i = 0; i < c.points.size(); ++i) {
-    auto& pt = c.points[i];
-    pt.p_holm = adj[i];
-    pt.significant = pt.p_holm < o.alpha;
-    pt.regression = pt.significant && pt.slowdown > o.regression_min;
-    c.point_regressions += pt.regression;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    rows[i].p_holm = adj[i];
+    rows[i].significant = rows[i].p_holm < o.alpha;
+    rows[i].regression = rows[i].significant && rows[i].slowdown > o.regression_min;
   }
 }
 
-void judge_series(comparison& c, const compare_options& o, const std::vector<double>& se) {
-  std::map<datasets::key, std::vector<std::size_t>> members;
-  for (std::size_t i = 0; i < c.points.size(); ++i) members[series_key(c.points[i].k)].push_back(i);
-  std::vector<double> mean_d, se2;
-  for (const auto& [k, idx] : members) {
-    double sum_d = 0, sum_var = 0;
-    for (auto i : idx) sum_d += std::log(c.points[i].ratio), sum_var += se[i] * se[i];
-    const double m = double(idx.size());
-    mean_d.push_back(sum_d / m);
-    se2.push_back(sum_var / (m * m));
+// The mean over members of their per-run values, run by run; empty unless every member
+// has the same number of runs on that side.
+std::vector<double> run_means(const std::vector<const item*>& members, bool side_a) {
+  const auto& first = side_a ? members.front()->a_runs : members.front()->b_runs;
+  std::vector<double> out(first.size(), 0);
+  for (const auto* m : members) {
+    const auto& runs = side_a ? m->a_runs : m->b_runs;
+    if (runs.size() != out.size()) return {};
+    for (std::size_t r = 0; r < runs.size(); ++r) out[r] += runs[r] / double(members.size());
   }
-  // A series also moves as a whole between runs (its points share a probe's set-up habits
-  // and the regime the host was in): the same estimate one level up.
-  c.between_series_sd = o.between_run_term ? between_run_sd(mean_d, se2) : 0;
-  std::vector<double> p;
-  std::size_t i = 0;
-  for (const auto& [k, idx] : members) {
-    const double d = mean_d[i], s = std::sqrt(se2[i] + c.between_series_sd * c.between_series_sd);
-    series_comparison sc;
-    sc.k = k;
-    sc.points = idx.size();
-    sc.ratio = std::exp(d);
-    sc.ratio_lo = std::exp(d - z95 * s);
-    sc.ratio_hi = std::exp(d + z95 * s);
-    sc.slowdown = slowdown_of(k, sc.ratio);
-    sc.z = s > 0 ? d / s : 0;
-    sc.p = p_normal(sc.z);
-    p.push_back(sc.p);
-    c.series.push_back(sc);
-    ++i;
+  return out;
+}
+
+// Items pooled into groups by `group_of`: a group's d is the mean of its items', its
+// variance the larger of Σ var / m² and what its runs show, plus τ² of the groups
+// (between_run_sd) — then z, p, Holm. Returns the groups and their items for the next level.
+std::pair<std::vector<group_comparison>, std::vector<item>> pool(const std::vector<item>& items,
+                                                                 datasets::key (*group_of)(datasets::key),
+                                                                 const compare_options& o, double& tau) {
+  std::map<datasets::key, std::vector<const item*>> members;
+  for (const auto& it : items) members[group_of(it.k)].push_back(&it);
+  std::vector<item> groups;
+  std::vector<double> base;
+  for (const auto& [k, list] : members) {
+    item g{k, 0, 0, run_means(list, true), run_means(list, false)};
+    double var = 0;
+    for (const auto* m : list) g.d += m->d / double(list.size()), var += m->var;
+    base.push_back(base_variance(var / double(list.size() * list.size()), g));
+    groups.push_back(std::move(g));
   }
-  const auto adj = holm_adjust(p);
-  for (std::size_t j = 0; j < c.series.size(); ++j) {
-    auto& s = c.series[j];
-    s.p_holm = adj[j];
-    s.significant = s.p_holm < o.alpha;
-    s.regression = s.significant && s.slowdown > o.regression_min;
-    c.series_regressions += s.regression;
+  std::vector<double> d, se;
+  for (const auto& g : groups) d.push_back(g.d);
+  tau = o.between_run_term ? between_run_sd(d, base) : 0;
+  std::vector<group_comparison> out;
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    groups[i].var = base[i] + tau * tau;
+    se.push_back(std::sqrt(groups[i].var));
+    group_comparison g{groups[i].k, members[groups[i].k].size(), std::exp(d[i]), std::exp(d[i] - z95 * se[i]),
+                       std::exp(d[i] + z95 * se[i])};
+    g.slowdown = slowdown_of(g.k, g.ratio);
+    out.push_back(g);
   }
+  judge(out, d, se, o);
+  return {out, groups};
+}
+
+// A mechanism (with its variant) over every scenario and metric: rates are turned into
+// times first (d of a rate negated), so that the pooled ratio is B/A of the time per
+// operation and "slower" means the same in every series.
+datasets::key mechanism_key(datasets::key k) {
+  datasets::key m;
+  m.mechanism = k.mechanism;
+  m.variant = k.variant;
+  return m;
+}
+
+item as_time(item it) {
+  if (!larger_is_better(it.k)) return it;
+  it.d = -it.d;
+  for (auto* runs : {&it.a_runs, &it.b_runs})
+    for (double& x : *runs) x = -x;
+  return it;
+}
+
+void judge_groups(comparison& c, const compare_options& o, const std::vector<item>& points) {
+  auto [series, series_items] = pool(points, series_key, o, c.between_series_sd);
+  c.series = std::move(series);
+  std::vector<item> as_times;
+  for (const auto& it : series_items) as_times.push_back(as_time(it));
+  c.mechanisms = pool(as_times, mechanism_key, o, c.between_mechanism_sd).first;
+  for (const auto& s : c.series) c.series_regressions += s.regression;
+  for (const auto& m : c.mechanisms) c.mechanism_regressions += m.regression;
 }
 
 void overall_ratio(comparison& c) {
@@ -142,7 +205,7 @@ void overall_ratio(comparison& c) {
 // One side of a measured point: the summary's median and interval, and the standard error
 // of ln(median) from the visit medians (a single visit: from the summary's own interval).
 side side_of(const datasets::summary_row& r, const std::vector<const datasets::sample_row*>& samples) {
-  side s{r.s.median, r.s.ci95_lo, r.s.ci95_hi, 0, 0, {}};
+  side s{r.s.median, r.s.ci95_lo, r.s.ci95_hi, 0, 0, {}, {}};
   std::map<std::int64_t, std::vector<double>> by_visit;
   for (const auto* x : samples) {
     s.raw.push_back(x->value);
@@ -215,7 +278,9 @@ comparison compare_sides(const std::vector<std::pair<datasets::key, side>>& a,
   comparison c;
   std::map<datasets::key, const side*> in_b;
   for (const auto& [k, s] : b) in_b[k] = &s;
-  std::vector<double> d, se_w2;
+  auto runs_of = [](const side& s) { return s.ln_runs.empty() ? std::vector<double>{std::log(s.median)} : s.ln_runs; };
+  std::vector<item> items;
+  std::vector<double> base;
   for (const auto& [k, sa] : a) {
     const auto it = in_b.find(k);
     if (it == in_b.end() || !(sa.median > 0) || !(it->second->median > 0)) {
@@ -224,33 +289,91 @@ comparison compare_sides(const std::vector<std::pair<datasets::key, side>>& a,
     }
     point_comparison pt{k, sa, *it->second};
     in_b.erase(it);
-    pt.ratio = pt.b.median / pt.a.median;
+    item x{k, 0, 0, runs_of(pt.a), runs_of(pt.b)};
+    x.d = mean_of(x.b_runs) - mean_of(x.a_runs);
+    pt.ratio = std::exp(x.d);
     pt.slowdown = slowdown_of(k, pt.ratio);
     pt.p_welch_raw = welch_p(pt.a.raw, pt.b.raw);
     pt.p_mw_raw = mann_whitney_p(pt.a.raw, pt.b.raw);
-    d.push_back(std::log(pt.ratio));
-    se_w2.push_back(sa.ln_se * sa.ln_se + pt.b.ln_se * pt.b.ln_se);
+    base.push_back(base_variance(sa.ln_se * sa.ln_se + pt.b.ln_se * pt.b.ln_se, x));
+    items.push_back(std::move(x));
     c.points.push_back(std::move(pt));
   }
   c.only_b = in_b.size();
-  c.between_run_sd = o.between_run_term ? between_run_sd(d, se_w2) : 0;
-  std::vector<double> se;
-  for (double w2 : se_w2) se.push_back(std::sqrt(w2 + c.between_run_sd * c.between_run_sd));
-  judge_points(c, o, se);
-  judge_series(c, o, se);
+  std::vector<double> d, se;
+  for (const auto& x : items) d.push_back(x.d);
+  c.between_run_sd = o.between_run_term ? between_run_sd(d, base) : 0;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    items[i].var = base[i] + c.between_run_sd * c.between_run_sd;
+    se.push_back(std::sqrt(items[i].var));
+    c.points[i].ratio_lo = std::exp(d[i] - z95 * se[i]);
+    c.points[i].ratio_hi = std::exp(d[i] + z95 * se[i]);
+  }
+  judge(c.points, d, se, o);
+  for (const auto& pt : c.points) c.point_regressions += pt.regression;
+  judge_groups(c, o, items);
   overall_ratio(c);
   return c;
 }
 
-comparison compare_datasets(const datasets::dataset& a, const datasets::dataset& b, const compare_options& o) {
-  auto sides = [](const datasets::dataset& d) {
+namespace {
+
+datasets::key no_max_fd(datasets::key k) {
+  k.max_fd.reset();
+  return k;
+}
+
+// One side's runs merged point by point: the mean of the runs' ln medians, the visits'
+// standard error pooled over runs, every raw sample; a point measured in one run only keeps
+// that run's figures.
+std::vector<std::pair<datasets::key, side>> merge_runs(const std::vector<const datasets::dataset*>& runs) {
+  std::map<datasets::key, std::vector<side>> per_key;
+  for (const auto* d : runs) {
     std::map<datasets::key, std::vector<const datasets::sample_row*>> samples;
-    for (const auto& s : d.samples) samples[s.k].push_back(&s);
-    std::vector<std::pair<datasets::key, side>> out;
-    for (const auto& r : d.summaries) out.emplace_back(r.k, side_of(r, samples[r.k]));
-    return out;
-  };
-  return compare_sides(sides(a), sides(b), o);
+    for (const auto& s : d->samples) samples[s.k].push_back(&s);
+    // max_fd records where the descriptors happened to land, which shifts by a few between
+    // builds; points are matched without it unless it tells two points of a run apart
+    // (fd_range's grid of descriptor ranges).
+    std::map<datasets::key, int> without_max_fd;
+    for (const auto& r : d->summaries) ++without_max_fd[no_max_fd(r.k)];
+    for (const auto& r : d->summaries)
+      if (r.s.median > 0)
+        per_key[without_max_fd[no_max_fd(r.k)] == 1 ? no_max_fd(r.k) : r.k].push_back(side_of(r, samples[r.k]));
+  }
+  std::vector<std::pair<datasets::key, side>> out;
+  for (auto& [k, sides] : per_key) {
+    if (sides.size() == 1) {
+      out.emplace_back(k, std::move(sides.front()));
+      continue;
+    }
+    side m;
+    double se2 = 0;
+    for (auto& s : sides) {
+      m.ln_runs.push_back(std::log(s.median));
+      se2 += s.ln_se * s.ln_se / double(sides.size() * sides.size());
+      m.visits += s.visits;
+      m.raw.insert(m.raw.end(), s.raw.begin(), s.raw.end());
+    }
+    const double centre = mean_of(m.ln_runs);
+    const double spread = std::sqrt(std::max(se2, variance_of(m.ln_runs) / double(sides.size())));
+    m.median = std::exp(centre);
+    m.lo = std::exp(centre - z95 * spread);
+    m.hi = std::exp(centre + z95 * spread);
+    m.ln_se = std::sqrt(se2);
+    out.emplace_back(k, std::move(m));
+  }
+  return out;
+}
+
+}  // namespace
+
+comparison compare_runs(const std::vector<const datasets::dataset*>& a, const std::vector<const datasets::dataset*>& b,
+                        const compare_options& o) {
+  return compare_sides(merge_runs(a), merge_runs(b), o);
+}
+
+comparison compare_datasets(const datasets::dataset& a, const datasets::dataset& b, const compare_options& o) {
+  return compare_runs({&a}, {&b}, o);
 }
 
 }  // namespace pollscale::studies

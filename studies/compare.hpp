@@ -25,7 +25,10 @@
 // position and max_fd: its d is the mean of its points', its se² Σ se_i²/points² plus a
 // between-series τ² estimated the same way over all series — the points of a series move
 // together between runs (one probe's set-up habits, the regime the host was in), so their
-// mean is not as sure as independent points would make it. A regression is a significant
+// mean is not as sure as independent points would make it. A mechanism (with its variant)
+// pools its series the same way, one level up, after turning rates into times (the d of a
+// rate negated), so its ratio is B/A of the time per operation in every scenario it was
+// measured in. A regression is a significant
 // change in the slow direction (a time up, a rate down) larger than the threshold the
 // caller gives.
 //
@@ -57,6 +60,8 @@ struct side {
   double ln_se = 0;         ///< standard error of ln(median)
   std::size_t visits = 0;   ///< visits behind ln_se (0: a published "+/-")
   std::vector<double> raw;  ///< per-operation sample values (may be empty)
+  /// ln of each run's median where the side holds several runs of the point; empty: one run
+  std::vector<double> ln_runs;
 };
 
 struct point_comparison {
@@ -71,9 +76,10 @@ struct point_comparison {
   bool regression = false;               ///< significant and slowdown > regression_min
 };
 
-struct series_comparison {
-  datasets::key k;  ///< the series: n_fds, n_active, active_pos, max_fd cleared
-  std::size_t points = 0;
+/// A series (points across n) or a mechanism (its series across scenarios and metrics).
+struct group_comparison {
+  datasets::key k;  ///< series: n_fds, n_active, active_pos, max_fd cleared; mechanism: mechanism and variant only
+  std::size_t members = 0;                       ///< points of a series, series of a mechanism
   double ratio = 1, ratio_lo = 1, ratio_hi = 1;  ///< geometric mean ratio B/A with its 95% interval
   double slowdown = 0;
   double z = 0, p = 1, p_holm = 1;
@@ -82,17 +88,30 @@ struct series_comparison {
 
 struct comparison {
   std::vector<point_comparison> points;  ///< in key order
-  std::vector<series_comparison> series;
+  std::vector<group_comparison> series;
+  /// Per mechanism and variant, ratio of the time per operation (rates inverted).
+  std::vector<group_comparison> mechanisms;
   std::size_t only_a = 0, only_b = 0;  ///< points measured in one run only
   double between_run_sd = 0;           ///< τ, in ln units (0.07 ≈ 7%)
+  double between_mechanism_sd = 0;     ///< τ of whole mechanisms, in ln units
   double between_series_sd = 0;        ///< τ of whole series (their mean d), in ln units
   double median_ratio = 1, median_ratio_lo = 1, median_ratio_hi = 1;  ///< over all points, 95% CI
   std::size_t point_regressions = 0;                                  ///< points flagged as regressions
-  std::size_t series_regressions = 0;                                 ///< series flagged as regressions
+  std::size_t series_regressions = 0;
+  std::size_t mechanism_regressions = 0;  ///< series flagged as regressions
 };
 
-/// Compares two calibration datasets point by point (matched by key and pinning).
+/// Compares two calibration datasets point by point, matched by every key column and the
+/// pinning; max_fd only where it tells two points of a run apart (elsewhere it records where
+/// the descriptors landed, which shifts by a few between builds).
 comparison compare_datasets(const datasets::dataset& a, const datasets::dataset& b, const compare_options& o);
+
+/// The same with several runs per side (each side measured again): a point's value on a
+/// side is the geometric mean of its runs' medians, and the spread between runs — at every
+/// level, so a series or a mechanism that moves as a whole between runs shows it — enters
+/// the standard error directly instead of only through the estimated τ.
+comparison compare_runs(const std::vector<const datasets::dataset*>& a, const std::vector<const datasets::dataset*>& b,
+                        const compare_options& o);
 
 /// Compares points already reduced to one side each (a published table's rows), matched by
 /// key; points without a partner are counted in only_a / only_b.

@@ -82,7 +82,7 @@ TEST_F(CompareCliTest, TwoRunsOfTheSameMachinePassTheGate) {
   EXPECT_EQ(j["points"].size(), 24u);
   EXPECT_EQ(j["series"].size(), 2u);
   EXPECT_EQ(j["series_regressions"], 0);
-  EXPECT_EQ(j["gate"], "series");
+  EXPECT_EQ(j["gate"], "mechanisms");
   for (const char* f :
        {"a", "b", "alpha", "regression_min", "between_run_sd", "between_series_sd", "median_ratio", "only_a", "only_b"})
     EXPECT_TRUE(j.contains(f)) << f;
@@ -94,11 +94,23 @@ TEST_F(CompareCliTest, TwoRunsOfTheSameMachinePassTheGate) {
   EXPECT_DOUBLE_EQ(j["regression_min"].get<double>(), 0.05);
 }
 
-TEST_F(CompareCliTest, CsvHasOneRowPerSeriesAndPoint) {
+TEST_F(CompareCliTest, SeveralRunsPerSideAreCommaSeparated) {
+  datasets::write_dataset(dir_ / "a2", run(3, 1.0));
+  datasets::write_dataset(dir_ / "slow2", run(4, 1.3));
+  const auto r = run_pollscale("compare " + at("a") + "," + at("a2") + " " + at("slow") + "," + at("slow2") +
+                               " --fail-on-regression 10 --format json");
+  EXPECT_EQ(r.rc, 3) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["points"][0]["a"]["runs"], 2);
+  EXPECT_EQ(j["points"][0]["a"]["visits"], 6);
+  EXPECT_EQ(run_pollscale("compare " + at("a") + ",," + at("a2") + " " + at("slow")).rc, 2);
+}
+
+TEST_F(CompareCliTest, CsvHasOneRowPerMechanismSeriesAndPoint) {
   const auto r = run_pollscale("compare " + at("a") + " " + at("slow") + " --format csv");
   ASSERT_EQ(r.rc, 0) << r.err;
   EXPECT_EQ(r.out.rfind("level,scenario,", 0), 0u) << r.out.substr(0, 200);
-  EXPECT_EQ(lines(r.out), 1 + 2 + 24);
+  EXPECT_EQ(lines(r.out), 1 + 2 + 2 + 24);  // header, mechanisms, series, points
 }
 
 TEST_F(CompareCliTest, BadInputIsOneLineAndExitTwo) {
