@@ -42,7 +42,7 @@ po::options_description scale_options() {
        "relative (errors scale with throughput) or absolute (plain least squares, as R's usl package)")
       ("coherency-min-n", po::value<long long>()->default_value(4),
        "distinct thread counts the coherency term (κ) needs before it may compete")
-      ("coherency-margin", po::value<double>()->default_value(0.2),
+      ("coherency-margin", po::value<double>()->default_value(0.2, "0.2"),
        "how far (fraction, 0..1) USL's leave-one-out error must lie below the simpler law's")
       ("statistic", po::value<std::string>()->default_value("median"),
        "in a calibration dataset: median (typical) or fastest (the fastest batch)")

@@ -18,6 +18,8 @@
 #include "calibrate/sys/syscall.hpp"
 #include "datasets/atomic_file.hpp"
 #include "datasets/build_info.hpp"
+#include "datasets/csv_table.hpp"
+#include "datasets/dataset.hpp"
 #include "datasets/json_file.hpp"
 #include "datasets/vocabulary.hpp"
 #include "model/prediction.hpp"
@@ -57,7 +59,8 @@ po::options_description study_options() {
       "quick", "calibrate with the quick profile (default, ~1-3 min)")(
       "full", "calibrate with the full profile (<= 30 min)")("data", po::value<std::string>(),
                                                              "use this existing dataset instead of calibrating")(
-      "historical", po::value<std::string>()->default_value(POLLSCALE_SOURCE_DIR "/datasets/historical"),
+      "historical", po::value<std::string>()->default_value(POLLSCALE_SOURCE_DIR "/datasets/historical",
+                                                               "the sources' datasets/historical"),
       "directory of historical CSVs to validate against")("active", po::value<std::int64_t>()->default_value(8),
                                                           "closed-loop clients of the simulated server")(
       "seed", po::value<std::uint64_t>()->default_value(1), "seed for calibration positions and simulation")(
@@ -97,9 +100,10 @@ json read_json_or_null(const fs::path& p) {
   }
 }
 
+// From summary.csv alone: the samples (tens of MB) are read by the steps that need them.
 bool has_scaling_rows(const fs::path& dataset) {
-  const auto d = datasets::read_dataset(dataset);
-  return std::any_of(d.summaries.begin(), d.summaries.end(), [](const auto& r) {
+  const auto summaries = datasets::parse_summaries(datasets::read_csv(dataset / "summary.csv"));
+  return std::any_of(summaries.begin(), summaries.end(), [](const auto& r) {
     const auto s = datasets::parse<datasets::scenario>(r.k.scenario);
     return s && datasets::scales_with_threads(*s);
   });

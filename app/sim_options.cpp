@@ -173,7 +173,7 @@ po::options_description sim_server_options_description() {
       ("irq-cpu", po::value<int>()->default_value(0), "CPU on which network arrivals wake sleepers")
       ("active-pos", po::value<std::string>()->default_value("random"), "active fds in the interest array: random, first or last")
       ("scheduler", po::value<std::string>()->default_value("heap"), "event queue: heap or calendar")
-      ("rel-halfwidth", po::value<double>()->default_value(0.03), "stop when the throughput's 95% half-width <= this x mean")
+      ("rel-halfwidth", po::value<double>()->default_value(0.03, "0.03"), "stop when the throughput's 95% half-width <= this x mean")
       ("min-replications", po::value<long long>()->default_value(5), "replications at least (>= 2)")
       ("max-replications", po::value<long long>()->default_value(30), "replications at most");
   // clang-format on

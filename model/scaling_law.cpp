@@ -190,9 +190,10 @@ scaling_fit fit_scaling(std::span<const scaling_point> points, const scaling_opt
   std::set<double> distinct;
   for (const auto& q : points) distinct.insert(q.n);
   const double n_lo = *distinct.begin(), n_hi = *distinct.rbegin();  // a set is sorted
-  auto finish = [&](scaling_fit f, std::vector<scaling_rival> rivals) {
+  // Each law is fitted and scored once; the chosen one keeps the score it was judged by.
+  auto finish = [&](scaling_fit f, double loo, std::vector<scaling_rival> rivals) {
     f.n_min = n_lo, f.n_max = n_hi;
-    f.loo = leave_one_out(points, f.law, options.weights);
+    f.loo = loo;
     f.rivals = std::move(rivals);
     return f;
   };
@@ -201,7 +202,8 @@ scaling_fit fit_scaling(std::span<const scaling_point> points, const scaling_opt
       throw std::invalid_argument("scaling law: " + std::string(name(options.forced)) + " needs " +
                                   std::to_string(coefficients(options.forced)) + " points, got " +
                                   std::to_string(points.size()));
-    return finish(fit_law(points, options.forced, options.weights).fit, {});
+    return finish(fit_law(points, options.forced, options.weights).fit,
+                  leave_one_out(points, options.forced, options.weights), {});
   }
 
   // The kernel-shaped base is Amdahl: every mechanism serialises some part of an event.
@@ -211,6 +213,7 @@ scaling_fit fit_scaling(std::span<const scaling_point> points, const scaling_opt
   const double loo_linear = leave_one_out(points, scaling_law::linear, options.weights);
   std::vector<scaling_rival> rivals;
   scaling_law chosen = scaling_law::amdahl;
+  std::optional<law_fit> usl;  // fitted only where coherency may compete
   if (!amdahl.physical) {
     chosen = scaling_law::linear;
     rivals.push_back({scaling_law::amdahl, loo_amdahl, amdahl.why_not});
@@ -225,16 +228,17 @@ scaling_fit fit_scaling(std::span<const scaling_point> points, const scaling_opt
   }
 
   // Coherency (κ) must earn its place: enough distinct N and a margin over Amdahl.
+  double loo_usl = nan;
   if (distinct.size() < options.coherency_min_points) {
     rivals.push_back({scaling_law::usl, nan,
                       "coherency needs " + std::to_string(options.coherency_min_points) + " distinct N, got " +
                           std::to_string(distinct.size())});
   } else {
-    const law_fit usl = fit_law(points, scaling_law::usl, options.weights);
-    const double loo_usl = leave_one_out(points, scaling_law::usl, options.weights);
+    usl = fit_law(points, scaling_law::usl, options.weights);
+    loo_usl = leave_one_out(points, scaling_law::usl, options.weights);
     const double base_loo = chosen == scaling_law::linear ? loo_linear : loo_amdahl;
-    if (!usl.physical) {
-      rivals.push_back({scaling_law::usl, loo_usl, usl.why_not});
+    if (!usl->physical) {
+      rivals.push_back({scaling_law::usl, loo_usl, usl->why_not});
     } else if (!std::isnan(loo_usl) && !std::isnan(base_loo) && loo_usl <= (1 - options.coherency_margin) * base_loo) {
       rivals.push_back(
           {chosen, base_loo, "leave-one-out " + loo_text(base_loo) + " against USL's " + loo_text(loo_usl)});
@@ -248,10 +252,9 @@ scaling_fit fit_scaling(std::span<const scaling_point> points, const scaling_opt
                             " below the simpler law's " + loo_text(base_loo)});
     }
   }
-  const law_fit& best = chosen == scaling_law::usl      ? fit_law(points, scaling_law::usl, options.weights)
-                        : chosen == scaling_law::linear ? linear
-                                                        : amdahl;
-  return finish(best.fit, std::move(rivals));
+  if (chosen == scaling_law::usl) return finish(usl->fit, loo_usl, std::move(rivals));
+  if (chosen == scaling_law::linear) return finish(linear.fit, loo_linear, std::move(rivals));
+  return finish(amdahl.fit, loo_amdahl, std::move(rivals));
 }
 
 scaling_prediction predict_scaling(const scaling_fit& fit, double n) {
