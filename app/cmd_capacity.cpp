@@ -189,6 +189,38 @@ text_table search_table(const search& q, const search_result& r) {
   return t;
 }
 
+// The search again with every model cost at the dear and at the cheap end of its 95%
+// prediction interval: the capacity the model's own uncertainty allows, from least to most.
+struct model_bracket {
+  search_result dear, cheap;
+};
+
+std::optional<model_bracket> bracket_by_model(const search& q, const sim_setup& base, const po::variables_map& vm,
+                                              const std::string& mechanism) {
+  if (!vm.count("model")) return std::nullopt;
+  model_bracket b;
+  std::cerr << "capacity: again with every model cost at the dear end of its 95% interval\n";
+  b.dear =
+      bisect(q, base, sim_costs_from(vm, mechanism, std::make_shared<cost_provenance>(), studies::cost_bound::dear));
+  if (b.dear.interrupted) return std::nullopt;
+  std::cerr << "capacity: again with every model cost at the cheap end of its 95% interval\n";
+  b.cheap =
+      bisect(q, base, sim_costs_from(vm, mechanism, std::make_shared<cost_provenance>(), studies::cost_bound::cheap));
+  if (b.cheap.interrupted) return std::nullopt;
+  return b;
+}
+
+std::string bracket_text(const model_bracket& b) {
+  return "between " + capacity_text(b.dear) + " and " + capacity_text(b.cheap) +
+         " with every model cost at the dear and at the cheap end of its 95% prediction interval";
+}
+
+std::string extrapolation_text(const cost_provenance& prov) {
+  if (prov.max_extrapolation <= 1.0001) return "";
+  return "the model answered up to " + format_number(prov.max_extrapolation, 3) +
+         "x past the largest n it measured; its intervals, and this bracket, widen there";
+}
+
 }  // namespace
 
 int cmd_capacity(const args_t& args) {
@@ -207,13 +239,22 @@ int cmd_capacity(const args_t& args) {
   set_quantity(probe, q.vary, q.hi, "hi");
   auto prov = std::make_shared<cost_provenance>();
   const search_result r = bisect(q, base, sim_costs_from(vm, mechanism, prov));
+  const auto bracket = r.interrupted ? std::nullopt : bracket_by_model(q, base, vm, mechanism);
   if (format == output_format::json) {
-    std::cout << search_json(q, r, base, *prov).dump(2) << "\n";
+    auto j = search_json(q, r, base, *prov);
+    if (bracket)
+      j["capacity_bracket"] = {{"dear", optional_json(bracket->dear.capacity)},
+                               {"cheap", optional_json(bracket->cheap.capacity)},
+                               {"method", "every model cost at the same end of its 95% prediction interval"}};
+    j["model_max_extrapolation"] = prov->max_extrapolation;
+    std::cout << j.dump(2) << "\n";
   } else if (format == output_format::csv) {
     write_csv(std::cout, search_table(q, r));
   } else {
     write_table(std::cout, search_table(q, r));
     std::cout << "\ncapacity: " << capacity_text(r) << "\n";
+    if (bracket) std::cout << "capacity: " << bracket_text(*bracket) << "\n";
+    if (const auto e = extrapolation_text(*prov); !e.empty()) std::cout << "capacity: note: " << e << "\n";
   }
   if (r.interrupted) std::cerr << "capacity: interrupted: " << capacity_text(r) << "\n";
   return r.interrupted ? exit_interrupted : exit_ok;

@@ -72,13 +72,13 @@ bool apply_cost_table(const std::string& path, const std::string& mechanism, sim
 }  // namespace
 
 sim::cost_model sim_costs_from(const po::variables_map& vm, const std::string& mechanism,
-                               const std::shared_ptr<cost_provenance>& prov) {
+                               const std::shared_ptr<cost_provenance>& prov, studies::cost_bound bound) {
   sim::cost_model c;
   bool have_wait = false, have_handler = false;
   if (vm.count("model")) {
     const auto models = std::make_shared<const model::model_set>(model::load_model(vm["model"].as<std::string>()));
-    c = studies::costs_from_model(models, {mechanism, vm["fd-kind"].as<std::string>(), vm["variant"].as<std::string>()},
-                                  prov);
+    c = studies::costs_from_model(
+        models, {mechanism, vm["fd-kind"].as<std::string>(), vm["variant"].as<std::string>(), bound}, prov);
     have_wait = true;
     have_handler = prov->sources.contains(studies::component::handler);
   }

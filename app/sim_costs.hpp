@@ -23,7 +23,9 @@ using studies::cost_provenance;
 /// Builds the cost model of `mechanism` from the parsed flags. Throws usage_error naming
 /// the flag or the missing cost (e.g. "no handler cost: give --handler-ns, --costs or a
 /// model with a handler or ipc tcp cell"); model load errors propagate as datasets::input_error.
+/// `bound` picks which value of each model answer is used (flags and costs files are exact).
 sim::cost_model sim_costs_from(const boost::program_options::variables_map& vm, const std::string& mechanism,
-                               const std::shared_ptr<cost_provenance>& provenance);
+                               const std::shared_ptr<cost_provenance>& provenance,
+                               studies::cost_bound bound = studies::cost_bound::predicted);
 
 }  // namespace pollscale::app

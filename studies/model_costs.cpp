@@ -20,11 +20,12 @@ using datasets::scenario;
 class model_costs {
  public:
   model_costs(std::shared_ptr<const model::model_set> models, std::string fd_kind, std::string variant,
-              std::shared_ptr<cost_provenance> prov)
+              std::shared_ptr<cost_provenance> prov, cost_bound bound)
       : models_(std::move(models)),
         fd_kind_(std::move(fd_kind)),
         variant_(std::move(variant)),
-        prov_(std::move(prov)) {}
+        prov_(std::move(prov)),
+        bound_(bound) {}
 
   // One timeout-0 wait call over n fds with k ready (find_active time_per_call).
   std::function<double(const sim::wait_query&)> wait_call(const std::string& mechanism) const {
@@ -157,12 +158,15 @@ class model_costs {
   double counted(const model::prediction& p) const {
     ++prov_->model_questions;
     prov_->max_extrapolation = std::max(prov_->max_extrapolation, p.extrapolation_factor);
-    return p.value;
+    if (bound_ == cost_bound::predicted || !p.has_interval || !(p.lo > 0) || !std::isfinite(p.hi)) return p.value;
+    const bool rate = p.unit.starts_with("1/");  // a rate's lower end is the dearer operation
+    return (bound_ == cost_bound::dear) != rate ? p.hi : p.lo;
   }
 
   std::shared_ptr<const model::model_set> models_;
   std::string fd_kind_, variant_;
   std::shared_ptr<cost_provenance> prov_;
+  cost_bound bound_;
 };
 
 // The handler: the `handler` scenario (recv one 64 B request, send one 64 B reply on an
@@ -231,7 +235,7 @@ void fill_from_model(const model_costs& m, const std::string& mechanism, sim::co
 sim::cost_model costs_from_model(std::shared_ptr<const model::model_set> models, const model_cost_query& query,
                                  const std::shared_ptr<cost_provenance>& prov) {
   const std::string& mechanism = query.mechanism;
-  const model_costs m(std::move(models), query.fd_kind, query.variant, prov);
+  const model_costs m(std::move(models), query.fd_kind, query.variant, prov, query.bound);
   sim::cost_model c;
   const auto pass = m.wait_call(mechanism);
   c.rescan_s = pass;  // the pass after a wake-up: a timeout-0 scan

@@ -36,11 +36,20 @@ namespace component {
 inline constexpr const char* handler = "handler";  // vocabulary: a cost component, not the scenario
 }  // namespace component
 
+/// Which value of each model answer the simulator runs on: the prediction, or one end of its
+/// 95% prediction interval — `dear` the end that makes the operation cost more (a time's
+/// upper end, a rate's lower), `cheap` the other. An answer without an interval stays at
+/// its prediction. Running a question at both ends brackets its answer by the model's
+/// uncertainty (every cost at the same end together: an envelope, wider than the answer's
+/// own interval would be).
+enum class cost_bound { predicted, dear, cheap };
+
 /// Which cells: the mechanism simulated, and the fd kind and variant to prefer ("" = any).
 struct model_cost_query {
   std::string mechanism;
   std::string fd_kind;
   std::string variant;
+  cost_bound bound = cost_bound::predicted;
 };
 
 /// The costs `models` give for the query (above). Sets prov->sources for each cost found;

@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -144,6 +146,32 @@ TEST(WhatifCliTest, BadInputIsOneLineAndExitTwo) {
     EXPECT_EQ(lines(r.err), 1) << r.err;
     EXPECT_TRUE(r.out.empty());
   }
+}
+
+// With a model, the search runs again with every model cost at each end of its 95%
+// prediction interval: the capacity the model's uncertainty allows, dear end first, and a
+// note when the model answered past the n it measured.
+TEST(CapacityCliTest, AModelsIntervalsBracketTheCapacity) {
+  const std::string model =
+      (std::filesystem::temp_directory_path() / ("pollscale_cap_model_" + std::to_string(::getpid()) + ".json"))
+          .string();
+  ASSERT_EQ(run_pollscale("fit " + std::string(POLLSCALE_SOURCE_DIR) + "/tests/model/data/synthetic -o " + model).rc,
+            0);
+  const std::string args = "capacity --model " + model +
+                           " --mechanism poll --fd-kind pipe --handler-ns 20000 --vary idle --hi 100000 --max-p99 0.002"
+                           " --active 10 --think exp:0.001 --duration 0.2";
+  const auto r = run_pollscale(args + " --format json");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  const double cap = j["capacity"].get<double>(), dear = j["capacity_bracket"]["dear"].get<double>(),
+               cheap = j["capacity_bracket"]["cheap"].get<double>();
+  EXPECT_LT(dear, cap);
+  EXPECT_GT(cheap, cap);
+  EXPECT_GT(j["model_max_extrapolation"].get<double>(), 1.0);  // idle 100000 is past the fixture's n
+  const auto text = run_pollscale(args);
+  EXPECT_NE(text.out.find("capacity: between "), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("x past the largest n it measured"), std::string::npos) << text.out;
+  std::remove(model.c_str());
 }
 
 TEST(CapacityCliTest, FindsTheLargestLoadMeetingTheTarget) {
