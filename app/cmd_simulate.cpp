@@ -6,6 +6,8 @@
 
 #include <iostream>
 #include <memory>
+#include <optional>
+#include <utility>
 
 #include "app/cli.hpp"
 #include "app/commands.hpp"
@@ -13,6 +15,7 @@
 #include "app/sim_costs.hpp"
 #include "app/sim_options.hpp"
 #include "app/table_writer.hpp"
+#include "datasets/vocabulary.hpp"
 
 namespace po = boost::program_options;
 
@@ -34,6 +37,45 @@ po::options_description simulate_options() {
   return o;
 }
 
+// With a model, the same run with every model cost at the dear and at the cheap end of its
+// 95% prediction interval: how far the model's own uncertainty moves the answer (the
+// replications' intervals cannot show it: each cost is a constant). nullopt without a
+// model, or when a stop request cut a bound's run short.
+struct model_bounds {
+  sim::experiment_result dear, cheap;
+};
+
+std::optional<model_bounds> bounds_by_model(const po::variables_map& vm, const std::string& mechanism,
+                                            const sim_setup& setup) {
+  if (!vm.count("model")) return std::nullopt;
+  model_bounds b;
+  for (auto [bound, out] :
+       {std::pair{studies::cost_bound::dear, &b.dear}, std::pair{studies::cost_bound::cheap, &b.cheap}}) {
+    *out = run_experiment(setup, sim_costs_from(vm, mechanism, std::make_shared<cost_provenance>(), bound));
+    if (out->interrupted) return std::nullopt;
+  }
+  return b;
+}
+
+nlohmann::json bounds_json(const model_bounds& b) {
+  auto pair = [](const sim::estimate& dear, const sim::estimate& cheap) {
+    return nlohmann::json{{"dear", dear.mean}, {"cheap", cheap.mean}};
+  };
+  return {{"method", "every model cost at the same end of its 95% prediction interval"},
+          {datasets::text(datasets::metric::throughput), pair(b.dear.throughput, b.cheap.throughput)},
+          {"latency_p99_s", pair(b.dear.latency_p99_s, b.cheap.latency_p99_s)},
+          {"latency_mean_s", pair(b.dear.latency_mean_s, b.cheap.latency_mean_s)},
+          {"cpu_utilisation", pair(b.dear.cpu_utilisation, b.cheap.cpu_utilisation)}};
+}
+
+std::string bounds_text(const model_bounds& b) {
+  auto range = [](double dear, double cheap) { return format_number(dear, 4) + " .. " + format_number(cheap, 4); };
+  return "with every model cost at the dear .. cheap end of its 95% prediction interval: throughput " +
+         range(b.dear.throughput.mean, b.cheap.throughput.mean) + " 1/s, p99 " +
+         range(b.dear.latency_p99_s.mean, b.cheap.latency_p99_s.mean) + " s, mean latency " +
+         range(b.dear.latency_mean_s.mean, b.cheap.latency_mean_s.mean) + " s";
+}
+
 }  // namespace
 
 int cmd_simulate(const args_t& args) {
@@ -52,17 +94,20 @@ int cmd_simulate(const args_t& args) {
   const sim::cost_model costs = sim_costs_from(vm, mechanism, prov);
   const sim::experiment_result r = run_experiment(setup, costs);  // sim::stopped: none done
   report_diagnostics("simulate: ", r, setup.rule, *prov);
+  const auto bounds = r.interrupted ? std::nullopt : bounds_by_model(vm, mechanism, setup);
   if (r.interrupted)
     std::cerr << "simulate: interrupted: the figures are those of the " << r.replications
               << " replication(s) completed before the stop\n";
   if (format == output_format::json) {
     nlohmann::json j = inputs_json(setup, *prov);
     j.update(sim::to_json(r, vm.count("engine-stats") > 0));
+    if (bounds) j["model_bounds"] = bounds_json(*bounds);
     std::cout << j.dump(2) << "\n";
   } else if (format == output_format::csv) {
     write_csv(std::cout, result_table(r));
   } else {
     write_table(std::cout, result_table(r));
+    if (bounds) std::cout << "\n" << bounds_text(*bounds) << "\n";
   }
   return r.interrupted ? exit_interrupted : exit_ok;
 }

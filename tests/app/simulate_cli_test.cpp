@@ -174,6 +174,34 @@ TEST(CapacityCliTest, AModelsIntervalsBracketTheCapacity) {
   std::remove(model.c_str());
 }
 
+// simulate with a model: the same run at both ends of the model's intervals, beside the
+// replications' own interval (which cannot see the model's uncertainty).
+TEST(SimulateCliTest, AModelsIntervalsBoundTheAnswer) {
+  const std::string model =
+      (std::filesystem::temp_directory_path() / ("pollscale_sim_model_" + std::to_string(::getpid()) + ".json"))
+          .string();
+  ASSERT_EQ(run_pollscale("fit " + std::string(POLLSCALE_SOURCE_DIR) + "/tests/model/data/synthetic -o " + model).rc,
+            0);
+  const std::string args = "simulate --model " + model +
+                           " --mechanism poll --fd-kind pipe --handler-ns 20000 --idle 50000 --active 10"
+                           " --think exp:0.001 --duration 0.2";
+  const auto r = run_pollscale(args + " --format json");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  const double mid = j["throughput"]["mean"].get<double>();
+  EXPECT_LE(j["model_bounds"]["throughput"]["dear"].get<double>(), mid);
+  EXPECT_GE(j["model_bounds"]["throughput"]["cheap"].get<double>(), mid);
+  EXPECT_LT(j["model_bounds"]["throughput"]["dear"].get<double>(),
+            j["model_bounds"]["throughput"]["cheap"].get<double>());
+  EXPECT_NE(run_pollscale(args).out.find("with every model cost at the dear .. cheap end"), std::string::npos);
+  // Without a model there is nothing to bound: flags are exact.
+  const auto flags = run_pollscale(
+      "simulate --mechanism poll --wait-per-call-ns 1000 --handler-ns 20000 --duration 0.2 --format json");
+  ASSERT_EQ(flags.rc, 0) << flags.err;
+  EXPECT_FALSE(nlohmann::json::parse(flags.out).contains("model_bounds"));
+  std::remove(model.c_str());
+}
+
 TEST(CapacityCliTest, FindsTheLargestLoadMeetingTheTarget) {
   const auto r = run_pollscale(
       "capacity --mechanism poll --vary idle --hi 100000 --max-p99 0.002 --active 10"
