@@ -24,7 +24,7 @@ std::string json_text(const nlohmann::json& j) {
 }
 
 std::string cpu_text(const nlohmann::json& c, const datasets::machine_facts& f) {
-  std::string t = c.value("cpu_model", std::string("n/a"));
+  std::string t = json_text(c.value("cpu_model", nlohmann::json()));
   if (!f.cpu) return t;
   const auto& cpu = *f.cpu;
   auto n = [](const std::optional<int>& v) { return v ? std::to_string(*v) : std::string("?"); };
@@ -100,8 +100,9 @@ std::string tool_text(const nlohmann::json& c) {
   if (!c.contains("tool") || !c["tool"].is_object()) return "n/a (an older pollscale)";
   const auto& t = c["tool"];
   return json_text(t.value("version", nlohmann::json())) + " (" + json_text(t.value("git_hash", nlohmann::json())) +
-         (t.value("dirty", false) ? "-dirty" : "") + "), " + json_text(t.value("build_type", nlohmann::json())) +
-         " build, " + json_text(t.value("compiler", nlohmann::json()));
+         (t.contains("dirty") && t["dirty"].is_boolean() && t["dirty"].get<bool>() ? "-dirty" : "") + "), " +
+         json_text(t.value("build_type", nlohmann::json())) + " build, " +
+         json_text(t.value("compiler", nlohmann::json()));
 }
 
 std::string machine_section(const nlohmann::json& c) {

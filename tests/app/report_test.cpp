@@ -85,6 +85,11 @@ TEST(ReportTest, MachineTableSpellsOutTheHostAndTheBuild) {
   EXPECT_NE(md.find("| mitigations | 1 mitigated, 1 not affected, vulnerable: mds |"), std::string::npos);
   EXPECT_NE(md.find("CLOCK_MONOTONIC: 30.22 ns a reading"), std::string::npos);
   EXPECT_NE(md.find("| measured by | 0.1.0 (0123456789ab-dirty), Release build, GNU 12.2.0 |"), std::string::npos);
+  // A hand-edited context with the wrong types is shown as it is, never a crash.
+  d.context["tool"]["dirty"] = "yes";
+  d.context["cpu_model"] = 42;
+  write_report(d, dir, "test report", "synthetic");
+  EXPECT_NE(test::slurp((dir / "report.md").string()).find("| CPU | 42 ("), std::string::npos);
   d.context.erase("tool");
   write_report(d, dir, "test report", "synthetic");
   EXPECT_NE(test::slurp((dir / "report.md").string()).find("| measured by | n/a (an older pollscale) |"),
