@@ -92,7 +92,10 @@ std::optional<double> run_variance(const std::vector<double>& a, const std::vect
 
 // The variance of d: the larger of what the level below gives (`floor`) and what repeated
 // runs show (the run variance over each side's runs), plus τ² added by the caller.
+// A group whose members were measured in different numbers of runs on a side has no run
+// values there (run_means): it keeps the floor rather than dividing by zero runs.
 double base_variance(double floor, const item& it) {
+  if (it.a_runs.empty() || it.b_runs.empty()) return floor;
   const auto v = run_variance(it.a_runs, it.b_runs);
   if (!v) return floor;
   return std::max(floor, *v * (1 / double(it.a_runs.size()) + 1 / double(it.b_runs.size())));

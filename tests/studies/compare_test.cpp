@@ -164,6 +164,24 @@ TEST(CompareTest, SeveralRunsPerSideShowTheirSpread) {
   EXPECT_TRUE(epoll_flagged);
 }
 
+// A point missing from one of A's runs leaves its series without run-by-run values on that
+// side; the series is still judged, on its points' errors (its interval stays finite).
+TEST(CompareTest, ASeriesWhosePointsHaveDifferentRunCountsKeepsAFiniteInterval) {
+  const auto a1 = planted_run(500, "", 1), b1 = planted_run(502, "", 1), b2 = planted_run(503, "", 1);
+  auto a2 = planted_run(501, "", 1);
+  const auto first = a2.summaries.front().k;
+  std::erase_if(a2.samples, [&](const datasets::sample_row& r) { return r.k == first; });
+  a2.summaries = datasets::summarise_samples(a2.samples);
+  const auto c = compare_runs({&a1, &a2}, {&b1, &b2}, {});
+  ASSERT_EQ(c.points.size(), 150u);
+  for (const auto& s : c.series) {
+    EXPECT_TRUE(std::isfinite(s.ratio_lo) && s.ratio_lo > 0) << s.k.mechanism;
+    EXPECT_TRUE(std::isfinite(s.ratio_hi)) << s.k.mechanism;
+    EXPECT_LT(s.ratio_hi / s.ratio_lo, 1.5) << s.k.mechanism;
+  }
+  for (const auto& m : c.mechanisms) EXPECT_TRUE(std::isfinite(m.ratio_hi)) << m.k.mechanism;
+}
+
 // max_fd records where the descriptors landed; two builds place them a few apart.
 TEST(CompareTest, PointsMatchAcrossADifferentMaxFdUnlessItIsTheirCoordinate) {
   auto a = planted_run(400, "", 1), b = planted_run(401, "", 1);
