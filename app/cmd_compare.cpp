@@ -11,6 +11,7 @@
 #include "app/cli.hpp"
 #include "app/commands.hpp"
 #include "app/exit_codes.hpp"
+#include "app/summary_view.hpp"
 #include "app/table_writer.hpp"
 #include "datasets/dataset.hpp"
 #include "studies/compare.hpp"
@@ -78,9 +79,6 @@ std::string ratio_text(double r, double lo, double hi) {
   return format_number(r, 4) + " [" + format_number(lo, 3) + ", " + format_number(hi, 3) + "]";
 }
 
-// describe() names the pinning too ("cpu=0+1"): a point on two CPUs is another point.
-std::string series_label(const datasets::key& k) { return datasets::describe(k); }
-
 // "run1,run2,...": each a dataset directory; one run is the common case.
 std::vector<datasets::dataset> read_runs(const std::string& list, const char* side) {
   std::vector<datasets::dataset> runs;
@@ -99,13 +97,6 @@ json side_json(const studies::side& s) {
   return {{"median", s.median},     {"lo", s.lo},         {"hi", s.hi},
           {"ln_se", s.ln_se},       {"visits", s.visits}, {"runs", std::max<std::size_t>(1, s.ln_runs.size())},
           {"samples", s.raw.size()}};
-}
-
-json key_json(const datasets::key& k) {
-  json j = json::object();
-  for (auto c : datasets::key_columns()) j[std::string(c)] = datasets::key_field(k, c);
-  j["pinning"] = k.pinning;
-  return j;
 }
 
 json group_json(const studies::group_comparison& g) {
@@ -164,7 +155,7 @@ text_table groups_table(const std::vector<studies::group_comparison>& groups, bo
                {},
                {0, 1, 1, 1, 1, 0}};
   for (const auto& g : groups)
-    t.rows.push_back({mechanisms ? mechanism_label(g.k) : series_label(g.k), std::to_string(g.members),
+    t.rows.push_back({mechanisms ? mechanism_label(g.k) : datasets::describe(g.k), std::to_string(g.members),
                       ratio_text(g.ratio, g.ratio_lo, g.ratio_hi), percent_text(g.slowdown), format_number(g.p_holm, 2),
                       verdict(g.significant, g.slowdown, g.regression, gate)});
   return t;
@@ -176,7 +167,7 @@ text_table points_table(const studies::comparison& c, bool all, bool gate) {
                {0, 1, 1, 1, 1, 1, 1, 1, 0}};
   for (const auto& p : c.points)
     if (all || p.significant)
-      t.rows.push_back({series_label(p.k), format_number(p.a.median), format_number(p.b.median),
+      t.rows.push_back({datasets::describe(p.k), format_number(p.a.median), format_number(p.b.median),
                         ratio_text(p.ratio, p.ratio_lo, p.ratio_hi), percent_text(p.slowdown),
                         format_number(p.p_holm, 2), format_number(p.p_welch_raw, 2), format_number(p.p_mw_raw, 2),
                         verdict(p.significant, p.slowdown, p.regression, gate)});
@@ -186,13 +177,12 @@ text_table points_table(const studies::comparison& c, bool all, bool gate) {
 text_table csv_table(const studies::comparison& c) {
   text_table t{{"level"}, {}, {}};
   for (auto col : datasets::key_columns()) t.columns.emplace_back(col);
-  for (const char* col : {"pinning", "members", "a_median", "b_median", "ratio", "ratio_lo", "ratio_hi", "slowdown",
-                          "z", "p", "p_holm", "p_welch_raw", "p_mw_raw", "significant", "regression"})
+  for (const char* col : {"members", "a_median", "b_median", "ratio", "ratio_lo", "ratio_hi", "slowdown", "z", "p",
+                          "p_holm", "p_welch_raw", "p_mw_raw", "significant", "regression"})
     t.columns.emplace_back(col);
   auto row = [&](const char* level, const datasets::key& k, std::vector<std::string> rest) {
     std::vector<std::string> r{level};
-    for (auto col : datasets::key_columns()) r.push_back(datasets::key_field(k, col));
-    r.push_back(k.pinning);
+    for (auto col : datasets::key_columns()) r.push_back(datasets::key_field(k, col));  // pinning among them
     r.insert(r.end(), rest.begin(), rest.end());
     t.rows.push_back(std::move(r));
   };
@@ -212,7 +202,8 @@ text_table csv_table(const studies::comparison& c) {
   return t;
 }
 
-void write_text(const studies::comparison& c, const po::variables_map& vm) {
+// `level`: what the gate counts (gate_level); a row reads REGRESSION only at those levels.
+void write_text(const studies::comparison& c, const po::variables_map& vm, int level) {
   std::size_t significant = 0;
   for (const auto& p : c.points) significant += p.significant;
   std::cout << "A: " << vm["a"].as<std::string>() << "\nB: " << vm["b"].as<std::string>() << "\n"
@@ -222,8 +213,6 @@ void write_text(const studies::comparison& c, const po::variables_map& vm) {
             << percent_text(c.between_series_sd) << ", of a mechanism " << percent_text(c.between_mechanism_sd)
             << "; median B/A over all points " << ratio_text(c.median_ratio, c.median_ratio_lo, c.median_ratio_hi)
             << "\n\n";
-  // A row reads REGRESSION only at the levels the gate counts.
-  const int level = gate_level(vm["gate"].as<std::string>());
   const bool gated = vm.count("fail-on-regression") > 0;
   write_table(std::cout, groups_table(c.mechanisms, true, gated));
   std::cout << "\n";
@@ -264,7 +253,7 @@ int cmd_compare(const args_t& args) {
   else if (format == output_format::csv)
     write_csv(std::cout, csv_table(c));
   else
-    write_text(c, vm);
+    write_text(c, vm, level);
   const bool gated = vm.count("fail-on-regression") > 0;
   const std::size_t found =
       c.mechanism_regressions + (level >= 1 ? c.series_regressions : 0) + (level >= 2 ? c.point_regressions : 0);

@@ -5,18 +5,24 @@
 #include "app/table_writer.hpp"
 
 namespace pollscale::app {
-namespace {
 
-nlohmann::json row_json(const datasets::summary_row& r) {
+nlohmann::json key_json(const datasets::key& k) {
   nlohmann::json j;
   for (auto c : datasets::key_columns()) {
-    const std::string v = datasets::key_field(r.k, c);
+    const std::string v = datasets::key_field(k, c);
     j[std::string(c)] = v.empty() ? nlohmann::json(nullptr) : nlohmann::json(v);
   }
   for (auto c : {"n_fds", "n_active", "max_fd", "blocking", "threads", "cpus"}) {
-    const std::string v = datasets::key_field(r.k, c);
+    const std::string v = datasets::key_field(k, c);
     if (!v.empty()) j[c] = std::stoll(v);
   }
+  return j;
+}
+
+namespace {
+
+nlohmann::json row_json(const datasets::summary_row& r) {
+  nlohmann::json j = key_json(r.k);
   const auto& s = r.s;
   j["n"] = s.n;
   j["median"] = s.median;

@@ -91,6 +91,7 @@ TEST_F(CompareCliTest, TwoRunsOfTheSameMachinePassTheGate) {
                         "p_mw_raw", "significant", "regression"})
     EXPECT_TRUE(p.contains(f)) << f;
   EXPECT_EQ(p["a"]["visits"], 3);
+  EXPECT_TRUE(p["key"]["n_fds"].is_number_integer());  // counts as integers, as in calibrate's JSON
   EXPECT_DOUBLE_EQ(j["regression_min"].get<double>(), 0.05);
 }
 
@@ -110,7 +111,9 @@ TEST_F(CompareCliTest, CsvHasOneRowPerMechanismSeriesAndPoint) {
   const auto r = run_pollscale("compare " + at("a") + " " + at("slow") + " --format csv");
   ASSERT_EQ(r.rc, 0) << r.err;
   EXPECT_EQ(r.out.rfind("level,scenario,", 0), 0u) << r.out.substr(0, 200);
-  EXPECT_EQ(lines(r.out), 1 + 2 + 2 + 24);  // header, mechanisms, series, points
+  const std::string header = r.out.substr(0, r.out.find('\n'));
+  EXPECT_EQ(header.find(",pinning,"), header.rfind(",pinning,")) << header;  // one column per key field
+  EXPECT_EQ(lines(r.out), 1 + 2 + 2 + 24);                                   // header, mechanisms, series, points
 }
 
 TEST_F(CompareCliTest, BadInputIsOneLineAndExitTwo) {
