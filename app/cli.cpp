@@ -14,9 +14,15 @@ output_format parse_format(std::string_view text) {
 }
 
 bool parse_command_line(const std::vector<std::string>& args, const po::options_description& opts,
-                        const po::positional_options_description& pos, po::variables_map& vm, std::string_view usage) {
+                        const po::positional_options_description& pos, po::variables_map& vm, std::string_view usage,
+                        const po::options_description& hidden) {
   try {
-    po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
+    // Boost guesses an unambiguous prefix by default (--scen for --scenario); a later option
+    // sharing the prefix would then turn a working command line into an error.
+    const int style = po::command_line_style::default_style & ~po::command_line_style::allow_guessing;
+    po::options_description all;
+    all.add(opts).add(hidden);
+    po::store(po::command_line_parser(args).options(all).positional(pos).style(style).run(), vm);
     if (vm.count("help")) {
       std::cout << usage << "\n\n" << opts << "\n";
       return false;

@@ -35,10 +35,20 @@ struct command {
   command_fn run;
 };
 
+/// An option's typed value, shown in --help as `--name PLACEHOLDER` (FILE, DIR, N, ...)
+/// instead of Boost's "arg".
+template <typename T>
+boost::program_options::typed_value<T>* arg(const char* placeholder) {
+  return boost::program_options::value<T>()->value_name(placeholder);
+}
+
 /// Parses `args` against `opts` (and positional `pos`), turning every Boost error into a
-/// usage_error that names the flag. Returns false after printing help when --help is given.
+/// usage_error that names the flag. Option names must be spelled in full: a unique prefix is
+/// not guessed, so adding an option never breaks a script. Returns false after printing help when --help is given.
+/// `hidden` options are accepted but not listed (older spellings kept for scripts).
 bool parse_command_line(const std::vector<std::string>& args, const boost::program_options::options_description& opts,
                         const boost::program_options::positional_options_description& pos,
-                        boost::program_options::variables_map& vm, std::string_view usage);
+                        boost::program_options::variables_map& vm, std::string_view usage,
+                        const boost::program_options::options_description& hidden = {});
 
 }  // namespace pollscale::app

@@ -27,17 +27,22 @@ namespace {
 
 constexpr std::size_t reserved_fds = 32;  // stdio, dataset files, the keeper's socket...
 
-std::vector<std::string> split_list(const std::string& text) {
+// A comma list of a flag's values; an empty item ("10,,20", "poll,") is refused rather than
+// dropped, since it is most often a value the user meant to type.
+std::vector<std::string> split_list(const std::string& text, const char* flag) {
   std::vector<std::string> out;
-  std::stringstream ss(text);
-  for (std::string item; std::getline(ss, item, ',');)
-    if (!item.empty()) out.push_back(item);
+  if (text.empty()) return out;
+  std::stringstream ss(text + ",");  // the sentinel makes a trailing comma an empty item
+  for (std::string item; std::getline(ss, item, ',');) {
+    if (item.empty()) throw usage_error(std::string("--") + flag + ": an empty item in '" + text + "'");
+    out.push_back(item);
+  }
   return out;
 }
 
 std::vector<calibrate::flavour> parse_mechanisms(const std::string& text) {
   std::vector<calibrate::flavour> out;
-  const auto items = text.empty() ? std::vector<std::string>{} : split_list(text);
+  const auto items = split_list(text, "mechanisms");
   for (calibrate::mechanism m : calibrate::all_mechanisms)
     for (auto v : calibrate::variants_of(m)) {
       const std::string label = calibrate::flavour{m, std::string(v)}.label();
@@ -60,7 +65,7 @@ std::vector<calibrate::flavour> parse_mechanisms(const std::string& text) {
 
 std::vector<std::int64_t> parse_n_list(const std::string& text) {
   std::vector<std::int64_t> out;
-  for (const auto& item : split_list(text)) {
+  for (const auto& item : split_list(text, "n")) {
     std::size_t used = 0;
     long long v = 0;
     try {
@@ -92,22 +97,22 @@ po::options_description calibrate_options() {
       "quick", "the quick profile (default): every mechanism and scenario, >= 6 n values, 789 points (with 3 visits 2.6-2.9 min "
       "on a slow 2-vCPU VM)")(
       "full", "the full campaign: every fd kind, k, position and threshold, 2537 points (with 3 visits 19-24 min on a slow 2-vCPU VM)")(
-      "scenarios", po::value<std::string>()->default_value(""), "comma list of scenarios (default: all; see --list)")(
-      "mechanisms", po::value<std::string>()->default_value(""),
+      "scenarios", arg<std::string>("LIST")->default_value(""), "comma list of scenarios (default: all; see --list)")(
+      "mechanisms", arg<std::string>("LIST")->default_value(""),
       "comma list: select, pselect, poll, ppoll, epoll, epoll/lt, epoll/et, epoll/oneshot, rtsig, io_uring, "
       "io_uring/oneshot, io_uring/multishot (default: all)")(
-      "n", po::value<std::string>(), "comma list of descriptor counts replacing each probe's n grid")(
-      "out,o", po::value<std::string>(), "dataset directory (default out/calibrate-<UTC time>); created and "
+      "n", arg<std::string>("N"), "comma list of descriptor counts replacing each probe's n grid")(
+      "out,o", arg<std::string>("DIR"), "dataset directory (default out/calibrate-<UTC time>); created and "
       "checked for writing before anything is measured")(
       "force", "replace a dataset already in --out (without it such a directory is refused)")(
-      "seed", po::value<std::uint64_t>()->default_value(1), "seed for random active positions and the order of every round")(
-      "max-seconds-per-point", po::value<double>(), "time cap for one point's repetitions (quick 0.25, full 2)")(
-      "rounds", po::value<int>()->default_value(3),
+      "seed", arg<std::uint64_t>("N")->default_value(1), "seed for random active positions and the order of every round")(
+      "max-seconds-per-point", arg<double>("SECONDS"), "time cap for one point's repetitions (quick 0.25, full 2)")(
+      "rounds", arg<int>("N")->default_value(3),
       "visits per point: the whole plan is measured R times, each round in a new seeded random order, each "
       "visit with a fresh set-up, and every point's 95% interval is built from the spread between its visits "
       "(a shared VM's speed drifts for seconds at a time); 1 gives the old single visit with an interval from "
       "its batches alone (1-100)")(
-      "format", po::value<std::string>()->default_value("table"), "summary on stdout: table, csv or json")(
+      "format", arg<std::string>("FORMAT")->default_value("table"), "summary on stdout: table, csv or json")(
       "list", "print the points that would be measured, measure nothing")(
       "no-progress", "no progress line on stderr even when it is a terminal");
   // clang-format on
@@ -123,7 +128,7 @@ calibrate::calibration_request make_request(const po::variables_map& vm, const c
   req.sel.max_fds = lim.soft > reserved_fds ? lim.soft - reserved_fds : 0;
   req.sel.cpus = calibrate::sys::allowed_cpus();
   req.sel.seed = vm["seed"].as<std::uint64_t>();
-  req.scenarios = split_list(vm["scenarios"].as<std::string>());
+  req.scenarios = split_list(vm["scenarios"].as<std::string>(), "scenarios");
   for (const auto& s : req.scenarios)
     if (!calibrate::find_probe(s)) throw usage_error("--scenarios: unknown scenario '" + s + "' (see --list)");
   req.mechs = parse_mechanisms(vm["mechanisms"].as<std::string>());

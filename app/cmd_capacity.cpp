@@ -29,15 +29,15 @@ po::options_description capacity_options() {
   // clang-format off
   o.add_options()
       ("help,h", "show this help")
-      ("mechanism", po::value<std::string>()->required(), "select, pselect, poll, ppoll, epoll, rtsig, io_uring")
-      ("vary", po::value<std::string>()->required(), "idle, active or rate (poisson/on_off arrivals)")
-      ("lo", po::value<double>(), "smallest value searched (default: idle 0, active 1, rate 1)")
-      ("hi", po::value<double>()->required(), "largest value searched")
-      ("max-p99", po::value<double>(), "target: p99 latency at most this, s")
-      ("max-mean-latency", po::value<double>(), "target: mean latency at most this, s")
-      ("max-cpu", po::value<double>(), "target: mean CPU utilisation at most this (0..1)")
-      ("tolerance", po::value<double>()->default_value(0.02), "stop when the bracket is within this fraction")
-      ("format", po::value<std::string>()->default_value("table"), "table, csv or json");
+      ("mechanism", arg<std::string>("MECH")->required(), "select, pselect, poll, ppoll, epoll, rtsig, io_uring")
+      ("vary", arg<std::string>("WHAT")->required(), "idle, active or rate (poisson/on_off arrivals)")
+      ("lo", arg<double>("X"), "smallest value searched (default: idle 0, active 1, rate 1)")
+      ("hi", arg<double>("X")->required(), "largest value searched")
+      ("max-p99", arg<double>("SECONDS"), "target: p99 latency at most this, s")
+      ("max-mean-latency", arg<double>("SECONDS"), "target: mean latency at most this, s")
+      ("max-cpu", arg<double>("FRACTION"), "target: mean CPU utilisation at most this (0..1)")
+      ("tolerance", arg<double>("FRACTION")->default_value(0.02), "stop when the bracket is within this fraction")
+      ("format", arg<std::string>("FORMAT")->default_value("table"), "table, csv or json");
   // clang-format on
   o.add(sim_server_options_description());
   o.add(sim_cost_options_description());
@@ -225,9 +225,11 @@ std::string extrapolation_text(const cost_provenance& prov) {
 
 int cmd_capacity(const args_t& args) {
   const auto opts = capacity_options();
+  po::positional_options_description pos;
+  pos.add("model", 1);
   po::variables_map vm;
-  if (!parse_command_line(args, opts, {}, vm,
-                          "usage: pollscale capacity --mechanism M --vary idle|active|rate --hi X\n"
+  if (!parse_command_line(args, opts, pos, vm,
+                          "usage: pollscale capacity [MODEL] --mechanism M --vary idle|active|rate --hi X\n"
                           "       (--max-p99 S | --max-mean-latency S | --max-cpu U) [simulate's options]"))
     return exit_ok;
   const output_format format = parse_format(vm["format"].as<std::string>());

@@ -27,21 +27,21 @@ po::options_description compare_options_description() {
   po::options_description o("compare options");
   // clang-format off
   o.add_options()("help,h", "show this help")
-      ("a", po::value<std::string>()->required(),
+      ("a", arg<std::string>("DATASETS")->required(),
        "the baseline: a dataset directory, or several runs of it joined by commas (positional, first)")
-      ("b", po::value<std::string>()->required(),
+      ("b", arg<std::string>("DATASETS")->required(),
        "the datasets compared with it, the same way (positional, second)")
-      ("alpha", po::value<double>()->default_value(0.05, "0.05"), "family-wise false-alarm rate of the verdicts (Holm), in (0, 0.5]")
-      ("fail-on-regression", po::value<double>(),
+      ("alpha", arg<double>("P")->default_value(0.05, "0.05"), "family-wise false-alarm rate of the verdicts (Holm), in (0, 0.5]")
+      ("fail-on-regression", arg<double>("PCT"),
        "exit 3 when B is significantly slower than A by more than this many percent (in what --gate counts)")
-      ("gate", po::value<std::string>()->default_value("mechanisms"),
+      ("gate", arg<std::string>("LEVEL")->default_value("mechanisms"),
        "what --fail-on-regression counts: mechanisms (a mechanism's series pooled, the default), series (also one "
        "scenario's points across n) or points (also any single point); finer levels false-alarm more often on a "
        "drifting machine (docs/compare.md)")
       ("within-run-only", "leave out the between-run scatter τ: only the visits' spread (for two runs taken "
        "interleaved, or to see what the raw scatter alone would call significant)")
-      ("points", po::value<std::string>()->default_value("significant"), "which points to list: significant or all")
-      ("format", po::value<std::string>()->default_value("table"), "table, csv or json");
+      ("points", arg<std::string>("WHICH")->default_value("significant"), "which points to list: significant or all")
+      ("format", arg<std::string>("FORMAT")->default_value("table"), "table, csv or json");
   // clang-format on
   return o;
 }

@@ -42,14 +42,24 @@ text_table summary_table(const model::model_set& models) {
   return t;
 }
 
+// -o/--out, or --output as fit spelled it before every command said --out; "" for stdout.
+std::string output_path(const po::variables_map& vm) {
+  if (vm.count("output") && vm.count("out")) throw usage_error("--output: the same as --out (-o); give one");
+  const char* flag = vm.count("output") ? "output" : "out";
+  if (!vm.count(flag)) return "";
+  const std::string path = vm[flag].as<std::string>();
+  if (path.empty()) throw usage_error(std::string("--") + flag + ": empty path");
+  return path;
+}
+
 po::options_description fit_options_description() {
   po::options_description o("fit options");
   // One option per line, as --help prints them.
   // clang-format off
   o.add_options()("help,h", "show this help")
-      ("dataset", po::value<std::string>()->required(), "dataset directory or historical CSV (positional)")
-      ("output,o", po::value<std::string>(), "write model.json here (stdout gets a summary)")
-      ("format", po::value<std::string>()->default_value("table"), "summary format with -o: table, csv or json");
+      ("data", arg<std::string>("DATASET")->required(), "dataset directory or historical CSV (positional)")
+      ("out,o", arg<std::string>("FILE"), "write model.json here (stdout gets a summary)")
+      ("format", arg<std::string>("FORMAT")->default_value("table"), "summary format with -o: table, csv or json");
   // clang-format on
   o.add(model_fit_options_description());
   return o;
@@ -60,22 +70,24 @@ po::options_description fit_options_description() {
 int cmd_fit(const args_t& args) {
   const auto opts = fit_options_description();
   po::positional_options_description pos;
-  pos.add("dataset", 1);
+  pos.add("data", 1);
+  po::options_description older = model_fit_older_options();
+  older.add_options()("output", arg<std::string>("FILE"), "the old spelling of --out");
   po::variables_map vm;
-  if (!parse_command_line(args, opts, pos, vm, "usage: pollscale fit DATASET [-o model.json] [options]"))
+  if (!parse_command_line(args, opts, pos, vm, "usage: pollscale fit DATASET [-o model.json] [options]", older))
     return exit_ok;
+  const std::string out = output_path(vm);
   const output_format format = parse_format(vm["format"].as<std::string>());
   const model::fit_options fo = fit_options_from(vm);
-  const auto data = model::load_observations(vm["dataset"].as<std::string>(), fo.statistic);
+  const auto data = model::load_observations(vm["data"].as<std::string>(), fo.statistic);
   const model::model_set models = model::fit_models(data, fo);
-  for (const auto& s : models.skipped) std::cerr << "pollscale fit: skipped " << s << "\n";
-  if (!vm.count("output")) {
+  report_left_out("fit", models.skipped);
+  if (out.empty()) {
     std::cout << model::to_json(models).dump(2) << "\n";
     return exit_ok;
   }
-  model::save_model(vm["output"].as<std::string>(), models);
-  std::cerr << "pollscale fit: " << models.cells.size() << " models written to " << vm["output"].as<std::string>()
-            << "\n";
+  model::save_model(out, models);
+  std::cerr << "pollscale fit: " << models.cells.size() << " models written to " << out << "\n";
   if (format == output_format::json)
     std::cout << model::to_json(models).dump(2) << "\n";
   else if (format == output_format::csv)

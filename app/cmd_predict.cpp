@@ -1,5 +1,6 @@
 // pollscale predict model.json --mechanism M --scenario S --n N [...]: what one operation
-// costs at a point, with its 95% prediction interval and how far it extrapolates.
+// costs at a point, with its 95% prediction interval and how far it extrapolates. Which
+// cells a model answers for: `pollscale cells model.json`.
 
 #include <cmath>
 #include <iostream>
@@ -23,21 +24,24 @@ po::options_description predict_options() {
   // One option per line, as --help prints them.
   // clang-format off
   o.add_options()("help,h", "show this help")
-      ("model", po::value<std::string>()->required(), "model.json written by pollscale fit (positional)")
-      ("scenario", po::value<std::string>()->required(), "scenario, e.g. find_active")
-      ("mechanism", po::value<std::string>()->default_value(""), "select, poll, epoll, ...")
-      ("n", po::value<long long>(), "registered descriptors (n_fds)")
-      ("k", po::value<long long>(), "ready descriptors (n_active; default 1)")
-      ("pos", po::value<std::string>()->default_value(""), "active_pos: first, middle, last, top, spread, random")
-      ("max-fd", po::value<long long>(), "highest descriptor passed (default n + 2)")
-      ("blocking", po::value<long long>(), "0: timeout 0, 1: the call sleeps until woken")
-      ("fd-kind", po::value<std::string>()->default_value(""), "pipe, eventfd, socketpair, tcp, udp, fifo, tmpfile")
-      ("variant", po::value<std::string>()->default_value(""), "lt, et, oneshot, multishot, ...")
-      ("metric", po::value<std::string>()->default_value(""), "time_per_call, time_per_op, throughput, ...")
-      ("threads", po::value<long long>(), "threads taking part in one operation")
-      ("cpus", po::value<long long>(), "distinct CPUs used")
-      ("pinning", po::value<std::string>()->default_value(""), "CPU of each thread, e.g. 0+1")
-      ("format", po::value<std::string>()->default_value("table"), "table, csv or json");
+      ("model", arg<std::string>("MODEL")->required(), "model.json written by pollscale fit (positional)")
+      ("scenario", arg<std::string>("NAME")->required(), "scenario, e.g. find_active")
+      ("mechanism", arg<std::string>("MECH")->default_value(""), "select, poll, epoll, ...; none: the cells without one "
+       "(the plain blocking read's wake-up)")
+      ("n", arg<long long>("N"), "registered descriptors (n_fds)")
+      ("k", arg<long long>("N"), "ready descriptors (n_active; default 1)")
+      ("pos", arg<std::string>("POS")->default_value(""), "active_pos: first, middle, last, top, spread, random")
+      ("max-fd", arg<long long>("N"), "highest descriptor passed (default n + 2)")
+      ("blocking", arg<long long>("0|1"), "0: timeout 0, 1: the call sleeps until woken")
+      ("fd-kind", arg<std::string>("KIND")->default_value(""), "pipe, eventfd, socketpair, tcp, udp, fifo, tmpfile")
+      ("variant", arg<std::string>("NAME")->default_value(""), "lt, et, oneshot, multishot, ...; none: no variant")
+      ("metric", arg<std::string>("NAME")->default_value(""), "time_per_call, time_per_op, throughput, ...")
+      ("threads", arg<long long>("N"), "threads taking part in one operation")
+      ("cpus", arg<long long>("N"), "distinct CPUs used")
+      ("pinning", arg<std::string>("PIN")->default_value(""), "CPU of each thread, e.g. 0+1")
+      ("platform", arg<std::string>("TEXT"), "historical models: the machine, as `pollscale cells` lists it")
+      ("kernel", arg<std::string>("TEXT"), "historical models: the kernel or OS release")
+      ("format", arg<std::string>("FORMAT")->default_value("table"), "table, csv or json");
   // clang-format on
   return o;
 }
@@ -57,8 +61,9 @@ datasets::key query_of(const po::variables_map& vm) {
   q.variant = vm["variant"].as<std::string>();
   q.metric = vm["metric"].as<std::string>();
   q.active_pos = vm["pos"].as<std::string>();
+  const std::string pinning = vm["pinning"].as<std::string>();
   try {
-    q.pinning = datasets::pinning::parse(vm["pinning"].as<std::string>()).text();
+    q.pinning = pinning == model::empty_column ? pinning : datasets::pinning::parse(pinning).text();
   } catch (const std::invalid_argument& e) {
     throw usage_error(std::string("--pinning: ") + e.what());
   }
@@ -69,14 +74,30 @@ datasets::key query_of(const po::variables_map& vm) {
   q.threads = count_flag(vm, "threads");
   q.cpus = count_flag(vm, "cpus");
   if (q.blocking && *q.blocking > 1) throw usage_error("--blocking: " + std::to_string(*q.blocking) + " is not 0 or 1");
-  if (!q.mechanism.empty() && !datasets::is_known_mechanism(q.mechanism))
+  const auto chosen = [](const std::string& v) { return !v.empty() && v != model::empty_column; };
+  if (chosen(q.mechanism) && !datasets::is_known_mechanism(q.mechanism))
     throw usage_error("--mechanism: unknown mechanism '" + q.mechanism + "'");
-  if (!q.fd_kind.empty() && !datasets::is_known_fd_kind(q.fd_kind))
+  if (chosen(q.fd_kind) && !datasets::is_known_fd_kind(q.fd_kind))
     throw usage_error("--fd-kind: unknown fd kind '" + q.fd_kind + "'");
   const std::string& pos = q.active_pos;
   if (!pos.empty() && !datasets::parse<datasets::position>(pos))
     throw usage_error("--pos: '" + pos + "' is not one of first, middle, last, top, spread, random");
   return q;
+}
+
+// A historical model set holds one cell per machine for each key; --platform and --kernel
+// keep the named machine's (exact text, as `pollscale cells` prints it).
+model::model_set of_machine(model::model_set models, const po::variables_map& vm) {
+  for (const char* flag : {"platform", "kernel"}) {
+    if (!vm.count(flag)) continue;
+    const std::string want = vm[flag].as<std::string>();
+    std::erase_if(models.cells, [&](const model::cell_model& m) {
+      return (std::string_view(flag) == "platform" ? m.platform : m.kernel) != want;
+    });
+    if (models.cells.empty())
+      throw usage_error(std::string("--") + flag + ": no cell of the model is of '" + want + "'");
+  }
+  return models;
 }
 
 std::string num(double v) { return std::isfinite(v) ? format_number(v, 5) : (std::isnan(v) ? "" : "inf"); }
@@ -93,7 +114,7 @@ int cmd_predict(const args_t& args) {
     return exit_ok;
   const output_format format = parse_format(vm["format"].as<std::string>());
   const datasets::key query = query_of(vm);
-  const model::model_set models = model::load_model(vm["model"].as<std::string>());
+  const model::model_set models = of_machine(model::load_model(vm["model"].as<std::string>()), vm);
   std::string why;
   const auto answer = model::try_predict(models, query, &why);
   if (!answer) throw usage_error(why);

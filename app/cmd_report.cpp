@@ -15,10 +15,10 @@ int cmd_report(const args_t& args) {
   po::options_description o("report options");
   // One option per line, as --help prints them.
   // clang-format off
-  o.add_options()("help,h", "show this help")("data", po::value<std::string>()->required(),
+  o.add_options()("help,h", "show this help")("data", arg<std::string>("PATH")->required(),
                                               "calibration dataset directory")(
-      "out,o", po::value<std::string>()->required(), "report directory (report.md, report.html, figures/)")(
-      "title", po::value<std::string>()->default_value("pollscale report"), "page title");
+      "out,o", arg<std::string>("DIR")->required(), "report directory (report.md, report.html, figures/)")(
+      "title", arg<std::string>("TEXT")->default_value("pollscale report"), "page title");
   // clang-format on
   po::positional_options_description pos;
   pos.add("data", 1);

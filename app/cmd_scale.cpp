@@ -1,4 +1,4 @@
-// pollscale scale --data PATH [--train EXPR] [--at N,N,...]: the scalability law of each
+// pollscale scale PATH [--train EXPR] [--at N,N,...]: the scalability law of each
 // CPU-scaling table (producers: throughput against N producer threads) fitted on its
 // training rows, its other rows predicted with errors and 95% intervals, and N nobody
 // measured predicted with intervals that widen as they leave the data (docs/scaling.md).
@@ -29,24 +29,24 @@ po::options_description scale_options() {
   // One option per line, as --help prints them.
   // clang-format off
   o.add_options()("help,h", "show this help")
-      ("data", po::value<std::vector<std::string>>()->required()->composing(),
+      ("data", arg<std::vector<std::string>>("PATH")->required()->composing(),
        "historical CSV or directory of them (e.g. datasets/historical/scaling), dataset directory, or a directory "
-       "with datasets beneath it; may be repeated")
-      ("train", po::value<std::string>()->default_value(""),
+       "with datasets beneath it; positional, may be repeated")
+      ("train", arg<std::string>("EXPR")->default_value(""),
        "rows to fit on, e.g. 'n_fds<=2' or 'n_fds<max' (N, the producer threads, is the n_fds column); default: "
        "each table's smaller half of its N")
-      ("at", po::value<std::string>(), "comma-separated N (producer threads) to predict for every table, e.g. 16,32,128")
-      ("law", po::value<std::string>()->default_value("auto"),
+      ("at", arg<std::string>("N,N,..."), "comma-separated N (producer threads) to predict for every table, e.g. 16,32,128")
+      ("law", arg<std::string>("LAW")->default_value("auto"),
        "auto (Amdahl, linear if no worse, USL when coherency earns its place), or force linear, amdahl or usl")
-      ("weights", po::value<std::string>()->default_value("relative"),
+      ("weights", arg<std::string>("WEIGHTS")->default_value("relative"),
        "relative (errors scale with throughput) or absolute (plain least squares, as R's usl package)")
-      ("coherency-min-n", po::value<long long>()->default_value(4),
+      ("coherency-min-n", arg<long long>("N")->default_value(4),
        "distinct thread counts the coherency term (κ) needs before it may compete")
-      ("coherency-margin", po::value<double>()->default_value(0.2, "0.2"),
+      ("coherency-margin", arg<double>("FRACTION")->default_value(0.2, "0.2"),
        "how far (fraction, 0..1) USL's leave-one-out error must lie below the simpler law's")
-      ("statistic", po::value<std::string>()->default_value("median"),
+      ("statistic", arg<std::string>("STAT")->default_value("median"),
        "in a calibration dataset: median (typical) or fastest (the fastest batch)")
-      ("format", po::value<std::string>()->default_value("table"), "table, csv or json");
+      ("format", arg<std::string>("FORMAT")->default_value("table"), "table, csv or json");
   // clang-format on
   return o;
 }
@@ -323,8 +323,10 @@ void write_result(const model::scaling_result& r, const std::string& source, out
 
 int cmd_scale(const args_t& args) {
   const auto opts = scale_options();
+  po::positional_options_description pos;
+  pos.add("data", -1);
   po::variables_map vm;
-  if (!parse_command_line(args, opts, {}, vm, "usage: pollscale scale --data PATH [--train EXPR] [--at N,N,...]"))
+  if (!parse_command_line(args, opts, pos, vm, "usage: pollscale scale PATH... [--train EXPR] [--at N,N,...]"))
     return exit_ok;
   const output_format format = parse_format(vm["format"].as<std::string>());
   model::scaling_protocol protocol;

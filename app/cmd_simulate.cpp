@@ -28,9 +28,9 @@ po::options_description simulate_options() {
   // clang-format off
   o.add_options()
       ("help,h", "show this help")
-      ("mechanism", po::value<std::string>()->required(), "select, pselect, poll, ppoll, epoll, rtsig, io_uring")
+      ("mechanism", arg<std::string>("MECH")->required(), "select, pselect, poll, ppoll, epoll, rtsig, io_uring")
       ("engine-stats", "add events/s, simulated s per wall s and peak RSS to the JSON (varies run to run)")
-      ("format", po::value<std::string>()->default_value("table"), "table, csv or json");
+      ("format", arg<std::string>("FORMAT")->default_value("table"), "table, csv or json");
   // clang-format on
   o.add(sim_server_options_description());
   o.add(sim_cost_options_description());
@@ -80,12 +80,13 @@ std::string bounds_text(const model_bounds& b) {
 
 int cmd_simulate(const args_t& args) {
   const auto opts = simulate_options();
+  po::positional_options_description pos;
+  pos.add("model", 1);
   po::variables_map vm;
-  if (!parse_command_line(
-          args, opts, {}, vm,
-          "usage: pollscale simulate --mechanism M [--model model.json | --costs costs.json | cost flags]\n"
-          "       [--idle N] [--active N] [--cpus C] [--threads T] [--duration S] [--seed N]\n"
-          "       [--workload FILE] [--format table|csv|json]"))
+  if (!parse_command_line(args, opts, pos, vm,
+                          "usage: pollscale simulate [MODEL] --mechanism M [--costs costs.json] [cost flags]\n"
+                          "       [--idle N] [--active N] [--cpus C] [--threads T] [--duration S] [--seed N]\n"
+                          "       [--workload FILE] [--format table|csv|json]"))
     return exit_ok;
   const output_format format = parse_format(vm["format"].as<std::string>());
   const std::string mechanism = vm["mechanism"].as<std::string>();

@@ -54,16 +54,16 @@ po::options_description study_options() {
   po::options_description o("study options");
   // One option per line, as --help prints them.
   // clang-format off
-  o.add_options()("help,h", "show this help")("out,o", po::value<std::string>(),
+  o.add_options()("help,h", "show this help")("out,o", arg<std::string>("DIR"),
                                               "study folder (default out/study-<UTC time>)")(
       "quick", "calibrate with the quick profile (default, ~1-3 min)")(
-      "full", "calibrate with the full profile (<= 30 min)")("data", po::value<std::string>(),
-                                                             "use this existing dataset instead of calibrating")(
-      "historical", po::value<std::string>()->default_value(POLLSCALE_SOURCE_DIR "/datasets/historical",
+      "full", "calibrate with the full profile (<= 30 min)")("data", arg<std::string>("DATASET"),
+                                                             "use this existing dataset instead of calibrating (positional)")(
+      "historical", arg<std::string>("DIR")->default_value(POLLSCALE_SOURCE_DIR "/datasets/historical",
                                                                "the sources' datasets/historical"),
-      "directory of historical CSVs to validate against")("active", po::value<std::int64_t>()->default_value(8),
+      "directory of historical CSVs to validate against")("active", arg<std::int64_t>("N")->default_value(8),
                                                           "closed-loop clients of the simulated server")(
-      "seed", po::value<std::uint64_t>()->default_value(1), "seed for calibration positions and simulation")(
+      "seed", arg<std::uint64_t>("N")->default_value(1), "seed for calibration positions and simulation")(
       "force", "replace the dataset an earlier study left in the folder (without it such a folder is refused)");
   // clang-format on
   return o;
@@ -114,13 +114,12 @@ bool has_scaling_rows(const fs::path& dataset) {
 void scaling_steps(const study_plan& p, std::vector<study::step_result>& steps) {
   const fs::path v = p.out / "validation";
   if (has_scaling_rows(p.dataset))
-    steps.push_back(
-        study::run_step("scale (this machine)", "scale", cmd_scale,
-                        {"--data", p.dataset.string(), "--train", "n_fds<=2", "--at", "16,64", "--format", "json"},
-                        v / "scaling.json"));
+    steps.push_back(study::run_step("scale (this machine)", "scale", cmd_scale,
+                                    {p.dataset.string(), "--train", "n_fds<=2", "--at", "16,64", "--format", "json"},
+                                    v / "scaling.json"));
   if (fs::is_directory(p.historical / "scaling"))
     steps.push_back(study::run_step("scale (published)", "scale", cmd_scale,
-                                    {"--data", (p.historical / "scaling").string(), "--at", "256", "--format", "json"},
+                                    {(p.historical / "scaling").string(), "--at", "256", "--format", "json"},
                                     v / "scaling_published.json"));
 }
 
@@ -128,22 +127,21 @@ std::vector<study::step_result> model_steps(const study_plan& p) {
   const std::string d = p.dataset.string(), v = (p.out / "validation").string();
   fs::create_directories(p.out / "validation");
   std::vector<study::step_result> steps;
-  steps.push_back(study::run_step("fit", "fit", cmd_fit,
-                                  {d, "-o", (p.out / "model.json").string(), "--skip-unfittable"}, p.out / "fit.txt"));
+  steps.push_back(
+      study::run_step("fit", "fit", cmd_fit, {d, "-o", (p.out / "model.json").string()}, p.out / "fit.txt"));
   const auto validate = [&](const std::string& name, std::vector<std::string> args, const std::string& file) {
-    args.insert(args.end(), {"--skip-unfittable", "--format", "json"});
+    args.insert(args.end(), {"--format", "json"});
     steps.push_back(study::run_step(name, "validate", cmd_validate, args, fs::path(v) / file));
   };
-  validate("validate (extrapolation)", {"--data", d, "--train", "n_fds<=1000"}, "extrapolation.json");
-  validate("validate (interpolation)", {"--data", d, "--train", "n_rank%2==0 || n_fds==max || n_active>1"},
-           "interpolation.json");
+  validate("validate (extrapolation)", {d, "--train", "n_fds<=1000"}, "extrapolation.json");
+  validate("validate (interpolation)", {d, "--train", "n_rank%2==0 || n_fds==max || n_active>1"}, "interpolation.json");
   validate("validate (historical)",
-           {"--data", p.historical.string(), "--train", "n_fds<max", "--group-by",
+           {p.historical.string(), "--train", "n_fds<max", "--group-by",
             "source,platform,kernel,scenario,mechanism,variant,metric"},
            "historical.json");
   scaling_steps(p, steps);
   steps.push_back(study::run_step("simulate a server (whatif)", "whatif", cmd_whatif,
-                                  {"--model", (p.out / "model.json").string(), "--mechanisms", "poll,epoll", "--sweep",
+                                  {(p.out / "model.json").string(), "--mechanisms", "poll,epoll", "--sweep",
                                    "idle=0,100,1000,10000,100000,1000000", "--active", std::to_string(p.active),
                                    "--fd-kind", "tcp", "--duration", "1", "--seed", p.seed, "--format", "json"},
                                   p.out / "whatif.json"));
@@ -209,8 +207,10 @@ void print_steps(const std::vector<study::step_result>& steps, const study_plan&
 
 int cmd_study(const args_t& args) {
   const auto opts = study_options();
+  po::positional_options_description pos;
+  pos.add("data", 1);
   po::variables_map vm;
-  if (!parse_command_line(args, opts, {}, vm, "usage: pollscale study [--quick|--full|--data DATASET] [--out DIR]"))
+  if (!parse_command_line(args, opts, pos, vm, "usage: pollscale study [DATASET | --quick | --full] [-o DIR]"))
     return exit_ok;
   const study_plan p = make_plan(vm);
   fs::create_directories(p.out);

@@ -1,8 +1,8 @@
-// pollscale validate --data PATH --train EXPR: fit on the rows EXPR selects, predict every
+// pollscale validate DATASET... --train EXPR: fit on the rows EXPR selects, predict every
 // other row, and report each prediction's error and interval, then per-group and overall
 // accuracy (MAPE, median and max relative error, 95% interval coverage, how wide the
 // intervals are and their interval score). Errors are fractions in csv/json (0.05 = 5%) and
-// percentages in the table. With several datasets (--data repeated, or a directory of
+// percentages in the table. With several datasets (given in turn, or a directory of
 // datasets such as the machine corpus) each is validated on its own and one summary row per
 // dataset is printed, then the worst of each column: a model is judged on every machine.
 
@@ -34,15 +34,15 @@ po::options_description validate_options() {
   // One option per line, as --help prints them.
   // clang-format off
   o.add_options()("help,h", "show this help")
-      ("data", po::value<std::vector<std::string>>()->required()->composing(),
+      ("data", arg<std::vector<std::string>>("PATH")->required()->composing(),
        "dataset directory, historical CSV, directory of historical CSVs, or a directory with datasets beneath it "
-       "(e.g. datasets/machines); may be repeated")
-      ("train", po::value<std::string>()->default_value("n_fds<=1000"),
+       "(e.g. datasets/machines); positional, may be repeated")
+      ("train", arg<std::string>("EXPR")->default_value("n_fds<=1000"),
        "rows to fit on, e.g. 'n_fds<=1000', 'n_fds<max' (each group's largest n held out), "
        "'n_fds<=1000 && mechanism==poll'; the rest are predicted")
-      ("group-by", po::value<std::string>(), "comma-separated columns to aggregate errors by "
+      ("group-by", arg<std::string>("COLUMNS"), "comma-separated columns to aggregate errors by "
        "(default platform,scenario,mechanism,variant,fd_kind,metric)")
-      ("format", po::value<std::string>()->default_value("table"), "table, csv or json");
+      ("format", arg<std::string>("FORMAT")->default_value("table"), "table, csv or json");
   // clang-format on
   o.add(model_fit_options_description());
   return o;
@@ -224,8 +224,11 @@ void write_several(const std::vector<std::pair<std::string, model::validation_re
 
 int cmd_validate(const args_t& args) {
   const auto opts = validate_options();
+  po::positional_options_description pos;
+  pos.add("data", -1);
   po::variables_map vm;
-  if (!parse_command_line(args, opts, {}, vm, "usage: pollscale validate --data PATH --train EXPR [options]"))
+  if (!parse_command_line(args, opts, pos, vm, "usage: pollscale validate DATASET... [--train EXPR] [options]",
+                          model_fit_older_options()))
     return exit_ok;
   const output_format format = parse_format(vm["format"].as<std::string>());
   model::validation_options vo;
@@ -244,7 +247,7 @@ int cmd_validate(const args_t& args) {
     } catch (const std::invalid_argument& e) {
       throw usage_error(e.what());
     }
-    for (const auto& s : results.back().second.skipped) std::cerr << "pollscale validate: skipped " << s << "\n";
+    report_left_out(sources.size() > 1 ? "validate: " + source.string() : "validate", results.back().second.skipped);
   }
   if (results.size() > 1) {
     write_several(results, vo.train, format);

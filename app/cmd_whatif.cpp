@@ -27,9 +27,9 @@ po::options_description whatif_options() {
   // clang-format off
   o.add_options()
       ("help,h", "show this help")
-      ("mechanisms", po::value<std::string>()->default_value("poll,epoll"), "comma-separated mechanisms to compare")
-      ("sweep", po::value<std::string>(), "NAME=V1,V2,... with NAME one of idle, active, cpus, threads, rate")
-      ("format", po::value<std::string>()->default_value("table"), "table, csv or json");
+      ("mechanisms", arg<std::string>("LIST")->default_value("poll,epoll"), "comma-separated mechanisms to compare")
+      ("sweep", arg<std::string>("QTY=V,V,..."), "NAME=V1,V2,... with NAME one of idle, active, cpus, threads, rate")
+      ("format", arg<std::string>("FORMAT")->default_value("table"), "table, csv or json");
   // clang-format on
   o.add(sim_server_options_description());
   o.add(sim_cost_options_description());
@@ -175,9 +175,11 @@ void print_rows(const std::vector<row>& rows, const sweep& sw, output_format for
 
 int cmd_whatif(const args_t& args) {
   const auto opts = whatif_options();
+  po::positional_options_description pos;
+  pos.add("model", 1);
   po::variables_map vm;
-  if (!parse_command_line(args, opts, {}, vm,
-                          "usage: pollscale whatif [--mechanisms poll,epoll] [--sweep idle=0,1000,10000]\n"
+  if (!parse_command_line(args, opts, pos, vm,
+                          "usage: pollscale whatif [MODEL] [--mechanisms poll,epoll] [--sweep idle=0,1000,10000]\n"
                           "       [simulate's server, workload, run and cost options] [--format table|csv|json]"))
     return exit_ok;
   const output_format format = parse_format(vm["format"].as<std::string>());

@@ -12,6 +12,7 @@ using args_t = std::vector<std::string>;
 int cmd_calibrate(const args_t& args);
 int cmd_fit(const args_t& args);
 int cmd_predict(const args_t& args);
+int cmd_cells(const args_t& args);
 int cmd_validate(const args_t& args);
 int cmd_scale(const args_t& args);
 int cmd_compare(const args_t& args);

@@ -30,6 +30,7 @@ const std::vector<command> commands = {
     {"calibrate", "measure this machine's readiness mechanisms into a dataset", cmd_calibrate},
     {"fit", "fit cost models to a dataset and write model.json", cmd_fit},
     {"predict", "predict one operation's cost from model.json, with its interval", cmd_predict},
+    {"cells", "list the cells a model.json answers for, and the predict flags that select each", cmd_cells},
     {"validate", "fit on some rows, predict the rest: errors and interval coverage", cmd_validate},
     {"scale", "fit the scalability law to throughput at several thread counts, predict others", cmd_scale},
     {"report", "write report.md + report.html with SVG figures from a dataset", cmd_report},

@@ -1,6 +1,7 @@
 #include "app/model_options.hpp"
 
 #include <charconv>
+#include <iostream>
 
 #include "app/cli.hpp"
 
@@ -13,22 +14,36 @@ po::options_description model_fit_options_description() {
   // One option per line, as --help prints them.
   // clang-format off
   o.add_options()
-      ("statistic", po::value<std::string>()->default_value("median"),
+      ("statistic", arg<std::string>("STAT")->default_value("median"),
        "what to fit and validate against in a calibration dataset: median (the typical cost, interference "
        "included) or fastest (the fastest batch: the intrinsic cost)")
-      ("family", po::value<std::string>()->default_value("mechanistic"),
+      ("family", arg<std::string>("FAMILY")->default_value("mechanistic"),
        "candidate forms: mechanistic (kernel terms; Extra-P for unknown metrics) or extra-p (n^i log^j n for all)")
-      ("bootstrap", po::value<long long>()->default_value(0),
+      ("bootstrap", arg<long long>("N")->default_value(0),
        "bootstrap replicates for prediction intervals (0: analytic Student t intervals)")
-      ("seed", po::value<std::string>()->default_value("1"), "seed of the bootstrap (a non-negative integer)")
+      ("seed", arg<std::string>("N")->default_value("1"), "seed of the bootstrap (a non-negative integer)")
       ("no-huber", "plain relative least squares, no Huber downweighting of outliers")
-      ("curvature-min-n", po::value<long long>()->default_value(0),
+      ("curvature-min-n", arg<long long>("N")->default_value(0),
        "distinct n a curvature term (n log n, n^1.5, n^2, ...) needs before it may compete (0: no minimum)")
-      ("curvature-margin", po::value<double>()->default_value(0),
+      ("curvature-margin", arg<double>("FRACTION")->default_value(0),
        "how far (fraction, 0..1) a curvature term's leave-one-out error must lie below the best straight form's")
-      ("skip-unfittable", "leave out cells with too few points for their form instead of failing");
+      ("strict", "fail on a cell with too few points for its form instead of leaving it out");
   // clang-format on
   return o;
+}
+
+po::options_description model_fit_older_options() {
+  po::options_description o;
+  o.add_options()("skip-unfittable", "the default since --strict exists; accepted so older scripts keep working");
+  return o;
+}
+
+void report_left_out(std::string_view command, const std::vector<std::string>& left_out) {
+  if (left_out.empty()) return;
+  std::cerr << "pollscale " << command << ": left out " << left_out.size()
+            << (left_out.size() == 1 ? " cell or row" : " cells or rows")
+            << " that could not be fitted or predicted (the first: " << left_out.front()
+            << "); all are listed under \"skipped\" in the JSON output; --strict fails instead\n";
 }
 
 model::fit_options fit_options_from(const po::variables_map& vm) {
@@ -61,7 +76,9 @@ model::fit_options fit_options_from(const po::variables_map& vm) {
   if (!(margin >= 0 && margin < 1))
     throw usage_error("--curvature-margin: " + std::to_string(margin) + " is not in [0, 1)");
   o.curvature_margin = margin;
-  o.skip_unfittable = vm.count("skip-unfittable") > 0;
+  if (vm.count("strict") && vm.count("skip-unfittable"))
+    throw usage_error("--strict: contradicts --skip-unfittable; give one");
+  o.skip_unfittable = vm.count("strict") == 0;
   return o;
 }
 

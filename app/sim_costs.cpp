@@ -21,18 +21,18 @@ po::options_description sim_cost_options_description() {
   // One option per line: the table reads like the --help it prints.
   // clang-format off
   o.add_options()
-      ("model", po::value<std::string>(), "model.json from pollscale fit: wait, handler and wake-up costs")
-      ("costs", po::value<std::string>(), "costs file (JSON, nanoseconds; see docs/sim.md)")
-      ("fd-kind", po::value<std::string>()->default_value(""), "model cells to use: pipe, socketpair, tcp, ...")
-      ("variant", po::value<std::string>()->default_value(""), "model cells to use: lt, et, oneshot, ...")
-      ("wait-per-call-ns", po::value<double>(), "wait call: fixed cost, ns")
-      ("wait-per-fd-ns", po::value<double>(), "wait call: per registered fd scanned, ns")
-      ("wait-per-ready-ns", po::value<double>(), "wait call: per ready event returned, ns")
-      ("wait-per-fd-blocking-ns", po::value<double>(), "wait call: per fd registered when it may sleep, ns")
-      ("rearm-ns", po::value<double>(), "re-arming one fd after its event (oneshot), ns")
-      ("handler-ns", po::value<double>(), "handling one event: read the request, write the reply, ns")
-      ("wakeup-same-ns", po::value<double>(), "wake-up latency, waker and sleeper on the same CPU, ns")
-      ("wakeup-cross-ns", po::value<double>(), "wake-up latency across CPUs, ns");
+      ("model", arg<std::string>("MODEL"), "model.json from pollscale fit: wait, handler and wake-up costs (positional)")
+      ("costs", arg<std::string>("FILE"), "costs file (JSON, nanoseconds; see docs/sim.md)")
+      ("fd-kind", arg<std::string>("KIND")->default_value(""), "model cells to use: pipe, socketpair, tcp, ...")
+      ("variant", arg<std::string>("NAME")->default_value(""), "model cells to use: lt, et, oneshot, ...")
+      ("wait-per-call-ns", arg<double>("NS"), "wait call: fixed cost, ns")
+      ("wait-per-fd-ns", arg<double>("NS"), "wait call: per registered fd scanned, ns")
+      ("wait-per-ready-ns", arg<double>("NS"), "wait call: per ready event returned, ns")
+      ("wait-per-fd-blocking-ns", arg<double>("NS"), "wait call: per fd registered when it may sleep, ns")
+      ("rearm-ns", arg<double>("NS"), "re-arming one fd after its event (oneshot), ns")
+      ("handler-ns", arg<double>("NS"), "handling one event: read the request, write the reply, ns")
+      ("wakeup-same-ns", arg<double>("NS"), "wake-up latency, waker and sleeper on the same CPU, ns")
+      ("wakeup-cross-ns", arg<double>("NS"), "wake-up latency across CPUs, ns");
   // clang-format on
   return o;
 }

@@ -22,7 +22,7 @@ DATASET as docs/sim.md takes it (155-170 s on the 2-vCPU VM with the pooled roun
 three visits are the default now, so --rounds 3 only says it):
   pollscale calibrate --quick --rounds 3 \
       --scenarios find_active,ipc,wakeup,handler,memory_latency,server --mechanisms poll,epoll/lt -o CAL
-  pollscale fit CAL -o MODEL --skip-unfittable
+  pollscale fit CAL -o MODEL
 """
 import argparse
 import csv

@@ -359,7 +359,7 @@ cell_model fit_cell(const cell_id& id, const std::vector<const observation*>& ro
   const form_request request = request_for(id, pts, env, o.fam);
   if (const auto why = unfittable_core(request); !why.empty())
     throw too_few_points(rows.front()->where + ": too few points for the form of " + describe_cell(id) + ": " + why +
-                         " (" + std::to_string(rows.size()) + " points; --skip-unfittable leaves such cells out)");
+                         " (" + std::to_string(rows.size()) + " points)");
   std::vector<scored> cands;
   for (const auto& f : candidate_forms(request)) cands.push_back(score(f, pts, o));
   admit_curvature(cands, pts, o);

@@ -73,7 +73,8 @@ model_set fit_models(const observation_set& data, const std::vector<const observ
     try {
       out.cells.push_back(fit_cell(id, members, env, options));
     } catch (const too_few_points& e) {
-      if (!options.skip_unfittable) throw;
+      if (!options.skip_unfittable)
+        throw too_few_points(std::string(e.what()) + "; such cells are left out unless --strict");
       out.skipped.push_back(e.what());
     }
   }

@@ -19,7 +19,9 @@ constexpr std::string_view cell_columns[] = {"scenario", "mechanism", "variant",
 // of the model set on every prediction, and formatting each as text cost most of one.
 bool matches(const cell_model& m, const datasets::key& q) {
   const datasets::key& c = m.cell;
-  auto text = [](const std::string& want, const std::string& have) { return want.empty() || want == have; };
+  auto text = [](const std::string& want, const std::string& have) {
+    return want.empty() || want == have || (have.empty() && want == empty_column);
+  };
   auto number = [](const std::optional<std::int64_t>& want, const std::optional<std::int64_t>& have) {
     return !want || want == have;
   };
@@ -42,7 +44,7 @@ std::string distinguishing(const std::vector<const cell_model*>& c) {
     for (const auto* m : c) values.insert(datasets::key_field(m->cell, col));
     if (values.size() < 2) continue;
     std::string list;
-    for (const auto& v : values) list += (list.empty() ? "" : ", ") + (v.empty() ? std::string("<empty>") : v);
+    for (const auto& v : values) list += (list.empty() ? "" : ", ") + (v.empty() ? std::string(empty_column) : v);
     out += (out.empty() ? "" : "; ") + std::string(col) + " (" + list + ")";
   }
   std::set<std::string> platforms;
@@ -75,8 +77,8 @@ cell_difference difference(const cell_model& m, const datasets::key& q) {
   for (auto col : cell_columns) {
     const std::string want = datasets::key_field(q, col);
     const std::string have = datasets::key_field(m.cell, col);
-    if (want.empty() || want == have) continue;
-    d.text += (d.columns++ ? ", " : "") + std::string(col) + " " + (have.empty() ? std::string("<empty>") : have);
+    if (want.empty() || want == have || (have.empty() && want == empty_column)) continue;
+    d.text += (d.columns++ ? ", " : "") + std::string(col) + " " + (have.empty() ? std::string(empty_column) : have);
   }
   return d;
 }

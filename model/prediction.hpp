@@ -56,8 +56,13 @@ struct cell_lookup {
   std::string why(const datasets::key& query) const;
 };
 
+/// A text column of a query set to this matches only cells where that column is empty: the
+/// plain blocking-read wake-up has no mechanism, poll has no variant. Messages that list
+/// a column's values write an empty one this way too, so what they print can be typed back.
+inline constexpr std::string_view empty_column = "none";
+
 /// The cell that answers `query`. Key columns left empty in `query` (variant, pinning,
-/// threads, ...) match any model; filled ones must match exactly.
+/// threads, ...) match any model; filled ones must match exactly (empty_column: be empty).
 cell_lookup find_cell(const model_set& models, const datasets::key& query);
 
 /// Predicts the metric at `query` (the cell find_cell() gives). Regressors come from

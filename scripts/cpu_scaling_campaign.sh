@@ -32,8 +32,8 @@ start=$(date +%s)
 "$bin" calibrate --full --scenarios producers --out "$out/dataset" --format csv > "$out/calibration.csv"
 echo "cpu_scaling_campaign: measured in $(( $(date +%s) - start )) s" >&2
 
-"$bin" scale --data "$out/dataset" --train "n_fds<=$train_max" --at 64,128 --format json > "$out/scale.json"
-"$bin" scale --data "$out/dataset" --train "n_fds<=$train_max" --at 64,128 > "$out/scale.txt"
+"$bin" scale "$out/dataset" --train "n_fds<=$train_max" --at 64,128 --format json > "$out/scale.json"
+"$bin" scale "$out/dataset" --train "n_fds<=$train_max" --at 64,128 > "$out/scale.txt"
 
 python3 - "$out/scale.json" "$train_max" <<'EOF'
 import json, sys

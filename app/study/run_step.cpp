@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "app/exit_codes.hpp"
+#include "app/shell_quote.hpp"
 #include "calibrate/sys/syscall.hpp"
 #include "datasets/atomic_file.hpp"
 #include "sim/core/stop.hpp"
@@ -60,7 +61,7 @@ step_result run_step(const std::string& name, const std::string& command, const 
 
 nlohmann::json step_json(const step_result& s, const std::filesystem::path& study_dir) {
   std::string cmd = "pollscale " + s.command;
-  for (const auto& a : s.args) cmd += " " + a;
+  for (const auto& a : s.args) cmd += " " + shell_quote(a);  // pasteable: 'n_fds<=1000' stays one word
   return {{"step", s.name},
           {"command", cmd},
           {"exit_code", s.exit_code},

@@ -21,10 +21,12 @@ namespace {
 int lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
 
 TEST(CalibrateCliTest, BadInputIsOneLineAndExitTwo) {
-  for (const char* args : {"calibrate --n 0", "calibrate --n 5,x", "calibrate --bogus", "calibrate --mechanisms kqueue",
-                           "calibrate --scenarios nowhere", "calibrate --format xml", "calibrate --quick --full",
-                           "calibrate --max-seconds-per-point -1", "calibrate --rounds 0", "calibrate --rounds 101",
-                           "calibrate --rounds two", "nosuchcommand"}) {
+  for (const char* args :
+       {"calibrate --n 0", "calibrate --n 5,x", "calibrate --bogus", "calibrate --mechanisms kqueue",
+        "calibrate --scenarios nowhere", "calibrate --format xml", "calibrate --quick --full",
+        "calibrate --max-seconds-per-point -1", "calibrate --rounds 0", "calibrate --rounds 101",
+        "calibrate --rounds two", "calibrate --n 10,,20", "calibrate --n 10,", "calibrate --mechanisms poll,",
+        "calibrate --scenarios ,find_active", "calibrate --scen find_active", "nosuchcommand"}) {
     SCOPED_TRACE(args);
     const auto r = run_pollscale(args);
     EXPECT_EQ(r.rc, 2);
@@ -36,6 +38,7 @@ TEST(CalibrateCliTest, BadInputIsOneLineAndExitTwo) {
 
 TEST(CalibrateCliTest, ErrorsNameTheCulprit) {
   EXPECT_NE(run_pollscale("calibrate --n 5,x").err.find("'x'"), std::string::npos);
+  EXPECT_NE(run_pollscale("calibrate --n 10,,20").err.find("--n: an empty item in '10,,20'"), std::string::npos);
   EXPECT_NE(run_pollscale("calibrate --mechanisms poll,kqueue").err.find("'kqueue'"), std::string::npos);
   EXPECT_NE(run_pollscale("calibrate --format xml").err.find("--format"), std::string::npos);
 }

@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tests/app/run_command.hpp"
+#include "tests/app/cli_fixture.hpp"
 
 namespace pollscale::test {
 namespace {
@@ -19,18 +19,8 @@ namespace fs = std::filesystem;
 const std::string fixture = std::string(POLLSCALE_SOURCE_DIR) + "/tests/model/data/synthetic";
 const std::string historical = std::string(POLLSCALE_SOURCE_DIR) + "/datasets/historical";
 
-int lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
-
-class ModelCliTest : public ::testing::Test {
+class ModelCliTest : public cli_test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("pollscale_model_cli_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   std::string model_path() {
     const std::string path = (dir_ / "model.json").string();
     if (!fs::exists(path)) {
@@ -48,8 +38,6 @@ class ModelCliTest : public ::testing::Test {
     EXPECT_NE(r.err.find(culprit), std::string::npos) << r.err;
     EXPECT_TRUE(r.out.empty()) << r.out;
   }
-
-  fs::path dir_;
 };
 
 TEST_F(ModelCliTest, FitWritesAModelSetAndSummarisesIt) {
@@ -156,7 +144,7 @@ TEST_F(ModelCliTest, BadInputIsOneLineAndExitTwo) {
   expect_bad_input("validate --data " + fixture + " --train 'n_fds<=(1000'", "--train");
   expect_bad_input("validate --data " + fixture + " --train 'n_fds<0'", "empty training set");
   expect_bad_input("validate --data " + fixture + " --train 'n_fds>=0'", "nothing is held out");
-  expect_bad_input("validate --data " + fixture + " --train 'n_fds<=1'", "too few points");
+  expect_bad_input("validate " + fixture + " --train 'n_fds<=1' --strict", "too few points");
   expect_bad_input("validate --data " + fixture + " --group-by colour", "colour");
   expect_bad_input("validate --data " + fixture + " --format xml", "xml");
   expect_bad_input("validate --data " + fixture + " --bootstrap -3", "--bootstrap");
@@ -166,7 +154,7 @@ TEST_F(ModelCliTest, BadInputIsOneLineAndExitTwo) {
   expect_bad_input("validate --data " + fixture + " --curvature-min-n -1", "--curvature-min-n");
   expect_bad_input("validate --data " + fixture + " --statistic mean", "--statistic: 'mean'");
   expect_bad_input("validate --data /nonexistent/dataset", "/nonexistent/dataset");
-  expect_bad_input("fit " + historical + "/kegel_2000_poller_bench.csv", "too few points");
+  expect_bad_input("fit " + historical + "/kegel_2000_poller_bench.csv --strict", "too few points");
   expect_bad_input("fit " + fixture + " --family magic", "--family");
   expect_bad_input("predict " + model_path() + " --scenario find_active --n 10", "mechanism (epoll, poll, select)");
   expect_bad_input("predict " + model_path() + " --scenario find_active --mechanism poll --fd-kind pipe --n -5", "--n");
