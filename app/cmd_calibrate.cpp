@@ -201,7 +201,7 @@ int cmd_calibrate(const args_t& args) {
   stderr_reporter report(!vm.count("no-progress") && ::isatty(STDERR_FILENO));
   req.report = &report;
   const auto outcome = calibrate::run_calibration(req, calibrate::capture_context(lim, timer));
-  print_summaries(std::cout, outcome.data.summaries, format);
+  print_summaries(std::cout, outcome.data.summaries, outcome.data.consistency, format);
   std::cerr << "pollscale: " << outcome.measured << " points measured, " << outcome.skipped << " skipped, "
             << outcome.failed << " failed of " << outcome.planned << " in " << outcome.wall_s << " s; dataset in "
             << req.out.string() << "\n";

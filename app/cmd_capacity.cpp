@@ -12,6 +12,7 @@
 #include "app/cli.hpp"
 #include "app/commands.hpp"
 #include "app/exit_codes.hpp"
+#include "app/output_document.hpp"
 #include "app/sim_costs.hpp"
 #include "app/sim_options.hpp"
 #include "app/table_writer.hpp"
@@ -177,15 +178,16 @@ std::string capacity_text(const search_result& r) {
   return quantity_text(*r.capacity) + (r.at_hi ? " (the search limit --hi; the true capacity may be larger)" : "");
 }
 
-text_table search_table(const search& q, const search_result& r) {
-  text_table t{{q.vary, "meets", "latency_p99_s", "ci95_hi", "latency_mean_s", "cpu_utilisation",
+text_table search_table(const search& q, const search_result& r, bool csv) {
+  text_table t{{q.vary, "meets", "latency_p99_s", "latency_p99_s_ci95_hi", "latency_mean_s", "cpu_utilisation",
                 datasets::text(datasets::metric::throughput)},
                {},
                {true, false, true, true, true, true, true}};
   for (const evaluation& e : r.evaluations)
-    t.rows.push_back({quantity_text(e.value), e.met ? "yes" : "no", format_number(e.result.latency_p99_s.mean, 4),
-                      format_number(e.result.latency_p99_s.ci95_hi, 4), format_number(e.result.latency_mean_s.mean, 4),
-                      format_number(e.result.cpu_utilisation.mean, 3), format_number(e.result.throughput.mean, 5)});
+    t.rows.push_back(
+        {quantity_text(e.value), e.met ? "yes" : "no", number_cell(e.result.latency_p99_s.mean, 4, csv),
+         number_cell(e.result.latency_p99_s.ci95_hi, 4, csv), number_cell(e.result.latency_mean_s.mean, 4, csv),
+         number_cell(e.result.cpu_utilisation.mean, 3, csv), number_cell(e.result.throughput.mean, 5, csv)});
   return t;
 }
 
@@ -249,11 +251,11 @@ int cmd_capacity(const args_t& args) {
                                {"cheap", optional_json(bracket->cheap.capacity)},
                                {"method", "every model cost at the same end of its 95% prediction interval"}};
     j["model_max_extrapolation"] = prov->max_extrapolation;
-    std::cout << j.dump(2) << "\n";
+    std::cout << stamped(output_kind::capacity, std::move(j)).dump(2) << "\n";
   } else if (format == output_format::csv) {
-    write_csv(std::cout, search_table(q, r));
+    write_csv(std::cout, search_table(q, r, true));
   } else {
-    write_table(std::cout, search_table(q, r));
+    write_table(std::cout, search_table(q, r, false));
     std::cout << "\ncapacity: " << capacity_text(r) << "\n";
     if (bracket) std::cout << "capacity: " << bracket_text(*bracket) << "\n";
     if (const auto e = extrapolation_text(*prov); !e.empty()) std::cout << "capacity: note: " << e << "\n";

@@ -91,8 +91,8 @@ nlohmann::json cells_json(const std::string& path, const model::model_set& model
   nlohmann::json list = nlohmann::json::array();
   for (const auto* m : cells)
     list.push_back({{"key", key_json(m->cell)},
-                    {"platform", m->platform},
-                    {"kernel", m->kernel},
+                    {"platform", column_json("platform", m->platform)},
+                    {"kernel", column_json("kernel", m->kernel)},
                     {"unit", m->cell.unit},
                     {"n_min", model::uses_n(*m) ? nlohmann::json(std::llround(m->dom.n_min)) : nlohmann::json()},
                     {"n_max", model::uses_n(*m) ? nlohmann::json(std::llround(m->dom.n_max)) : nlohmann::json()},

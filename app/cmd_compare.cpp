@@ -11,6 +11,7 @@
 #include "app/cli.hpp"
 #include "app/commands.hpp"
 #include "app/exit_codes.hpp"
+#include "app/output_document.hpp"
 #include "app/summary_view.hpp"
 #include "app/table_writer.hpp"
 #include "datasets/dataset.hpp"
@@ -249,7 +250,7 @@ int cmd_compare(const args_t& args) {
     throw usage_error("compare: " + vm["a"].as<std::string>() + " and " + vm["b"].as<std::string>() +
                       " have no point in common");
   if (format == output_format::json)
-    std::cout << result_json(c, vm, o).dump(2) << "\n";
+    std::cout << stamped(output_kind::comparison, result_json(c, vm, o)).dump(2) << "\n";
   else if (format == output_format::csv)
     write_csv(std::cout, csv_table(c));
   else

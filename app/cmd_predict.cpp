@@ -9,6 +9,8 @@
 #include "app/cli.hpp"
 #include "app/commands.hpp"
 #include "app/exit_codes.hpp"
+#include "app/output_document.hpp"
+#include "app/summary_view.hpp"
 #include "app/table_writer.hpp"
 #include "datasets/pinning.hpp"
 #include "datasets/vocabulary.hpp"
@@ -120,15 +122,19 @@ int cmd_predict(const args_t& args) {
   if (!answer) throw usage_error(why);
   const model::prediction& p = *answer;
   if (format == output_format::json) {
-    std::cout << nlohmann::json{{"model", p.model},
-                                {"formula", p.formula},
-                                {"value", p.value},
-                                {"lo", json_number(p.lo)},
-                                {"hi", json_number(p.hi)},
-                                {"unit", p.unit},
-                                {"statistic", models.statistic},
-                                {"extrapolated", p.extrapolated},
-                                {"extrapolation", p.extrapolation_factor}}
+    std::cout << stamped(output_kind::prediction,
+                         {{"query", key_json(query)},
+                          {"model", p.model},
+                          {"formula", p.formula},
+                          {"value", p.value},
+                          {"lo", json_number(p.lo)},
+                          {"hi", json_number(p.hi)},
+                          {"unit", p.unit},
+                          {"statistic", models.statistic},
+                          {"extrapolated", p.extrapolated},
+                          {"has_interval", p.has_interval},
+                          {"no_interval", p.has_interval ? nlohmann::json() : nlohmann::json(p.no_interval)},
+                          {"extrapolation", p.extrapolation_factor}})
                      .dump(2)
               << "\n";
     return exit_ok;
@@ -136,8 +142,12 @@ int cmd_predict(const args_t& args) {
   text_table t{{"model", "value", "lo", "hi", "unit", "extrapolation", "formula"},
                {},
                {false, true, true, true, false, true, false}};
-  t.rows.push_back({p.model, num(p.value), num(p.lo), num(p.hi), p.unit,
-                    p.extrapolated ? format_number(p.extrapolation_factor, 3) + "x" : "no", p.formula});
+  const bool csv = format == output_format::csv;
+  t.rows.push_back({p.model, csv ? csv_number(p.value) : num(p.value), csv ? csv_number(p.lo) : num(p.lo),
+                    csv ? csv_number(p.hi) : num(p.hi), p.unit,
+                    csv ? csv_number(p.extrapolation_factor)
+                        : (p.extrapolated ? format_number(p.extrapolation_factor, 3) + "x" : "no"),
+                    p.formula});
   if (format == output_format::csv)
     write_csv(std::cout, t);
   else

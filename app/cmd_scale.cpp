@@ -14,6 +14,7 @@
 #include "app/cli.hpp"
 #include "app/commands.hpp"
 #include "app/exit_codes.hpp"
+#include "app/output_document.hpp"
 #include "app/table_writer.hpp"
 #include "model/scaling.hpp"
 
@@ -302,7 +303,7 @@ text_table laws_csv(const model::scaling_result& r) {
 
 void write_result(const model::scaling_result& r, const std::string& source, output_format format) {
   if (format == output_format::json) {
-    std::cout << result_json(r, source).dump(2) << "\n";
+    std::cout << stamped(output_kind::scaling, result_json(r, source)).dump(2) << "\n";
     return;
   }
   const bool csv = format == output_format::csv;
@@ -353,7 +354,7 @@ int cmd_scale(const args_t& args) {
   if (format == output_format::json && results.size() > 1) {
     json all = json::array();
     for (std::size_t i = 0; i < results.size(); ++i) all.push_back(result_json(results[i], data[i].source));
-    std::cout << all.dump(2) << "\n";
+    std::cout << stamped(output_kind::scaling_corpus, {{"sources", all}}).dump(2) << "\n";
     return exit_ok;
   }
   for (std::size_t i = 0; i < results.size(); ++i) {

@@ -12,6 +12,7 @@
 #include "app/cli.hpp"
 #include "app/commands.hpp"
 #include "app/exit_codes.hpp"
+#include "app/output_document.hpp"
 #include "app/sim_costs.hpp"
 #include "app/sim_options.hpp"
 #include "app/table_writer.hpp"
@@ -103,11 +104,11 @@ int cmd_simulate(const args_t& args) {
     nlohmann::json j = inputs_json(setup, *prov);
     j.update(sim::to_json(r, vm.count("engine-stats") > 0));
     if (bounds) j["model_bounds"] = bounds_json(*bounds);
-    std::cout << j.dump(2) << "\n";
+    std::cout << stamped(output_kind::simulation, std::move(j)).dump(2) << "\n";
   } else if (format == output_format::csv) {
-    write_csv(std::cout, result_table(r));
+    write_csv(std::cout, result_table(r, true));
   } else {
-    write_table(std::cout, result_table(r));
+    write_table(std::cout, result_table(r, false));
     if (bounds) std::cout << "\n" << bounds_text(*bounds) << "\n";
   }
   return r.interrupted ? exit_interrupted : exit_ok;

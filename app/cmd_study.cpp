@@ -9,6 +9,7 @@
 #include "app/cli.hpp"
 #include "app/commands.hpp"
 #include "app/exit_codes.hpp"
+#include "app/output_document.hpp"
 #include "app/report/report.hpp"
 #include "app/study/predictions.hpp"
 #include "app/study/run_step.hpp"
@@ -174,7 +175,9 @@ std::vector<report::extra_section> study_sections(const study_plan& p, const dat
   if (fs::exists(p.out / "model.json")) {
     const auto models = model::load_model(p.out / "model.json");
     const auto predictions = study::predict_beyond(models, datasets::text(datasets::fd_kind::pipe), {100000, 1000000});
-    datasets::write_file_atomically(p.out / "predictions.json", predictions.dump(2) + "\n");
+    datasets::write_file_atomically(
+        p.out / "predictions.json",
+        stamped(output_kind::predictions_beyond, {{"predictions", predictions}}).dump(2) + "\n");
     extras.push_back(study::predictions_section(predictions));
   }
   if (const auto j = read_json_or_null(p.out / "whatif.json"); !j.is_null())
@@ -185,13 +188,12 @@ std::vector<report::extra_section> study_sections(const study_plan& p, const dat
 void write_manifest(const study_plan& p, const std::vector<study::step_result>& steps, const std::string& status) {
   json s = json::array();
   for (const auto& st : steps) s.push_back(study::step_json(st, p.out));
-  const json manifest = {{"kind", "pollscale study"},
-                         {"version", datasets::version_text(datasets::this_build())},
-                         {"tool", datasets::tool_json(datasets::this_build())},
-                         {"time_utc", utc_stamp("%Y-%m-%dT%H:%M:%SZ")},
-                         {"dataset", p.dataset.string()},
-                         {"status", status},
-                         {"steps", s}};
+  const json manifest = stamped(output_kind::study, {{"version", datasets::version_text(datasets::this_build())},
+                                                     {"tool", datasets::tool_json(datasets::this_build())},
+                                                     {"time_utc", utc_stamp("%Y-%m-%dT%H:%M:%SZ")},
+                                                     {"dataset", p.dataset.string()},
+                                                     {"status", status},
+                                                     {"steps", s}});
   datasets::write_file_atomically(p.out / "study.json", manifest.dump(2) + "\n");
 }
 

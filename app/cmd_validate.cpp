@@ -19,6 +19,8 @@
 #include "app/commands.hpp"
 #include "app/exit_codes.hpp"
 #include "app/model_options.hpp"
+#include "app/output_document.hpp"
+#include "app/summary_view.hpp"
 #include "app/table_writer.hpp"
 #include "model/validation.hpp"
 
@@ -61,10 +63,8 @@ std::string text_num(double v) { return std::isfinite(v) ? format_number(v) : (s
 
 json row_json(const model::validation_row& r) {
   json j = json::object();
-  for (auto c : model::observation_columns()) {
-    const std::string v = model::column_text(*r.o, c);
-    if (c != "source") j[std::string(c)] = v;
-  }
+  for (auto c : model::observation_columns())
+    if (c != "source") j[std::string(c)] = column_json(c, model::column_text(*r.o, c));
   j["measured"] = r.measured;
   j["predicted"] = json_number(r.predicted);
   j["lo"] = json_number(r.lo);
@@ -81,7 +81,7 @@ json result_json(const model::validation_result& v, const std::string& train) {
   for (const auto& r : v.rows) rows.push_back(row_json(r));
   for (const auto& g : v.groups) {
     json gj = accuracy_json(g.acc);
-    for (std::size_t i = 0; i < v.group_by.size(); ++i) gj[v.group_by[i]] = g.group[i];
+    for (std::size_t i = 0; i < v.group_by.size(); ++i) gj[v.group_by[i]] = column_json(v.group_by[i], g.group[i]);
     gj["n_train"] = g.n_train;
     groups.push_back(gj);
   }
@@ -93,8 +93,13 @@ json result_json(const model::validation_result& v, const std::string& train) {
          {"n_points", m.stats.n_points}});
   json summary = accuracy_json(v.overall);
   summary["groups"] = groups;
-  return {{"train", train},     {"n_train", v.n_train}, {"group_by", v.group_by}, {"rows", rows},
-          {"summary", summary}, {"models", models},     {"skipped", v.skipped}};
+  return stamped(output_kind::validation, {{"train", train},
+                                           {"n_train", v.n_train},
+                                           {"group_by", v.group_by},
+                                           {"rows", rows},
+                                           {"summary", summary},
+                                           {"models", models},
+                                           {"skipped", v.skipped}});
 }
 
 std::string row_label(const model::validation_row& r) {
@@ -209,10 +214,15 @@ void write_several(const std::vector<std::pair<std::string, model::validation_re
     json all = json::array();
     for (const auto& [source, v] : results) {
       json one = result_json(v, train);
+      one.erase("kind");  // each is a part of the corpus document, not one of its own
+      one.erase("schema_version");
       one["source"] = source;
       all.push_back(std::move(one));
     }
-    std::cout << json{{"train", train}, {"datasets", all}, {"worst", accuracy_json(worst_of(results))}}.dump(2) << "\n";
+    std::cout << stamped(output_kind::validation_corpus,
+                         {{"train", train}, {"datasets", all}, {"worst", accuracy_json(worst_of(results))}})
+                     .dump(2)
+              << "\n";
   } else if (format == output_format::csv) {
     write_csv(std::cout, datasets_table(results, true));
   } else {

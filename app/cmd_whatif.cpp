@@ -10,6 +10,7 @@
 #include "app/cli.hpp"
 #include "app/commands.hpp"
 #include "app/exit_codes.hpp"
+#include "app/output_document.hpp"
 #include "app/sim_costs.hpp"
 #include "app/sim_options.hpp"
 #include "app/table_writer.hpp"
@@ -116,16 +117,17 @@ nlohmann::json rows_json(const std::vector<row>& rows, const sweep& sw) {
   return j;
 }
 
-text_table rows_table(const std::vector<row>& rows, const sweep& sw) {
+text_table rows_table(const std::vector<row>& rows, const sweep& sw, bool csv) {
   text_table t{{"mechanism"}, {}, {false}};
   if (!sw.name.empty()) {
     t.columns.push_back(sw.name);
     t.numeric.push_back(true);
   }
-  t.columns.push_back(datasets::text(datasets::metric::throughput));
-  t.numeric.push_back(true);
-  for (const char* c : {"ci95_lo", "ci95_hi", "latency_p99_s", "ci95_lo", "ci95_hi", "cpu_utilisation", "calls_per_s",
-                        "events_per_call", "replications"}) {
+  const std::string throughput = datasets::text(datasets::metric::throughput);
+  for (const std::string& c :
+       {throughput, throughput + "_ci95_lo", throughput + "_ci95_hi", std::string("latency_p99_s"),
+        std::string("latency_p99_s_ci95_lo"), std::string("latency_p99_s_ci95_hi"), std::string("cpu_utilisation"),
+        std::string("calls_per_s"), std::string("events_per_call"), std::string("replications")}) {
     t.columns.push_back(c);
     t.numeric.push_back(true);
   }
@@ -136,7 +138,7 @@ text_table rows_table(const std::vector<row>& rows, const sweep& sw) {
     for (double v :
          {x.throughput.mean, x.throughput.ci95_lo, x.throughput.ci95_hi, x.latency_p99_s.mean, x.latency_p99_s.ci95_lo,
           x.latency_p99_s.ci95_hi, x.cpu_utilisation.mean, x.calls_per_s.mean, x.events_per_call.mean})
-      cells.push_back(format_number(v, 5));
+      cells.push_back(number_cell(v, 5, csv));
     cells.push_back(std::to_string(x.replications));
     t.rows.push_back(cells);
   }
@@ -164,11 +166,11 @@ std::size_t simulate_rows(std::vector<row>& rows, const sweep& sw) {
 
 void print_rows(const std::vector<row>& rows, const sweep& sw, output_format format) {
   if (format == output_format::json)
-    std::cout << rows_json(rows, sw).dump(2) << "\n";
+    std::cout << stamped(output_kind::whatif, rows_json(rows, sw)).dump(2) << "\n";
   else if (format == output_format::csv)
-    write_csv(std::cout, rows_table(rows, sw));
+    write_csv(std::cout, rows_table(rows, sw, true));
   else
-    write_table(std::cout, rows_table(rows, sw));
+    write_table(std::cout, rows_table(rows, sw, false));
 }
 
 }  // namespace

@@ -25,4 +25,9 @@ nlohmann::json output_document(output_kind k) {
   return {{"kind", std::string(output_kind_name(k))}, {"schema_version", output_schema_version}};
 }
 
+nlohmann::json stamped(output_kind k, nlohmann::json body) {
+  body.update(output_document(k));
+  return body;
+}
+
 }  // namespace pollscale::app

@@ -34,4 +34,7 @@ std::string_view output_kind_name(output_kind k);
 /// {"kind": name, "schema_version": output_schema_version}; the caller adds the rest.
 nlohmann::json output_document(output_kind k);
 
+/// `body` (an object) with kind and schema_version added.
+nlohmann::json stamped(output_kind k, nlohmann::json body);
+
 }  // namespace pollscale::app

@@ -275,13 +275,14 @@ nlohmann::json inputs_json(const sim_setup& s, const cost_provenance& prov) {
           {"costs", {{"sources", prov.sources}, {"model_max_extrapolation", prov.max_extrapolation}}}};
 }
 
-text_table result_table(const sim::experiment_result& r) {
+text_table result_table(const sim::experiment_result& r, bool csv) {
   text_table t{{"metric", "mean", "ci95_lo", "ci95_hi", "unit"}, {}, {false, true, true, true, false}};
   auto row = [&](const std::string& name, const sim::estimate& e, const char* unit) {
-    t.rows.push_back({name, format_number(e.mean, 5), format_number(e.ci95_lo, 5), format_number(e.ci95_hi, 5), unit});
+    t.rows.push_back(
+        {name, number_cell(e.mean, 5, csv), number_cell(e.ci95_lo, 5, csv), number_cell(e.ci95_hi, 5, csv), unit});
   };
   auto plain = [&](const std::string& name, double v, const char* unit) {
-    t.rows.push_back({name, format_number(v, 5), "", "", unit});
+    t.rows.push_back({name, number_cell(v, 5, csv), "", "", unit});
   };
   row(datasets::text(datasets::metric::throughput), r.throughput, "1/s");
   row("latency_p50", r.latency_p50_s, "s");

@@ -42,7 +42,7 @@ sim::experiment_result run_experiment(const sim_setup& s, const sim::cost_model&
 nlohmann::json inputs_json(const sim_setup& s, const cost_provenance& prov);
 
 /// The result as rows metric | mean | ci95_lo | ci95_hi | unit.
-text_table result_table(const sim::experiment_result& r);
+text_table result_table(const sim::experiment_result& r, bool csv);
 
 /// Diagnostics on stderr: replications and half-width, engine speed, warnings.
 void report_diagnostics(const std::string& label, const sim::experiment_result& r, const sim::stopping_rule& rule,

@@ -12,10 +12,16 @@
 
 namespace pollscale::app {
 
-/// A point's key as JSON: every key column by name, counts (n_fds, n_active, max_fd,
-/// blocking, threads, cpus) as integers, an absent value as null.
+/// One column's value as JSON: a count column (n_fds, n_active, max_fd, blocking, threads,
+/// cpus, n_rank) as an integer, any other as text, an empty value as null.
+nlohmann::json column_json(std::string_view column, const std::string& text);
+
+/// A point's key as JSON: every key column by name, typed as column_json() types it.
 nlohmann::json key_json(const datasets::key& k);
 
-void print_summaries(std::ostream& out, const std::vector<datasets::summary_row>& rows, output_format f);
+/// The summary rows as a table, as summary.csv writes them (the dataset's column names, full
+/// precision, the consistency marks), or as a calibration_summary JSON document.
+void print_summaries(std::ostream& out, const std::vector<datasets::summary_row>& rows,
+                     const std::vector<std::string>& marks, output_format f);
 
 }  // namespace pollscale::app

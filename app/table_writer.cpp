@@ -51,6 +51,10 @@ std::string format_number(double v, int significant) {
   return s.str();
 }
 
+std::string number_cell(double v, int significant, bool csv) {
+  return csv ? csv_number(v) : format_number(v, significant);
+}
+
 std::string csv_number(double v) {
   if (std::isnan(v)) return "";
   std::ostringstream o;

@@ -26,6 +26,10 @@ std::string format_number(double v, int significant = 4);
 /// A number for a CSV cell: 10 significant digits, "" for NaN (no value), "inf"/"-inf".
 std::string csv_number(double v);
 
+/// A table cell: format_number(v, significant) for reading, csv_number(v) for CSV (which
+/// must not lose what the JSON output keeps).
+std::string number_cell(double v, int significant, bool csv);
+
 /// A fraction as a percentage with 3 significant digits ("4.21%"), "-" when not finite.
 std::string percent_text(double fraction);
 

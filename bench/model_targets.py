@@ -87,7 +87,7 @@ def label(path):
 
 def describe(r):
     keys = ("scenario", "mechanism", "variant", "fd_kind", "blocking", "cpus", "active_pos", "n_active", "n_fds")
-    return " ".join(f"{k}={r.get(k, '')}" for k in keys if r.get(k, "") != "")
+    return " ".join(f"{k}={r[k]}" for k in keys if r.get(k) not in (None, ""))
 
 
 def main():

@@ -120,6 +120,7 @@ std::vector<datasets::cache_facts> read_caches(const std::string& cpu_dir) {
 
 nlohmann::json capture_context(const sys::nofile_limit& nofile, const timer_facts& timer) {
   nlohmann::json c;
+  c["kind"] = datasets::context_kind;
   c["schema_version"] = datasets::schema_version;
   c["time_utc"] = utc_now();
   utsname u{};

@@ -40,6 +40,9 @@ nlohmann::json read_context(const std::filesystem::path& p) {
   auto j = read_json_file(p);
   if (!j.is_object() || !j.contains("schema_version"))
     throw input_error(p.string() + ": not a context block (no schema_version)");
+  if (j.contains("kind") && j["kind"] != context_kind)
+    throw input_error(p.string() + ": a " + (j["kind"].is_string() ? j["kind"].get<std::string>() : j["kind"].dump()) +
+                      " document, not a context block");
   if (j["schema_version"] != schema_version)
     throw input_error(p.string() + ": schema_version " + j["schema_version"].dump() +
                       " is not supported (this build reads " + std::to_string(schema_version) + ")");

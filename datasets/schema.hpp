@@ -12,6 +12,8 @@
 namespace pollscale::datasets {
 
 inline constexpr int schema_version = 1;
+/// context.json's `kind` (written since every JSON output carries one; older ones have none).
+inline constexpr const char* context_kind = "context";
 
 /// One measured point's identity. Columns that do not apply stay empty (std::nullopt / "").
 struct key {

@@ -92,7 +92,7 @@ json to_json(const model_set& models) {
   json cells = json::array();
   for (const auto& m : models.cells) cells.push_back(cell_model_json(m));
   return {{"schema_version", model_schema_version},
-          {"kind", "pollscale model set"},
+          {"kind", model_kind},
           {"source", models.source},
           {"statistic", models.statistic},
           {"context", models.context},

@@ -153,6 +153,10 @@ cell_model read_cell(const json& j) {
 model_set model_set_from_json(const json& j, const std::string& where) {
   if (!j.is_object() || !j.contains("schema_version"))
     throw datasets::input_error(where + ": not a model set (no schema_version)");
+  if (j.contains("kind") && j["kind"] != model_kind && j["kind"] != "pollscale model set")
+    throw datasets::input_error(where + ": a " +
+                                (j["kind"].is_string() ? j["kind"].get<std::string>() : j["kind"].dump()) +
+                                " document, not a model set (pollscale fit writes one)");
   if (j["schema_version"] != model_schema_version)
     throw datasets::input_error(where + ": schema_version " + j["schema_version"].dump() +
                                 " is not supported (this build reads " + std::to_string(model_schema_version) + ")");

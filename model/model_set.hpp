@@ -17,6 +17,8 @@
 namespace pollscale::model {
 
 inline constexpr int model_schema_version = 1;
+/// model.json's `kind`; files written before every output carried one say "pollscale model set".
+inline constexpr const char* model_kind = "model";
 inline constexpr double not_available = std::numeric_limits<double>::quiet_NaN();
 
 /// One term of a formula: a basis times a fitted coefficient.

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "app/summary_view.hpp"
 #include "datasets/vocabulary.hpp"
 #include "model/prediction.hpp"
 
@@ -23,10 +24,11 @@ nlohmann::json predict_beyond(const model::model_set& models, const std::string&
       std::string why;
       const auto p = model::try_predict(models, q, &why);
       if (!p) {
-        out.push_back({{"query", datasets::describe(q)}, {"skipped", why}});
+        out.push_back({{"query", datasets::describe(q)}, {"key", key_json(q)}, {"skipped", why}});
         continue;
       }
       out.push_back({{"query", datasets::describe(q)},
+                     {"key", key_json(q)},
                      {"value", p->value},
                      {"lo", p->has_interval ? nlohmann::json(p->lo) : nlohmann::json(nullptr)},
                      {"hi", p->has_interval ? nlohmann::json(p->hi) : nlohmann::json(nullptr)},

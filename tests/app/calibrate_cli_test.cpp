@@ -11,6 +11,8 @@
 #include <set>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "calibrate/sys/file_lock.hpp"
 #include "datasets/dataset.hpp"
 #include "tests/app/run_command.hpp"
@@ -71,7 +73,20 @@ TEST(CalibrateCliTest, TinyCalibrationWritesAReadableDataset) {
   }
   EXPECT_EQ(d.context["rlimit_nofile"]["soft"], d.context["rlimit_nofile"]["hard"]);
   EXPECT_TRUE(d.context["timer"]["overhead_ns"].get<double>() > 0);
-  EXPECT_EQ(r.out.front(), '[');  // --format json on stdout
+  // --format json on stdout: a calibration_summary document, one row per summary row,
+  // counts as integers and an absent column as null.
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["kind"], "calibration_summary");
+  EXPECT_EQ(j["schema_version"], 1);
+  ASSERT_EQ(j["rows"].size(), d.summaries.size());
+  for (const auto& row : j["rows"]) {
+    EXPECT_TRUE(row["n_fds"].is_number_integer()) << row.dump();
+    EXPECT_TRUE(row["blocking"].is_number_integer()) << row.dump();
+    EXPECT_TRUE(row["median"].is_number()) << row.dump();
+    if (row["mechanism"] == "poll") {
+      EXPECT_TRUE(row["variant"].is_null()) << row.dump();
+    }
+  }
   std::filesystem::remove_all(dir);
 }
 
@@ -151,7 +166,10 @@ TEST(CalibrateCliTest, OutIsCheckedBeforeMeasuringAndNeverSilentlyReplaced) {
   const std::string quick =
       "calibrate --scenarios find_active --mechanisms poll --n 4 --max-seconds-per-point 0.005 "
       "--rounds 1 --format csv --out ";
-  ASSERT_EQ(run_pollscale(quick + dir.string()).rc, 0);
+  const auto first = run_pollscale(quick + dir.string());
+  ASSERT_EQ(first.rc, 0);
+  // --format csv is summary.csv itself: the dataset's columns at full precision.
+  EXPECT_EQ(first.out, slurp((dir / "summary.csv").string()));
   const auto again = run_pollscale(quick + dir.string());
   EXPECT_EQ(again.rc, 2);
   EXPECT_NE(again.err.find("already holds a dataset (--force replaces it)"), std::string::npos) << again.err;

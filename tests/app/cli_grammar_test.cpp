@@ -4,7 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <sstream>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -124,6 +128,37 @@ TEST_F(CliGrammarTest, AHistoricalCellIsChosenByItsPlatform) {
   EXPECT_EQ(chosen.rc, 0) << chosen.err;
   const auto wrong = run_pollscale("predict " + model + " " + flags + " --n 500 --platform 'a VAX'");
   EXPECT_EQ(wrong.rc, 2);
+}
+
+std::vector<std::string> csv_header(const std::string& out) {
+  std::vector<std::string> names;
+  std::stringstream line(out.substr(0, out.find('\n')));
+  for (std::string name; std::getline(line, name, ',');) names.push_back(name);
+  return names;
+}
+
+// CSV is for programs too: each column named once, numbers as precise as the JSON's.
+TEST_F(CliGrammarTest, CsvColumnsAreUniqueAndItsNumbersAsPreciseAsTheJson) {
+  const std::string costs =
+      " --wait-per-call-ns 1000 --handler-ns 20000 --duration 0.2 --min-replications 2 --max-replications 3";
+  for (const std::string& args :
+       {"simulate --mechanism poll" + costs, "whatif --mechanisms poll --sweep idle=0,100" + costs,
+        "capacity --mechanism poll --vary idle --hi 1000 --max-p99 0.01" + costs}) {
+    SCOPED_TRACE(args);
+    const auto r = run_pollscale(args + " --format csv");
+    ASSERT_EQ(r.rc, 0) << r.err;
+    auto names = csv_header(r.out);
+    std::sort(names.begin(), names.end());
+    EXPECT_EQ(std::adjacent_find(names.begin(), names.end()), names.end()) << r.out;
+  }
+  const std::string model = (dir_ / "m.json").string();
+  ASSERT_EQ(run_pollscale("fit " + fixture + " -o " + model).rc, 0);
+  const std::string query = "predict " + model + " --scenario find_active --mechanism poll --n 123457";
+  const auto j = nlohmann::json::parse(run_pollscale(query + " --format json").out);
+  const std::string csv = run_pollscale(query + " --format csv").out;
+  const std::string row = csv.substr(csv.find('\n') + 1);
+  const double value = std::stod(row.substr(row.find(',') + 1));
+  EXPECT_NEAR(value, j["value"].get<double>(), 1e-9 * j["value"].get<double>()) << csv;
 }
 
 }  // namespace

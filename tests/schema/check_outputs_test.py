@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""Every JSON document pollscale writes, checked against docs/schema/pollscale.schema.json.
+
+Runs each command that writes JSON on small inputs (a tiny calibration of this machine,
+the synthetic fixture, the historical record, cost flags for the simulator), validates
+every document against the schema, and fails when a `kind` the schema lists was not
+produced (a new output without a test) or a document names a kind the schema lacks.
+
+usage: tests/schema/check_outputs_test.py --pollscale BUILD/app/pollscale
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import jsonschema
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SCHEMA = os.path.join(ROOT, "docs", "schema", "pollscale.schema.json")
+FIXTURE = os.path.join(ROOT, "tests", "model", "data", "synthetic")
+HISTORICAL = os.path.join(ROOT, "datasets", "historical")
+TINY = ["--scenarios", "find_active", "--mechanisms", "poll,epoll", "--n", "4,16",
+        "--max-seconds-per-point", "0.005", "--rounds", "2"]
+COSTS = ["--wait-per-call-ns", "1000", "--wait-per-fd-ns", "30", "--handler-ns", "20000",
+         "--duration", "0.2", "--min-replications", "2", "--max-replications", "3"]
+
+
+def run(pollscale, *args):
+    """stdout of `pollscale args`; a failure stops the test with what the command said."""
+    r = subprocess.run([pollscale, *args], capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit(f"pollscale {' '.join(args)}: exit {r.returncode}: {r.stderr.strip()}")
+    return r.stdout
+
+
+def documents(pollscale, tmp):
+    """(what, document) for every JSON output, produced in `tmp`."""
+    cal_a, cal_b = os.path.join(tmp, "a"), os.path.join(tmp, "b")
+    out = [("calibrate --format json", json.loads(run(pollscale, "calibrate", *TINY, "--format", "json", "--out", cal_a)))]
+    run(pollscale, "calibrate", *TINY, "--seed", "2", "--format", "csv", "--out", cal_b)
+    out.append(("context.json", json.load(open(os.path.join(cal_a, "context.json")))))
+    model = os.path.join(tmp, "model.json")
+    run(pollscale, "fit", FIXTURE, "-o", model)
+    out.append(("model.json", json.load(open(model))))
+    out.append(("cells", json.loads(run(pollscale, "cells", model, "--format", "json"))))
+    out.append(("predict", json.loads(run(pollscale, "predict", model, "--scenario", "find_active", "--mechanism", "poll",
+                                          "--n", "100000", "--format", "json"))))
+    out.append(("validate", json.loads(run(pollscale, "validate", FIXTURE, "--format", "json"))))
+    out.append(("validate (several)", json.loads(run(pollscale, "validate", FIXTURE, HISTORICAL, "--format", "json"))))
+    scaling = os.path.join(HISTORICAL, "scaling")
+    out.append(("scale", json.loads(run(pollscale, "scale", scaling, "--at", "64", "--format", "json"))))
+    out.append(("scale (several)", json.loads(run(pollscale, "scale", scaling, scaling, "--format", "json"))))
+    out.append(("compare", json.loads(run(pollscale, "compare", cal_a, cal_b, "--points", "all", "--format", "json"))))
+    out.append(("simulate", json.loads(run(pollscale, "simulate", "--mechanism", "poll", *COSTS, "--format", "json"))))
+    out.append(("whatif", json.loads(run(pollscale, "whatif", "--mechanisms", "poll", "--sweep", "idle=0,100",
+                                         *COSTS, "--format", "json"))))
+    out.append(("capacity", json.loads(run(pollscale, "capacity", "--mechanism", "poll", "--vary", "idle", "--hi", "1000",
+                                           "--max-p99", "0.01", *COSTS, "--format", "json"))))
+    study = os.path.join(tmp, "study")
+    subprocess.run([pollscale, "study", cal_a, "-o", study], capture_output=True)  # exit 1: no handler costs here
+    for name in ("study.json", "predictions.json"):
+        out.append((name, json.load(open(os.path.join(study, name)))))
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--pollscale", required=True)
+    a = ap.parse_args()
+    schema = json.load(open(SCHEMA))
+    jsonschema.Draft202012Validator.check_schema(schema)
+    validator = jsonschema.Draft202012Validator(schema)
+    listed = set(schema["properties"]["kind"]["enum"])
+    seen, failures = set(), []
+    with tempfile.TemporaryDirectory(prefix="pollscale_schema_") as tmp:
+        for what, doc in documents(os.path.abspath(a.pollscale), tmp):
+            seen.add(doc.get("kind"))
+            for e in validator.iter_errors(doc):
+                path = "/".join(str(p) for p in e.absolute_path)
+                failures.append(f"{what}: {doc.get('kind')}: at /{path}: {e.message[:200]}")
+    failures += [f"kind {k!r}: listed in the schema but no command above writes it" for k in sorted(listed - seen)]
+    failures += [f"kind {k!r}: written but not in the schema" for k in sorted(seen - listed)]
+    for f in failures:
+        print(f, file=sys.stderr)
+    print(f"{len(seen)} kinds checked against {os.path.relpath(SCHEMA, ROOT)}: "
+          f"{'ok' if not failures else str(len(failures)) + ' failures'}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
