@@ -8,7 +8,7 @@ packages=(
   libeigen3-dev libboost-program-options-dev libboost-math-dev libboost-dev
   libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev liburing-dev libcsv-dev zlib1g-dev
   gnuplot-nox libcmark-gfm-dev libcmark-gfm-extensions-dev
-  clang-format python3 python3-jsonschema clang
+  clang-format python3 python3-jsonschema clang help2man
 )
 
 missing=()
