@@ -15,6 +15,7 @@
 #include "app/study/run_step.hpp"
 #include "app/study/scaling_section.hpp"
 #include "app/study/sections.hpp"
+#include "app/study/verdict_lines.hpp"
 #include "app/table_writer.hpp"
 #include "calibrate/sys/syscall.hpp"
 #include "datasets/atomic_file.hpp"
@@ -149,6 +150,16 @@ std::vector<study::step_result> model_steps(const study_plan& p) {
   return steps;
 }
 
+// What the study adds to the verdict at the top of the report (app/study/verdict_lines.hpp),
+// from the files its steps wrote; sections come after (study_sections).
+std::string study_verdict(const study_plan& p) {
+  const auto v = p.out / "validation";
+  return study::accuracy_verdict(read_json_or_null(v / "extrapolation.json"),
+                                 read_json_or_null(v / "interpolation.json")) +
+         study::beyond_limit_verdict(read_json_or_null(p.out / "predictions.json")) +
+         study::server_verdict(read_json_or_null(p.out / "whatif.json"));
+}
+
 std::vector<report::extra_section> study_sections(const study_plan& p, const datasets::dataset& d) {
   std::vector<report::extra_section> extras;
   if (const auto m = read_json_or_null(p.out / "model.json"); !m.is_null()) extras.push_back(study::model_section(m));
@@ -233,8 +244,9 @@ int cmd_study(const args_t& args) {
     throw;
   }
   const auto d = datasets::read_dataset(p.dataset);
+  const auto sections = study_sections(p, d);  // first: it writes predictions.json, which the verdict reads
   const auto html =
-      report::write_report(d, p.out / "report", "pollscale study", p.dataset.string(), study_sections(p, d));
+      report::write_report(d, p.out / "report", "pollscale study", p.dataset.string(), sections, study_verdict(p));
   const bool all_ok = std::all_of(steps.begin(), steps.end(), [](const auto& s) { return s.ok(); });
   write_manifest(p, steps, all_ok ? "ok" : "some steps failed");
   print_steps(steps, p);

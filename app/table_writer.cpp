@@ -51,6 +51,15 @@ std::string format_number(double v, int significant) {
   return s.str();
 }
 
+std::string duration_text(double ns) {
+  if (!std::isfinite(ns)) return "-";
+  const double a = std::abs(ns);
+  if (a < 1e3) return format_number(ns, 3) + " ns";
+  if (a < 1e6) return format_number(ns / 1e3, 3) + " µs";
+  if (a < 1e9) return format_number(ns / 1e6, 3) + " ms";
+  return format_number(ns / 1e9, 3) + " s";
+}
+
 std::string number_cell(double v, int significant, bool csv) {
   return csv ? csv_number(v) : format_number(v, significant);
 }

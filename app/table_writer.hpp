@@ -23,6 +23,9 @@ void write_csv(std::ostream& out, const text_table& t);
 /// A number with `significant` significant digits, no exponent for 1e-3 <= |v| < 1e9.
 std::string format_number(double v, int significant = 4);
 
+/// A time given in ns as a person reads it, 3 significant digits: "576 ns", "3.57 ms".
+std::string duration_text(double ns);
+
 /// A number for a CSV cell: 10 significant digits, "" for NaN (no value), "inf"/"-inf".
 std::string csv_number(double v);
 

@@ -6,6 +6,7 @@
 
 #include "app/report/calibration_figures.hpp"
 #include "app/report/markdown.hpp"
+#include "app/report/verdict.hpp"
 #include "app/table_writer.hpp"
 #include "datasets/atomic_file.hpp"
 #include "datasets/machine_facts.hpp"
@@ -180,12 +181,13 @@ std::vector<std::vector<std::string>> headline_rows(const datasets::dataset& d) 
 
 std::filesystem::path write_report(const datasets::dataset& d, const std::filesystem::path& dir,
                                    const std::string& title, const std::string& source,
-                                   const std::vector<extra_section>& extras) {
+                                   const std::vector<extra_section>& extras, const std::string& verdict_lines) {
   std::filesystem::create_directories(dir / "figures");
   std::ostringstream md;
   md << "# " << title << "\n\nDataset: `" << source << "` (" << d.summaries.size() << " measured points, "
      << d.samples.size() << " raw samples). Medians with their 95% confidence intervals in brackets; ns unless "
      << "stated.\n\n";
+  md << verdict_markdown(d, verdict_lines);
   md << machine_section(d.context);
   md << "## Headline: find 1 active pipe among n (timeout 0)\n\n"
      << md_table({"mechanism", "metric", "n = 1", "n ≈ 1000", "largest n"}, headline_rows(d)) << "\n";

@@ -23,9 +23,11 @@ struct extra_section {
 std::vector<std::vector<std::string>> headline_rows(const datasets::dataset& d);
 
 /// Writes the report into `dir` (created if needed); returns the path of report.html.
-/// `title` heads the page; `source` names the dataset it came from.
+/// `title` heads the page; `source` names the dataset it came from. The verdict comes
+/// first (report/verdict.hpp), with `verdict_lines` (Markdown) added to it.
 std::filesystem::path write_report(const datasets::dataset& d, const std::filesystem::path& dir,
                                    const std::string& title, const std::string& source,
-                                   const std::vector<extra_section>& extras = {});
+                                   const std::vector<extra_section>& extras = {},
+                                   const std::string& verdict_lines = "");
 
 }  // namespace pollscale::app::report

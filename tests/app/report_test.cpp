@@ -52,6 +52,9 @@ TEST(ReportTest, WritesMarkdownHtmlAndSvgFigures) {
   EXPECT_NE(md.find("| poll | time_per_call | 180.4 [180.0, 180.7]"), std::string::npos) << md;  // 180 x 1.002
   EXPECT_NE(md.find("(n=19000)"), std::string::npos);
   EXPECT_NE(md.find("skipped 1 point(s): no fasync"), std::string::npos);
+  // The answer comes first: the verdict before the machine and the evidence.
+  EXPECT_LT(md.find("## Verdict"), md.find("## Machine")) << md;
+  EXPECT_NE(md.find("**Use epoll from n = 1000**"), std::string::npos) << md;
   const std::string svg = test::slurp((dir / "figures" / "find_active_call_pipe.svg").string());
   EXPECT_NE(svg.find("<svg"), std::string::npos);
   EXPECT_NE(test::slurp(html.string()).find("<table>"), std::string::npos);

@@ -14,11 +14,19 @@ complete_line() {
   _pollscale
 }
 
+# offered WORD: is WORD among COMPREPLY? (A loop, not `printf | grep -q`: under pipefail
+# grep's early exit would fail printf with SIGPIPE when the list is long.)
+offered() {
+  local w
+  for w in "${COMPREPLY[@]}"; do [[ $w == "$1" ]] && return 0; done
+  return 1
+}
+
 expect() {  # expect WANTED WORD...
   local wanted=$1
   shift
   complete_line "$@"
-  if ! printf '%s\n' "${COMPREPLY[@]}" | grep -qxF -- "$wanted"; then
+  if ! offered "$wanted"; then
     echo "completing '$*': expected '$wanted', got: ${COMPREPLY[*]:-nothing}" >&2
     failures=$((failures + 1))
   fi
@@ -41,7 +49,7 @@ for cmd in $(_pollscale_commands "$bin"); do
   [[ $cmd == version ]] && continue  # it takes no options
   complete_line "$cmd" --
   for opt in $("$bin" "$cmd" --help | sed -nE 's/^  (-[a-zA-Z] \[ )?(--[a-z0-9-]+).*/\2/p'); do
-    printf '%s\n' "${COMPREPLY[@]}" | grep -qxF -- "$opt" || { echo "$cmd: $opt not offered" >&2; failures=$((failures + 1)); }
+    offered "$opt" || { echo "$cmd: $opt not offered" >&2; failures=$((failures + 1)); }
   done
   ((${#COMPREPLY[@]} >= 2)) || { echo "$cmd: only ${#COMPREPLY[@]} options offered" >&2; failures=$((failures + 1)); }
 done

@@ -1,0 +1,142 @@
+// The report's verdict: the measured crossover and cheapest mechanism per n on planted
+// datasets, and the study's accuracy, beyond-the-limit and server lines on planted JSON.
+
+#include "app/report/verdict.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "app/study/verdict_lines.hpp"
+
+namespace pollscale::app {
+namespace {
+
+using nlohmann::json;
+
+// find_active time_per_call on pipes: poll costs 150 + 30·n ns, epoll a flat `epoll_ns`,
+// each point with five samples 0.1% apart (tight intervals) plus `spread` of its median.
+datasets::dataset planted(double epoll_ns, double spread = 0.001) {
+  datasets::dataset d;
+  for (const char* mech : {"poll", "epoll"})
+    for (std::int64_t n : {1, 4, 16, 64, 256, 1024}) {
+      datasets::key k;
+      k.scenario = "find_active";
+      k.mechanism = mech;
+      k.variant = std::string(mech) == "epoll" ? "lt" : "";
+      k.fd_kind = "pipe";
+      k.n_fds = n;
+      k.n_active = 1;
+      k.active_pos = "middle";
+      k.blocking = 0;
+      k.cpus = 1;
+      k.metric = "time_per_call";
+      k.unit = "ns";
+      const double v = std::string(mech) == "poll" ? 150.0 + 30.0 * static_cast<double>(n) : epoll_ns;
+      for (int i = 0; i < 5; ++i) d.samples.push_back({k, i, v * (1 + spread * (i - 2)), 1, 0, {}, {}});
+    }
+  d.summaries = datasets::summarise_samples(d.samples);
+  return d;
+}
+
+TEST(VerdictTest, TheCheapestAtEachNAndWhereEpollTakesOver) {
+  // poll: 180, 270, 630, 2070, 7830, 30870 ns; epoll 500 ns: cheaper from n = 16 on.
+  const auto d = planted(500);
+  const auto choices = report::measured_choices(d);
+  ASSERT_EQ(choices.size(), 6u);
+  EXPECT_EQ(choices[0].cheapest, "poll");
+  EXPECT_TRUE(choices[0].clear);
+  EXPECT_EQ(choices[2].n, 16);
+  EXPECT_EQ(choices[2].cheapest, "epoll");
+  const auto x = report::measured_crossover(d, "epoll", "poll");
+  ASSERT_TRUE(x.has_value());
+  EXPECT_EQ(x->from_n, 16);
+  EXPECT_EQ(x->not_yet_at, 4);
+  const std::string md = report::verdict_markdown(d, "");
+  EXPECT_EQ(md.rfind("## Verdict", 0), 0u);
+  EXPECT_NE(md.find("**Use epoll from n = 16**"), std::string::npos) << md;
+  EXPECT_NE(md.find("At the largest n measured alike (1024): epoll 500 ns"), std::string::npos) << md;
+}
+
+TEST(VerdictTest, OverlappingIntervalsAreNotACrossover) {
+  // epoll at 640 ns ± 60%: its interval reaches past poll's at n = 16 (630 ns) and 64 (2070 ns)
+  // but not beyond; so "clearly cheaper" starts at 256.
+  const auto d = planted(640, 0.3);
+  const auto x = report::measured_crossover(d, "epoll", "poll");
+  ASSERT_TRUE(x.has_value());
+  EXPECT_EQ(x->from_n, 256);
+  EXPECT_EQ(x->not_yet_at, 64);
+  // epoll dearer than poll everywhere: no crossover, and the verdict says so.
+  const auto never = planted(1e6);
+  EXPECT_FALSE(report::measured_crossover(never, "epoll", "poll").has_value());
+  EXPECT_NE(report::verdict_markdown(never, "").find("not clearly cheaper"), std::string::npos);
+  EXPECT_NE(report::verdict_markdown(datasets::dataset{}, "").find("cannot say which to use"), std::string::npos);
+}
+
+json row(const char* mech, const char* kind, long long n, double rel_err, const char* scenario = "find_active") {
+  return {{"scenario", scenario}, {"mechanism", mech}, {"variant", nullptr}, {"fd_kind", kind},
+          {"n_fds", n},           {"blocking", 0},     {"rel_err", rel_err}};
+}
+
+TEST(VerdictTest, AccuracyTargetsArePassedOrFailedWithTheirWorstRow) {
+  const json extrapolation = {
+      {"rows",
+       {row("select", "pipe", 2000, 0.05), row("select", "pipe", 4000, -0.08), row("poll", "pipe", 2000, 0.3),
+        row("poll", "eventfd", 4000, 0.25), row("epoll", "pipe", 2000, 0.01), row("poll", "tcp", 2000, 0.12)}},
+      {"summary", {{"coverage", 0.95}, {"median_rel_halfwidth", 0.4}}}};
+  const json interpolation = {
+      {"rows", {row("poll", "pipe", 10, 0.02, "token_ring"), row("poll", "pipe", 20, 0.04, "token_ring")}}};
+  const std::string md = study::accuracy_verdict(extrapolation, interpolation);
+  // select 6.5% yes, poll 27.5% no, epoll 1% yes, sockets 12% yes, find_active: no rows,
+  // token_ring 3% yes, coverage yes, half-width 40% no: 5 of 7 judged targets met.
+  EXPECT_NE(md.find("met 5 of its 7 accuracy targets"), std::string::npos) << md;
+  EXPECT_NE(md.find("| 27.5% (2 rows) | ≤ 10.0% | **no** | poll pipe n=2000: +30.0% |"), std::string::npos) << md;
+  EXPECT_NE(md.find("interpolation, find_active (MAPE) | no rows"), std::string::npos) << md;
+  EXPECT_NE(study::accuracy_verdict(nullptr, nullptr).find("was not validated"), std::string::npos);
+}
+
+TEST(VerdictTest, TheServerLineSaysWhereRepliesFall) {
+  auto at = [](const char* mech, double idle, double replies) {
+    return json{{"mechanism", mech}, {"idle", idle}, {"throughput", {{"mean", replies}}}};
+  };
+  const json whatif = {{"rows",
+                        {at("poll", 0, 1000), at("poll", 100, 950), at("poll", 1000, 400), at("poll", 10000, 20),
+                         at("epoll", 0, 1000), at("epoll", 10000, 990)}}};
+  const std::string md = study::server_verdict(whatif);
+  EXPECT_NE(md.find("poll: 1000 replies/s with no idle connection; below 90% of that from 1000 idle connections on "
+                    "(400 replies/s there, 20 with 10000)"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("epoll: 1000 replies/s with no idle connection; still at least 90% of that with 10000"),
+            std::string::npos)
+      << md;
+}
+
+TEST(VerdictTest, BeyondTheLimitQuotesPollAndEpollAtTheirLargestN) {
+  auto p = [](const char* mech, const char* variant, long long n, double v) {
+    return json{{"key",
+                 {{"mechanism", mech},
+                  {"variant", variant ? json(variant) : json()},
+                  {"metric", "time_per_call"},
+                  {"n_fds", n}}},
+                {"value", v},
+                {"lo", v / 2},
+                {"hi", v * 2},
+                {"unit", "ns"},
+                {"extrapolation", static_cast<double>(n) / 20000.0}};
+  };
+  const json predictions = {{"predictions",
+                             {p("poll", nullptr, 100000, 2e7), p("poll", nullptr, 1000000, 2e8),
+                              p("epoll", "lt", 1000000, 600), p("epoll", "et", 1000000, 9)}}};
+  const std::string md = study::beyond_limit_verdict(predictions);
+  EXPECT_NE(md.find("epoll at n = 1000000: 600 ns [300 ns, 1.20 µs], 50.0×"), std::string::npos) << md;
+  EXPECT_NE(md.find("poll at n = 1000000: 200 ms [100 ms, 400 ms]"), std::string::npos) << md;
+  EXPECT_EQ(study::beyond_limit_verdict(json::object()), "");
+  EXPECT_EQ(study::beyond_limit_verdict(nullptr), "");  // the step left no file
+  EXPECT_EQ(study::server_verdict(nullptr), "");
+}
+
+}  // namespace
+}  // namespace pollscale::app
