@@ -8,10 +8,12 @@
 #include <algorithm>
 #include <cmath>
 #include <iomanip>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 
 #include "datasets/atomic_file.hpp"
+#include "datasets/vocabulary.hpp"
 
 extern char** environ;
 
@@ -29,11 +31,14 @@ constexpr double log_floor = 0.01;
 
 /// Runs gnuplot on the script with its stderr (warnings such as a one-point range) kept
 /// in `log_path`, so that a report run prints only what matters.
-int run_gnuplot(const std::string& script_path, const std::string& log_path) {
-  const char* argv[] = {"gnuplot", script_path.c_str(), nullptr};
+/// gnuplot runs in `dir`, so the script names its files relative to it and the report
+/// folder can be moved or served as it is.
+int run_gnuplot(const std::string& dir, const std::string& script_name, const std::string& log_path) {
+  const char* argv[] = {"gnuplot", script_name.c_str(), nullptr};
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addchdir_np(&actions, dir.c_str());
   pid_t pid = 0;
   const int rc = ::posix_spawnp(&pid, "gnuplot", &actions, nullptr, const_cast<char* const*>(argv), environ);
   posix_spawn_file_actions_destroy(&actions);
@@ -62,6 +67,31 @@ std::string gnuplot_data(const figure& f) {
   return o.str();
 }
 
+series_style style_of(const std::string& title) {
+  // The title starts with the series' flavour: "poll", "epoll/et", "read", "epoll simulated".
+  const std::string flavour = title.substr(0, title.find(' '));
+  const std::string mech = flavour.substr(0, flavour.find('/'));
+  const std::string variant_text = flavour.find('/') == std::string::npos ? "" : flavour.substr(flavour.find('/') + 1);
+  using datasets::mechanism;
+  // One colour per mechanism in every figure; the *p variants a lighter shade of theirs.
+  static const std::pair<mechanism, const char*> colours[] = {
+      {mechanism::select, "#1f77b4"},   {mechanism::pselect, "#6baed6"}, {mechanism::poll, "#2ca02c"},
+      {mechanism::ppoll, "#8fd17f"},    {mechanism::epoll, "#d62728"},   {mechanism::rtsig, "#9467bd"},
+      {mechanism::io_uring, "#ff7f0e"}, {mechanism::devpoll, "#8c564b"}, {mechanism::poll2, "#e377c2"},
+      {mechanism::kqueue, "#17becf"}};
+  series_style s{"#7f7f7f", 7};  // the plain read (no mechanism) and anything else: grey circles
+  if (const auto m = datasets::parse<mechanism>(mech))
+    for (const auto& [key, colour] : colours)
+      if (key == *m) s.colour = colour;
+  using datasets::variant;
+  const auto v = datasets::parse<variant>(variant_text);
+  if (v == variant::et) s.point_type = 5;          // filled square
+  if (v == variant::oneshot) s.point_type = 9;     // filled triangle
+  if (v == variant::multishot) s.point_type = 11;  // filled triangle down
+  if (v == variant::exclusive) s.point_type = 13;  // filled diamond
+  return s;
+}
+
 std::string gnuplot_script(const figure& f, const std::string& data_file, const std::string& svg_file) {
   std::ostringstream o;
   // noenhanced: names like find_active are text, not subscripts.
@@ -75,10 +105,17 @@ std::string gnuplot_script(const figure& f, const std::string& data_file, const 
   if (f.logy) o << "set logscale y\n";
   if (f.series.empty()) return o.str() + "set label 'no data' at graph 0.5, graph 0.5 center\nplot 1/0 notitle\n";
   o << "plot ";
+  // A flavour's colour and point type are fixed; when a figure shows one flavour several
+  // times (per CPU placement, say), the repeats get open points and their own dash.
+  std::map<std::pair<std::string, int>, int> seen;
   for (std::size_t i = 0; i < f.series.size(); ++i) {
     const auto& s = f.series[i];
+    const series_style st = style_of(s.title);
+    const int repeat = seen[{st.colour, st.point_type}]++;
+    const int point = repeat ? st.point_type - 1 : st.point_type;  // gnuplot: odd filled, the even before it open
+    const int dash = s.dashed ? 2 : repeat ? 3 + (repeat - 1) % 3 : 1;
     o << (i ? ", \\\n     " : "") << quoted(data_file) << " index " << i << " using 1:2:3:4 title " << quoted(s.title)
-      << " with yerrorlines lw 1.5 pt 7 ps 0.5" << (s.dashed ? " dt 2" : "");
+      << " with yerrorlines lw 1.5 lc rgb " << quoted(st.colour) << " pt " << point << " ps 0.5 dt " << dash;
   }
   return o.str() + "\n";
 }
@@ -86,15 +123,16 @@ std::string gnuplot_script(const figure& f, const std::string& data_file, const 
 std::filesystem::path render_svg(const figure& f, const std::filesystem::path& dir) {
   const auto dat = dir / (f.name + ".dat"), gp = dir / (f.name + ".gp"), svg = dir / (f.name + ".svg");
   datasets::write_file_atomically(dat, gnuplot_data(f));
-  // The script names files relative to `dir`, so the report folder can be moved.
-  datasets::write_file_atomically(
-      gp, "cd " + quoted(dir.string()) + "\n" + gnuplot_script(f, f.name + ".dat", f.name + ".svg"));
-  const auto log = dir / (f.name + ".log");
-  const int rc = run_gnuplot(gp.string(), log.string());
+  // The script names files relative to `dir` (gnuplot runs there): the folder can move.
+  datasets::write_file_atomically(gp, gnuplot_script(f, f.name + ".dat", f.name + ".svg"));
+  const auto log = std::filesystem::absolute(dir / (f.name + ".log"));
+  const int rc = run_gnuplot(std::filesystem::absolute(dir).string(), f.name + ".gp", log.string());
   if (rc != 0)
     throw std::runtime_error("gnuplot failed (exit " + std::to_string(rc) + ") on " + gp.string() +
                              (rc == -1 ? ": is gnuplot installed? (scripts/setup.sh installs gnuplot-nox)"
                                        : "; its messages are in " + log.string()));
+  std::error_code ec;
+  if (std::filesystem::file_size(log, ec) == 0 && !ec) std::filesystem::remove(log, ec);  // nothing to say
   return svg;
 }
 

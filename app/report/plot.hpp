@@ -26,6 +26,16 @@ struct figure {
   std::vector<plot_series> series;
 };
 
+/// How a series is drawn: its mechanism's colour in every figure, its variant's point type
+/// (lt and no variant: circle; et: square; oneshot: triangle; multishot: triangle down).
+struct series_style {
+  std::string colour;  ///< "#rrggbb"
+  int point_type = 7;  ///< gnuplot pt, a filled one (odd)
+};
+
+/// The style of the series titled `title`, read from its first word ("epoll/et", "poll").
+series_style style_of(const std::string& title);
+
 /// The gnuplot script that draws `f` from `data_file` into `svg_file`.
 std::string gnuplot_script(const figure& f, const std::string& data_file, const std::string& svg_file);
 

@@ -117,5 +117,47 @@ TEST(ReportTest, MarkdownTablesEscapeAndRender) {
   EXPECT_NE(h.find("<td>x|y</td>"), std::string::npos) << h;
 }
 
+// Every figure draws a mechanism in the same colour and a variant with the same point, so a
+// reader learns the legend once; repeats of one flavour in a figure differ by point and dash.
+TEST(ReportTest, AMechanismHasOneColourInEveryFigure) {
+  EXPECT_EQ(style_of("poll").colour, style_of("poll woken 0+1").colour);
+  EXPECT_EQ(style_of("epoll/lt ready-at-entry first").colour, style_of("epoll/et").colour);
+  EXPECT_NE(style_of("poll").colour, style_of("epoll/lt").colour);
+  EXPECT_NE(style_of("poll").colour, style_of("select").colour);
+  EXPECT_EQ(style_of("epoll/et").point_type, 5);
+  EXPECT_EQ(style_of("epoll/lt").point_type, style_of("poll").point_type);
+  EXPECT_NE(style_of("io_uring/oneshot").point_type, style_of("io_uring/multishot").point_type);
+  EXPECT_EQ(style_of("read").colour, style_of("something else").colour);  // the neutral grey
+  figure f{"f",
+           "t",
+           "x",
+           "y",
+           true,
+           true,
+           {{"poll cpu 0", {{1, 1, 1, 1}}, false},
+            {"poll cpu 0+1", {{1, 2, 2, 2}}, false},
+            {"epoll/lt", {{1, 3, 3, 3}}, false}}};
+  const std::string gp = gnuplot_script(f, "f.dat", "f.svg");
+  const std::string poll = "lc rgb '" + style_of("poll").colour + "'";
+  EXPECT_NE(gp.find(poll + " pt 7 ps 0.5 dt 1"), std::string::npos) << gp;
+  EXPECT_NE(gp.find(poll + " pt 6 ps 0.5 dt 3"), std::string::npos) << gp;  // the repeat: open point, dashed
+  EXPECT_EQ(gp.find("\ncd "), std::string::npos) << gp;                     // no absolute path in the script
+}
+
+TEST(ReportTest, TheReportFolderCarriesNoAbsolutePathsAndNoEmptyLogs) {
+  const fs::path dir = fs::temp_directory_path() / ("pollscale_report_paths_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  write_report(synthetic(), dir, "test report", "synthetic");
+  for (const auto& e : fs::directory_iterator(dir / "figures")) {
+    if (e.path().extension() == ".log") {
+      EXPECT_GT(fs::file_size(e.path()), 0u) << e.path();
+    }
+    if (e.path().extension() == ".gp") {
+      EXPECT_EQ(test::slurp(e.path().string()).find(dir.string()), std::string::npos) << e.path();
+    }
+  }
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace pollscale::app::report
