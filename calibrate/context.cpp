@@ -4,6 +4,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <ctime>
@@ -109,7 +110,11 @@ std::vector<datasets::cache_facts> read_caches(const std::string& cpu_dir) {
     datasets::cache_facts c;
     c.type = read_first_line(d + "/type");
     if (c.type == "Instruction") continue;
-    c.level = std::stoi(read_first_line(d + "/level"));
+    // A level that is not a small number (a broken or unusual sysfs) leaves the cache out
+    // rather than stopping the calibration: the caches only shape the model's priors.
+    const std::string level = read_first_line(d + "/level");
+    const auto [end, ec] = std::from_chars(level.data(), level.data() + level.size(), c.level);
+    if (ec != std::errc{} || end != level.data() + level.size() || c.level < 1 || c.level > 9) continue;
     c.size_bytes = parse_size_text(read_first_line(d + "/size"));
     c.line_bytes = parse_size_text(read_first_line(d + "/coherency_line_size"));
     c.shared_cpus = read_first_line(d + "/shared_cpu_list");

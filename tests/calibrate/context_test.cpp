@@ -45,6 +45,25 @@ TEST(ContextTest, ReadsDataCachesFromAFakeSysfsTree) {
   EXPECT_EQ(caches[1].shared_cpus, "0");
 }
 
+TEST(ContextTest, AMalformedCacheLevelLeavesThatCacheOutInsteadOfThrowing) {
+  const fs::path cpu = fs::temp_directory_path() / ("pollscale_cpu_bad_" + std::to_string(::getpid()));
+  fs::remove_all(cpu);
+  for (const auto& [i, level] :
+       std::vector<std::pair<int, std::string>>{{0, "1"}, {1, "x"}, {2, ""}, {3, "99999999999"}, {4, "3"}}) {
+    const fs::path d = cpu / "cache" / ("index" + std::to_string(i));
+    fs::create_directories(d);
+    std::ofstream(d / "level") << level << "\n";
+    std::ofstream(d / "type") << "Unified\n";
+    std::ofstream(d / "size") << "32768K\n";
+  }
+  std::vector<datasets::cache_facts> caches;
+  EXPECT_NO_THROW(caches = read_caches(cpu.string()));
+  fs::remove_all(cpu);
+  ASSERT_EQ(caches.size(), 2u);
+  EXPECT_EQ(caches[0].level, 1);
+  EXPECT_EQ(caches[1].level, 3);
+}
+
 TEST(ContextTest, CaptureHasEveryContractField) {
   sys::nofile_limit lim{1024, 20000, 20000};
   timer_facts t{20, 1, 1};
