@@ -45,11 +45,18 @@ po::options_description capacity_options() {
   return o;
 }
 
+// A target is met when the upper end of the quantity's 95% interval is within it.
 struct targets {
   std::optional<double> p99, mean, cpu;
-  bool met(const sim::experiment_result& r) const {
-    return (!p99 || r.latency_p99_s.ci95_hi <= *p99) && (!mean || r.latency_mean_s.ci95_hi <= *mean) &&
-           (!cpu || r.cpu_utilisation.ci95_hi <= *cpu);
+  bool met(const sim::experiment_result& r) const { return missed(r).empty(); }
+  /// The targets `r` misses, by their JSON names (max_p99_s, ...): at the first value past
+  /// the capacity, the ones that bind.
+  std::vector<std::string> missed(const sim::experiment_result& r) const {
+    std::vector<std::string> out;
+    if (p99 && !(r.latency_p99_s.ci95_hi <= *p99)) out.emplace_back("max_p99_s");
+    if (mean && !(r.latency_mean_s.ci95_hi <= *mean)) out.emplace_back("max_mean_latency_s");
+    if (cpu && !(r.cpu_utilisation.ci95_hi <= *cpu)) out.emplace_back("max_cpu_utilisation");
+    return out;
   }
 };
 
@@ -147,6 +154,40 @@ search_result bisect(const search& q, const sim_setup& base, const sim::cost_mod
 
 nlohmann::json optional_json(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); }
 
+// What ran out just past the capacity: the smallest value tried that misses the targets,
+// the targets it misses, and how busy the server's CPUs were there (near 1: the CPU is the
+// resource; well below: the latency of the calls themselves).
+const evaluation* first_miss(const search_result& r) {
+  const evaluation* out = nullptr;
+  for (const evaluation& e : r.evaluations)
+    if (!e.met && (!out || e.value < out->value)) out = &e;
+  return out;
+}
+
+std::string binding_text(const search& q, const search_result& r) {
+  const evaluation* e = first_miss(r);
+  if (!e || !r.capacity) return "";
+  const auto& x = e->result;
+  std::string names;
+  for (const auto& m : q.goal.missed(x)) {
+    const bool p99 = m == "max_p99_s", mean = m == "max_mean_latency_s";
+    const double reach = p99 ? x.latency_p99_s.ci95_hi : mean ? x.latency_mean_s.ci95_hi : x.cpu_utilisation.ci95_hi;
+    names += std::string(names.empty() ? "" : " and ") +
+             (p99    ? "p99 latency"
+              : mean ? "mean latency"
+                     : "CPU utilisation") +
+             " (its 95% interval reaches " + format_number(reach, 3) + (p99 || mean ? " s" : "") + ")";
+  }
+  return "limited by " + names + " at " + q.vary + " = " + quantity_text(e->value) + ", where the server's CPUs are " +
+         format_number(100 * x.cpu_utilisation.mean, 3) + "% busy";
+}
+
+nlohmann::json binding_json(const search& q, const search_result& r) {
+  const evaluation* e = first_miss(r);
+  if (!e || !r.capacity) return nullptr;
+  return {{"at", e->value}, {"missed", q.goal.missed(e->result)}, {"cpu_utilisation", e->result.cpu_utilisation.mean}};
+}
+
 nlohmann::json search_json(const search& q, const search_result& r, const sim_setup& base,
                            const cost_provenance& prov) {
   nlohmann::json j = inputs_json(base, prov);
@@ -156,6 +197,7 @@ nlohmann::json search_json(const search& q, const search_result& r, const sim_se
                   {"max_cpu_utilisation", optional_json(q.goal.cpu)}};
   j["capacity"] = optional_json(r.capacity);
   j["capacity_is_search_limit"] = r.at_hi;
+  j["binding"] = binding_json(q, r);
   if (r.interrupted) {
     j["interrupted"] = true;
     j["bracket"] = {{"meets", optional_json(r.meets)}, {"misses", optional_json(r.misses)}};
@@ -257,6 +299,7 @@ int cmd_capacity(const args_t& args) {
   } else {
     write_table(std::cout, search_table(q, r, false));
     std::cout << "\ncapacity: " << capacity_text(r) << "\n";
+    if (const auto b = binding_text(q, r); !b.empty()) std::cout << "capacity: " << b << "\n";
     if (bracket) std::cout << "capacity: " << bracket_text(*bracket) << "\n";
     if (const auto e = extrapolation_text(*prov); !e.empty()) std::cout << "capacity: note: " << e << "\n";
   }

@@ -221,6 +221,26 @@ TEST(CapacityCliTest, FindsTheLargestLoadMeetingTheTarget) {
       EXPECT_LE(e["latency_s"]["p99"]["ci95_hi"].get<double>(), 0.002);
     }
   }
+  // What bound it: the p99 target, at the smallest value tried that misses it.
+  const auto& b = j["binding"];
+  ASSERT_TRUE(b.is_object()) << j.dump();
+  EXPECT_EQ(b["missed"], nlohmann::json::array({"max_p99_s"}));
+  EXPECT_GT(b["at"].get<double>(), cap);
+  for (const auto& e : j["evaluations"])
+    if (!e["meets_targets"].get<bool>()) {
+      EXPECT_GE(e["idle"].get<double>(), b["at"].get<double>());
+    }
+}
+
+// A CPU target binds where the CPUs are busy; the text names it and how busy they were.
+TEST(CapacityCliTest, TheTextNamesTheTargetThatBinds) {
+  const auto r = run_pollscale(
+      "capacity --mechanism poll --vary idle --hi 100000 --max-cpu 0.5 --active 10"
+      " --think exp:0.001 --duration 0.2 --costs " +
+      write_costs());
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("capacity: limited by CPU utilisation (its 95% interval reaches"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("% busy"), std::string::npos) << r.out;
 }
 
 TEST(CapacityCliTest, BadInputIsOneLineAndExitTwo) {
