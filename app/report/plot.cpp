@@ -103,6 +103,8 @@ std::string gnuplot_script(const figure& f, const std::string& data_file, const 
     << "set datafile missing 'nan'\n";
   if (f.logx) o << "set logscale x\n";
   if (f.logy) o << "set logscale y\n";
+  if (f.xrange) o << "set xrange [" << f.xrange->first << ":" << f.xrange->second << "]\n";
+  if (f.yrange) o << "set yrange [" << f.yrange->first << ":" << f.yrange->second << "]\n";
   if (f.series.empty()) return o.str() + "set label 'no data' at graph 0.5, graph 0.5 center\nplot 1/0 notitle\n";
   o << "plot ";
   // A flavour's colour and point type are fixed; when a figure shows one flavour several
@@ -118,6 +120,68 @@ std::string gnuplot_script(const figure& f, const std::string& data_file, const 
       << " with yerrorlines lw 1.5 lc rgb " << quoted(st.colour) << " pt " << point << " ps 0.5 dt " << dash;
   }
   return o.str() + "\n";
+}
+
+namespace {
+
+std::string mechanism_of(const std::string& title) {
+  const std::string flavour = title.substr(0, title.find(' '));
+  return flavour.substr(0, flavour.find('/'));
+}
+
+// The range every panel shares: the points and their intervals, padded a little (by a
+// factor on a log axis), what gnuplot would choose for the whole figure.
+std::optional<std::pair<double, double>> shared_range(const figure& f, bool x) {
+  double lo = INFINITY, hi = -INFINITY;
+  const bool log = x ? f.logx : f.logy;
+  for (const auto& s : f.series)
+    for (const auto& p : s.points) {
+      const double a = x ? p.x : (log ? std::max(p.lo, p.y * log_floor) : p.lo), b = x ? p.x : p.hi;
+      for (double v : {a, b, x ? p.x : p.y})
+        if (std::isfinite(v) && (!log || v > 0)) {
+          lo = std::min(lo, v);
+          hi = std::max(hi, v);
+        }
+    }
+  if (!(lo <= hi)) return std::nullopt;
+  if (log) return std::pair(lo / 1.5, hi * 1.5);
+  const double pad = hi > lo ? (hi - lo) * 0.05 : std::max(std::abs(lo) * 0.05, 1.0);
+  return std::pair(lo - pad, hi + pad);
+}
+
+}  // namespace
+
+std::vector<figure> small_multiples(const figure& f, std::size_t max_series) {
+  if (f.series.size() <= max_series || max_series == 0) return {f};
+  // Whole mechanisms per panel, in the figure's order; a mechanism with more series than a
+  // panel holds fills panels of its own.
+  std::vector<std::vector<std::size_t>> panels(1);
+  for (std::size_t i = 0; i < f.series.size();) {
+    std::size_t j = i;
+    while (j < f.series.size() && mechanism_of(f.series[j].title) == mechanism_of(f.series[i].title)) ++j;
+    const std::size_t group = j - i;
+    if (!panels.back().empty() && panels.back().size() + std::min(group, max_series) > max_series)
+      panels.emplace_back();
+    for (std::size_t k = i; k < j; ++k) {
+      if (panels.back().size() == max_series) panels.emplace_back();
+      panels.back().push_back(k);
+    }
+    i = j;
+  }
+  std::vector<figure> out;
+  const auto xr = shared_range(f, true), yr = shared_range(f, false);
+  for (std::size_t p = 0; p < panels.size(); ++p) {
+    figure g{f.name + "_" + std::to_string(p + 1), f.title, f.xlabel, f.ylabel, f.logx, f.logy, {}, xr, yr};
+    std::string mechanisms;
+    for (std::size_t k : panels[p]) {
+      g.series.push_back(f.series[k]);
+      const std::string m = mechanism_of(f.series[k].title);
+      if (mechanisms.find(m) == std::string::npos) mechanisms += (mechanisms.empty() ? "" : ", ") + m;
+    }
+    g.title += " (" + std::to_string(p + 1) + " of " + std::to_string(panels.size()) + ": " + mechanisms + ")";
+    out.push_back(std::move(g));
+  }
+  return out;
 }
 
 std::filesystem::path render_svg(const figure& f, const std::filesystem::path& dir) {

@@ -3,8 +3,11 @@
 // spread is not a measurement.
 #pragma once
 
+#include <cstddef>
 #include <filesystem>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace pollscale::app::report {
@@ -24,7 +27,15 @@ struct figure {
   std::string title, xlabel, ylabel;
   bool logx = true, logy = true;
   std::vector<plot_series> series;
+  /// Axis ranges shared by the panels of one split figure (small_multiples); gnuplot's
+  /// own choice when absent.
+  std::optional<std::pair<double, double>> xrange = std::nullopt, yrange = std::nullopt;
 };
+
+/// A figure with more than `max_series` series as several panels of at most that many,
+/// each holding whole mechanisms (by the series titles' first word, as style_of reads
+/// them) where they fit, all on the same axes so that panels compare; one figure unchanged.
+std::vector<figure> small_multiples(const figure& f, std::size_t max_series = 6);
 
 /// How a series is drawn: its mechanism's colour in every figure, its variant's point type
 /// (lt and no variant: circle; et: square; oneshot: triangle; multishot: triangle down).

@@ -144,10 +144,11 @@ std::string notes_section(const nlohmann::json& c) {
 
 std::string figures_markdown(const std::vector<figure>& figs, const std::filesystem::path& dir) {
   std::string md;
-  for (const auto& f : figs) {
-    render_svg(f, dir / "figures");
-    md += "![" + f.title + "](figures/" + f.name + ".svg)\n\n";
-  }
+  for (const auto& whole : figs)
+    for (const auto& f : small_multiples(whole)) {  // at most six series a panel
+      render_svg(f, dir / "figures");
+      md += "![" + f.title + "](figures/" + f.name + ".svg)\n\n";
+    }
   return md;
 }
 

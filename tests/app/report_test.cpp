@@ -144,6 +144,46 @@ TEST(ReportTest, AMechanismHasOneColourInEveryFigure) {
   EXPECT_EQ(gp.find("\ncd "), std::string::npos) << gp;                     // no absolute path in the script
 }
 
+// At most six series a panel, whole mechanisms together, every panel on the same axes.
+TEST(ReportTest, AFigureWithManySeriesBecomesSmallMultiples) {
+  figure f{"blocking", "Blocking", "n", "ns", true, true, {}};
+  int y = 1;
+  for (const auto& [mech, count] : std::vector<std::pair<std::string, int>>{
+           {"epoll/lt", 4}, {"io_uring/oneshot", 2}, {"poll", 4}, {"rtsig", 2}, {"select", 4}})
+    for (int i = 0; i < count; ++i, ++y)
+      f.series.push_back({mech + " cpu " + std::to_string(i),
+                          {{10, double(y), y * 0.9, y * 1.1}, {100, 2.0 * y, 1.5 * y, 3.0 * y}},
+                          false});
+  const auto panels = small_multiples(f);
+  ASSERT_EQ(panels.size(), 3u);
+  std::size_t total = 0;
+  for (const auto& p : panels) {
+    EXPECT_LE(p.series.size(), 6u) << p.title;
+    total += p.series.size();
+    ASSERT_TRUE(p.yrange.has_value());
+    EXPECT_EQ(p.yrange, panels[0].yrange);  // the same axes: panels compare
+    EXPECT_LE(p.yrange->first, 0.9);
+    EXPECT_GE(p.yrange->second, 48.0);
+  }
+  EXPECT_EQ(total, f.series.size());
+  EXPECT_EQ(panels[0].name, "blocking_1");
+  EXPECT_NE(panels[0].title.find("(1 of 3: epoll, io_uring)"), std::string::npos) << panels[0].title;
+  EXPECT_NE(panels[2].title.find("(3 of 3: select)"), std::string::npos) << panels[2].title;
+  // One mechanism with more series than a panel holds fills panels of its own.
+  figure one{"one", "One", "n", "ns", true, true, {}};
+  for (int i = 0; i < 8; ++i) one.series.push_back({"poll cpu " + std::to_string(i), {{10, 1, 1, 1}}, false});
+  const auto split = small_multiples(one);
+  ASSERT_EQ(split.size(), 2u);
+  EXPECT_EQ(split[0].series.size(), 6u);
+  EXPECT_EQ(split[1].series.size(), 2u);
+  // Six or fewer: the figure as it was.
+  one.series.resize(6);
+  const auto same = small_multiples(one);
+  ASSERT_EQ(same.size(), 1u);
+  EXPECT_EQ(same[0].name, "one");
+  EXPECT_FALSE(same[0].yrange.has_value());
+}
+
 TEST(ReportTest, TheReportFolderCarriesNoAbsolutePathsAndNoEmptyLogs) {
   const fs::path dir = fs::temp_directory_path() / ("pollscale_report_paths_" + std::to_string(::getpid()));
   fs::remove_all(dir);
