@@ -105,6 +105,10 @@ std::string gnuplot_script(const figure& f, const std::string& data_file, const 
   if (f.logy) o << "set logscale y\n";
   if (f.xrange) o << "set xrange [" << f.xrange->first << ":" << f.xrange->second << "]\n";
   if (f.yrange) o << "set yrange [" << f.yrange->first << ":" << f.yrange->second << "]\n";
+  if (f.extrapolated_from)
+    o << "set object 1 rect from first " << *f.extrapolated_from
+      << ", graph 0 to graph 1, graph 1 behind fillcolor rgb '#eeeeee' fillstyle solid noborder\n"
+      << "set label 1 'extrapolated' at first " << *f.extrapolated_from << ", graph 0.97 offset 0.5,0 font ',10'\n";
   if (f.series.empty()) return o.str() + "set label 'no data' at graph 0.5, graph 0.5 center\nplot 1/0 notitle\n";
   o << "plot ";
   // A flavour's colour and point type are fixed; when a figure shows one flavour several
@@ -153,32 +157,47 @@ std::optional<std::pair<double, double>> shared_range(const figure& f, bool x) {
 
 std::vector<figure> small_multiples(const figure& f, std::size_t max_series) {
   if (f.series.size() <= max_series || max_series == 0) return {f};
-  // Whole mechanisms per panel, in the figure's order; a mechanism with more series than a
-  // panel holds fills panels of its own.
+  // The series of each mechanism (measured and predicted alike), in order of first
+  // appearance; whole mechanisms per panel, and one with more series than a panel holds
+  // fills panels of its own.
+  std::vector<std::pair<std::string, std::vector<std::size_t>>> groups;
+  for (std::size_t i = 0; i < f.series.size(); ++i) {
+    const std::string m = mechanism_of(f.series[i].title);
+    auto g = std::find_if(groups.begin(), groups.end(), [&](const auto& x) { return x.first == m; });
+    if (g == groups.end()) g = groups.insert(groups.end(), {m, {}});
+    g->second.push_back(i);
+  }
   std::vector<std::vector<std::size_t>> panels(1);
-  for (std::size_t i = 0; i < f.series.size();) {
-    std::size_t j = i;
-    while (j < f.series.size() && mechanism_of(f.series[j].title) == mechanism_of(f.series[i].title)) ++j;
-    const std::size_t group = j - i;
-    if (!panels.back().empty() && panels.back().size() + std::min(group, max_series) > max_series)
+  for (const auto& [m, members] : groups) {
+    if (!panels.back().empty() && panels.back().size() + std::min(members.size(), max_series) > max_series)
       panels.emplace_back();
-    for (std::size_t k = i; k < j; ++k) {
+    for (std::size_t k : members) {
       if (panels.back().size() == max_series) panels.emplace_back();
       panels.back().push_back(k);
     }
-    i = j;
   }
   std::vector<figure> out;
   const auto xr = shared_range(f, true), yr = shared_range(f, false);
   for (std::size_t p = 0; p < panels.size(); ++p) {
-    figure g{f.name + "_" + std::to_string(p + 1), f.title, f.xlabel, f.ylabel, f.logx, f.logy, {}, xr, yr};
-    std::string mechanisms;
+    figure g{f.name + "_" + std::to_string(p + 1),
+             f.title,
+             f.xlabel,
+             f.ylabel,
+             f.logx,
+             f.logy,
+             {},
+             xr,
+             yr,
+             f.extrapolated_from};
+    std::vector<std::string> mechanisms;
     for (std::size_t k : panels[p]) {
       g.series.push_back(f.series[k]);
       const std::string m = mechanism_of(f.series[k].title);
-      if (mechanisms.find(m) == std::string::npos) mechanisms += (mechanisms.empty() ? "" : ", ") + m;
+      if (std::find(mechanisms.begin(), mechanisms.end(), m) == mechanisms.end()) mechanisms.push_back(m);
     }
-    g.title += " (" + std::to_string(p + 1) + " of " + std::to_string(panels.size()) + ": " + mechanisms + ")";
+    std::string names;
+    for (const auto& m : mechanisms) names += (names.empty() ? "" : ", ") + m;
+    g.title += " (" + std::to_string(p + 1) + " of " + std::to_string(panels.size()) + ": " + names + ")";
     out.push_back(std::move(g));
   }
   return out;

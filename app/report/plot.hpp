@@ -30,6 +30,9 @@ struct figure {
   /// Axis ranges shared by the panels of one split figure (small_multiples); gnuplot's
   /// own choice when absent.
   std::optional<std::pair<double, double>> xrange = std::nullopt, yrange = std::nullopt;
+  /// x from which the figure shows predictions beyond the data the model was fitted on:
+  /// that region is shaded and labelled "extrapolated".
+  std::optional<double> extrapolated_from = std::nullopt;
 };
 
 /// A figure with more than `max_series` series as several panels of at most that many,

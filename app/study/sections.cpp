@@ -81,6 +81,7 @@ report::figure prediction_figure(const json& rows, const datasets::dataset* meas
                    true,
                    true,
                    {}};
+  f.extrapolated_from = 1000;  // the protocol's training range: n <= 1000
   for (auto* group : {&meas, &pred})
     for (auto& [mech, s] : *group) {
       sort_by_x(s);

@@ -142,6 +142,12 @@ TEST(ReportTest, AMechanismHasOneColourInEveryFigure) {
   EXPECT_NE(gp.find(poll + " pt 7 ps 0.5 dt 1"), std::string::npos) << gp;
   EXPECT_NE(gp.find(poll + " pt 6 ps 0.5 dt 3"), std::string::npos) << gp;  // the repeat: open point, dashed
   EXPECT_EQ(gp.find("\ncd "), std::string::npos) << gp;                     // no absolute path in the script
+  EXPECT_EQ(gp.find("extrapolated"), std::string::npos) << gp;
+  f.extrapolated_from = 1000;  // predictions past the fitted range: that region shaded and named
+  const std::string shaded = gnuplot_script(f, "f.dat", "f.svg");
+  EXPECT_NE(shaded.find("set object 1 rect from first 1000, graph 0 to graph 1, graph 1 behind"), std::string::npos)
+      << shaded;
+  EXPECT_NE(shaded.find("set label 1 'extrapolated' at first 1000"), std::string::npos) << shaded;
 }
 
 // At most six series a panel, whole mechanisms together, every panel on the same axes.
@@ -169,6 +175,16 @@ TEST(ReportTest, AFigureWithManySeriesBecomesSmallMultiples) {
   EXPECT_EQ(panels[0].name, "blocking_1");
   EXPECT_NE(panels[0].title.find("(1 of 3: epoll, io_uring)"), std::string::npos) << panels[0].title;
   EXPECT_NE(panels[2].title.find("(3 of 3: select)"), std::string::npos) << panels[2].title;
+  // A mechanism's measured and predicted series share a panel though they are apart in the
+  // figure, and "poll" is not mistaken for part of "epoll".
+  figure mp{"mp", "MP", "n", "ns", true, true, {}};
+  for (const char* kind : {"measured", "predicted"})
+    for (const char* mech : {"epoll/lt", "poll", "ppoll", "pselect", "select"})
+      mp.series.push_back({std::string(mech) + " " + kind, {{10, 1, 1, 1}}, false});
+  const auto mp_panels = small_multiples(mp);
+  ASSERT_EQ(mp_panels.size(), 2u);
+  EXPECT_NE(mp_panels[0].title.find("(1 of 2: epoll, poll, ppoll)"), std::string::npos) << mp_panels[0].title;
+  EXPECT_EQ(mp_panels[0].series[1].title, "epoll/lt predicted");
   // One mechanism with more series than a panel holds fills panels of its own.
   figure one{"one", "One", "n", "ns", true, true, {}};
   for (int i = 0; i < 8; ++i) one.series.push_back({"poll cpu " + std::to_string(i), {{10, 1, 1, 1}}, false});
