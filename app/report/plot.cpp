@@ -51,6 +51,33 @@ int run_gnuplot(const std::string& dir, const std::string& script_name, const st
 
 }  // namespace
 
+namespace {
+
+// A point the figure's axes can show: finite, and positive on a log axis.
+bool drawable(const figure& f, const plot_point& p) {
+  return std::isfinite(p.x) && std::isfinite(p.y) && !(f.logx && p.x <= 0) && !(f.logy && p.y <= 0);
+}
+
+// What gnuplot is given: series with at least one drawable point (an empty one only warns
+// and takes a legend entry), and a range around x when every point has the same x (a single
+// server size, say), which gnuplot would otherwise widen with a warning.
+figure plottable(figure f) {
+  std::erase_if(f.series, [&](const plot_series& s) {
+    return std::none_of(s.points.begin(), s.points.end(), [&](const plot_point& p) { return drawable(f, p); });
+  });
+  double lo = INFINITY, hi = -INFINITY;
+  for (const auto& s : f.series)
+    for (const auto& p : s.points)
+      if (drawable(f, p)) {
+        lo = std::min(lo, p.x);
+        hi = std::max(hi, p.x);
+      }
+  if (!f.xrange && lo == hi) f.xrange = f.logx ? std::pair(lo / 2, hi * 2) : std::pair(lo - 1, hi + 1);
+  return f;
+}
+
+}  // namespace
+
 std::string gnuplot_data(const figure& f) {
   std::ostringstream o;
   o << std::setprecision(10);
@@ -58,7 +85,7 @@ std::string gnuplot_data(const figure& f) {
     if (i) o << "\n\n";  // two blank lines separate gnuplot index blocks
     o << "# " << f.series[i].title << "\n";
     for (const auto& p : f.series[i].points) {
-      if (!std::isfinite(p.x) || !std::isfinite(p.y) || (f.logx && p.x <= 0) || (f.logy && p.y <= 0)) continue;
+      if (!drawable(f, p)) continue;
       // A log axis cannot show an interval reaching 0: draw it down to 1% of the value.
       const double lo = f.logy ? std::max(p.lo, p.y * log_floor) : p.lo;
       o << p.x << " " << p.y << " " << lo << " " << p.hi << "\n";
@@ -203,7 +230,8 @@ std::vector<figure> small_multiples(const figure& f, std::size_t max_series) {
   return out;
 }
 
-std::filesystem::path render_svg(const figure& f, const std::filesystem::path& dir) {
+std::filesystem::path render_svg(const figure& whole, const std::filesystem::path& dir) {
+  const figure f = plottable(whole);
   const auto dat = dir / (f.name + ".dat"), gp = dir / (f.name + ".gp"), svg = dir / (f.name + ".svg");
   datasets::write_file_atomically(dat, gnuplot_data(f));
   // The script names files relative to `dir` (gnuplot runs there): the folder can move.

@@ -200,6 +200,24 @@ TEST(ReportTest, AFigureWithManySeriesBecomesSmallMultiples) {
   EXPECT_FALSE(same[0].yrange.has_value());
 }
 
+// gnuplot is given nothing to warn about: a series with no point the axes can show is left
+// out (no empty legend entry), a figure whose points share one x gets a range around it.
+TEST(ReportTest, FiguresGnuplotWouldWarnAboutAreDrawnCleanly) {
+  const fs::path dir = fs::temp_directory_path() / ("pollscale_report_clean_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  figure f{"single", "one server size", "n", "replies/s", true, true, {}};
+  f.series.push_back({"poll", {{1000, 5000, 4900, 5100}}, false});
+  f.series.push_back({"epoll/lt", {{1000, 0, 0, 0}}, false});  // 0 on a log axis: nothing to draw
+  const auto svg = render_svg(f, dir);
+  EXPECT_TRUE(fs::exists(svg));
+  EXPECT_FALSE(fs::exists(dir / "single.log")) << test::slurp((dir / "single.log").string());
+  const std::string gp = test::slurp((dir / "single.gp").string());
+  EXPECT_NE(gp.find("set xrange [500:2000]"), std::string::npos) << gp;
+  EXPECT_EQ(gp.find("epoll"), std::string::npos) << gp;
+  fs::remove_all(dir);
+}
+
 TEST(ReportTest, TheReportFolderCarriesNoAbsolutePathsAndNoEmptyLogs) {
   const fs::path dir = fs::temp_directory_path() / ("pollscale_report_paths_" + std::to_string(::getpid()));
   fs::remove_all(dir);
