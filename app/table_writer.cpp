@@ -40,6 +40,7 @@ void write_csv(std::ostream& out, const text_table& t) {
 
 std::string format_number(double v, int significant) {
   if (!std::isfinite(v)) return std::isnan(v) ? "nan" : (v > 0 ? "inf" : "-inf");
+  if (v == 0) return "0";  // exactly nothing, not "0.0000" (which reads as a rounded value)
   std::ostringstream s;
   const double a = std::fabs(v);
   if (a != 0 && (a < 1e-3 || a >= 1e9)) {

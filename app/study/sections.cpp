@@ -24,6 +24,16 @@ std::string text(const json& j, const char* key) {
   return j[key].is_string() ? j[key].get<std::string>() : j[key].dump();
 }
 
+// A historical table's source as a label: its citation without the seed file it was read
+// from, cut at a word near 48 characters ("Dan [Kegel], LKML thread 'up to 50% faster…").
+std::string short_source(const std::string& source) {
+  std::string s = source;
+  if (const auto semi = s.find("; "); s.rfind("seeds/", 0) == 0 && semi != std::string::npos) s = s.substr(semi + 2);
+  if (s.size() <= 48) return s;
+  const auto cut = s.rfind(' ', 48);
+  return s.substr(0, cut == std::string::npos || cut < 24 ? 48 : cut) + "…";
+}
+
 std::string cell_label(const json& cell) {
   std::string s = text(cell, "scenario") + "/" + (text(cell, "mechanism").empty() ? "-" : text(cell, "mechanism"));
   for (const char* c : {"variant", "fd_kind"})
@@ -121,7 +131,8 @@ report::extra_section validation_section(const std::string& title, const std::st
   for (const auto& g : v.value("summary", json::object()).value("groups", json::array())) {
     std::string label;
     for (const auto& c : group_by) {
-      const std::string val = text(g, c.get<std::string>().c_str());
+      const std::string column = c.get<std::string>();
+      const std::string val = column == "source" ? short_source(text(g, "source")) : text(g, column.c_str());
       if (!val.empty()) label += (label.empty() ? "" : " ") + val;
     }
     auto r = accuracy_cells(g);

@@ -46,6 +46,13 @@ TEST(StudyCliTest, RunsEveryStepOnAnExistingDatasetAndWritesTheReport) {
        {"## Fitted cost models", "## Extrapolation on this machine", "## The historical record",
         "## Predictions beyond what this machine can register", "## CPU scaling", "### Published stress-epoll tables"})
     EXPECT_NE(md.find(section), std::string::npos) << section;
+  // The answer first: the verdict heads the report, and the study adds the model's accuracy.
+  EXPECT_LT(md.find("## Verdict"), md.find("## Machine"));
+  EXPECT_NE(md.find("accuracy targets on this machine's calibration"), std::string::npos) << md;
+  // Historical tables are labelled by their citation, not the seed file they were read from.
+  EXPECT_EQ(md.find("| seeds/"), std::string::npos) << md;
+  // study.json's commands can be pasted into a shell: a --train expression is one quoted word.
+  EXPECT_NE(slurp((out / "study.json").string()).find("--train 'n_fds<=1000'"), std::string::npos);
   EXPECT_TRUE(fs::exists(out / "report" / "report.html"));
   EXPECT_NE(r.out.find("validate (historical)"), std::string::npos);  // the step table on stdout
   fs::remove_all(out);

@@ -5,11 +5,13 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "app/study/verdict_lines.hpp"
+#include "app/table_writer.hpp"
 
 namespace pollscale::app {
 namespace {
@@ -136,6 +138,18 @@ TEST(VerdictTest, BeyondTheLimitQuotesPollAndEpollAtTheirLargestN) {
   EXPECT_EQ(study::beyond_limit_verdict(json::object()), "");
   EXPECT_EQ(study::beyond_limit_verdict(nullptr), "");  // the step left no file
   EXPECT_EQ(study::server_verdict(nullptr), "");
+}
+
+// The verdict's numbers: times in the unit a person reads them in, and an exact zero as "0"
+// (a simulated server that completed nothing), not "0.0000".
+TEST(VerdictTest, NumbersReadAsTheyAre) {
+  EXPECT_EQ(format_number(0), "0");
+  EXPECT_EQ(format_number(0.5), "0.5000");
+  EXPECT_EQ(duration_text(576.4), "576 ns");
+  EXPECT_EQ(duration_text(3568285), "3.57 ms");
+  EXPECT_EQ(duration_text(1.2e3), "1.20 µs");
+  EXPECT_EQ(duration_text(2.5e9), "2.50 s");
+  EXPECT_EQ(duration_text(NAN), "-");
 }
 
 }  // namespace
