@@ -255,6 +255,16 @@ std::optional<model_bracket> bracket_by_model(const search& q, const sim_setup& 
 }
 
 std::string bracket_text(const model_bracket& b) {
+  // Equal ends do not mean a certain answer: the costs that decide it here carry no usable
+  // interval (cells measured at one point, a lower end clamped at 0) or enter as differences
+  // of two answers moved together (a per-fd slope). Say so rather than "between x and x".
+  if (b.dear.capacity && b.cheap.capacity && *b.dear.capacity == *b.cheap.capacity)
+    return "no bracket: with every model cost at the dear or at the cheap end of its 95% prediction interval the "
+           "answer stays " +
+           capacity_text(b.dear) +
+           " (to the search's --tolerance): the costs that decide it carry no usable interval (one-point cells, an "
+           "end clamped at 0), enter as differences of two answers moved together, or move it less than the "
+           "tolerance. That is not a sign that it is known more surely";
   return "between " + capacity_text(b.dear) + " and " + capacity_text(b.cheap) +
          " with every model cost at the dear and at the cheap end of its 95% prediction interval";
 }
