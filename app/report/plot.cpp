@@ -29,6 +29,13 @@ std::string quoted(const std::string& s) {
 
 constexpr double log_floor = 0.01;
 
+// A series title starts with its flavour: "poll", "epoll/et", "read", "epoll simulated".
+std::string flavour_of(const std::string& title) { return title.substr(0, title.find(' ')); }
+std::string mechanism_of(const std::string& title) {
+  const std::string flavour = flavour_of(title);
+  return flavour.substr(0, flavour.find('/'));
+}
+
 /// Runs gnuplot on the script with its stderr (warnings such as a one-point range) kept
 /// in `log_path`, so that a report run prints only what matters.
 /// gnuplot runs in `dir`, so the script names its files relative to it and the report
@@ -95,9 +102,7 @@ std::string gnuplot_data(const figure& f) {
 }
 
 series_style style_of(const std::string& title) {
-  // The title starts with the series' flavour: "poll", "epoll/et", "read", "epoll simulated".
-  const std::string flavour = title.substr(0, title.find(' '));
-  const std::string mech = flavour.substr(0, flavour.find('/'));
+  const std::string flavour = flavour_of(title), mech = mechanism_of(title);
   const std::string variant_text = flavour.find('/') == std::string::npos ? "" : flavour.substr(flavour.find('/') + 1);
   using datasets::mechanism;
   // One colour per mechanism in every figure; the *p variants a lighter shade of theirs.
@@ -154,11 +159,6 @@ std::string gnuplot_script(const figure& f, const std::string& data_file, const 
 }
 
 namespace {
-
-std::string mechanism_of(const std::string& title) {
-  const std::string flavour = title.substr(0, title.find(' '));
-  return flavour.substr(0, flavour.find('/'));
-}
 
 // The range every panel shares: the points and their intervals, padded a little (by a
 // factor on a log axis), what gnuplot would choose for the whole figure.

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "app/report/markdown.hpp"
+#include "app/study/json_fields.hpp"
 #include "app/table_writer.hpp"
 
 namespace pollscale::app::study {
@@ -12,9 +13,6 @@ namespace {
 
 using nlohmann::json;
 
-double num(const json& j, const char* key) {
-  return j.contains(key) && j[key].is_number() ? j[key].get<double>() : NAN;
-}
 std::string str(const json& j, const char* key) {
   return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : "";
 }

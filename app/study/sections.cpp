@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "app/report/markdown.hpp"
+#include "app/study/json_fields.hpp"
 #include "app/table_writer.hpp"
 #include "datasets/vocabulary.hpp"
 
@@ -13,16 +14,7 @@ namespace {
 
 using nlohmann::json;
 
-double num(const json& j, const char* key) {
-  return j.contains(key) && j[key].is_number() ? j[key].get<double>() : NAN;
-}
-
 std::string fmt(double v) { return std::isfinite(v) ? format_number(v) : "-"; }
-
-std::string text(const json& j, const char* key) {
-  if (!j.contains(key) || j[key].is_null()) return "";
-  return j[key].is_string() ? j[key].get<std::string>() : j[key].dump();
-}
 
 // A historical table's source as a label: its citation without the seed file it was read
 // from, cut at a word near 48 characters ("Dan [Kegel], LKML thread 'up to 50% faster…").

@@ -8,25 +8,16 @@
 #include <vector>
 
 #include "app/report/markdown.hpp"
+#include "app/study/json_fields.hpp"
 #include "app/table_writer.hpp"
 #include "datasets/schema.hpp"
+#include "datasets/statistics.hpp"
 #include "datasets/vocabulary.hpp"
 
 namespace pollscale::app::study {
 namespace {
 
 using json = nlohmann::json;
-
-std::string text(const json& j, const char* key) {
-  if (!j.is_object() || !j.contains(key) || j[key].is_null()) return "";
-  return j[key].is_string() ? j[key].get<std::string>() : j[key].dump();
-}
-
-double num(const json& j, const char* key) {
-  return j.is_object() && j.contains(key) && j[key].is_number() ? j[key].get<double>() : NAN;
-}
-
-std::string duration(double ns) { return duration_text(ns); }
 
 std::string count(double v) { return std::isfinite(v) ? std::to_string(std::llround(v)) : "-"; }
 
@@ -37,12 +28,6 @@ struct target {
   bool median;
   std::function<bool(const json&)> keep;
 };
-
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 std::string row_text(const json& r) {
   std::string s = text(r, "mechanism") + (text(r, "variant").empty() ? "" : "/" + text(r, "variant")) + " " +
@@ -63,7 +48,7 @@ std::vector<std::string> judge(const target& t, const json& rows, int& met, int&
   if (errs.empty()) return {t.name, "no rows", aim, "n/a", ""};
   double v = 0;
   if (t.median)
-    v = median_of(errs);
+    v = datasets::median(errs);
   else
     for (double e : errs) v += e / static_cast<double>(errs.size());
   ++judged;
@@ -156,8 +141,8 @@ std::string beyond_limit_verdict(const json& predictions) {
       continue;  // not a time
     }
     parts += std::string(parts.empty() ? "" : "; ") + mech +
-             " at n = " + text(p->value("key", json::object()), "n_fds") + ": " + duration(f * num(*p, "value")) +
-             " [" + duration(f * num(*p, "lo")) + ", " + duration(f * num(*p, "hi")) + "], " +
+             " at n = " + text(p->value("key", json::object()), "n_fds") + ": " + duration_text(f * num(*p, "value")) +
+             " [" + duration_text(f * num(*p, "lo")) + ", " + duration_text(f * num(*p, "hi")) + "], " +
              format_number(num(*p, "extrapolation"), 3) + "× past its largest measured n";
   }
   if (parts.empty()) return "";
