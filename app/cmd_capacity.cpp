@@ -1,8 +1,11 @@
 // pollscale capacity: the largest load - idle connections, active clients or request rate
 // - at which a simulated server still meets its targets (p99 latency, mean latency, CPU
 // utilisation), found by bisection. A target counts as met only when the upper end of
-// its 95% interval meets it, so the answer errs on the safe side. Every evaluation uses
-// the same seed (common random numbers), which keeps the search monotone in practice.
+// its 95% interval meets it, so the answer errs on the safe side; with a model each
+// replication runs on its own draw of the model's costs, so that interval is where one
+// run's answer lies and the capacity one that a run on this machine meets 97.5% of the
+// time as far as the model knows. Every evaluation uses the same seed (common random
+// numbers, the same cost draws too), which keeps the search monotone in practice.
 
 #include <cmath>
 #include <iostream>
@@ -113,7 +116,7 @@ struct search_result {
   std::optional<double> meets, misses;
 };
 
-search_result bisect(const search& q, const sim_setup& base, const sim::cost_model& costs) {
+search_result bisect(const search& q, const sim_setup& base, const sim_costs& costs) {
   search_result out;
   auto evaluate = [&](double v) {
     sim_setup s = base;
@@ -233,8 +236,9 @@ text_table search_table(const search& q, const search_result& r, bool csv) {
   return t;
 }
 
-// The search again with every model cost at the dear and at the cheap end of its 95%
-// prediction interval: the capacity the model's own uncertainty allows, from least to most.
+// With fixed costs (--model-uncertainty fixed), the search again with every model cost at
+// the dear and at the cheap end of its 95% prediction interval: the capacity the model's
+// own uncertainty allows, from least to most.
 struct model_bracket {
   search_result dear, cheap;
 };
@@ -244,12 +248,12 @@ std::optional<model_bracket> bracket_by_model(const search& q, const sim_setup& 
   if (!vm.count("model")) return std::nullopt;
   model_bracket b;
   std::cerr << "capacity: again with every model cost at the dear end of its 95% interval\n";
-  b.dear =
-      bisect(q, base, sim_costs_from(vm, mechanism, std::make_shared<cost_provenance>(), studies::cost_bound::dear));
+  b.dear = bisect(q, base,
+                  {sim_costs_from(vm, mechanism, std::make_shared<cost_provenance>(), studies::cost_bound::dear), {}});
   if (b.dear.interrupted) return std::nullopt;
   std::cerr << "capacity: again with every model cost at the cheap end of its 95% interval\n";
-  b.cheap =
-      bisect(q, base, sim_costs_from(vm, mechanism, std::make_shared<cost_provenance>(), studies::cost_bound::cheap));
+  b.cheap = bisect(
+      q, base, {sim_costs_from(vm, mechanism, std::make_shared<cost_provenance>(), studies::cost_bound::cheap), {}});
   if (b.cheap.interrupted) return std::nullopt;
   return b;
 }
@@ -272,7 +276,8 @@ std::string bracket_text(const model_bracket& b) {
 std::string extrapolation_text(const cost_provenance& prov) {
   if (prov.max_extrapolation <= 1.0001) return "";
   return "the model answered up to " + format_number(prov.max_extrapolation, 3) +
-         "x past the largest n it measured; its intervals, and this bracket, widen there";
+         "x past the largest n it measured; its intervals, and " + (prov.drawn ? "the draws" : "this bracket") +
+         ", widen there";
 }
 
 }  // namespace
@@ -294,8 +299,12 @@ int cmd_capacity(const args_t& args) {
   set_quantity(probe, q.vary, q.lo, "lo");
   set_quantity(probe, q.vary, q.hi, "hi");
   auto prov = std::make_shared<cost_provenance>();
-  const search_result r = bisect(q, base, sim_costs_from(vm, mechanism, prov));
-  const auto bracket = r.interrupted ? std::nullopt : bracket_by_model(q, base, vm, mechanism);
+  const sim_costs costs = sim_costs_for(vm, mechanism, prov);
+  const search_result r = bisect(q, base, costs);
+  warn_undrawn("capacity: ", *prov);
+  // Drawn costs put the model's uncertainty into every evaluation's interval already; the
+  // envelope is the view of it that runs on fixed costs have.
+  const auto bracket = r.interrupted || costs.draw ? std::nullopt : bracket_by_model(q, base, vm, mechanism);
   if (format == output_format::json) {
     auto j = search_json(q, r, base, *prov);
     if (bracket)
@@ -303,6 +312,7 @@ int cmd_capacity(const args_t& args) {
                                {"cheap", optional_json(bracket->cheap.capacity)},
                                {"method", "every model cost at the same end of its 95% prediction interval"}};
     j["model_max_extrapolation"] = prov->max_extrapolation;
+    j["model_uncertainty"] = prov->drawn ? "draw" : "fixed";
     std::cout << stamped(output_kind::capacity, std::move(j)).dump(2) << "\n";
   } else if (format == output_format::csv) {
     write_csv(std::cout, search_table(q, r, true));
@@ -311,6 +321,10 @@ int cmd_capacity(const args_t& args) {
     std::cout << "\ncapacity: " << capacity_text(r) << "\n";
     if (const auto b = binding_text(q, r); !b.empty()) std::cout << "capacity: " << b << "\n";
     if (bracket) std::cout << "capacity: " << bracket_text(*bracket) << "\n";
+    if (prov->drawn)
+      std::cout << "capacity: each evaluation ran every replication on its own draw of the model's costs, so the "
+                   "targets hold for the upper end of where one run's answer lies (97.5% of runs, as far as the "
+                   "model knows)\n";
     if (const auto e = extrapolation_text(*prov); !e.empty()) std::cout << "capacity: note: " << e << "\n";
   }
   if (r.interrupted) std::cerr << "capacity: interrupted: " << capacity_text(r) << "\n";

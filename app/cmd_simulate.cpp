@@ -1,8 +1,9 @@
 // pollscale simulate: an event-driven server under a workload, with costs from a fitted
 // model, a costs file or flags; throughput, latency percentiles, CPU utilisation, wait
 // calls per second and events per call, each with a 95% interval from independent
-// replications (docs/sim.md). Same seed, same output, byte for byte: the host-dependent
-// engine figures go to stderr, and into the JSON only with --engine-stats.
+// replications (docs/sim.md): with a model, each replication runs on its own draw of the
+// model's costs, and the interval is where one run's answer lies. Same seed, same output, byte for byte: the
+// host-dependent engine figures go to stderr, and into the JSON only with --engine-stats.
 
 #include <iostream>
 #include <memory>
@@ -38,9 +39,10 @@ po::options_description simulate_options() {
   return o;
 }
 
-// With a model, the same run with every model cost at the dear and at the cheap end of its
-// 95% prediction interval: how far the model's own uncertainty moves the answer (the
-// replications' intervals cannot show it: each cost is a constant). nullopt without a
+// With a model and fixed costs (--model-uncertainty fixed), the same run with every model
+// cost at the dear and at the cheap end of its 95% prediction interval: how far the model's
+// own uncertainty moves the answer (the replications' intervals cannot show it: each cost is
+// a constant). nullopt without a
 // model, or when a stop request cut a bound's run short.
 struct model_bounds {
   sim::experiment_result dear, cheap;
@@ -93,10 +95,11 @@ int cmd_simulate(const args_t& args) {
   const std::string mechanism = vm["mechanism"].as<std::string>();
   const sim_setup setup = sim_setup_from(vm, mechanism);
   auto prov = std::make_shared<cost_provenance>();
-  const sim::cost_model costs = sim_costs_from(vm, mechanism, prov);
+  const sim_costs costs = sim_costs_for(vm, mechanism, prov);
   const sim::experiment_result r = run_experiment(setup, costs);  // sim::stopped: none done
   report_diagnostics("simulate: ", r, setup.rule, *prov);
-  const auto bounds = r.interrupted ? std::nullopt : bounds_by_model(vm, mechanism, setup);
+  // With drawn costs the intervals carry the model's uncertainty; fixed costs get the envelope.
+  const auto bounds = r.interrupted || costs.draw ? std::nullopt : bounds_by_model(vm, mechanism, setup);
   if (r.interrupted)
     std::cerr << "simulate: interrupted: the figures are those of the " << r.replications
               << " replication(s) completed before the stop\n";

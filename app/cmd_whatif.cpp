@@ -79,7 +79,7 @@ struct row {
   std::string mechanism;
   double value = 0;
   sim_setup setup;
-  sim::cost_model costs;
+  sim_costs costs;
   std::shared_ptr<cost_provenance> prov;
   sim::experiment_result result;
 };
@@ -96,7 +96,7 @@ std::vector<row> plan_rows(const po::variables_map& vm, const std::vector<std::s
     for (double v : sw.values) {
       row r{m, v, sim_setup_from(vm, m), {}, std::make_shared<cost_provenance>(), {}};
       if (!sw.name.empty()) set_quantity(r.setup, sw.name, v, "sweep");
-      r.costs = sim_costs_from(vm, m, r.prov);
+      r.costs = sim_costs_for(vm, m, r.prov);
       rows.push_back(std::move(r));
     }
   return rows;
@@ -111,7 +111,10 @@ nlohmann::json rows_json(const std::vector<row>& rows, const sweep& sw) {
     nlohmann::json one = sim::to_json(r.result, false);
     one["mechanism"] = r.mechanism;
     if (!sw.name.empty()) one[sw.name] = r.value;
-    one["costs"] = {{"sources", r.prov->sources}, {"model_max_extrapolation", r.prov->max_extrapolation}};
+    one["costs"] = {{"sources", r.prov->sources},
+                    {"model_max_extrapolation", r.prov->max_extrapolation},
+                    {"model_uncertainty", r.prov->drawn ? "draw" : "fixed"},
+                    {"undrawn", undrawn_json(*r.prov)}};
     j["rows"].push_back(one);
   }
   return j;

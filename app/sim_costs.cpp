@@ -23,6 +23,7 @@ po::options_description sim_cost_options_description() {
   o.add_options()
       ("model", arg<std::string>("MODEL"), "model.json from pollscale fit: wait, handler and wake-up costs (positional)")
       ("costs", arg<std::string>("FILE"), "costs file (JSON, nanoseconds; see docs/sim.md)")
+      ("model-uncertainty", arg<std::string>("MODE")->default_value("draw"), "draw: each replication runs on its own draw of the model's costs from their 95% intervals, and the intervals reported are where one run's answer lies; fixed: every replication on the predictions")
       ("fd-kind", arg<std::string>("KIND")->default_value(""), "model cells to use: pipe, socketpair, tcp, ...")
       ("variant", arg<std::string>("NAME")->default_value(""), "model cells to use: lt, et, oneshot, ...")
       ("wait-per-call-ns", arg<double>("NS"), "wait call: fixed cost, ns")
@@ -69,16 +70,22 @@ bool apply_cost_table(const std::string& path, const std::string& mechanism, sim
   return true;
 }
 
-}  // namespace
+using model_ptr = std::shared_ptr<const model::model_set>;
 
-sim::cost_model sim_costs_from(const po::variables_map& vm, const std::string& mechanism,
-                               const std::shared_ptr<cost_provenance>& prov, studies::cost_bound bound) {
+model_ptr model_of(const po::variables_map& vm) {
+  if (!vm.count("model")) return nullptr;
+  return std::make_shared<const model::model_set>(model::load_model(vm["model"].as<std::string>()));
+}
+
+// The costs from the model (when there is one), then the costs file, then the flags.
+sim::cost_model build_costs(const po::variables_map& vm, const std::string& mechanism, const model_ptr& models,
+                            const std::shared_ptr<cost_provenance>& prov, studies::cost_bound bound,
+                            std::uint64_t draw_seed) {
   sim::cost_model c;
   bool have_wait = false, have_handler = false;
-  if (vm.count("model")) {
-    const auto models = std::make_shared<const model::model_set>(model::load_model(vm["model"].as<std::string>()));
+  if (models) {
     c = studies::costs_from_model(
-        models, {mechanism, vm["fd-kind"].as<std::string>(), vm["variant"].as<std::string>(), bound}, prov);
+        models, {mechanism, vm["fd-kind"].as<std::string>(), vm["variant"].as<std::string>(), bound, draw_seed}, prov);
     have_wait = true;
     have_handler = prov->sources.contains(studies::component::handler);
   }
@@ -123,6 +130,35 @@ sim::cost_model sim_costs_from(const po::variables_map& vm, const std::string& m
   if (mechanism == datasets::mechanism::rtsig && !c.overflow_poll_s)
     throw usage_error("rtsig needs the cost of its overflow poll: a 'poll' entry in --costs or a model with poll");
   return c;
+}
+
+bool draws_wanted(const po::variables_map& vm) {
+  if (!vm.count("model-uncertainty")) return false;
+  const std::string mode = vm["model-uncertainty"].as<std::string>();
+  if (mode != "draw" && mode != "fixed")
+    throw usage_error("--model-uncertainty: '" + mode + "' is neither draw nor fixed");
+  return mode == "draw";
+}
+
+}  // namespace
+
+sim::cost_model sim_costs_from(const po::variables_map& vm, const std::string& mechanism,
+                               const std::shared_ptr<cost_provenance>& prov, studies::cost_bound bound) {
+  return build_costs(vm, mechanism, model_of(vm), prov, bound, 0);
+}
+
+sim_costs sim_costs_for(const po::variables_map& vm, const std::string& mechanism,
+                        const std::shared_ptr<cost_provenance>& prov) {
+  const bool draws = draws_wanted(vm);
+  const model_ptr models = model_of(vm);
+  sim_costs out{build_costs(vm, mechanism, models, prov, studies::cost_bound::predicted, 0), {}};
+  if (models && draws) {
+    prov->drawn = true;
+    out.draw = [vm, mechanism, models, prov](std::uint64_t seed) {
+      return build_costs(vm, mechanism, models, prov, studies::cost_bound::drawn, seed);
+    };
+  }
+  return out;
 }
 
 }  // namespace pollscale::app

@@ -9,6 +9,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "sim/server_experiment.hpp"
+
 #include "sim/costs.hpp"
 #include "studies/model_costs.hpp"
 
@@ -27,5 +29,23 @@ using studies::cost_provenance;
 sim::cost_model sim_costs_from(const boost::program_options::variables_map& vm, const std::string& mechanism,
                                const std::shared_ptr<cost_provenance>& provenance,
                                studies::cost_bound bound = studies::cost_bound::predicted);
+
+/// A simulation's costs: the predictions (with the flags and costs file over them), and,
+/// when a model gives costs and --model-uncertainty is draw (the default), each
+/// replication's own draw from the model's 95% intervals (studies::cost_bound::drawn), so
+/// that the answer's interval carries the model's uncertainty.
+struct sim_costs {
+  sim::cost_model predicted;
+  sim::cost_draw draw;  ///< empty: every replication runs on `predicted`
+};
+
+/// The model is read once; errors as sim_costs_from().
+sim_costs sim_costs_for(const boost::program_options::variables_map& vm, const std::string& mechanism,
+                        const std::shared_ptr<cost_provenance>& provenance);
+
+/// Replications a run with drawn costs takes (unless --min-replications asks for more): its
+/// interval is the spread of one replication's answer, whose 2.5% and 97.5% points a t
+/// prediction interval over 20 draws estimates to within about a fifth of its width.
+inline constexpr std::size_t draw_replications = 20;
 
 }  // namespace pollscale::app

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <iostream>
 #include <stdexcept>
 #include <tuple>
@@ -186,6 +187,7 @@ sim_setup sim_setup_from(const po::variables_map& vm, const std::string& mechani
   s.config = server_of(vm, mechanism);
   s.load = workload_of(vm);
   std::tie(s.options, s.rule) = run_of(vm);
+  s.threads_given = !vm["threads"].defaulted();
   return s;
 }
 
@@ -198,9 +200,11 @@ void set_quantity(sim_setup& s, const std::string& name, double value, const std
     s.load.idle = static_cast<std::int64_t>(value);
   else if (name == "active")
     s.load.active = static_cast<std::int64_t>(value);
-  else if (name == "cpus")
+  else if (name == "cpus") {
     s.config.cpus = static_cast<int>(std::clamp(value, -1.0, 1e6));
-  else if (name == "threads")
+    // More CPUs for one thread would only idle: a server given C CPUs runs C threads.
+    if (!s.threads_given) s.config.threads = s.config.cpus;
+  } else if (name == "threads")
     s.config.threads = static_cast<int>(std::clamp(value, -1.0, 1e6));
   else if (name == "rate")
     s.load.rate_per_s = value;
@@ -229,7 +233,11 @@ std::string gib(std::uint64_t bytes) { return format_number(static_cast<double>(
 
 }  // namespace
 
-sim::experiment_result run_experiment(const sim_setup& s, const sim::cost_model& costs) {
+namespace {
+
+// Runs `experiment` (the replications), refused before allocating more than half this
+// machine's memory, and with the event budget's message naming its flag.
+sim::experiment_result guarded(const sim_setup& s, const std::function<sim::experiment_result()>& experiment) {
   // Refused before allocating, with the arithmetic, rather than failing in the middle.
   const std::uint64_t allowed = memory_allowance();
   if (const std::uint64_t need = s.load.state_bytes(); need > allowed)
@@ -239,13 +247,35 @@ sim::experiment_result run_experiment(const sim_setup& s, const sim::cost_model&
                       std::to_string(sim::workload::state_bytes_per_active) +
                       " B per active one), more than half of this machine's " + gib(allowed * 2));
   try {
-    return as_usage("", [&] { return sim::run_server_experiment(s.config, s.load, costs, s.options, s.rule); });
+    return as_usage("", experiment);
   } catch (const sim::event_budget_exceeded& e) {
     throw usage_error("--event-budget " + format_number(static_cast<double>(s.options.max_events), 3) +
                       ": one replication fired that many events by simulated t = " + format_number(e.simulated_s, 4) +
                       " s of " + format_number(s.options.warmup_s + s.options.duration_s, 4) +
                       " s; shorten --duration or --warmup, lower the load, or raise --event-budget");
   }
+}
+
+}  // namespace
+
+sim::experiment_result run_experiment(const sim_setup& s, const sim::cost_model& costs) {
+  return guarded(s, [&] { return sim::run_server_experiment(s.config, s.load, costs, s.options, s.rule); });
+}
+
+sim::experiment_result run_experiment(const sim_setup& s, const sim_costs& costs) {
+  if (!costs.draw) return run_experiment(s, costs.predicted);
+  sim::stopping_rule rule = s.rule;
+  // At least draw_replications draws unless --max-replications forbids it (then the run
+  // says it is not converged).
+  rule.spread_replications = std::max(rule.min_replications, draw_replications);
+  rule.min_replications = std::min(rule.spread_replications, rule.max_replications);
+  return guarded(s, [&] { return sim::run_server_experiment(s.config, s.load, costs.draw, s.options, rule); });
+}
+
+nlohmann::json undrawn_json(const cost_provenance& prov) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [cell, why] : prov.undrawn) j[cell] = why;
+  return j;
 }
 
 nlohmann::json inputs_json(const sim_setup& s, const cost_provenance& prov) {
@@ -272,7 +302,11 @@ nlohmann::json inputs_json(const sim_setup& s, const cost_provenance& prov) {
             {"rel_halfwidth", rule.relative_half_width},
             {"min_replications", rule.min_replications},
             {"max_replications", rule.max_replications}}},
-          {"costs", {{"sources", prov.sources}, {"model_max_extrapolation", prov.max_extrapolation}}}};
+          {"costs",
+           {{"sources", prov.sources},
+            {"model_max_extrapolation", prov.max_extrapolation},
+            {"model_uncertainty", prov.drawn ? "draw" : "fixed"},
+            {"undrawn", undrawn_json(prov)}}}};
 }
 
 text_table result_table(const sim::experiment_result& r, bool csv) {
@@ -304,13 +338,29 @@ text_table result_table(const sim::experiment_result& r, bool csv) {
   return t;
 }
 
+void warn_undrawn(const std::string& label, const cost_provenance& prov) {
+  if (prov.drawn && !prov.undrawn.empty())
+    std::cerr << label << "warning: " << prov.undrawn.size()
+              << " model cell(s) had no interval and stayed at their prediction in every draw, so the intervals "
+                 "shown leave their uncertainty out; the first: "
+              << prov.undrawn.begin()->first << " (" << prov.undrawn.begin()->second << ")\n";
+}
+
 void report_diagnostics(const std::string& label, const sim::experiment_result& r, const sim::stopping_rule& rule,
                         const cost_provenance& prov) {
   const double hw = r.throughput.mean > 0 ? (r.throughput.ci95_hi - r.throughput.mean) / r.throughput.mean : 0;
-  std::cerr << label << r.replications << " replications, throughput 95% half-width " << format_number(100 * hw, 3)
-            << "% (target " << format_number(100 * rule.relative_half_width, 3) << "%)"
-            << (r.converged ? "" : " - NOT reached, raise --max-replications or --duration") << "\n"
-            << label << "engine " << r.engine.events << " events in " << format_number(r.engine.wall_s, 3) << " s ("
+  if (r.costs_drawn)
+    std::cerr << label << r.replications << " replications, each on its own draw of the model's costs: throughput "
+              << "of one run within +-" << format_number(100 * hw, 3) << "% (95%)"
+              << (r.converged
+                      ? ""
+                      : " - fewer than " + std::to_string(draw_replications) + " draws, raise --max-replications")
+              << "\n";
+  else
+    std::cerr << label << r.replications << " replications, throughput 95% half-width " << format_number(100 * hw, 3)
+              << "% (target " << format_number(100 * rule.relative_half_width, 3) << "%)"
+              << (r.converged ? "" : " - NOT reached, raise --max-replications or --duration") << "\n";
+  std::cerr << label << "engine " << r.engine.events << " events in " << format_number(r.engine.wall_s, 3) << " s ("
             << format_number(r.engine.events_per_s / 1e6, 3) << " M events/s, "
             << format_number(r.engine.sim_s_per_wall_s, 3) << " simulated s per wall s), peak RSS "
             << format_number(static_cast<double>(r.engine.peak_rss_bytes) / 1048576.0, 4) << " MiB\n";
@@ -320,6 +370,7 @@ void report_diagnostics(const std::string& label, const sim::experiment_result& 
   if (prov.max_extrapolation > 1)
     std::cerr << label << "warning: the model extrapolated up to " << format_number(prov.max_extrapolation, 3)
               << "x beyond its largest measured n\n";
+  warn_undrawn(label, prov);
 }
 
 }  // namespace pollscale::app

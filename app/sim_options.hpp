@@ -23,6 +23,9 @@ struct sim_setup {
   sim::workload load;
   sim::run_options options;
   sim::stopping_rule rule;
+  /// --threads was given: a swept or searched cpus leaves the threads alone (otherwise
+  /// threads follow cpus, one per CPU).
+  bool threads_given = false;
 };
 
 /// Parses the options for `mechanism`. Throws usage_error naming the flag (or the
@@ -30,7 +33,8 @@ struct sim_setup {
 sim_setup sim_setup_from(const boost::program_options::variables_map& vm, const std::string& mechanism);
 
 /// Sets one swept or searched quantity: idle, active, cpus, threads (integers) or rate
-/// (requests/s of poisson/on_off arrivals). Throws usage_error naming `flag` for an
+/// (requests/s of poisson/on_off arrivals). cpus sets the threads too unless --threads was
+/// given (threads_given). Throws usage_error naming `flag` for an
 /// unknown name or a value the server or workload rejects.
 void set_quantity(sim_setup& s, const std::string& name, double value, const std::string& flag);
 
@@ -38,11 +42,22 @@ void set_quantity(sim_setup& s, const std::string& name, double value, const std
 /// becomes a usage_error.
 sim::experiment_result run_experiment(const sim_setup& s, const sim::cost_model& costs);
 
+/// The same on `costs`: with a draw, each replication on its own draw of the model's costs,
+/// at least draw_replications of them, the intervals then a replication's (costs_drawn).
+sim::experiment_result run_experiment(const sim_setup& s, const sim_costs& costs);
+
 /// The inputs block of the JSON: mechanism, server, workload, run, costs.
 nlohmann::json inputs_json(const sim_setup& s, const cost_provenance& prov);
 
+/// The model cells a drawn run could not draw (no interval), each with why: {cell: why}.
+nlohmann::json undrawn_json(const cost_provenance& prov);
+
 /// The result as rows metric | mean | ci95_lo | ci95_hi | unit.
 text_table result_table(const sim::experiment_result& r, bool csv);
+
+/// A warning on stderr when drawn costs left cells undrawn (no interval): the answer's
+/// interval leaves their uncertainty out.
+void warn_undrawn(const std::string& label, const cost_provenance& prov);
 
 /// Diagnostics on stderr: replications and half-width, engine speed, warnings.
 void report_diagnostics(const std::string& label, const sim::experiment_result& r, const sim::stopping_rule& rule,

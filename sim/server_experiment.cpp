@@ -1,6 +1,7 @@
 #include "sim/server_experiment.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 #include "datasets/vocabulary.hpp"
@@ -9,12 +10,29 @@ namespace pollscale::sim {
 
 namespace {
 
-estimate estimate_of(const std::vector<double>& values) {
-  const interval i = t_interval(values);
+// The mean's confidence interval, or with drawn costs the interval one replication's
+// answer falls in (prediction_interval).
+// Drawn costs move an answer by factors (a cost 1.5x dearer, a throughput 1.5x lower), so
+// its interval is taken on the logarithms when every value is positive: never below 0, and
+// as skewed as the answers are.
+estimate estimate_of(const std::vector<double>& values, bool drawn) {
+  if (drawn && values.size() >= 2 && std::all_of(values.begin(), values.end(), [](double v) { return v > 0; })) {
+    std::vector<double> logs(values.size());
+    std::transform(values.begin(), values.end(), logs.begin(), [](double v) { return std::log(v); });
+    const interval l = prediction_interval(logs);
+    return {t_interval(values).mean, std::exp(l.lo), std::exp(l.hi)};
+  }
+  const interval i = drawn ? prediction_interval(values) : t_interval(values);
+  // Some draws at zero (no reply in a run): the quantities reported are never negative.
+  if (drawn && values.size() >= 2 && std::all_of(values.begin(), values.end(), [](double v) { return v >= 0; }))
+    return {i.mean, std::max(0.0, i.lo), i.hi};
   // One replication (max_replications = 1) has no interval: report the value alone.
   if (values.size() < 2) return {i.mean, i.mean, i.mean};
   return {i.mean, i.lo, i.hi};
 }
+
+// The stream of a replication's seed its cost draw comes from (its events use the seed itself).
+constexpr std::uint64_t cost_draw_stream = 0xc057d7a3;
 
 double mean_of(const std::vector<double>& v) {
   return v.empty() ? 0 : std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
@@ -36,10 +54,10 @@ double transient_fraction(const series& s, std::size_t replications) {
   return static_cast<double>(mser5_truncation(mean)) / static_cast<double>(mean.size());
 }
 
-}  // namespace
-
-experiment_result run_server_experiment(const server_config& config, const workload& load, const cost_model& costs,
-                                        const run_options& options, const stopping_rule& rule) {
+// Replications until the rule holds; replication i runs on draw(seed of i's draw stream),
+// and `drawn` says whether those differ (the intervals are then prediction intervals).
+experiment_result run_replications(const server_config& config, const workload& load, const cost_draw& draw, bool drawn,
+                                   const run_options& options, const stopping_rule& rule) {
   series s;
   s.per_cpu.resize(static_cast<std::size_t>(config.cpus));
   std::uint64_t events = 0;
@@ -48,7 +66,7 @@ experiment_result run_server_experiment(const server_config& config, const workl
   const auto one = [&](std::size_t i) {
     run_options o = options;
     o.seed = derive_seed(options.seed, i);
-    const server_result r = simulate_server(config, load, costs, o);
+    const server_result r = simulate_server(config, load, draw(derive_seed(o.seed, cost_draw_stream)), o);
     s.slice_sum.resize(r.slice_throughput.size(), 0.0);
     for (std::size_t k = 0; k < r.slice_throughput.size(); ++k) s.slice_sum[k] += r.slice_throughput[k];
     s.latency_mean.push_back(r.mean_latency_s);
@@ -75,18 +93,25 @@ experiment_result run_server_experiment(const server_config& config, const workl
   const replication_run run = replicate(rule, one);
   experiment_result x;
   x.replications = run.values.size();
+  x.costs_drawn = drawn;
   x.converged = run.converged;
   x.interrupted = run.stopped;
-  x.throughput = estimate_of(run.values);
-  x.latency_mean_s = estimate_of(s.latency_mean);
-  x.latency_p50_s = estimate_of(s.p50);
-  x.latency_p90_s = estimate_of(s.p90);
-  x.latency_p99_s = estimate_of(s.p99);
-  x.latency_p999_s = estimate_of(s.p999);
-  x.cpu_utilisation = estimate_of(s.cpu);
-  for (const auto& v : s.per_cpu) x.cpu_utilisation_per_cpu.push_back(estimate_of(v));
-  x.calls_per_s = estimate_of(s.calls);
-  x.events_per_call = estimate_of(s.epc);
+  x.throughput = estimate_of(run.values, drawn);
+  x.latency_mean_s = estimate_of(s.latency_mean, drawn);
+  x.latency_p50_s = estimate_of(s.p50, drawn);
+  x.latency_p90_s = estimate_of(s.p90, drawn);
+  x.latency_p99_s = estimate_of(s.p99, drawn);
+  x.latency_p999_s = estimate_of(s.p999, drawn);
+  // A busy fraction's interval (on logarithms when drawn) stops at 1.
+  const auto busy = [drawn](const std::vector<double>& v) {
+    estimate e = estimate_of(v, drawn);
+    e.ci95_hi = std::min(e.ci95_hi, 1.0);
+    return e;
+  };
+  x.cpu_utilisation = busy(s.cpu);
+  for (const auto& v : s.per_cpu) x.cpu_utilisation_per_cpu.push_back(busy(v));
+  x.calls_per_s = estimate_of(s.calls, drawn);
+  x.events_per_call = estimate_of(s.epc, drawn);
   x.wakeups_per_s = mean_of(s.wakeups);
   x.futile_wakeups_per_s = mean_of(s.futile);
   x.overflows_per_s = mean_of(s.overflows);
@@ -98,6 +123,19 @@ experiment_result run_server_experiment(const server_config& config, const workl
   return x;
 }
 
+}  // namespace
+
+experiment_result run_server_experiment(const server_config& config, const workload& load, const cost_model& costs,
+                                        const run_options& options, const stopping_rule& rule) {
+  return run_replications(
+      config, load, [&costs](std::uint64_t) { return costs; }, false, options, rule);
+}
+
+experiment_result run_server_experiment(const server_config& config, const workload& load, const cost_draw& draw,
+                                        const run_options& options, const stopping_rule& rule) {
+  return run_replications(config, load, draw, true, options, rule);
+}
+
 namespace {
 
 nlohmann::json to_json(const estimate& e) { return {{"mean", e.mean}, {"ci95_lo", e.ci95_lo}, {"ci95_hi", e.ci95_hi}}; }
@@ -107,6 +145,7 @@ nlohmann::json to_json(const estimate& e) { return {{"mean", e.mean}, {"ci95_lo"
 nlohmann::json to_json(const experiment_result& r, bool with_timing) {
   nlohmann::json j;
   j["replications"] = r.replications;
+  j["intervals"] = r.costs_drawn ? "replication" : "mean";
   j["converged"] = r.converged;
   if (r.interrupted) j["interrupted"] = true;
   j[datasets::text(datasets::metric::throughput)] = to_json(r.throughput);

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <vector>
 
@@ -28,6 +29,10 @@ struct estimate {
 
 struct experiment_result {
   std::size_t replications = 0;
+  /// Each replication ran on its own draw of the costs (cost_draw): the estimates' intervals
+  /// are then prediction intervals for one replication — where the answer may lie given the
+  /// costs' uncertainty and the simulation's noise — not the mean's confidence interval.
+  bool costs_drawn = false;
   bool converged = false;    ///< the stopping rule was met before max_replications
   bool interrupted = false;  ///< a stop request ended the run: the figures are the completed replications
   estimate throughput;       ///< replies per second
@@ -54,12 +59,24 @@ struct experiment_result {
 experiment_result run_server_experiment(const server_config& config, const workload& load, const cost_model& costs,
                                         const run_options& options, const stopping_rule& rule);
 
+/// Replication i's costs, drawn with `seed` (derived from the run's seed and i): how a cost
+/// model's uncertainty enters the answer (studies/model_costs.hpp draws from a fitted
+/// model's intervals). Must be deterministic in its seed.
+using cost_draw = std::function<cost_model(std::uint64_t seed)>;
+
+/// The same with each replication on its own cost draw; the result's intervals are
+/// prediction intervals (costs_drawn). Set the rule's spread_replications: a spread does
+/// not shrink with more replications the way a mean's half-width does.
+experiment_result run_server_experiment(const server_config& config, const workload& load, const cost_draw& draw,
+                                        const run_options& options, const stopping_rule& rule);
+
 /// The result as JSON (docs/architecture.md, "Data between the stages"): throughput, latency_s {p50, p90,
 /// p99, p999, mean}, cpu_utilisation {mean, ci95_lo, ci95_hi, per_cpu}, calls_per_s,
 /// events_per_call, each estimate as {mean, ci95_lo, ci95_hi}; replications, converged;
-/// counters; and the engine block; "interrupted": true when a stop request cut the run
-/// short. `with_timing` adds the host-dependent engine figures (events_per_s,
-/// sim_s_per_wall_s, peak_rss_bytes), which differ from run to run.
+/// counters; and the engine block; "intervals": "mean" (the mean over replications' confidence
+/// interval) or "replication" (costs drawn: where one replication's answer lies); "interrupted": true when a stop
+/// request cut the run short. `with_timing` adds the host-dependent engine figures (events_per_s, sim_s_per_wall_s,
+/// peak_rss_bytes), which differ from run to run.
 nlohmann::json to_json(const experiment_result& r, bool with_timing);
 
 }  // namespace pollscale::sim

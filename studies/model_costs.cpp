@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numbers>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -9,6 +10,7 @@
 #include "datasets/pinning.hpp"
 #include "datasets/vocabulary.hpp"
 #include "model/prediction.hpp"
+#include "sim/core/random.hpp"
 
 namespace pollscale::studies {
 namespace {
@@ -20,12 +22,13 @@ using datasets::scenario;
 class model_costs {
  public:
   model_costs(std::shared_ptr<const model::model_set> models, std::string fd_kind, std::string variant,
-              std::shared_ptr<cost_provenance> prov, cost_bound bound)
+              std::shared_ptr<cost_provenance> prov, cost_bound bound, std::uint64_t draw_seed)
       : models_(std::move(models)),
         fd_kind_(std::move(fd_kind)),
         variant_(std::move(variant)),
         prov_(std::move(prov)),
-        bound_(bound) {}
+        bound_(bound),
+        draw_seed_(draw_seed) {}
 
   // One timeout-0 wait call over n fds with k ready (find_active time_per_call).
   std::function<double(const sim::wait_query&)> wait_call(const std::string& mechanism) const {
@@ -158,15 +161,25 @@ class model_costs {
   double counted(const model::prediction& p) const {
     ++prov_->model_questions;
     prov_->max_extrapolation = std::max(prov_->max_extrapolation, p.extrapolation_factor);
+    if (bound_ == cost_bound::drawn) return drawn(p);
     if (bound_ == cost_bound::predicted || !p.has_interval || !(p.lo > 0) || !std::isfinite(p.hi)) return p.value;
     const bool rate = p.unit.starts_with("1/");  // a rate's lower end is the dearer operation
     return (bound_ == cost_bound::dear) != rate ? p.hi : p.lo;
+  }
+
+  double drawn(const model::prediction& p) const {
+    if (!p.has_interval || !(p.value > 0) || !std::isfinite(p.hi) || !(p.hi >= p.value)) {
+      prov_->undrawn.emplace(p.model, p.no_interval);
+      return p.value;
+    }
+    return drawn_from_interval(p.value, p.lo, p.hi, cell_draw_z(draw_seed_, p.model));
   }
 
   std::shared_ptr<const model::model_set> models_;
   std::string fd_kind_, variant_;
   std::shared_ptr<cost_provenance> prov_;
   cost_bound bound_;
+  std::uint64_t draw_seed_;
 };
 
 // The handler: the `handler` scenario (recv one 64 B request, send one 64 B reply on an
@@ -232,10 +245,27 @@ void fill_from_model(const model_costs& m, const std::string& mechanism, sim::co
 
 }  // namespace
 
+double cell_draw_z(std::uint64_t draw_seed, const std::string& cell) {
+  std::uint64_t h = 0xcbf29ce484222325;  // FNV-1a of the cell's name, then mixed with the seed
+  for (const char ch : cell) h = (h ^ static_cast<unsigned char>(ch)) * 0x100000001b3;
+  sim::rng g(sim::derive_seed(draw_seed, h));
+  // Box-Muller from two uniforms computed here (not std::normal_distribution, whose
+  // algorithm differs between standard libraries): the same seed, the same costs.
+  const double u1 = sim::uniform01_open_closed(g), u2 = sim::uniform01(g);
+  return std::sqrt(-2 * std::log(u1)) * std::cos(2 * std::numbers::pi * u2);
+}
+
+double drawn_from_interval(double value, double lo, double hi, double z) {
+  constexpr double z975 = 1.959963984540054;
+  const double up = std::log(hi / value) / z975;  // log-scale spread above the prediction
+  const double down = lo > 0 && lo <= value ? std::log(value / lo) / z975 : up;
+  return value * std::exp(z >= 0 ? z * up : z * down);
+}
+
 sim::cost_model costs_from_model(std::shared_ptr<const model::model_set> models, const model_cost_query& query,
                                  const std::shared_ptr<cost_provenance>& prov) {
   const std::string& mechanism = query.mechanism;
-  const model_costs m(std::move(models), query.fd_kind, query.variant, prov, query.bound);
+  const model_costs m(std::move(models), query.fd_kind, query.variant, prov, query.bound, query.draw_seed);
   sim::cost_model c;
   const auto pass = m.wait_call(mechanism);
   c.rescan_s = pass;  // the pass after a wake-up: a timeout-0 scan

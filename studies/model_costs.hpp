@@ -13,6 +13,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -29,6 +31,12 @@ struct cost_provenance {
   nlohmann::json sources = nlohmann::json::object();  ///< per cost: "flag", "costs file", "model: ..."
   double max_extrapolation = 1;                       ///< largest n / largest measured n among model answers
   std::size_t model_questions = 0;
+  /// Cells of a drawn cost model (cost_bound::drawn) whose answers had no interval and so
+  /// stayed at their prediction in every draw — uncertainty the answer's interval does not
+  /// carry — each with why it had none.
+  std::map<std::string, std::string> undrawn;
+  /// Each replication runs on its own draw of the model's costs (set by whoever draws them).
+  bool drawn = false;
 };
 
 /// The cost components as cost_provenance names them.
@@ -41,8 +49,10 @@ inline constexpr const char* handler = "handler";  // vocabulary: a cost compone
 /// upper end, a rate's lower), `cheap` the other. An answer without an interval stays at
 /// its prediction. Running a question at both ends brackets its answer by the model's
 /// uncertainty (every cost at the same end together: an envelope, wider than the answer's
-/// own interval would be).
-enum class cost_bound { predicted, dear, cheap };
+/// own interval would be). `drawn`: each cell's answers at one random point of their
+/// intervals (model_cost_query::draw_seed), a fresh point per draw — one replication's costs
+/// when the simulator carries the model's uncertainty into its answer (sim::cost_draw).
+enum class cost_bound { predicted, dear, cheap, drawn };
 
 /// Which cells: the mechanism simulated, and the fd kind and variant to prefer ("" = any).
 struct model_cost_query {
@@ -50,7 +60,18 @@ struct model_cost_query {
   std::string fd_kind;
   std::string variant;
   cost_bound bound = cost_bound::predicted;
+  std::uint64_t draw_seed = 0;  ///< cost_bound::drawn: which draw (the same seed, the same costs)
 };
+
+/// One cell's draw: a standard normal variate determined by the draw's seed and the cell's
+/// name, so every question one draw asks of a cell gets the same z (its whole curve moves, as
+/// a refit on fresh measurements would move it), and different cells independent ones.
+double cell_draw_z(std::uint64_t draw_seed, const std::string& cell);
+
+/// The answer `value` drawn at z from its 95% interval [lo, hi]: a two-piece log-normal whose
+/// 2.5% and 97.5% points are lo and hi (costs vary by factors; an interval clamped at 0 takes
+/// the upper side's spread on both sides). Precondition: 0 < value <= hi, finite.
+double drawn_from_interval(double value, double lo, double hi, double z);
 
 /// The costs `models` give for the query (above). Sets prov->sources for each cost found;
 /// the questions the simulation asks later are counted in prov as they happen. Throws

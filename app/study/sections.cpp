@@ -195,8 +195,12 @@ report::extra_section simulation_section(const json& whatif, const datasets::dat
   std::string md = "## Simulated server\n\n`pollscale whatif` with this machine's fitted costs: one server thread, " +
                    std::to_string(active) +
                    " closed-loop clients, c idle connections; the live `server` measurements of "
-                   "the calibration are drawn beside it (docs/sim.md discusses how far they agree).\n\n" +
-                   report::md_table({"mechanism", "idle c", "replies/s", "95% interval"}, rows);
+                   "the calibration are drawn beside it (docs/sim.md discusses how far they agree). Each "
+                   "replication runs on its own draw of the model's costs from their 95% intervals, so the "
+                   "interval is where one run's answer lies as far as the model knows; costs whose cells have "
+                   "no interval (whatif.json: `undrawn` per row) stay at their prediction and add nothing to "
+                   "it.\n\n" +
+                   report::md_table({"mechanism", "idle c", "replies/s", "95% interval of one run"}, rows);
   return {md, {f}};
 }
 

@@ -25,6 +25,7 @@ _pollscale() {
     --gate) words="mechanisms series points" ;;
     --points) words="significant all" ;;
     --statistic) words="median fastest" ;;
+    --model-uncertainty) words="draw fixed" ;;
     --family) words="mechanistic extra-p" ;;
     --vary) words="idle active rate" ;;
     --arrivals) words="closed poisson on_off" ;;

@@ -42,6 +42,16 @@ interval t_interval(std::span<const double> values, double level) {
   return r;
 }
 
+interval prediction_interval(std::span<const double> values, double level) {
+  interval r = t_interval(values, level);
+  if (r.n >= 2) {
+    r.half_width *= std::sqrt(static_cast<double>(r.n) + 1);  // t·s/√n  ->  t·s·√(1 + 1/n)
+    r.lo = r.mean - r.half_width;
+    r.hi = r.mean + r.half_width;
+  }
+  return r;
+}
+
 std::vector<double> batch_means_of(std::span<const double> series, std::size_t batches) {
   POLLSCALE_SIM_EXPECT(batches >= 2 && series.size() >= batches, "too few observations for batch means");
   const std::size_t size = series.size() / batches;
@@ -114,7 +124,8 @@ replication_run replicate(const stopping_rule& rule, const std::function<double(
     }
     if (run.values.size() < rule.min_replications) continue;
     run.estimate = t_interval(run.values, rule.level);
-    if (run.estimate.relative_half_width() <= rule.relative_half_width) {
+    if (run.estimate.relative_half_width() <= rule.relative_half_width ||
+        (rule.spread_replications > 0 && run.values.size() >= rule.spread_replications)) {
       run.converged = true;
       break;
     }

@@ -27,6 +27,13 @@ struct interval {
 /// (replication means). Precondition: values finite, level in (0, 1).
 interval t_interval(std::span<const double> values, double level = 0.95);
 
+/// Student t prediction interval for one more value drawn like `values`: the mean ±
+/// t_{n-1, (1+level)/2} · s · √(1 + 1/n), s the values' standard deviation. When each
+/// replication runs on its own draw of uncertain inputs (costs drawn from a model's
+/// intervals), this, not the mean's interval, says where an answer may lie.
+/// `half_width` is then the prediction's half-width; +inf when n < 2.
+interval prediction_interval(std::span<const double> values, double level = 0.95);
+
 /// Batch means: splits `series` (one run's correlated observations, in time order, warm-up
 /// already removed) into `batches` contiguous batches of equal size (the remainder at the
 /// start is dropped) and returns the t interval of the batch means. The interval is too
@@ -52,6 +59,10 @@ struct stopping_rule {
   std::size_t min_replications = 5;
   std::size_t max_replications = 200;
   double level = 0.95;
+  /// When > 0, the replications are draws of uncertain inputs whose spread is the answer
+  /// (prediction_interval): the run also stops, converged, once this many are in, since the
+  /// spread, unlike the mean's half-width, does not shrink with more replications.
+  std::size_t spread_replications = 0;
 };
 
 /// Result of replicate(): the primary metric per replication and whether the rule was met.

@@ -134,6 +134,79 @@ TEST(WhatifCliTest, ComparesMechanismsAlongASweep) {
   EXPECT_NEAR(rate(3), rate(2), 1e-9 * rate(2));  // epoll does not
 }
 
+// A server given C CPUs runs C threads unless --threads says otherwise: under a load that
+// saturates one CPU, sweeping cpus doubles the throughput; with --threads 1 the second CPU
+// idles and the throughput stays.
+TEST(WhatifCliTest, ThreadsFollowASweptCpuCountUnlessGiven) {
+  const std::string base =
+      "whatif --mechanisms epoll --sweep cpus=1,2 --active 50 --duration 0.2 --format json"
+      " --costs " +
+      write_costs();
+  const auto follow = run_pollscale(base);
+  ASSERT_EQ(follow.rc, 0) << follow.err;
+  const auto j = nlohmann::json::parse(follow.out);
+  auto rate = [](const nlohmann::json& doc, std::size_t i) {
+    return doc["rows"][i]["throughput"]["mean"].get<double>();
+  };
+  EXPECT_GT(rate(j, 1), 1.8 * rate(j, 0));
+  const auto one = run_pollscale(base + " --threads 1");
+  ASSERT_EQ(one.rc, 0) << one.err;
+  const auto k = nlohmann::json::parse(one.out);
+  EXPECT_NEAR(rate(k, 1), rate(k, 0), 0.05 * rate(k, 0));
+  EXPECT_NEAR(k["rows"][1]["cpu_utilisation"]["mean"].get<double>(), 0.5, 0.05);
+}
+
+// With a model each replication runs on its own draw of the model's costs: the interval is
+// where one run's answer lies (wide as the model's intervals), labelled so, over at least
+// 20 draws; --model-uncertainty fixed runs every replication on the predictions, whose
+// interval is the simulation's noise alone. A bad mode is one line naming the flag.
+TEST(SimulateCliTest, AModelsUncertaintyIsDrawnIntoEveryReplication) {
+  const std::string model =
+      (std::filesystem::temp_directory_path() / ("pollscale_draw_model_" + std::to_string(::getpid()) + ".json"))
+          .string();
+  ASSERT_EQ(run_pollscale("fit " + std::string(POLLSCALE_SOURCE_DIR) + "/tests/model/data/synthetic -o " + model).rc,
+            0);
+  const std::string args = "simulate " + model +
+                           " --mechanism poll --fd-kind pipe --handler-ns 2000 --idle 2000 --active 10"
+                           " --duration 0.1 --format json";
+  const auto drawn = run_pollscale(args);
+  ASSERT_EQ(drawn.rc, 0) << drawn.err;
+  const auto d = nlohmann::json::parse(drawn.out);
+  EXPECT_EQ(d["intervals"], "replication");
+  EXPECT_EQ(d["costs"]["model_uncertainty"], "draw");
+  EXPECT_GE(d["replications"].get<int>(), 20);
+  const auto fixed = run_pollscale(args + " --model-uncertainty fixed");
+  ASSERT_EQ(fixed.rc, 0) << fixed.err;
+  const auto f = nlohmann::json::parse(fixed.out);
+  EXPECT_EQ(f["intervals"], "mean");
+  EXPECT_EQ(f["costs"]["model_uncertainty"], "fixed");
+  auto width = [](const nlohmann::json& doc) {
+    return doc["throughput"]["ci95_hi"].get<double>() / doc["throughput"]["ci95_lo"].get<double>();
+  };
+  EXPECT_GT(width(d), 1.05);  // the poll cell's interval at 2000 fds: several percent
+  EXPECT_GT(width(d), 5 * (width(f) - 1) + 1);
+  EXPECT_EQ(run_pollscale(args).out, drawn.out);  // same seed, same draws, same bytes
+  EXPECT_FALSE(d.contains("model_bounds"));       // the envelope is for fixed costs
+  EXPECT_TRUE(f.contains("model_bounds"));
+  // capacity: the targets judged on where one run lies, so no more load than on fixed costs.
+  const std::string cap = "capacity " + model +
+                          " --mechanism poll --fd-kind pipe --handler-ns 20000 --vary idle --hi 100000"
+                          " --max-p99 0.002 --active 10 --think exp:0.001 --duration 0.1 --format json";
+  const auto cd = run_pollscale(cap), cf = run_pollscale(cap + " --model-uncertainty fixed");
+  ASSERT_EQ(cd.rc, 0) << cd.err;
+  ASSERT_EQ(cf.rc, 0) << cf.err;
+  const auto cdj = nlohmann::json::parse(cd.out), cfj = nlohmann::json::parse(cf.out);
+  EXPECT_EQ(cdj["model_uncertainty"], "draw");
+  EXPECT_FALSE(cdj.contains("capacity_bracket"));
+  EXPECT_TRUE(cfj.contains("capacity_bracket"));
+  EXPECT_LE(cdj["capacity"].get<double>(), cfj["capacity"].get<double>());
+  const auto bad = run_pollscale(args + " --model-uncertainty maybe");
+  EXPECT_EQ(bad.rc, 2);
+  EXPECT_EQ(lines(bad.err), 1) << bad.err;
+  EXPECT_NE(bad.err.find("--model-uncertainty"), std::string::npos) << bad.err;
+  std::remove(model.c_str());
+}
+
 TEST(WhatifCliTest, BadInputIsOneLineAndExitTwo) {
   const std::vector<std::string> cases = {"whatif --sweep idle=1,x --costs " + write_costs(),
                                           "whatif --sweep bogus=1 --costs " + write_costs(),
@@ -148,7 +221,7 @@ TEST(WhatifCliTest, BadInputIsOneLineAndExitTwo) {
   }
 }
 
-// With a model, the search runs again with every model cost at each end of its 95%
+// With a model and fixed costs, the search runs again with every model cost at each end of its 95%
 // prediction interval: the capacity the model's uncertainty allows, dear end first, and a
 // note when the model answered past the n it measured.
 TEST(CapacityCliTest, AModelsIntervalsBracketTheCapacity) {
@@ -159,7 +232,7 @@ TEST(CapacityCliTest, AModelsIntervalsBracketTheCapacity) {
             0);
   const std::string args = "capacity --model " + model +
                            " --mechanism poll --fd-kind pipe --handler-ns 20000 --vary idle --hi 100000 --max-p99 0.002"
-                           " --active 10 --think exp:0.001 --duration 0.2";
+                           " --active 10 --think exp:0.001 --duration 0.2 --model-uncertainty fixed";
   const auto r = run_pollscale(args + " --format json");
   ASSERT_EQ(r.rc, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
@@ -174,8 +247,8 @@ TEST(CapacityCliTest, AModelsIntervalsBracketTheCapacity) {
   std::remove(model.c_str());
 }
 
-// simulate with a model: the same run at both ends of the model's intervals, beside the
-// replications' own interval (which cannot see the model's uncertainty).
+// simulate with a model and fixed costs: the same run at both ends of the model's intervals,
+// beside the replications' own interval (which cannot see the model's uncertainty).
 TEST(SimulateCliTest, AModelsIntervalsBoundTheAnswer) {
   const std::string model =
       (std::filesystem::temp_directory_path() / ("pollscale_sim_model_" + std::to_string(::getpid()) + ".json"))
@@ -184,7 +257,7 @@ TEST(SimulateCliTest, AModelsIntervalsBoundTheAnswer) {
             0);
   const std::string args = "simulate --model " + model +
                            " --mechanism poll --fd-kind pipe --handler-ns 20000 --idle 50000 --active 10"
-                           " --think exp:0.001 --duration 0.2";
+                           " --think exp:0.001 --duration 0.2 --model-uncertainty fixed";
   const auto r = run_pollscale(args + " --format json");
   ASSERT_EQ(r.rc, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);

@@ -55,6 +55,9 @@ def documents(pollscale, tmp):
     out.append(("scale (several)", json.loads(run(pollscale, "scale", scaling, scaling, "--format", "json"))))
     out.append(("compare", json.loads(run(pollscale, "compare", cal_a, cal_b, "--points", "all", "--format", "json"))))
     out.append(("simulate", json.loads(run(pollscale, "simulate", "--mechanism", "poll", *COSTS, "--format", "json"))))
+    out.append(("simulate (model, costs drawn)", json.loads(run(pollscale, "simulate", model, "--mechanism", "poll",
+                                                                "--fd-kind", "pipe", "--handler-ns", "2000",
+                                                                "--duration", "0.05", "--format", "json"))))
     out.append(("whatif", json.loads(run(pollscale, "whatif", "--mechanisms", "poll", "--sweep", "idle=0,100",
                                          *COSTS, "--format", "json"))))
     out.append(("capacity", json.loads(run(pollscale, "capacity", "--mechanism", "poll", "--vary", "idle", "--hi", "1000",

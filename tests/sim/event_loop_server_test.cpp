@@ -2,10 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <vector>
 
 #include "sim/analytic.hpp"
 #include "sim/core/output_analysis.hpp"
+#include "sim/core/random.hpp"
+#include "sim/server_experiment.hpp"
 
 namespace pollscale::sim {
 namespace {
@@ -227,6 +230,40 @@ TEST(EventLoopServerValidationTest, ClosedClientsMatchTheMachineRepairmanModel) 
   const analytic::queue_metrics exact = analytic::machine_repairman(8, 4e-3, 5e-4, 1);
   EXPECT_TRUE(t_interval(means).contains(exact.mean_response_s)) << t_interval(means).mean;
   EXPECT_TRUE(t_interval(rates).contains(exact.throughput)) << t_interval(rates).mean;
+}
+
+// Each replication on its own cost draw: a handler cost log-normal with sd 0.2 on one
+// saturated thread moves the throughput by the same factor, so the answer's interval spans
+// about exp(±1.96 · 0.2) around it — where a fixed-cost run's interval is the simulation's
+// noise alone, orders of magnitude narrower. Same seed, same draws.
+TEST(EventLoopServerTest, DrawnCostsWidenTheIntervalToTheAnswersSpread) {
+  const workload w = closed_clients(4, 0);
+  run_options o = run_for(0.05, 0.005);
+  o.seed = 3;
+  stopping_rule rule{0.03, 5, 40, 0.95};
+  rule.spread_replications = 20;
+  const cost_draw draw = [](std::uint64_t seed) {
+    rng g(seed);
+    const double z = std::sqrt(-2 * std::log(uniform01_open_closed(g))) * std::cos(6.283185307179586 * uniform01(g));
+    return integer_costs(1e-6, 1e-6, 100e-6 * std::exp(0.2 * z), 0, 0);
+  };
+  const experiment_result drawn = run_server_experiment(default_server_config("epoll"), w, draw, o, rule);
+  EXPECT_TRUE(drawn.costs_drawn);
+  EXPECT_TRUE(drawn.converged);
+  EXPECT_EQ(drawn.replications, 20U);
+  const double spread = drawn.throughput.ci95_hi / drawn.throughput.ci95_lo;  // exp(2 · 1.96 · 0.2) = 2.19
+  EXPECT_GT(spread, 1.6);
+  EXPECT_LT(spread, 3.2);
+  EXPECT_GT(drawn.throughput.ci95_lo, 0);
+  EXPECT_EQ(to_json(drawn, false)["intervals"], "replication");
+  const experiment_result again = run_server_experiment(default_server_config("epoll"), w, draw, o, rule);
+  EXPECT_EQ(to_json(drawn, false).dump(), to_json(again, false).dump());
+
+  const experiment_result fixed =
+      run_server_experiment(default_server_config("epoll"), w, integer_costs(1e-6, 1e-6, 100e-6, 0, 0), o, rule);
+  EXPECT_FALSE(fixed.costs_drawn);
+  EXPECT_LT(fixed.throughput.ci95_hi / fixed.throughput.ci95_lo, 1.01);
+  EXPECT_EQ(to_json(fixed, false)["intervals"], "mean");
 }
 
 TEST(EventLoopServerValidationTest, OpenPoissonRequestsMatchMM1) {

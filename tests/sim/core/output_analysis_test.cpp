@@ -105,6 +105,44 @@ TEST(OutputAnalysisTest, AStoppedReplicationEndsTheRunWithTheCompletedOnes) {
   EXPECT_THROW(replicate(rule, [](std::size_t) -> double { throw stopped(); }), stopped);
 }
 
+TEST(OutputAnalysisTest, PredictionIntervalIsWiderByTheRootOfOnePlusN) {
+  // 1..5: s = sqrt(2.5); one more value lies within 3 +- t_{4, 0.975} * s * sqrt(1 + 1/5).
+  const std::vector<double> v = {1, 2, 3, 4, 5};
+  const interval p = prediction_interval(v);
+  EXPECT_DOUBLE_EQ(p.mean, 3);
+  EXPECT_NEAR(p.half_width, 2.7764451051977987 * std::sqrt(2.5 * 1.2), 1e-12);
+  EXPECT_NEAR(p.half_width, t_interval(v).half_width * std::sqrt(6.0), 1e-12);
+  EXPECT_TRUE(std::isinf(prediction_interval(std::vector<double>{7}).half_width));
+}
+
+// What the interval promises: a fresh value from the same law falls inside 95% of the time
+// (normal values, 20 per interval as a drawn simulation has, 4000 intervals).
+TEST(OutputAnalysisTest, PredictionIntervalHoldsTheNextValueNinetyFivePercentOfTheTime) {
+  rng g(17);
+  auto normal = [&] {
+    return std::sqrt(-2 * std::log(uniform01_open_closed(g))) * std::cos(6.283185307179586 * uniform01(g));
+  };
+  int inside = 0;
+  const int trials = 4000;
+  for (int t = 0; t < trials; ++t) {
+    std::vector<double> v(20);
+    for (double& x : v) x = 10 + normal();
+    inside += prediction_interval(v).contains(10 + normal()) ? 1 : 0;
+  }
+  EXPECT_NEAR(static_cast<double>(inside) / trials, 0.95, 0.012);
+}
+
+// Draws of uncertain inputs: their spread does not shrink, so the run stops at the count the
+// rule names, converged, however wide the values scatter.
+TEST(OutputAnalysisTest, ReplicateStopsAtTheSpreadCountForDraws) {
+  rng g(8);
+  stopping_rule rule{0.03, 5, 100, 0.95};
+  rule.spread_replications = 20;
+  const replication_run run = replicate(rule, [&](std::size_t) { return 10 * uniform01(g); });
+  EXPECT_TRUE(run.converged);
+  EXPECT_EQ(run.values.size(), 20U);
+}
+
 TEST(OutputAnalysisTest, ReplicateRejectsABadRule) {
   auto one = [](std::size_t) { return 1.0; };
   EXPECT_THROW(replicate({0.03, 1, 10, 0.95}, one), std::invalid_argument);

@@ -1,0 +1,90 @@
+// The simulator's costs drawn from a fitted model's intervals (studies/model_costs.hpp):
+// each cell's draw lands at one point of its interval, its 2.5% and 97.5% points at the
+// interval's ends, the same seed gives the same costs, and cells draw independently.
+
+#include "studies/model_costs.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <memory>
+#include <vector>
+
+#include "model/fit.hpp"
+#include "model/observations.hpp"
+#include "model/prediction.hpp"
+
+namespace pollscale::studies {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(ModelCostsTest, AnIntervalsEndsAreItsDrawsTwoAndAHalfPercentPoints) {
+  constexpr double z975 = 1.959963984540054;
+  EXPECT_DOUBLE_EQ(drawn_from_interval(100, 80, 150, 0), 100);
+  EXPECT_NEAR(drawn_from_interval(100, 80, 150, z975), 150, 1e-9);
+  EXPECT_NEAR(drawn_from_interval(100, 80, 150, -z975), 80, 1e-9);
+  // A lower end clamped at 0 says nothing about the spread below: the upper side's is used.
+  EXPECT_NEAR(drawn_from_interval(100, 0, 150, -z975), 100 * 100 / 150.0, 1e-9);
+  EXPECT_GT(drawn_from_interval(100, 0, 150, -10), 0);  // never a negative cost
+}
+
+TEST(ModelCostsTest, CellDrawsAreStandardNormalAndIndependentBetweenCells) {
+  const int draws = 20000;
+  double sum = 0, sum2 = 0, cross = 0;
+  for (int i = 0; i < draws; ++i) {
+    const double a = cell_draw_z(static_cast<std::uint64_t>(i), "find_active/poll/-/pipe time_per_call");
+    const double b = cell_draw_z(static_cast<std::uint64_t>(i), "handler/-/tcp time_per_op");
+    sum += a;
+    sum2 += a * a;
+    cross += a * b;
+  }
+  EXPECT_NEAR(sum / draws, 0, 0.03);                    // se 0.007
+  EXPECT_NEAR(sum2 / draws, 1, 0.05);                   // se 0.01
+  EXPECT_NEAR(cross / draws, 0, 0.03);                  // independent cells: no correlation
+  EXPECT_EQ(cell_draw_z(7, "x"), cell_draw_z(7, "x"));  // same seed, same draw
+  EXPECT_NE(cell_draw_z(7, "x"), cell_draw_z(8, "x"));
+}
+
+// On a model fitted to the synthetic fixture: the drawn wait-call cost at n = 500 spreads
+// over the model's 95% prediction interval there (its 2.5% and 97.5% points within a few
+// percent of the interval's ends over 2000 draws), one draw moves the cell's whole curve
+// (the same quantile at every n), and a draw is reproducible from its seed.
+TEST(ModelCostsTest, DrawnCostsSpanTheModelsPredictionInterval) {
+  const auto data = model::load_observations(fs::path(POLLSCALE_SOURCE_DIR) / "tests/model/data/synthetic");
+  const auto models = std::make_shared<const model::model_set>(model::fit_models(data));
+  datasets::key k;
+  k.scenario = "find_active";
+  k.mechanism = "poll";
+  k.fd_kind = "pipe";
+  k.metric = "time_per_call";
+  k.blocking = 0;
+  k.n_fds = 500;
+  k.n_active = 1;
+  const model::prediction p = model::to_si(model::predict(*models, k));
+  ASSERT_TRUE(p.has_interval);
+  const sim::wait_query at500{500, 1, false}, at50{50, 1, false};
+  auto cost_of = [&](std::uint64_t seed) {
+    return costs_from_model(models, {"poll", "pipe", "", cost_bound::drawn, seed}, std::make_shared<cost_provenance>());
+  };
+  std::vector<double> drawn;
+  for (std::uint64_t seed = 0; seed < 2000; ++seed) drawn.push_back(cost_of(seed).wait_call_s(at500));
+  std::sort(drawn.begin(), drawn.end());
+  EXPECT_NEAR(drawn[50] / p.lo, 1, 0.05) << p.lo;
+  EXPECT_NEAR(drawn[1949] / p.hi, 1, 0.05) << p.hi;
+  EXPECT_NEAR(drawn[1000] / p.value, 1, 0.03);
+
+  const sim::cost_model one = cost_of(11), again = cost_of(11), other = cost_of(12);
+  EXPECT_EQ(one.wait_call_s(at500), again.wait_call_s(at500));
+  EXPECT_NE(one.wait_call_s(at500), other.wait_call_s(at500));
+  // The same cell at another n: above its prediction there exactly when above it at 500.
+  const double pred50 =
+      costs_from_model(models, {"poll", "pipe", "", cost_bound::predicted, 0}, std::make_shared<cost_provenance>())
+          .wait_call_s(at50);
+  EXPECT_EQ(one.wait_call_s(at500) > p.value, one.wait_call_s(at50) > pred50);
+}
+
+}  // namespace
+}  // namespace pollscale::studies
