@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <numbers>
 
 #include "datasets/csv_table.hpp"
 #include "datasets/vocabulary.hpp"
@@ -327,6 +328,32 @@ void fill_statistics(cell_model& m, const scored& s, const cell_points& p, std::
   }
 }
 
+// A cell measured at a single point (the quick profile's handler, one n per fd kind) has no
+// residuals: its form passes through the point. What a new measurement there would read is
+// still known — from the point's own visits, each a fresh set-up at another moment
+// (docs/calibrate.md). Their log spread s over R visits gives the median's relative standard
+// error se = √(π/2)·s/√R (as datasets::summarise_visits has it); a new median from as many
+// visits differs from this one by √2·se, so the coefficient carries se and a new point
+// scatters by se around it, with t on R − 1 degrees of freedom. Without visits (a historical
+// row, one visit) the cell stays without an interval.
+void interval_from_visits(cell_model& m, const cell_points& p, std::string& method) {
+  if (p.value.size() != 1 || m.covariance.rows() != 1 || m.stats.df != 0) return;
+  const auto& visits = p.rows.front()->visit_medians;
+  if (visits.size() < 2 || !std::all_of(visits.begin(), visits.end(), [](double v) { return v > 0; })) return;
+  const double r = static_cast<double>(visits.size());
+  double mean = 0, ss = 0;
+  for (double v : visits) mean += std::log(v) / r;
+  for (double v : visits) ss += (std::log(v) - mean) * (std::log(v) - mean);
+  const double se = std::sqrt(std::numbers::pi / 2) * std::sqrt(ss / (r - 1)) / std::sqrt(r);
+  if (!(se > 0) || !std::isfinite(se)) return;
+  m.stats.df = visits.size() - 1;
+  m.t95 = t975(r - 1);
+  m.stats.sigma_rel = se;
+  const double coef = p.y(0);  // the response: the value, or its reciprocal for a rate
+  m.covariance(0, 0) = (se * coef) * (se * coef);
+  method += "; one point: the interval from its " + std::to_string(visits.size()) + " visits' spread";
+}
+
 }  // namespace
 
 Eigen::VectorXd problem_row(const form& f, const point& x) {
@@ -379,12 +406,14 @@ cell_model fit_cell(const cell_id& id, const std::vector<const observation*>& ro
   const std::string unit = reciprocal ? id.k.unit.substr(2) : id.k.unit;
   m.formula = best.f.formula(reciprocal ? "1/X" : "T");
   fill_statistics(m, best, pts, method, o);
+  interval_from_visits(m, pts, m.stats.method);
   m.terms = make_terms(best, unit, m.t95);
   m.dom = domain_of(pts);
   for (std::size_t i = 0; i < cands.size(); ++i)
     m.rivals.push_back(
         {cands[i].f.name(), cands[i].f.terms.size(), cands[i].loo_mape, i == pick ? "chosen" : cands[i].note});
-  if (o.bootstrap_replicates > 0) add_bootstrap(m, best.f, pts, best.loo, o);
+  // One point has no residuals to resample: its interval is the visits' (above) or none.
+  if (o.bootstrap_replicates > 0 && pts.value.size() > 1) add_bootstrap(m, best.f, pts, best.loo, o);
   return m;
 }
 

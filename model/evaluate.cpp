@@ -108,6 +108,12 @@ point_prediction evaluate(const cell_model& m, const point& x) {
                                       : "the fit gives no estimate of the spread around it";
     return out;
   }
+  // One measured point (an interval from its visits, cell_fit.cpp) says nothing about how
+  // the cost moves away from it.
+  if (m.stats.n_points == 1 && out.extrapolated) {
+    out.no_interval = "one point measured: its visits give an interval there, not away from it";
+    return out;
+  }
   if (const double support = interval_support(m); out.extrapolation_factor > support * (1 + tol)) {
     out.no_interval = "extrapolated " + short_ratio(out.extrapolation_factor) + "x past the largest measured n, " +
                       "further than the data spans (" + short_ratio(support) + "x)";

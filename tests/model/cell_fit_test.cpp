@@ -234,6 +234,36 @@ TEST(CellFitTest, BootstrapResamplesVisitsWhenThePointsHaveThem) {
       << "]";
 }
 
+// A cell measured at one point has no residuals, but its visits say what measuring again
+// would read: the median's relative standard error se = √(π/2)·s/√R from the visits' log
+// spread s, a new point within ±t(R−1)·√2·se. Without visits there is no interval.
+TEST(CellFitTest, OnePointCellsTakeTheirIntervalFromTheirVisits) {
+  observation_set s;
+  std::mt19937_64 rng(10);
+  add_points(
+      s, cell_key("", "time_per_op", "ns", "handler"), {1}, {1}, [](double, double) { return 8000; }, 0, rng);
+  const point at{1, 1, 0, 0};
+  const auto bare = evaluate(only(fit_models(s)), at);
+  EXPECT_FALSE(bare.has_interval);
+  EXPECT_NE(bare.no_interval.find("too few points"), std::string::npos) << bare.no_interval;
+
+  s.rows.front().visit_medians = {7600, 8000, 8800};
+  const auto m = only(fit_models(s));
+  const auto p = evaluate(m, at);
+  ASSERT_TRUE(p.has_interval) << p.no_interval;
+  EXPECT_EQ(m.stats.df, 2u);
+  EXPECT_NE(m.stats.method.find("3 visits"), std::string::npos) << m.stats.method;
+  const double l0 = std::log(7600), l1 = std::log(8000), l2 = std::log(8800), mean = (l0 + l1 + l2) / 3;
+  const double sd = std::sqrt(((l0 - mean) * (l0 - mean) + (l1 - mean) * (l1 - mean) + (l2 - mean) * (l2 - mean)) / 2);
+  const double se = std::sqrt(std::acos(-1.0) / 2) * sd / std::sqrt(3.0);
+  EXPECT_NEAR(p.value, 8000, 1e-6);
+  EXPECT_NEAR((p.hi - p.value) / p.value, 4.302652729911275 * std::sqrt(2.0) * se, 1e-6);
+  EXPECT_NEAR(p.value - p.lo, p.hi - p.value, 1e-6);
+  const auto away = evaluate(m, point{100, 1, 0, 0});  // nothing says how it moves with n
+  EXPECT_FALSE(away.has_interval);
+  EXPECT_NE(away.no_interval.find("one point"), std::string::npos) << away.no_interval;
+}
+
 TEST(CellFitTest, TooFewPointsForTheFormIsAnErrorNamingTheCell) {
   observation_set s;
   std::mt19937_64 rng(8);
