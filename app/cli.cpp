@@ -1,6 +1,7 @@
 #include "app/cli.hpp"
 
 #include <iostream>
+#include <sstream>
 
 namespace po = boost::program_options;
 
@@ -32,6 +33,17 @@ bool parse_command_line(const std::vector<std::string>& args, const po::options_
     throw usage_error(e.what());
   }
   return true;
+}
+
+std::vector<std::string> split_list(const std::string& text, const char* flag) {
+  std::vector<std::string> out;
+  if (text.empty()) return out;
+  std::stringstream ss(text + ",");  // the sentinel makes a trailing comma an empty item
+  for (std::string item; std::getline(ss, item, ',');) {
+    if (item.empty()) throw usage_error(std::string("--") + flag + ": an empty item in '" + text + "'");
+    out.push_back(item);
+  }
+  return out;
 }
 
 }  // namespace pollscale::app

@@ -51,4 +51,8 @@ bool parse_command_line(const std::vector<std::string>& args, const boost::progr
                         boost::program_options::variables_map& vm, std::string_view usage,
                         const boost::program_options::options_description& hidden = {});
 
+/// A comma list of a flag's values ("" gives none). An empty item ("10,,20", "poll,") is a
+/// usage_error naming --flag rather than dropped: it is most often a value the user meant.
+std::vector<std::string> split_list(const std::string& text, const char* flag);
+
 }  // namespace pollscale::app

@@ -27,19 +27,6 @@ namespace {
 
 constexpr std::size_t reserved_fds = 32;  // stdio, dataset files, the keeper's socket...
 
-// A comma list of a flag's values; an empty item ("10,,20", "poll,") is refused rather than
-// dropped, since it is most often a value the user meant to type.
-std::vector<std::string> split_list(const std::string& text, const char* flag) {
-  std::vector<std::string> out;
-  if (text.empty()) return out;
-  std::stringstream ss(text + ",");  // the sentinel makes a trailing comma an empty item
-  for (std::string item; std::getline(ss, item, ',');) {
-    if (item.empty()) throw usage_error(std::string("--") + flag + ": an empty item in '" + text + "'");
-    out.push_back(item);
-  }
-  return out;
-}
-
 std::vector<calibrate::flavour> parse_mechanisms(const std::string& text) {
   std::vector<calibrate::flavour> out;
   const auto items = split_list(text, "mechanisms");

@@ -33,7 +33,8 @@ po::options_description capacity_options() {
   // clang-format off
   o.add_options()
       ("help,h", "show this help")
-      ("mechanism", arg<std::string>("MECH")->required(), "select, pselect, poll, ppoll, epoll, rtsig, io_uring")
+      ("mechanism", arg<std::string>("MECH"), "select, pselect, poll, ppoll, epoll, rtsig, io_uring")
+      ("mechanisms", arg<std::string>("LIST"), "several, comma-separated: a capacity for each and a recommendation (instead of --mechanism)")
       ("vary", arg<std::string>("WHAT")->required(), "idle, active or rate (poisson/on_off arrivals)")
       ("lo", arg<double>("X"), "smallest value searched (default: idle 0, active 1, rate 1)")
       ("hi", arg<double>("X")->required(), "largest value searched")
@@ -280,6 +281,176 @@ std::string extrapolation_text(const cost_provenance& prov) {
          ", widen there";
 }
 
+// One mechanism's search: its inputs, where its costs came from, the result and, on fixed
+// costs with a model, the envelope.
+struct mechanism_capacity {
+  std::string mechanism;
+  sim_setup base;
+  std::shared_ptr<cost_provenance> prov = std::make_shared<cost_provenance>();
+  search_result result;
+  std::optional<model_bracket> bracket;
+};
+
+mechanism_capacity search_one(const po::variables_map& vm, const search& q, const std::string& mechanism) {
+  mechanism_capacity c;
+  c.mechanism = mechanism;
+  c.base = sim_setup_from(vm, mechanism);
+  sim_setup probe = c.base;  // both ends of the bracket must be acceptable before any run
+  set_quantity(probe, q.vary, q.lo, "lo");
+  set_quantity(probe, q.vary, q.hi, "hi");
+  const sim_costs costs = sim_costs_for(vm, mechanism, c.prov);
+  c.result = bisect(q, c.base, costs);
+  warn_undrawn("capacity: " + mechanism + ": ", *c.prov);
+  // Drawn costs put the model's uncertainty into every evaluation's interval already; the
+  // envelope is the view of it that runs on fixed costs have.
+  if (!c.result.interrupted && !costs.draw) c.bracket = bracket_by_model(q, c.base, vm, mechanism);
+  return c;
+}
+
+nlohmann::json capacity_json(const search& q, const mechanism_capacity& c) {
+  auto j = search_json(q, c.result, c.base, *c.prov);
+  if (c.bracket)
+    j["capacity_bracket"] = {{"dear", optional_json(c.bracket->dear.capacity)},
+                             {"cheap", optional_json(c.bracket->cheap.capacity)},
+                             {"method", "every model cost at the same end of its 95% prediction interval"}};
+  j["model_max_extrapolation"] = c.prov->max_extrapolation;
+  j["model_uncertainty"] = c.prov->drawn ? "draw" : "fixed";
+  return j;
+}
+
+// The lines after a mechanism's table: its capacity, what bound it, its envelope or draws.
+void print_capacity_lines(const search& q, const mechanism_capacity& c, const std::string& label) {
+  std::cout << label << capacity_text(c.result) << "\n";
+  if (const auto b = binding_text(q, c.result); !b.empty()) std::cout << label << b << "\n";
+  if (c.bracket) std::cout << label << bracket_text(*c.bracket) << "\n";
+  if (const auto e = extrapolation_text(*c.prov); !e.empty()) std::cout << label << "note: " << e << "\n";
+}
+
+constexpr const char* drawn_note =
+    "capacity: each evaluation ran every replication on its own draw of the model's costs, so the targets hold for "
+    "the upper end of where one run's answer lies (97.5% of runs, as far as the model knows)\n";
+
+// Which mechanism to use: the largest capacity, and by how much it leads the next (its
+// margin; a capacity at the search limit is a lower bound, and so is the margin then).
+// Null when no mechanism meets the targets at all.
+struct recommendation {
+  const mechanism_capacity* best = nullptr;
+  const mechanism_capacity* next = nullptr;  ///< the runner-up with a capacity, if any
+  double margin = 0;                         ///< best / next capacity; 0 without a runner-up
+  bool within_tolerance = false;             ///< the two differ by less than the search resolves
+};
+
+recommendation recommend(const search& q, const std::vector<mechanism_capacity>& all) {
+  recommendation r;
+  for (const auto& c : all) {
+    if (!c.result.capacity) continue;
+    if (!r.best || *c.result.capacity > *r.best->result.capacity) {
+      r.next = r.best;
+      r.best = &c;
+    } else if (!r.next || *c.result.capacity > *r.next->result.capacity) {
+      r.next = &c;
+    }
+  }
+  if (r.best && r.next && *r.next->result.capacity > 0) {
+    r.margin = *r.best->result.capacity / *r.next->result.capacity;
+    r.within_tolerance = r.margin - 1 <= q.tolerance;
+  }
+  return r;
+}
+
+std::string recommendation_text(const search& q, const recommendation& r) {
+  if (!r.best) return "no mechanism meets the targets even at " + quantity_text(q.lo);
+  const std::string at_least = r.best->result.at_hi ? "at least " : "";
+  std::string text = "recommend " + r.best->mechanism + ": " + at_least + quantity_text(*r.best->result.capacity) +
+                     " " + q.vary + (r.best->result.at_hi ? " (the search limit)" : "");
+  if (!r.next) return text + "; no other mechanism meets the targets";
+  if (r.within_tolerance)
+    return "no clear choice: " + r.best->mechanism + " and " + r.next->mechanism +
+           " reach the same capacity within the search's --tolerance (" + quantity_text(*r.best->result.capacity) +
+           " and " + quantity_text(*r.next->result.capacity) + ")";
+  return text + ", " + at_least + format_number(r.margin, 3) + "x " + r.next->mechanism + "'s " +
+         quantity_text(*r.next->result.capacity);
+}
+
+nlohmann::json recommendation_json(const recommendation& r) {
+  if (!r.best) return nullptr;
+  return {{"mechanism", r.best->mechanism},
+          {"capacity", optional_json(r.best->result.capacity)},
+          {"at_search_limit", r.best->result.at_hi},
+          {"runner_up", r.next ? nlohmann::json(r.next->mechanism) : nlohmann::json(nullptr)},
+          {"margin", r.next ? nlohmann::json(r.margin) : nlohmann::json(nullptr)},
+          {"within_tolerance", r.within_tolerance}};
+}
+
+text_table summary_table(const search& q, const std::vector<mechanism_capacity>& all, bool csv) {
+  text_table t{{"mechanism", "capacity", "at_search_limit", "missed_at", "missed", "cpu_utilisation_there"},
+               {},
+               {false, true, false, true, false, true}};
+  for (const auto& c : all) {
+    const evaluation* miss = first_miss(c.result);
+    std::string missed;
+    if (miss)
+      for (const auto& m : q.goal.missed(miss->result)) missed += (missed.empty() ? "" : "+") + m;
+    t.rows.push_back({c.mechanism, c.result.capacity ? quantity_text(*c.result.capacity) : "none",
+                      c.result.at_hi ? "yes" : "no", miss ? quantity_text(miss->value) : "", missed,
+                      miss ? number_cell(miss->result.cpu_utilisation.mean, 3, csv) : ""});
+  }
+  return t;
+}
+
+std::vector<std::string> mechanisms_of(const po::variables_map& vm) {
+  if (vm.count("mechanism") && vm.count("mechanisms"))
+    throw usage_error("--mechanisms: give it or --mechanism, not both");
+  if (vm.count("mechanism")) return {vm["mechanism"].as<std::string>()};
+  if (!vm.count("mechanisms")) throw usage_error("--mechanism: give a mechanism (or --mechanisms LIST)");
+  const auto list = split_list(vm["mechanisms"].as<std::string>(), "mechanisms");
+  if (list.empty()) throw usage_error("--mechanisms: give at least one mechanism");
+  for (std::size_t i = 0; i < list.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (list[i] == list[j]) throw usage_error("--mechanisms: '" + list[i] + "' is listed twice");
+  return list;
+}
+
+int print_one(const search& q, const mechanism_capacity& c, output_format format) {
+  const search_result& r = c.result;
+  if (format == output_format::json) {
+    std::cout << stamped(output_kind::capacity, capacity_json(q, c)).dump(2) << "\n";
+  } else if (format == output_format::csv) {
+    write_csv(std::cout, search_table(q, r, true));
+  } else {
+    write_table(std::cout, search_table(q, r, false));
+    std::cout << "\n";
+    print_capacity_lines(q, c, "capacity: ");
+    if (c.prov->drawn) std::cout << drawn_note;
+  }
+  if (r.interrupted) std::cerr << "capacity: interrupted: " << capacity_text(r) << "\n";
+  return r.interrupted ? exit_interrupted : exit_ok;
+}
+
+int print_several(const search& q, const std::vector<mechanism_capacity>& all, output_format format) {
+  const bool interrupted = all.back().result.interrupted;
+  const recommendation rec = recommend(q, all);
+  if (format == output_format::json) {
+    nlohmann::json j = {{"vary", q.vary}, {"mechanisms", nlohmann::json::array()}};
+    for (const auto& c : all) j["mechanisms"].push_back(capacity_json(q, c));
+    j["recommendation"] = interrupted ? nlohmann::json(nullptr) : recommendation_json(rec);
+    if (interrupted) j["interrupted"] = true;
+    std::cout << stamped(output_kind::capacity_by_mechanism, std::move(j)).dump(2) << "\n";
+  } else if (format == output_format::csv) {
+    write_csv(std::cout, summary_table(q, all, true));
+  } else {
+    write_table(std::cout, summary_table(q, all, false));
+    std::cout << "\n";
+    for (const auto& c : all) print_capacity_lines(q, c, "capacity: " + c.mechanism + ": ");
+    if (std::any_of(all.begin(), all.end(), [](const auto& c) { return c.prov->drawn; })) std::cout << drawn_note;
+    if (!interrupted) std::cout << "capacity: " << recommendation_text(q, rec) << "\n";
+  }
+  if (interrupted)
+    std::cerr << "capacity: interrupted during " << all.back().mechanism << ": no recommendation; " << all.size() - 1
+              << " mechanism(s) searched in full\n";
+  return interrupted ? exit_interrupted : exit_ok;
+}
+
 }  // namespace
 
 int cmd_capacity(const args_t& args) {
@@ -288,47 +459,22 @@ int cmd_capacity(const args_t& args) {
   pos.add("model", 1);
   po::variables_map vm;
   if (!parse_command_line(args, opts, pos, vm,
-                          "usage: pollscale capacity [MODEL] --mechanism M --vary idle|active|rate --hi X\n"
+                          "usage: pollscale capacity [MODEL] (--mechanism M | --mechanisms poll,epoll,...)\n"
+                          "       --vary idle|active|rate --hi X\n"
                           "       (--max-p99 S | --max-mean-latency S | --max-cpu U) [simulate's options]"))
     return exit_ok;
   const output_format format = parse_format(vm["format"].as<std::string>());
-  const std::string mechanism = vm["mechanism"].as<std::string>();
+  const std::vector<std::string> mechanisms = mechanisms_of(vm);
   const search q = parse_search(vm);
-  const sim_setup base = sim_setup_from(vm, mechanism);
-  sim_setup probe = base;  // both ends of the bracket must be acceptable before any run
-  set_quantity(probe, q.vary, q.lo, "lo");
-  set_quantity(probe, q.vary, q.hi, "hi");
-  auto prov = std::make_shared<cost_provenance>();
-  const sim_costs costs = sim_costs_for(vm, mechanism, prov);
-  const search_result r = bisect(q, base, costs);
-  warn_undrawn("capacity: ", *prov);
-  // Drawn costs put the model's uncertainty into every evaluation's interval already; the
-  // envelope is the view of it that runs on fixed costs have.
-  const auto bracket = r.interrupted || costs.draw ? std::nullopt : bracket_by_model(q, base, vm, mechanism);
-  if (format == output_format::json) {
-    auto j = search_json(q, r, base, *prov);
-    if (bracket)
-      j["capacity_bracket"] = {{"dear", optional_json(bracket->dear.capacity)},
-                               {"cheap", optional_json(bracket->cheap.capacity)},
-                               {"method", "every model cost at the same end of its 95% prediction interval"}};
-    j["model_max_extrapolation"] = prov->max_extrapolation;
-    j["model_uncertainty"] = prov->drawn ? "draw" : "fixed";
-    std::cout << stamped(output_kind::capacity, std::move(j)).dump(2) << "\n";
-  } else if (format == output_format::csv) {
-    write_csv(std::cout, search_table(q, r, true));
-  } else {
-    write_table(std::cout, search_table(q, r, false));
-    std::cout << "\ncapacity: " << capacity_text(r) << "\n";
-    if (const auto b = binding_text(q, r); !b.empty()) std::cout << "capacity: " << b << "\n";
-    if (bracket) std::cout << "capacity: " << bracket_text(*bracket) << "\n";
-    if (prov->drawn)
-      std::cout << "capacity: each evaluation ran every replication on its own draw of the model's costs, so the "
-                   "targets hold for the upper end of where one run's answer lies (97.5% of runs, as far as the "
-                   "model knows)\n";
-    if (const auto e = extrapolation_text(*prov); !e.empty()) std::cout << "capacity: note: " << e << "\n";
+  refuse_shared_wait_flags(vm, mechanisms.size());
+  for (const auto& m : mechanisms) sim_setup_from(vm, m);  // every mechanism's input checked before any run
+  std::vector<mechanism_capacity> all;
+  for (const auto& m : mechanisms) {
+    all.push_back(search_one(vm, q, m));
+    if (all.back().result.interrupted) break;
   }
-  if (r.interrupted) std::cerr << "capacity: interrupted: " << capacity_text(r) << "\n";
-  return r.interrupted ? exit_interrupted : exit_ok;
+  return mechanisms.size() == 1 && !vm.count("mechanisms") ? print_one(q, all.front(), format)
+                                                           : print_several(q, all, format);
 }
 
 }  // namespace pollscale::app

@@ -86,11 +86,7 @@ struct row {
 
 // Every (mechanism, value) combination, checked before the first (possibly long) run.
 std::vector<row> plan_rows(const po::variables_map& vm, const std::vector<std::string>& mechanisms, const sweep& sw) {
-  if (mechanisms.size() > 1)
-    for (const char* f : {"wait-per-call-ns", "wait-per-fd-ns", "wait-per-ready-ns", "wait-per-fd-blocking-ns"})
-      if (vm.count(f))
-        throw usage_error(std::string("--") + f +
-                          " gives every mechanism the same wait cost: compare mechanisms with --costs or --model");
+  refuse_shared_wait_flags(vm, mechanisms.size());
   std::vector<row> rows;
   for (const std::string& m : mechanisms)
     for (double v : sw.values) {
@@ -188,7 +184,7 @@ int cmd_whatif(const args_t& args) {
                           "       [simulate's server, workload, run and cost options] [--format table|csv|json]"))
     return exit_ok;
   const output_format format = parse_format(vm["format"].as<std::string>());
-  const std::vector<std::string> mechanisms = split(vm["mechanisms"].as<std::string>(), ',');
+  const std::vector<std::string> mechanisms = split_list(vm["mechanisms"].as<std::string>(), "mechanisms");
   if (mechanisms.empty()) throw usage_error("--mechanisms: give at least one mechanism");
   const sweep sw = parse_sweep(vm);
   std::vector<row> rows = plan_rows(vm, mechanisms, sw);

@@ -15,6 +15,7 @@ std::string_view output_kind_name(output_kind k) {
     case output_kind::simulation: return "simulation";
     case output_kind::whatif: return "whatif";
     case output_kind::capacity: return "capacity";
+    case output_kind::capacity_by_mechanism: return "capacity_by_mechanism";
     case output_kind::predictions_beyond: return "predictions_beyond";
     case output_kind::study: return "study";
   }

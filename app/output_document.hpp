@@ -13,19 +13,20 @@ namespace pollscale::app {
 inline constexpr int output_schema_version = 1;
 
 enum class output_kind {
-  calibration_summary,  ///< calibrate --format json: the summary rows
-  prediction,           ///< predict
-  cells,                ///< cells
-  validation,           ///< validate on one dataset
-  validation_corpus,    ///< validate on several: one row per dataset and the worst
-  scaling,              ///< scale on one source
-  scaling_corpus,       ///< scale on several
-  comparison,           ///< compare
-  simulation,           ///< simulate
-  whatif,               ///< whatif
-  capacity,             ///< capacity
-  predictions_beyond,   ///< the study's predictions.json
-  study,                ///< the study's manifest, study.json
+  calibration_summary,    ///< calibrate --format json: the summary rows
+  prediction,             ///< predict
+  cells,                  ///< cells
+  validation,             ///< validate on one dataset
+  validation_corpus,      ///< validate on several: one row per dataset and the worst
+  scaling,                ///< scale on one source
+  scaling_corpus,         ///< scale on several
+  comparison,             ///< compare
+  simulation,             ///< simulate
+  whatif,                 ///< whatif
+  capacity,               ///< capacity
+  capacity_by_mechanism,  ///< capacity --mechanisms: one capacity each and a recommendation
+  predictions_beyond,     ///< the study's predictions.json
+  study,                  ///< the study's manifest, study.json
 };
 
 /// "calibration_summary", "prediction", ... (the names docs/schema/ files carry).

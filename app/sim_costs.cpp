@@ -161,4 +161,12 @@ sim_costs sim_costs_for(const po::variables_map& vm, const std::string& mechanis
   return out;
 }
 
+void refuse_shared_wait_flags(const po::variables_map& vm, std::size_t mechanisms) {
+  if (mechanisms < 2) return;
+  for (const char* f : {"wait-per-call-ns", "wait-per-fd-ns", "wait-per-ready-ns", "wait-per-fd-blocking-ns"})
+    if (vm.count(f))
+      throw usage_error(std::string("--") + f +
+                        " gives every mechanism the same wait cost: compare mechanisms with --costs or --model");
+}
+
 }  // namespace pollscale::app

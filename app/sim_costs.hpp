@@ -30,6 +30,10 @@ sim::cost_model sim_costs_from(const boost::program_options::variables_map& vm, 
                                const std::shared_ptr<cost_provenance>& provenance,
                                studies::cost_bound bound = studies::cost_bound::predicted);
 
+/// Wait-cost flags (--wait-*) give every mechanism the same wait cost: a usage_error when
+/// `mechanisms` > 1, since comparing mechanisms then needs --costs or --model.
+void refuse_shared_wait_flags(const boost::program_options::variables_map& vm, std::size_t mechanisms);
+
 /// A simulation's costs: the predictions (with the flags and costs file over them), and,
 /// when a model gives costs and --model-uncertainty is draw (the default), each
 /// replication's own draw from the model's 95% intervals (studies::cost_bound::drawn), so

@@ -275,6 +275,56 @@ TEST(SimulateCliTest, AModelsIntervalsBoundTheAnswer) {
   std::remove(model.c_str());
 }
 
+// Several mechanisms in one run: a capacity for each, the same evaluations a single
+// --mechanism run makes, and the one to use with its margin over the runner-up.
+TEST(CapacityCliTest, SeveralMechanismsGetACapacityEachAndARecommendation) {
+  const std::string args =
+      "capacity --vary idle --hi 100000 --max-p99 0.002 --active 10 --think exp:0.001 --duration 0.2 --costs " +
+      write_costs();
+  const auto r = run_pollscale(args + " --mechanisms poll,epoll --format json");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["kind"], "capacity_by_mechanism");
+  ASSERT_EQ(j["mechanisms"].size(), 2U);
+  EXPECT_EQ(j["mechanisms"][0]["mechanism"], "poll");
+  const auto single = nlohmann::json::parse(run_pollscale(args + " --mechanism poll --format json").out);
+  EXPECT_EQ(j["mechanisms"][0]["capacity"], single["capacity"]);
+  const double poll = j["mechanisms"][0]["capacity"].get<double>(),
+               epoll = j["mechanisms"][1]["capacity"].get<double>();
+  EXPECT_LT(poll, 100000);   // poll's calls grow with the idle fds: its p99 binds
+  EXPECT_EQ(epoll, 100000);  // epoll's do not: it meets the target up to the search limit
+  EXPECT_EQ(j["recommendation"]["mechanism"], "epoll");
+  EXPECT_EQ(j["recommendation"]["at_search_limit"], true);
+  EXPECT_EQ(j["recommendation"]["runner_up"], "poll");
+  EXPECT_DOUBLE_EQ(j["recommendation"]["margin"].get<double>(), epoll / poll);
+  const auto text = run_pollscale(args + " --mechanisms poll,epoll");
+  EXPECT_NE(text.out.find("capacity: recommend epoll: at least 100000 idle"), std::string::npos) << text.out;
+  for (const char* bad :
+       {" --mechanisms poll,poll", " --mechanism poll --mechanisms epoll", "", " --mechanisms poll, --format json"}) {
+    SCOPED_TRACE(bad);
+    const auto e = run_pollscale(args + bad);
+    EXPECT_EQ(e.rc, 2);
+    EXPECT_EQ(lines(e.err), 1) << e.err;
+    EXPECT_NE(e.err.find("--mechanism"), std::string::npos) << e.err;
+  }
+  // Two mechanisms with the same costs: no clear choice, and the text says so.
+  const std::string twins = own_file("twins.json");
+  std::ofstream(twins) << R"({"mechanisms": {"poll": {"per_call_ns": 150, "per_registered_ns": 30},
+                                             "ppoll": {"per_call_ns": 150, "per_registered_ns": 30}},
+                              "handler_ns": 5000})";
+  const auto tie = run_pollscale(
+      "capacity --mechanisms poll,ppoll --vary idle --hi 100000 --max-p99 0.002 --active 10 --think exp:0.001"
+      " --duration 0.2 --costs " +
+      twins);
+  ASSERT_EQ(tie.rc, 0) << tie.err;
+  EXPECT_NE(tie.out.find("capacity: no clear choice: poll and ppoll"), std::string::npos) << tie.out;
+  std::remove(twins.c_str());
+  const auto same_wait = run_pollscale(
+      "capacity --mechanisms poll,epoll --vary idle --hi 1000 --max-p99 0.01 --wait-per-call-ns 100 --handler-ns 10");
+  EXPECT_EQ(same_wait.rc, 2);
+  EXPECT_NE(same_wait.err.find("same wait cost"), std::string::npos) << same_wait.err;
+}
+
 TEST(CapacityCliTest, FindsTheLargestLoadMeetingTheTarget) {
   const auto r = run_pollscale(
       "capacity --mechanism poll --vary idle --hi 100000 --max-p99 0.002 --active 10"

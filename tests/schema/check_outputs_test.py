@@ -60,6 +60,10 @@ def documents(pollscale, tmp):
                                                                 "--duration", "0.05", "--format", "json"))))
     out.append(("whatif", json.loads(run(pollscale, "whatif", "--mechanisms", "poll", "--sweep", "idle=0,100",
                                          *COSTS, "--format", "json"))))
+    out.append(("capacity --mechanisms", json.loads(run(pollscale, "capacity", model, "--mechanisms", "poll,epoll",
+                                                        "--fd-kind", "pipe", "--handler-ns", "20000", "--vary", "idle",
+                                                        "--hi", "1000", "--max-p99", "0.01", "--duration", "0.05",
+                                                        "--format", "json"))))
     out.append(("capacity", json.loads(run(pollscale, "capacity", "--mechanism", "poll", "--vary", "idle", "--hi", "1000",
                                            "--max-p99", "0.01", *COSTS, "--format", "json"))))
     study = os.path.join(tmp, "study")
