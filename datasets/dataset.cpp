@@ -10,6 +10,7 @@
 
 #include "datasets/atomic_file.hpp"
 #include "datasets/csv_table.hpp"
+#include "datasets/dataset_files.hpp"
 #include "datasets/json_file.hpp"
 
 namespace pollscale::datasets {
@@ -137,10 +138,17 @@ std::string sentinel_csv(const std::vector<sentinel_reading>& rows) {
 
 void write_dataset(const std::filesystem::path& dir, const dataset& d) {
   std::filesystem::create_directories(dir);
-  write_file_atomically(dir / "samples.csv", samples_csv(d.samples));
-  write_file_atomically(dir / "summary.csv", summary_csv(d.summaries, d.consistency));
-  if (!d.sentinel.empty()) write_file_atomically(dir / "sentinel.csv", sentinel_csv(d.sentinel));
-  write_file_atomically(dir / "context.json", d.context.dump(2) + "\n");
+  std::map<std::string, std::string> files = {{"samples.csv", samples_csv(d.samples)},
+                                              {"summary.csv", summary_csv(d.summaries, d.consistency)},
+                                              {"context.json", d.context.dump(2) + "\n"}};
+  if (!d.sentinel.empty()) files["sentinel.csv"] = sentinel_csv(d.sentinel);
+  for (const auto& [name, bytes] : files) write_file_atomically(dir / name, bytes);
+  // Files of an earlier write that this one does not replace would be read with it.
+  for (const char* stale : {"samples.csv.gz", "sentinel.csv.gz", "sentinel.csv"})
+    if (!files.contains(stale)) std::filesystem::remove(dir / stale);
+  // Last: the commit point. Until it is renamed into place the old list names the old files,
+  // and a reader refuses the mixture (dataset_files.hpp).
+  write_file_atomically(dir / dataset_files_name, dataset_files_json(files).dump(2) + "\n");
 }
 
 namespace {
@@ -222,6 +230,7 @@ std::optional<std::filesystem::path> plain_or_gzip(const std::filesystem::path& 
 
 dataset read_dataset(const std::filesystem::path& dir) {
   if (!std::filesystem::is_directory(dir)) throw input_error(dir.string() + ": not a dataset directory");
+  check_dataset_files(dir);
   dataset d;
   d.context = read_context(dir / "context.json");
   d.samples = parse_samples(read_csv(plain_or_gzip(dir, "samples.csv").value_or(dir / "samples.csv")));

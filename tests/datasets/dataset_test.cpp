@@ -10,6 +10,7 @@
 
 #include "datasets/atomic_file.hpp"
 #include "datasets/csv_table.hpp"
+#include "datasets/dataset_files.hpp"
 #include "datasets/historical.hpp"
 
 namespace pollscale::datasets {
@@ -43,7 +44,12 @@ class DatasetTest : public ::testing::Test {
     return d;
   }
 
+  // Hand-edited files stand for files made elsewhere (an older pollscale, another tool):
+  // without the write's list of files, which would refuse them as not its own.
+  void hand_edited() { fs::remove(dir_ / dataset_files_name); }
+
   void replace_in(const std::string& file, const std::string& from, const std::string& to) {
+    hand_edited();
     std::ifstream in(dir_ / file);
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     const auto pos = text.find(from);
@@ -173,11 +179,13 @@ TEST_F(DatasetTest, RejectsMissingColumnUnknownMechanismAndBadSummary) {
 TEST_F(DatasetTest, RejectsMissingFilesAndBadContext) {
   EXPECT_NE(read_error().find("not a dataset directory"), std::string::npos);
   write_dataset(dir_, small());
+  hand_edited();
   std::ofstream(dir_ / "context.json") << "{\"schema_version\": ";
   EXPECT_NE(read_error().find("context.json: invalid JSON"), std::string::npos);
   std::ofstream(dir_ / "context.json") << "{\"schema_version\": 99}";
   EXPECT_NE(read_error().find("schema_version 99 is not supported"), std::string::npos);
   write_dataset(dir_, small());
+  hand_edited();
   fs::remove(dir_ / "summary.csv");
   EXPECT_NE(read_error().find("summary.csv: cannot open"), std::string::npos);
 }
@@ -188,6 +196,7 @@ TEST_F(DatasetTest, GzippedSamplesReadLikePlainOnesAndDamageIsNamed) {
   dataset d = small();
   d.sentinel = {{0.0, 1001.5, 360}};
   write_dataset(dir_, d);
+  hand_edited();
   auto gzip = [&](const std::string& name) {
     std::ifstream in(dir_ / name, std::ios::binary);
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -267,6 +276,51 @@ TEST_F(DatasetTest, HistoricalReaderValidatesProvenance) {
   } catch (const input_error& e) {
     EXPECT_NE(std::string(e.what()).find("h.csv:2: column 'source' is empty"), std::string::npos);
   }
+}
+
+// A dataset is several files, each replaced atomically on its own; files.json, written
+// last, says which belong together. A file of another write (a run killed between two
+// renames, two writers taking turns) is refused naming it, where it used to be read with
+// the rest; a file the write did not list (an older sentinel.csv) likewise. Deleting
+// files.json reads the files as they are.
+TEST_F(DatasetTest, FilesOfAnotherWriteAreRefusedNamingThem) {
+  dataset a = small(), b = small();
+  b.samples.back().value += 1;
+  b.summaries = summarise_samples(b.samples);
+  const fs::path other = dir_.string() + "_other";
+  write_dataset(other, b);
+  write_dataset(dir_, a);
+  EXPECT_EQ(read_error(), "no error");
+  fs::copy_file(other / "samples.csv", dir_ / "samples.csv", fs::copy_options::overwrite_existing);
+  EXPECT_NE(read_error().find((dir_ / "samples.csv").string() + ": not the file files.json lists"), std::string::npos)
+      << read_error();
+  write_dataset(dir_, a);
+  fs::remove(dir_ / "summary.csv");  // killed after removing, before the new one landed
+  EXPECT_NE(read_error().find("summary.csv: missing, but files.json lists it"), std::string::npos) << read_error();
+  write_dataset(dir_, a);
+  fs::copy_file(other / "samples.csv", dir_ / "sentinel.csv");
+  EXPECT_NE(read_error().find("sentinel.csv: not part of the dataset files.json lists"), std::string::npos)
+      << read_error();
+  // A rewrite without readings removes the sentinel.csv of the write before it.
+  dataset with = a;
+  with.sentinel = {{0.0, 1000, 36}};
+  write_dataset(dir_, with);
+  EXPECT_TRUE(fs::exists(dir_ / "sentinel.csv"));
+  write_dataset(dir_, a);
+  EXPECT_FALSE(fs::exists(dir_ / "sentinel.csv"));
+  EXPECT_EQ(read_error(), "no error");
+  fs::copy_file(other / "samples.csv", dir_ / "samples.csv", fs::copy_options::overwrite_existing);
+  hand_edited();
+  EXPECT_EQ(read_dataset(dir_).samples.back().value, b.samples.back().value);
+  std::ofstream(dir_ / dataset_files_name) << "[1, 2]";
+  EXPECT_NE(read_error().find("not a dataset's list of files"), std::string::npos) << read_error();
+  fs::remove_all(other);
+}
+
+TEST(DatasetFilesTest, Fnv1a64MatchesItsPublishedVectors) {
+  EXPECT_EQ(fnv1a64_hex(""), "cbf29ce484222325");
+  EXPECT_EQ(fnv1a64_hex("a"), "af63dc4c8601ec8c");
+  EXPECT_EQ(fnv1a64_hex("foobar"), "85944171f73967e8");
 }
 
 }  // namespace

@@ -42,6 +42,7 @@ def documents(pollscale, tmp):
     out = [("calibrate --format json", json.loads(run(pollscale, "calibrate", *TINY, "--format", "json", "--out", cal_a)))]
     run(pollscale, "calibrate", *TINY, "--seed", "2", "--format", "csv", "--out", cal_b)
     out.append(("context.json", json.load(open(os.path.join(cal_a, "context.json")))))
+    out.append(("files.json", json.load(open(os.path.join(cal_a, "files.json")))))
     model = os.path.join(tmp, "model.json")
     run(pollscale, "fit", FIXTURE, "-o", model)
     out.append(("model.json", json.load(open(model))))

@@ -1,0 +1,71 @@
+#include "datasets/dataset_files.hpp"
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+
+#include "datasets/input_error.hpp"
+#include "datasets/json_file.hpp"
+
+namespace pollscale::datasets {
+namespace {
+
+// Every name a dataset's reader looks for (dataset.cpp): a file of these beside a files.json
+// that does not list it is a leftover of another write.
+constexpr std::array<const char*, 6> dataset_file_names = {"context.json", "samples.csv",  "samples.csv.gz",
+                                                           "summary.csv",  "sentinel.csv", "sentinel.csv.gz"};
+
+std::string read_bytes(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in) throw input_error(p.string() + ": cannot be read");
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+}  // namespace
+
+std::string fnv1a64_hex(std::string_view bytes) {
+  std::uint64_t h = 0xcbf29ce484222325;
+  for (const char c : bytes) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3;
+  char out[17];
+  std::snprintf(out, sizeof out, "%016llx", static_cast<unsigned long long>(h));
+  return out;
+}
+
+nlohmann::json dataset_files_json(const std::map<std::string, std::string>& contents) {
+  nlohmann::json files = nlohmann::json::object();
+  for (const auto& [name, bytes] : contents) files[name] = {{"bytes", bytes.size()}, {"fnv1a64", fnv1a64_hex(bytes)}};
+  return {{"kind", "dataset_files"}, {"schema_version", 1}, {"files", files}};
+}
+
+void check_dataset_files(const std::filesystem::path& dir) {
+  const auto path = dir / dataset_files_name;
+  if (!std::filesystem::exists(path)) return;
+  const nlohmann::json j = read_json_file(path);
+  if (!j.is_object() || j.value("kind", "") != "dataset_files" || !j.contains("files") || !j["files"].is_object())
+    throw input_error(path.string() + ": not a dataset's list of files (kind dataset_files with files)");
+  const auto& files = j["files"];
+  for (const auto& [name, want] : files.items()) {
+    if (name.find('/') != std::string::npos || name.empty() || name[0] == '.')
+      throw input_error(path.string() + ": '" + name + "' is not a file name of this directory");
+    if (!want.is_object() || !want.contains("bytes") || !want["bytes"].is_number_unsigned() ||
+        !want.contains("fnv1a64") || !want["fnv1a64"].is_string())
+      throw input_error(path.string() + ": " + name + ": needs bytes and fnv1a64");
+    const auto file = dir / name;
+    if (!std::filesystem::exists(file))
+      throw input_error(file.string() + ": missing, but " + dataset_files_name +
+                        " lists it: the dataset's write did not finish");
+    const std::string bytes = read_bytes(file);
+    if (bytes.size() != want["bytes"].get<std::uint64_t>() || fnv1a64_hex(bytes) != want["fnv1a64"])
+      throw input_error(file.string() + ": not the file " + dataset_files_name +
+                        " lists (another write, or one that did not finish, left it): measure again, or delete " +
+                        dataset_files_name + " to read the files as they are");
+  }
+  for (const char* name : dataset_file_names)
+    if (!files.contains(name) && std::filesystem::exists(dir / name))
+      throw input_error((dir / name).string() + ": not part of the dataset " + dataset_files_name +
+                        " lists (left by an earlier write): remove it, or delete " + dataset_files_name +
+                        " to read the files as they are");
+}
+
+}  // namespace pollscale::datasets

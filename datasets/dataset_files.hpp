@@ -1,0 +1,36 @@
+// Which files make one dataset: files.json, written last by write_dataset, is the commit
+// point of a dataset spread over several files. Each file is replaced atomically on its own
+// (datasets/atomic_file.hpp), but a dataset is three or four of them; a run killed between
+// two renames, or two writers taking turns, would leave new samples beside an old summary,
+// and nothing in the CSVs tells them apart. files.json lists every file of the write with
+// its size and FNV-1a 64-bit hash; reading checks them, so a mixed or half-written dataset
+// is refused, naming the file that does not belong, instead of being fitted. The hash guards
+// against accidents (an interrupted write, two writers), not against forgery. A directory
+// without files.json (datasets written before 2026-12-02, the machine corpus, hand-made
+// test data) is read as before.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+namespace pollscale::datasets {
+
+inline constexpr const char* dataset_files_name = "files.json";
+
+/// FNV-1a, 64 bits, as 16 lower-case hex digits: a cheap, stable checksum of `bytes`.
+std::string fnv1a64_hex(std::string_view bytes);
+
+/// The files.json document of a write: for each file name its "bytes" and "fnv1a64".
+nlohmann::json dataset_files_json(const std::map<std::string, std::string>& contents);
+
+/// Checks `dir` against its files.json, if it has one: every listed file present with its
+/// size and hash, and no other dataset file (samples, summary, sentinel, context, plain or
+/// gzipped) beside them. Throws input_error naming the file and what differs.
+void check_dataset_files(const std::filesystem::path& dir);
+
+}  // namespace pollscale::datasets
