@@ -1,7 +1,11 @@
 // pollscale whatif: the same server and workload simulated under several mechanisms, and
 // optionally along one swept quantity ("what if we used epoll; what if 50 000 connections
 // sat idle"). One row per (mechanism, value), each with its 95% intervals (docs/sim.md).
+// --change and --drop ask the same of a changed model ("what if poll's fixed cost were 2 µs
+// less"): each mechanism they name gets its rows again on the changed model
+// (studies/model_change.hpp), with the throughput against its baseline row.
 
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 #include <memory>
@@ -16,6 +20,7 @@
 #include "app/table_writer.hpp"
 #include "datasets/vocabulary.hpp"
 #include "sim/core/stop.hpp"
+#include "studies/model_change.hpp"
 
 namespace po = boost::program_options;
 
@@ -30,6 +35,8 @@ po::options_description whatif_options() {
       ("help,h", "show this help")
       ("mechanisms", arg<std::string>("LIST")->default_value("poll,epoll"), "comma-separated mechanisms to compare")
       ("sweep", arg<std::string>("QTY=V,V,..."), "NAME=V1,V2,... with NAME one of idle, active, cpus, threads, rate")
+      ("change", po::value<std::vector<std::string>>()->value_name("MECH.TERM*=F")->composing(), "a model term changed: MECH.TERM*=F, +=X, -=X or =X (X in the term's unit); repeatable; needs --model")
+      ("drop", po::value<std::vector<std::string>>()->value_name("MECH.TERM")->composing(), "a model term removed (MECH.TERM=0); repeatable")
       ("format", arg<std::string>("FORMAT")->default_value("table"), "table, csv or json");
   // clang-format on
   o.add(sim_server_options_description());
@@ -77,6 +84,7 @@ std::string quantity_text(double v) {
 
 struct row {
   std::string mechanism;
+  std::string change;  ///< "" for the baseline; else the changes made to the model, as written
   double value = 0;
   sim_setup setup;
   sim_costs costs;
@@ -84,18 +92,77 @@ struct row {
   sim::experiment_result result;
 };
 
-// Every (mechanism, value) combination, checked before the first (possibly long) run.
+// The --change and --drop of the command line, parsed, in order.
+std::vector<studies::term_change> changes_of(const po::variables_map& vm, const std::vector<std::string>& mechanisms) {
+  std::vector<studies::term_change> out;
+  for (const char* flag : {"change", "drop"}) {
+    if (!vm.count(flag)) continue;
+    for (const std::string& text : vm[flag].as<std::vector<std::string>>()) {
+      try {
+        out.push_back(std::string(flag) == "change" ? studies::parse_term_change(text)
+                                                    : studies::parse_term_drop(text));
+      } catch (const std::invalid_argument& e) {
+        throw usage_error(std::string("--") + flag + ": " + e.what());
+      }
+      if (std::find(mechanisms.begin(), mechanisms.end(), out.back().mechanism) == mechanisms.end())
+        throw usage_error(std::string("--") + flag + ": '" + text + "': " + out.back().mechanism +
+                          " is not among --mechanisms");
+    }
+  }
+  if (!out.empty() && !vm.count("model")) throw usage_error("--change/--drop: change a model's terms: give --model");
+  return out;
+}
+
+// Mechanism m's changes, and the model they make (null when m has none).
+std::pair<std::string, std::shared_ptr<const model::model_set>> changed_model(
+    const std::vector<studies::term_change>& all, const std::string& m,
+    const std::shared_ptr<const model::model_set>& base) {
+  std::vector<studies::term_change> mine;
+  std::string label;
+  for (const auto& c : all)
+    if (c.mechanism == m) {
+      mine.push_back(c);
+      label += (label.empty() ? "" : ", ") + c.text;
+    }
+  if (mine.empty()) return {"", nullptr};
+  try {
+    return {label, std::make_shared<const model::model_set>(studies::apply_changes(*base, mine))};
+  } catch (const std::invalid_argument& e) {
+    throw usage_error(std::string("--change: ") + e.what());
+  }
+}
+
+// Every (mechanism, value) combination, checked before the first (possibly long) run: each
+// mechanism's baseline rows, then its rows on the changed model when it has changes.
 std::vector<row> plan_rows(const po::variables_map& vm, const std::vector<std::string>& mechanisms, const sweep& sw) {
   refuse_shared_wait_flags(vm, mechanisms.size());
+  const auto changes = changes_of(vm, mechanisms);
+  const auto base = model_from(vm);
   std::vector<row> rows;
-  for (const std::string& m : mechanisms)
-    for (double v : sw.values) {
-      row r{m, v, sim_setup_from(vm, m), {}, std::make_shared<cost_provenance>(), {}};
-      if (!sw.name.empty()) set_quantity(r.setup, sw.name, v, "sweep");
-      r.costs = sim_costs_for(vm, m, r.prov);
-      rows.push_back(std::move(r));
+  for (const std::string& m : mechanisms) {
+    const auto [label, changed] = changes.empty() ? std::pair{std::string(), nullptr} : changed_model(changes, m, base);
+    for (const bool with_change : {false, true}) {
+      if (with_change && !changed) continue;
+      for (double v : sw.values) {
+        row r{m, with_change ? label : "", v, sim_setup_from(vm, m), {}, std::make_shared<cost_provenance>(), {}};
+        if (!sw.name.empty()) set_quantity(r.setup, sw.name, v, "sweep");
+        r.costs = sim_costs_for(vm, m, r.prov, with_change ? changed : base);
+        rows.push_back(std::move(r));
+      }
     }
+  }
   return rows;
+}
+
+// The throughput of a changed row over its baseline's (same mechanism and value); null for
+// a baseline row or when the baseline has no throughput.
+nlohmann::json vs_baseline(const std::vector<row>& rows, const row& r) {
+  if (r.change.empty()) return nullptr;
+  for (const row& b : rows)
+    if (b.change.empty() && b.mechanism == r.mechanism &&
+        (b.value == r.value || (std::isnan(b.value) && std::isnan(r.value))) && b.result.throughput.mean > 0)
+      return r.result.throughput.mean / b.result.throughput.mean;
+  return nullptr;
 }
 
 nlohmann::json rows_json(const std::vector<row>& rows, const sweep& sw) {
@@ -106,6 +173,8 @@ nlohmann::json rows_json(const std::vector<row>& rows, const sweep& sw) {
   for (const row& r : rows) {
     nlohmann::json one = sim::to_json(r.result, false);
     one["mechanism"] = r.mechanism;
+    one["change"] = r.change.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.change);
+    one["vs_baseline"] = vs_baseline(rows, r);
     if (!sw.name.empty()) one[sw.name] = r.value;
     one["costs"] = {{"sources", r.prov->sources},
                     {"model_max_extrapolation", r.prov->max_extrapolation},
@@ -118,6 +187,11 @@ nlohmann::json rows_json(const std::vector<row>& rows, const sweep& sw) {
 
 text_table rows_table(const std::vector<row>& rows, const sweep& sw, bool csv) {
   text_table t{{"mechanism"}, {}, {false}};
+  const bool changes = std::any_of(rows.begin(), rows.end(), [](const row& r) { return !r.change.empty(); });
+  if (changes) {
+    t.columns.insert(t.columns.end(), {"change", "vs_baseline"});
+    t.numeric.insert(t.numeric.end(), {false, true});
+  }
   if (!sw.name.empty()) {
     t.columns.push_back(sw.name);
     t.numeric.push_back(true);
@@ -132,6 +206,11 @@ text_table rows_table(const std::vector<row>& rows, const sweep& sw, bool csv) {
   }
   for (const row& r : rows) {
     std::vector<std::string> cells = {r.mechanism};
+    if (changes) {
+      const auto ratio = vs_baseline(rows, r);
+      cells.push_back(r.change.empty() ? "-" : r.change);
+      cells.push_back(ratio.is_number() ? number_cell(ratio.get<double>(), 4, csv) : "");
+    }
     if (!sw.name.empty()) cells.push_back(quantity_text(r.value));
     const sim::experiment_result& x = r.result;
     for (double v :
@@ -155,8 +234,8 @@ std::size_t simulate_rows(std::vector<row>& rows, const sweep& sw) {
       break;  // not one replication of this row was complete
     }
     ++done;
-    const std::string label =
-        "whatif: " + r.mechanism + (sw.name.empty() ? "" : " " + sw.name + "=" + quantity_text(r.value)) + ": ";
+    const std::string label = "whatif: " + r.mechanism + (r.change.empty() ? "" : " [" + r.change + "]") +
+                              (sw.name.empty() ? "" : " " + sw.name + "=" + quantity_text(r.value)) + ": ";
     report_diagnostics(label, r.result, r.setup.rule, *r.prov);
     if (r.result.interrupted) break;
   }
@@ -181,6 +260,7 @@ int cmd_whatif(const args_t& args) {
   po::variables_map vm;
   if (!parse_command_line(args, opts, pos, vm,
                           "usage: pollscale whatif [MODEL] [--mechanisms poll,epoll] [--sweep idle=0,1000,10000]\n"
+                          "       [--change 'poll.per_fd*=0.9'] [--drop poll.fixed]\n"
                           "       [simulate's server, workload, run and cost options] [--format table|csv|json]"))
     return exit_ok;
   const output_format format = parse_format(vm["format"].as<std::string>());

@@ -147,10 +147,16 @@ sim::cost_model sim_costs_from(const po::variables_map& vm, const std::string& m
   return build_costs(vm, mechanism, model_of(vm), prov, bound, 0);
 }
 
+std::shared_ptr<const model::model_set> model_from(const po::variables_map& vm) { return model_of(vm); }
+
 sim_costs sim_costs_for(const po::variables_map& vm, const std::string& mechanism,
                         const std::shared_ptr<cost_provenance>& prov) {
+  return sim_costs_for(vm, mechanism, prov, model_of(vm));
+}
+
+sim_costs sim_costs_for(const po::variables_map& vm, const std::string& mechanism,
+                        const std::shared_ptr<cost_provenance>& prov, std::shared_ptr<const model::model_set> models) {
   const bool draws = draws_wanted(vm);
-  const model_ptr models = model_of(vm);
   sim_costs out{build_costs(vm, mechanism, models, prov, studies::cost_bound::predicted, 0), {}};
   if (models && draws) {
     prov->drawn = true;

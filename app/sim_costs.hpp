@@ -47,6 +47,15 @@ struct sim_costs {
 sim_costs sim_costs_for(const boost::program_options::variables_map& vm, const std::string& mechanism,
                         const std::shared_ptr<cost_provenance>& provenance);
 
+/// The same with `models` (already read, perhaps changed: studies/model_change.hpp) in place
+/// of --model's file; null: no model.
+sim_costs sim_costs_for(const boost::program_options::variables_map& vm, const std::string& mechanism,
+                        const std::shared_ptr<cost_provenance>& provenance,
+                        std::shared_ptr<const model::model_set> models);
+
+/// --model's file, read; null without --model.
+std::shared_ptr<const model::model_set> model_from(const boost::program_options::variables_map& vm);
+
 /// Replications a run with drawn costs takes (unless --min-replications asks for more): its
 /// interval is the spread of one replication's answer, whose 2.5% and 97.5% points a t
 /// prediction interval over 20 draws estimates to within about a fifth of its width.

@@ -207,6 +207,46 @@ TEST(SimulateCliTest, AModelsUncertaintyIsDrawnIntoEveryReplication) {
   std::remove(model.c_str());
 }
 
+// whatif on a model's terms: the changed mechanism gets its rows again on the changed
+// model, with the throughput against its baseline; a cheaper per-fd scan helps more the
+// more idle fds there are. Mistakes are one line naming the flag.
+TEST(WhatifCliTest, AChangedModelTermIsSimulatedBesideTheBaseline) {
+  const std::string model =
+      (std::filesystem::temp_directory_path() / ("pollscale_change_model_" + std::to_string(::getpid()) + ".json"))
+          .string();
+  ASSERT_EQ(run_pollscale("fit " + std::string(POLLSCALE_SOURCE_DIR) + "/tests/model/data/synthetic -o " + model).rc,
+            0);
+  const std::string args = "whatif " + model +
+                           " --mechanisms poll,epoll --fd-kind pipe --handler-ns 2000 --sweep idle=0,5000"
+                           " --active 10 --duration 0.1 --model-uncertainty fixed";
+  const auto r = run_pollscale(args + " --change poll.per_fd*=0.5 --format json");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["rows"].size(), 6U);  // poll x 2, poll changed x 2, epoll x 2
+  EXPECT_TRUE(j["rows"][0]["change"].is_null());
+  EXPECT_TRUE(j["rows"][0]["vs_baseline"].is_null());
+  EXPECT_EQ(j["rows"][2]["change"], "poll.per_fd*=0.5");
+  EXPECT_EQ(j["rows"][4]["mechanism"], "epoll");
+  const double at0 = j["rows"][2]["vs_baseline"].get<double>(), at5000 = j["rows"][3]["vs_baseline"].get<double>();
+  EXPECT_GE(at0, 1.0);
+  EXPECT_GT(at5000, 1.2);  // 5000 idle fds: the scan is most of poll's cost
+  EXPECT_GT(at5000, at0);
+  const auto text = run_pollscale(args + " --drop poll.per_fd");
+  ASSERT_EQ(text.rc, 0) << text.err;
+  EXPECT_NE(text.out.find("drop poll.per_fd"), std::string::npos) << text.out;
+  for (const std::string& bad : {std::string(" --change poll.per_fd*=x"), std::string(" --change epol.fixed=1"),
+                                 std::string(" --change poll.per_word*=2"), std::string(" --drop poll.fixed=2")}) {
+    SCOPED_TRACE(bad);
+    const auto e = run_pollscale(args + bad);
+    EXPECT_EQ(e.rc, 2);
+    EXPECT_EQ(lines(e.err), 1) << e.err;
+  }
+  const auto no_model = run_pollscale("whatif --mechanisms poll --change poll.fixed*=2 --costs " + write_costs());
+  EXPECT_EQ(no_model.rc, 2);
+  EXPECT_NE(no_model.err.find("give --model"), std::string::npos) << no_model.err;
+  std::remove(model.c_str());
+}
+
 TEST(WhatifCliTest, BadInputIsOneLineAndExitTwo) {
   const std::vector<std::string> cases = {"whatif --sweep idle=1,x --costs " + write_costs(),
                                           "whatif --sweep bogus=1 --costs " + write_costs(),

@@ -59,6 +59,10 @@ def documents(pollscale, tmp):
     out.append(("simulate (model, costs drawn)", json.loads(run(pollscale, "simulate", model, "--mechanism", "poll",
                                                                 "--fd-kind", "pipe", "--handler-ns", "2000",
                                                                 "--duration", "0.05", "--format", "json"))))
+    out.append(("whatif --change", json.loads(run(pollscale, "whatif", model, "--mechanisms", "poll", "--fd-kind", "pipe",
+                                                  "--handler-ns", "2000", "--change", "poll.per_fd*=0.5",
+                                                  "--duration", "0.05", "--model-uncertainty", "fixed",
+                                                  "--format", "json"))))
     out.append(("whatif", json.loads(run(pollscale, "whatif", "--mechanisms", "poll", "--sweep", "idle=0,100",
                                          *COSTS, "--format", "json"))))
     out.append(("capacity --mechanisms", json.loads(run(pollscale, "capacity", model, "--mechanisms", "poll,epoll",
