@@ -6,12 +6,10 @@
 
 #include <gtest/gtest.h>
 
-#include <filesystem>
 #include <stdexcept>
 
-#include "model/fit.hpp"
-#include "model/observations.hpp"
 #include "model/prediction.hpp"
+#include "tests/studies/synthetic_model.hpp"
 
 namespace pollscale::studies {
 namespace {
@@ -42,17 +40,8 @@ TEST(ModelChangeTest, ParsesEveryOperation) {
 // the fixed cost holds it at 0 and says so; a term no poll cell has is named with the terms
 // the cells do have.
 TEST(ModelChangeTest, ChangesMoveThePredictionAndItsInterval) {
-  const auto data =
-      model::load_observations(std::filesystem::path(POLLSCALE_SOURCE_DIR) / "tests/model/data/synthetic");
-  const model::model_set base = model::fit_models(data);
-  datasets::key k;
-  k.scenario = "find_active";
-  k.mechanism = "poll";
-  k.fd_kind = "pipe";
-  k.metric = "time_per_call";
-  k.blocking = 0;
-  k.n_fds = 1000;
-  k.n_active = 1;
+  const model::model_set base = test::synthetic_model();
+  const datasets::key k = test::poll_pipe_call(1000);
   const auto cell = model::find_cell(base, k).model;
   ASSERT_NE(cell, nullptr);
   double fixed = -1, per_fd = -1;

@@ -8,18 +8,14 @@
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
 #include <memory>
 #include <vector>
 
-#include "model/fit.hpp"
-#include "model/observations.hpp"
 #include "model/prediction.hpp"
+#include "tests/studies/synthetic_model.hpp"
 
 namespace pollscale::studies {
 namespace {
-
-namespace fs = std::filesystem;
 
 TEST(ModelCostsTest, AnIntervalsEndsAreItsDrawsTwoAndAHalfPercentPoints) {
   constexpr double z975 = 1.959963984540054;
@@ -53,17 +49,8 @@ TEST(ModelCostsTest, CellDrawsAreStandardNormalAndIndependentBetweenCells) {
 // percent of the interval's ends over 2000 draws), one draw moves the cell's whole curve
 // (the same quantile at every n), and a draw is reproducible from its seed.
 TEST(ModelCostsTest, DrawnCostsSpanTheModelsPredictionInterval) {
-  const auto data = model::load_observations(fs::path(POLLSCALE_SOURCE_DIR) / "tests/model/data/synthetic");
-  const auto models = std::make_shared<const model::model_set>(model::fit_models(data));
-  datasets::key k;
-  k.scenario = "find_active";
-  k.mechanism = "poll";
-  k.fd_kind = "pipe";
-  k.metric = "time_per_call";
-  k.blocking = 0;
-  k.n_fds = 500;
-  k.n_active = 1;
-  const model::prediction p = model::to_si(model::predict(*models, k));
+  const auto models = std::make_shared<const model::model_set>(test::synthetic_model());
+  const model::prediction p = model::to_si(model::predict(*models, test::poll_pipe_call(500)));
   ASSERT_TRUE(p.has_interval);
   const sim::wait_query at500{500, 1, false}, at50{50, 1, false};
   auto cost_of = [&](std::uint64_t seed) {
