@@ -154,9 +154,15 @@ std::string beyond_limit_verdict(const json& predictions) {
 std::string server_verdict(const json& whatif) {
   if (!whatif.is_object()) return "";                                     // the step did not run, or failed
   std::map<std::string, std::vector<std::pair<double, double>>> by_mech;  // idle -> replies/s
-  for (const auto& r : whatif.value("rows", json::array()))
-    by_mech[text(r, "mechanism")].emplace_back(
-        num(r, "idle"), num(r.value(datasets::text(datasets::metric::throughput), json::object()), "mean"));
+  std::map<std::string, std::pair<double, double>> at_zero;               // the 95% interval with no idle
+  bool drawn = false;  // each replication on its own draw of the costs: the interval is one run's
+  for (const auto& r : whatif.value("rows", json::array())) {
+    if (!r.is_object()) continue;
+    drawn = drawn || r.value("intervals", "") == "replication";
+    const auto& t = r.value(datasets::text(datasets::metric::throughput), json::object());
+    by_mech[text(r, "mechanism")].emplace_back(num(r, "idle"), num(t, "mean"));
+    if (num(r, "idle") == 0) at_zero[text(r, "mechanism")] = {num(t, "ci95_lo"), num(t, "ci95_hi")};
+  }
   std::ostringstream md;
   for (auto& [mech, points] : by_mech) {
     std::sort(points.begin(), points.end());
@@ -164,7 +170,12 @@ std::string server_verdict(const json& whatif) {
     const double base = points.front().second;
     const auto below =
         std::find_if(points.begin(), points.end(), [&](const auto& p) { return !(p.second >= 0.9 * base); });
-    md << "- Simulated server, " << mech << ": " << count(base) << " replies/s with no idle connection; ";
+    md << "- Simulated server, " << mech << ": " << count(base) << " replies/s with no idle connection";
+    if (const auto z = at_zero.find(mech);
+        drawn && z != at_zero.end() && std::isfinite(z->second.first) && std::isfinite(z->second.second))
+      md << " (one run within " << count(z->second.first) << "–" << count(z->second.second)
+         << " as far as the model's intervals know)";
+    md << "; ";
     if (below == points.end())
       md << "still at least 90% of that with " << count(points.back().first)
          << " idle connections, the most simulated.\n";

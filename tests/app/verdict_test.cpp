@@ -114,6 +114,17 @@ TEST(VerdictTest, TheServerLineSaysWhereRepliesFall) {
   EXPECT_NE(md.find("epoll: 1000 replies/s with no idle connection; still at least 90% of that with 10000"),
             std::string::npos)
       << md;
+  // Costs drawn per replication: the interval of one run is quoted with the answer.
+  json drawn = whatif;
+  for (auto& r : drawn["rows"]) {
+    r["intervals"] = "replication";
+    r["throughput"]["ci95_lo"] = 500;
+    r["throughput"]["ci95_hi"] = 2000;
+  }
+  EXPECT_NE(study::server_verdict(drawn).find("poll: 1000 replies/s with no idle connection (one run within "
+                                              "500–2000 as far as the model's intervals know); below 90%"),
+            std::string::npos)
+      << study::server_verdict(drawn);
 }
 
 TEST(VerdictTest, BeyondTheLimitQuotesPollAndEpollAtTheirLargestN) {
