@@ -140,7 +140,7 @@ std::vector<row> plan_rows(const po::variables_map& vm, const std::vector<std::s
   const auto base = model_from(vm);
   std::vector<row> rows;
   for (const std::string& m : mechanisms) {
-    const auto [label, changed] = changes.empty() ? std::pair{std::string(), nullptr} : changed_model(changes, m, base);
+    const auto [label, changed] = changed_model(changes, m, base);
     for (const bool with_change : {false, true}) {
       if (with_change && !changed) continue;
       for (double v : sw.values) {

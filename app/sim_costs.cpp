@@ -72,11 +72,6 @@ bool apply_cost_table(const std::string& path, const std::string& mechanism, sim
 
 using model_ptr = std::shared_ptr<const model::model_set>;
 
-model_ptr model_of(const po::variables_map& vm) {
-  if (!vm.count("model")) return nullptr;
-  return std::make_shared<const model::model_set>(model::load_model(vm["model"].as<std::string>()));
-}
-
 // The costs from the model (when there is one), then the costs file, then the flags.
 sim::cost_model build_costs(const po::variables_map& vm, const std::string& mechanism, const model_ptr& models,
                             const std::shared_ptr<cost_provenance>& prov, studies::cost_bound bound,
@@ -144,14 +139,17 @@ bool draws_wanted(const po::variables_map& vm) {
 
 sim::cost_model sim_costs_from(const po::variables_map& vm, const std::string& mechanism,
                                const std::shared_ptr<cost_provenance>& prov, studies::cost_bound bound) {
-  return build_costs(vm, mechanism, model_of(vm), prov, bound, 0);
+  return build_costs(vm, mechanism, model_from(vm), prov, bound, 0);
 }
 
-std::shared_ptr<const model::model_set> model_from(const po::variables_map& vm) { return model_of(vm); }
+std::shared_ptr<const model::model_set> model_from(const po::variables_map& vm) {
+  if (!vm.count("model")) return nullptr;
+  return std::make_shared<const model::model_set>(model::load_model(vm["model"].as<std::string>()));
+}
 
 sim_costs sim_costs_for(const po::variables_map& vm, const std::string& mechanism,
                         const std::shared_ptr<cost_provenance>& prov) {
-  return sim_costs_for(vm, mechanism, prov, model_of(vm));
+  return sim_costs_for(vm, mechanism, prov, model_from(vm));
 }
 
 sim_costs sim_costs_for(const po::variables_map& vm, const std::string& mechanism,

@@ -144,7 +144,7 @@ void write_dataset(const std::filesystem::path& dir, const dataset& d) {
   if (!d.sentinel.empty()) files["sentinel.csv"] = sentinel_csv(d.sentinel);
   for (const auto& [name, bytes] : files) write_file_atomically(dir / name, bytes);
   // Files of an earlier write that this one does not replace would be read with it.
-  for (const char* stale : {"samples.csv.gz", "sentinel.csv.gz", "sentinel.csv"})
+  for (const char* stale : dataset_file_names)
     if (!files.contains(stale)) std::filesystem::remove(dir / stale);
   // Last: the commit point. Until it is renamed into place the old list names the old files,
   // and a reader refuses the mixture (dataset_files.hpp).

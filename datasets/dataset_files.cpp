@@ -1,20 +1,15 @@
 #include "datasets/dataset_files.hpp"
 
-#include <array>
 #include <cstdio>
 #include <fstream>
 #include <iterator>
 
+#include "datasets/fnv1a.hpp"
 #include "datasets/input_error.hpp"
 #include "datasets/json_file.hpp"
 
 namespace pollscale::datasets {
 namespace {
-
-// Every name a dataset's reader looks for (dataset.cpp): a file of these beside a files.json
-// that does not list it is a leftover of another write.
-constexpr std::array<const char*, 6> dataset_file_names = {"context.json", "samples.csv",  "samples.csv.gz",
-                                                           "summary.csv",  "sentinel.csv", "sentinel.csv.gz"};
 
 std::string read_bytes(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -25,10 +20,8 @@ std::string read_bytes(const std::filesystem::path& p) {
 }  // namespace
 
 std::string fnv1a64_hex(std::string_view bytes) {
-  std::uint64_t h = 0xcbf29ce484222325;
-  for (const char c : bytes) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3;
   char out[17];
-  std::snprintf(out, sizeof out, "%016llx", static_cast<unsigned long long>(h));
+  std::snprintf(out, sizeof out, "%016llx", static_cast<unsigned long long>(fnv1a64(bytes)));
   return out;
 }
 

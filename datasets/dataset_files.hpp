@@ -10,6 +10,7 @@
 // test data) is read as before.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -22,7 +23,13 @@ namespace pollscale::datasets {
 
 inline constexpr const char* dataset_files_name = "files.json";
 
-/// FNV-1a, 64 bits, as 16 lower-case hex digits: a cheap, stable checksum of `bytes`.
+/// Every name a dataset's reader looks for (dataset.cpp): a file of these beside a files.json
+/// that does not list it is a leftover of another write, and a write removes those it does
+/// not write itself.
+inline constexpr std::array<const char*, 6> dataset_file_names = {"context.json", "samples.csv",  "samples.csv.gz",
+                                                                  "summary.csv",  "sentinel.csv", "sentinel.csv.gz"};
+
+/// datasets::fnv1a64 of `bytes` as 16 lower-case hex digits: a file's checksum in files.json.
 std::string fnv1a64_hex(std::string_view bytes);
 
 /// The files.json document of a write: for each file name its "bytes" and "fnv1a64".

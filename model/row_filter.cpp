@@ -2,11 +2,12 @@
 
 #include <algorithm>
 #include <cctype>
-#include <charconv>
 #include <cmath>
 #include <limits>
 #include <optional>
 #include <stdexcept>
+
+#include "datasets/number_text.hpp"
 
 namespace pollscale::model {
 
@@ -29,13 +30,6 @@ node make(node::type t, std::vector<node> kids) {
   n.t = t;
   n.kids = std::move(kids);
   return n;
-}
-
-std::optional<double> to_number(std::string_view s) {
-  double v = 0;
-  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (s.empty() || ec != std::errc{} || ptr != s.data() + s.size()) return std::nullopt;
-  return v;
 }
 
 class parser {
@@ -133,7 +127,7 @@ node parser::comparison() {
   }
   if (eat("%")) {
     const std::string m = word();
-    const auto v = to_number(m);
+    const auto v = datasets::parse_number(m);
     if (!v || *v < 1 || *v != std::floor(*v)) fail("'" + m + "' after % is not a positive integer");
     n.modulus = *v;
   }
@@ -147,7 +141,7 @@ node parser::comparison() {
   if (n.value == "max" || n.value == "min") {
     n.numeric = true;
     n.extreme = n.value == "max" ? 1 : -1;
-  } else if (const auto v = to_number(n.value)) {
+  } else if (const auto v = datasets::parse_number(n.value)) {
     n.numeric = true;
     n.number = *v;
   } else if (n.op != "==" && n.op != "!=") {
@@ -178,7 +172,7 @@ bool eval(const node& n, const observation& o, const column_extremes& ext) {
   const std::string text = column_text(o, n.column);
   if (text.empty()) return true;  // the row has no such dimension
   if (!n.numeric) return (text == n.value) == (n.op == "==");
-  auto v = to_number(text);
+  auto v = datasets::parse_number(text);
   if (!v) return (text == n.value) == (n.op == "==");  // a text column compared to a number
   if (n.modulus > 0) v = std::fmod(*v, n.modulus);
   double rhs = n.number;
@@ -217,7 +211,7 @@ column_extremes extremes_of(const std::vector<const observation*>& rows, const s
   column_extremes out;
   for (const auto& c : columns)
     for (const auto* o : rows)
-      if (const auto v = to_number(column_text(*o, c))) {
+      if (const auto v = datasets::parse_number(column_text(*o, c))) {
         auto [it, fresh] = out.try_emplace(c, *v, *v);
         it->second.first = std::min(it->second.first, *v);
         it->second.second = std::max(it->second.second, *v);

@@ -6,22 +6,16 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "datasets/number_text.hpp"
 #include "datasets/schema.hpp"
 
 namespace pollscale::studies {
 namespace {
 
 double number_in(const std::string& text, const std::string& whole) {
-  std::size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (text.empty() || used != text.size() || !std::isfinite(v))
-    throw std::invalid_argument("'" + whole + "': '" + text + "' is not a finite number");
-  return v;
+  const auto v = datasets::parse_number(text);
+  if (!v || !std::isfinite(*v)) throw std::invalid_argument("'" + whole + "': '" + text + "' is not a finite number");
+  return *v;
 }
 
 // MECH.TERM of "MECH.TERM<op>...": both non-empty.

@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numbers>
 #include <optional>
 #include <string_view>
 #include <vector>
 
+#include "datasets/fnv1a.hpp"
 #include "datasets/pinning.hpp"
 #include "datasets/vocabulary.hpp"
 #include "model/prediction.hpp"
@@ -246,13 +246,8 @@ void fill_from_model(const model_costs& m, const std::string& mechanism, sim::co
 }  // namespace
 
 double cell_draw_z(std::uint64_t draw_seed, const std::string& cell) {
-  std::uint64_t h = 0xcbf29ce484222325;  // FNV-1a of the cell's name, then mixed with the seed
-  for (const char ch : cell) h = (h ^ static_cast<unsigned char>(ch)) * 0x100000001b3;
-  sim::rng g(sim::derive_seed(draw_seed, h));
-  // Box-Muller from two uniforms computed here (not std::normal_distribution, whose
-  // algorithm differs between standard libraries): the same seed, the same costs.
-  const double u1 = sim::uniform01_open_closed(g), u2 = sim::uniform01(g);
-  return std::sqrt(-2 * std::log(u1)) * std::cos(2 * std::numbers::pi * u2);
+  sim::rng g(sim::derive_seed(draw_seed, datasets::fnv1a64(cell)));  // the cell's name, mixed with the seed
+  return sim::standard_normal(g);
 }
 
 double drawn_from_interval(double value, double lo, double hi, double z) {

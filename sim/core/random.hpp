@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <numbers>
 #include <random>
 #include <string>
 
@@ -19,6 +20,13 @@ inline double uniform01(rng& g) { return static_cast<double>(g() >> 11) * 0x1.0p
 
 /// Uniform on (0, 1] with 53 random bits (never 0, so its logarithm is finite).
 inline double uniform01_open_closed(rng& g) { return static_cast<double>((g() >> 11) + 1) * 0x1.0p-53; }
+
+/// Standard normal variate (Box-Muller from two uniforms computed here, not
+/// std::normal_distribution, whose algorithm differs between standard libraries).
+inline double standard_normal(rng& g) {
+  const double u1 = uniform01_open_closed(g), u2 = uniform01(g);
+  return std::sqrt(-2 * std::log(u1)) * std::cos(2 * std::numbers::pi * u2);
+}
 
 /// Exponential variate with the given mean (inversion). Precondition: mean >= 0.
 /// (log of a (0,1] uniform rather than log1p of a [0,1) one: half the cost, same law.)

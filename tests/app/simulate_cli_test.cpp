@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -111,6 +110,17 @@ TEST(SimulateCliTest, ErrorsNameTheCulprit) {
   EXPECT_NE(run_pollscale("simulate --mechanism kqueue" + costs).err.find("'kqueue'"), std::string::npos);
 }
 
+// model.json fitted on tests/model/data/synthetic (planted poll, select and epoll costs over
+// pipes), in a file of this test alone, removed when the test ends.
+struct synthetic_model {
+  std::string path = own_file("model.json");
+  int fit_rc = run_pollscale("fit " + std::string(POLLSCALE_SOURCE_DIR) + "/tests/model/data/synthetic -o " + path).rc;
+  synthetic_model() = default;
+  synthetic_model(const synthetic_model&) = delete;
+  synthetic_model& operator=(const synthetic_model&) = delete;
+  ~synthetic_model() { std::remove(path.c_str()); }
+};
+
 std::string write_costs() {
   const std::string path = own_file("costs.json");
   std::ofstream(path) << R"({"mechanisms": {"poll": {"per_call_ns": 150, "per_registered_ns": 30},
@@ -161,11 +171,9 @@ TEST(WhatifCliTest, ThreadsFollowASweptCpuCountUnlessGiven) {
 // 20 draws; --model-uncertainty fixed runs every replication on the predictions, whose
 // interval is the simulation's noise alone. A bad mode is one line naming the flag.
 TEST(SimulateCliTest, AModelsUncertaintyIsDrawnIntoEveryReplication) {
-  const std::string model =
-      (std::filesystem::temp_directory_path() / ("pollscale_draw_model_" + std::to_string(::getpid()) + ".json"))
-          .string();
-  ASSERT_EQ(run_pollscale("fit " + std::string(POLLSCALE_SOURCE_DIR) + "/tests/model/data/synthetic -o " + model).rc,
-            0);
+  const synthetic_model fitted;
+  ASSERT_EQ(fitted.fit_rc, 0);
+  const std::string& model = fitted.path;
   const std::string args = "simulate " + model +
                            " --mechanism poll --fd-kind pipe --handler-ns 2000 --idle 2000 --active 10"
                            " --duration 0.1 --format json";
@@ -204,18 +212,15 @@ TEST(SimulateCliTest, AModelsUncertaintyIsDrawnIntoEveryReplication) {
   EXPECT_EQ(bad.rc, 2);
   EXPECT_EQ(lines(bad.err), 1) << bad.err;
   EXPECT_NE(bad.err.find("--model-uncertainty"), std::string::npos) << bad.err;
-  std::remove(model.c_str());
 }
 
 // whatif on a model's terms: the changed mechanism gets its rows again on the changed
 // model, with the throughput against its baseline; a cheaper per-fd scan helps more the
 // more idle fds there are. Mistakes are one line naming the flag.
 TEST(WhatifCliTest, AChangedModelTermIsSimulatedBesideTheBaseline) {
-  const std::string model =
-      (std::filesystem::temp_directory_path() / ("pollscale_change_model_" + std::to_string(::getpid()) + ".json"))
-          .string();
-  ASSERT_EQ(run_pollscale("fit " + std::string(POLLSCALE_SOURCE_DIR) + "/tests/model/data/synthetic -o " + model).rc,
-            0);
+  const synthetic_model fitted;
+  ASSERT_EQ(fitted.fit_rc, 0);
+  const std::string& model = fitted.path;
   const std::string args = "whatif " + model +
                            " --mechanisms poll,epoll --fd-kind pipe --handler-ns 2000 --sweep idle=0,5000"
                            " --active 10 --duration 0.1 --model-uncertainty fixed";
@@ -244,7 +249,6 @@ TEST(WhatifCliTest, AChangedModelTermIsSimulatedBesideTheBaseline) {
   const auto no_model = run_pollscale("whatif --mechanisms poll --change poll.fixed*=2 --costs " + write_costs());
   EXPECT_EQ(no_model.rc, 2);
   EXPECT_NE(no_model.err.find("give --model"), std::string::npos) << no_model.err;
-  std::remove(model.c_str());
 }
 
 TEST(WhatifCliTest, BadInputIsOneLineAndExitTwo) {
@@ -265,11 +269,9 @@ TEST(WhatifCliTest, BadInputIsOneLineAndExitTwo) {
 // prediction interval: the capacity the model's uncertainty allows, dear end first, and a
 // note when the model answered past the n it measured.
 TEST(CapacityCliTest, AModelsIntervalsBracketTheCapacity) {
-  const std::string model =
-      (std::filesystem::temp_directory_path() / ("pollscale_cap_model_" + std::to_string(::getpid()) + ".json"))
-          .string();
-  ASSERT_EQ(run_pollscale("fit " + std::string(POLLSCALE_SOURCE_DIR) + "/tests/model/data/synthetic -o " + model).rc,
-            0);
+  const synthetic_model fitted;
+  ASSERT_EQ(fitted.fit_rc, 0);
+  const std::string& model = fitted.path;
   const std::string args = "capacity --model " + model +
                            " --mechanism poll --fd-kind pipe --handler-ns 20000 --vary idle --hi 100000 --max-p99 0.002"
                            " --active 10 --think exp:0.001 --duration 0.2 --model-uncertainty fixed";
@@ -284,17 +286,14 @@ TEST(CapacityCliTest, AModelsIntervalsBracketTheCapacity) {
   const auto text = run_pollscale(args);
   EXPECT_NE(text.out.find("capacity: between "), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("x past the largest n it measured"), std::string::npos) << text.out;
-  std::remove(model.c_str());
 }
 
 // simulate with a model and fixed costs: the same run at both ends of the model's intervals,
 // beside the replications' own interval (which cannot see the model's uncertainty).
 TEST(SimulateCliTest, AModelsIntervalsBoundTheAnswer) {
-  const std::string model =
-      (std::filesystem::temp_directory_path() / ("pollscale_sim_model_" + std::to_string(::getpid()) + ".json"))
-          .string();
-  ASSERT_EQ(run_pollscale("fit " + std::string(POLLSCALE_SOURCE_DIR) + "/tests/model/data/synthetic -o " + model).rc,
-            0);
+  const synthetic_model fitted;
+  ASSERT_EQ(fitted.fit_rc, 0);
+  const std::string& model = fitted.path;
   const std::string args = "simulate --model " + model +
                            " --mechanism poll --fd-kind pipe --handler-ns 20000 --idle 50000 --active 10"
                            " --think exp:0.001 --duration 0.2 --model-uncertainty fixed";
@@ -312,7 +311,6 @@ TEST(SimulateCliTest, AModelsIntervalsBoundTheAnswer) {
       "simulate --mechanism poll --wait-per-call-ns 1000 --handler-ns 20000 --duration 0.2 --format json");
   ASSERT_EQ(flags.rc, 0) << flags.err;
   EXPECT_FALSE(nlohmann::json::parse(flags.out).contains("model_bounds"));
-  std::remove(model.c_str());
 }
 
 // Several mechanisms in one run: a capacity for each, the same evaluations a single

@@ -244,8 +244,7 @@ TEST(EventLoopServerTest, DrawnCostsWidenTheIntervalToTheAnswersSpread) {
   rule.spread_replications = 20;
   const cost_draw draw = [](std::uint64_t seed) {
     rng g(seed);
-    const double z = std::sqrt(-2 * std::log(uniform01_open_closed(g))) * std::cos(6.283185307179586 * uniform01(g));
-    return integer_costs(1e-6, 1e-6, 100e-6 * std::exp(0.2 * z), 0, 0);
+    return integer_costs(1e-6, 1e-6, 100e-6 * std::exp(0.2 * standard_normal(g)), 0, 0);
   };
   const experiment_result drawn = run_server_experiment(default_server_config("epoll"), w, draw, o, rule);
   EXPECT_TRUE(drawn.costs_drawn);

@@ -8,6 +8,7 @@
 #include "datasets/schema.hpp"
 #include "model/fit.hpp"
 #include "model/observations.hpp"
+#include "tests/model/synthetic.hpp"
 
 namespace pollscale::test {
 
@@ -17,12 +18,7 @@ inline model::model_set synthetic_model() {
 }
 
 inline datasets::key poll_pipe_call(std::int64_t n) {
-  datasets::key k;
-  k.scenario = "find_active";
-  k.mechanism = "poll";
-  k.fd_kind = "pipe";
-  k.metric = "time_per_call";
-  k.blocking = 0;
+  datasets::key k = model::test::cell_key("poll");
   k.n_fds = n;
   k.n_active = 1;
   return k;
