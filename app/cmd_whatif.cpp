@@ -125,11 +125,18 @@ std::pair<std::string, std::shared_ptr<const model::model_set>> changed_model(
       label += (label.empty() ? "" : ", ") + c.text;
     }
   if (mine.empty()) return {"", nullptr};
+  studies::change_report report;
+  std::shared_ptr<const model::model_set> changed;
   try {
-    return {label, std::make_shared<const model::model_set>(studies::apply_changes(*base, mine))};
+    changed = std::make_shared<const model::model_set>(studies::apply_changes(*base, mine, &report));
   } catch (const std::invalid_argument& e) {
     throw usage_error(std::string("--change: ") + e.what());
   }
+  if (!report.clamped.empty())
+    std::cerr << "whatif: note: " << label << " would take " << report.clamped.size()
+              << " coefficient(s) below 0; they are held at 0 (a cost cannot be negative), the first: "
+              << report.clamped.front() << "\n";
+  return {label, changed};
 }
 
 // Every (mechanism, value) combination, checked before the first (possibly long) run: each

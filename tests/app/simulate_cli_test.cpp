@@ -246,6 +246,10 @@ TEST(WhatifCliTest, AChangedModelTermIsSimulatedBesideTheBaseline) {
     EXPECT_EQ(e.rc, 2);
     EXPECT_EQ(lines(e.err), 1) << e.err;
   }
+  const auto clamped = run_pollscale(args + " --change poll.fixed-=1e12");
+  ASSERT_EQ(clamped.rc, 0) << clamped.err;
+  EXPECT_NE(clamped.err.find("whatif: note: poll.fixed-=1e12 would take"), std::string::npos) << clamped.err;
+  EXPECT_NE(clamped.err.find("held at 0"), std::string::npos) << clamped.err;
   const auto no_model = run_pollscale("whatif --mechanisms poll --change poll.fixed*=2 --costs " + write_costs());
   EXPECT_EQ(no_model.rc, 2);
   EXPECT_NE(no_model.err.find("give --model"), std::string::npos) << no_model.err;
