@@ -201,8 +201,10 @@ void channel_set::trigger(std::size_t i) const {
   write_token(kind_, fd);
 }
 
+bool channel_set::try_consume(std::size_t i) const { return read_token(kind_, watched_[i].get()); }
+
 void channel_set::consume(std::size_t i) const {
-  if (!read_token(kind_, watched_[i].get()))
+  if (!try_consume(i))
     throw std::runtime_error(std::string(name_of(kind_)) + " channel " + std::to_string(i) +
                              " reported ready but had nothing to read");
 }

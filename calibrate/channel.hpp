@@ -51,6 +51,8 @@ class channel_set {
   /// Reads back what one trigger() wrote; throws std::runtime_error if nothing was there
   /// (the probe's answer was wrong), never blocks.
   void consume(std::size_t i) const;
+  /// Reads back what one trigger() wrote; false if nothing was there. Never blocks.
+  bool try_consume(std::size_t i) const;
 
   /// Descriptors this process holds for n channels with `kept` trigger ends kept
   /// (peak during creation, parking batches included).

@@ -125,9 +125,12 @@ void answer_checker::accept(const std::vector<std::uint32_t>& tags, std::string_
 std::size_t harvest(waiter& w, const channel_set& ch, answer_checker& check, std::size_t expected, int timeout_ms,
                     std::vector<std::uint32_t>& scratch, int max_empty) {
   std::size_t got = 0;
-  int empty = 0;
+  int empty = 0, stale = 0, wait_ms = timeout_ms;
   while (got < expected) {
-    if (w.wait(scratch, timeout_ms) == 0) {
+    if (w.wait(scratch, wait_ms) == 0) {
+      if (stale > 0 && timeout_ms < 0)
+        throw probe_failure("a report found nothing to read, and no event came within " +
+                            std::to_string(stale_wait_ms / 1000) + " s after it");
       if (++empty >= max_empty)
         throw probe_failure("expected " + std::to_string(expected) + " ready descriptors, saw " + std::to_string(got));
       continue;
@@ -135,10 +138,16 @@ std::size_t harvest(waiter& w, const channel_set& ch, answer_checker& check, std
     empty = 0;
     check.accept(scratch, "wait");
     for (std::uint32_t t : scratch) {
-      ch.consume(t);
+      const bool read = w.may_report_stale() ? ch.try_consume(t) : (ch.consume(t), true);
+      if (!read) {  // a stale report: not an event, wait for the real one
+        if (++stale > max_stale_reports)
+          throw probe_failure(std::to_string(stale) + " reports in one wait found nothing to read");
+        check.forget(t);
+        if (timeout_ms < 0) wait_ms = stale_wait_ms;  // a lost token must fail, not hang
+      }
       w.rearm(ch.watched(t), t);
+      if (read) ++got;
     }
-    got += scratch.size();
   }
   return got;
 }

@@ -82,6 +82,10 @@ class answer_checker {
   void reset() { ++generation_; }
   /// Accepts `tags` or throws probe_failure naming `what` and the offending tag.
   void accept(const std::vector<std::uint32_t>& tags, std::string_view what);
+  /// Lets `tag` be reported once more in this operation (its report was stale).
+  void forget(std::uint32_t tag) {
+    if (tag < seen_.size()) seen_[tag] = 0;
+  }
 
  private:
   std::vector<std::uint64_t> seen_;  // generation in which each tag was last reported
@@ -91,8 +95,19 @@ class answer_checker {
 
 /// Waits with `timeout_ms` until `expected` distinct events were reported, consuming each
 /// one's data and re-arming it. Throws probe_failure after `max_empty` empty waits in a row.
+/// A report whose read finds nothing is an error (std::runtime_error from consume), except
+/// from a waiter that may report stale wake-ups (waiter::may_report_stale): that report is
+/// re-armed and not counted, up to max_stale_reports of them in one call; an endless wait
+/// (timeout -1) then waits at most stale_wait_ms, so that a token really lost fails the
+/// probe instead of hanging it.
 std::size_t harvest(waiter& w, const channel_set& ch, answer_checker& check, std::size_t expected, int timeout_ms,
                     std::vector<std::uint32_t>& scratch, int max_empty = 100000);
+
+/// Stale reports one harvest() call tolerates before it fails (a few in a million round
+/// trips were seen on a 2-vCPU KVM guest; a thousand in a row is a broken mechanism).
+inline constexpr int max_stale_reports = 1000;
+/// How long an endless wait lasts after a stale report (ms).
+inline constexpr int stale_wait_ms = 10'000;
 
 /// Involuntary context switches of the calling thread so far (getrusage RUSAGE_THREAD).
 inline long involuntary_switches() {

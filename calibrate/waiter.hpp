@@ -38,6 +38,13 @@ class waiter {
   }
   /// True when data left unread is reported again by every wait() (no rearm needed).
   virtual bool level_triggered() const = 0;
+  /// True when a report may be stale: the mechanism hands back the event mask of the
+  /// wake-up that fired instead of asking the file again, so a wake-up that arrives late
+  /// (its writer's CPU stalled between writing and waking) can report a descriptor whose
+  /// data was already read. The reader then finds nothing, as a server's read finds
+  /// EAGAIN, re-arms and waits again. io_uring poll (io_poll_check_events keeps the mask
+  /// stashed by the wake-up); select, poll and epoll poll the file before reporting it.
+  virtual bool may_report_stale() const { return false; }
   /// Descriptors the mechanism itself holds open (an epoll fd, a ring fd).
   virtual std::size_t own_fds() const { return 0; }
 };

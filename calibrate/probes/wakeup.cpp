@@ -16,7 +16,9 @@
 // every wake-up, epoll does not — the O(n) wake latency the model must see.
 //
 // Timed: the main thread's loop of round trips, nothing else; every wait's answer is
-// checked inside it (exactly the token channel, read back). Not timed: creating channels
+// checked inside it (exactly the token channel, read back; io_uring may report a late
+// wake-up over an empty channel, which is re-armed and waited past, as a server's read
+// that finds EAGAIN would). Not timed: creating channels
 // and waiters, starting the partner. Pinning ("A+B"): the main thread runs on A (where the
 // session pinned it), the partner on B; "0+0" shares one CPU, so each wake-up is a context
 // switch on that CPU; "0+1" crosses CPUs, so each wake-up is an IPI (on a VM, a

@@ -3,6 +3,14 @@
 // the next wait); multishot: the poll stays armed and posts a completion per wake-up until
 // the kernel ends it (no IORING_CQE_F_MORE), when it is re-armed here. Submissions are
 // batched: add() and rearm() only queue an SQE; wait() submits and reaps in one enter.
+// A completion's res is the event mask of the wake-up that fired (io_poll_check_events
+// keeps the mask __io_poll_execute stashed; it asks the file again only when there was
+// none), so a wake-up that arrives late — its writer's vCPU stalled between filling the
+// pipe and waking the queue, while the reader took that token through a newer poll and
+// armed the next one — can complete a poll with POLLIN over an empty pipe. A report over
+// an empty pipe was seen twice in about thirty wake-up runs across CPUs (one-shot, pipes)
+// on a 2-vCPU KVM guest, and the late wake-up is the path the kernel's code leaves for it;
+// harvest() re-arms past such a report (may_report_stale).
 
 #include <liburing.h>
 #include <poll.h>
@@ -83,6 +91,7 @@ class io_uring_waiter final : public waiter {
   }
 
   bool level_triggered() const override { return false; }
+  bool may_report_stale() const override { return true; }
   std::size_t own_fds() const override { return 1; }
 
  private:
