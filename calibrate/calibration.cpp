@@ -33,7 +33,9 @@ nlohmann::json request_json(const calibration_request& req, const runner_options
           {"n_override", req.sel.n_override},
           {"seed", req.sel.seed},
           {"rounds", req.rounds},
-          {"order", "each round in a seeded random order (probes, then groups sharing a set-up, then points)"},
+          {"order",
+           "each round in a seeded random order (probes within thirds of the round, each probe one third earlier "
+           "every round; then groups sharing a set-up, then points)"},
           {"repair_visits", req.repair_visits},
           {"max_fds", req.sel.max_fds},
           {"main_thread_cpu", req.sel.cpus.empty() ? -1 : req.sel.cpus[0]},

@@ -1,5 +1,6 @@
 #include "calibrate/visit_plan.hpp"
 
+#include <algorithm>
 #include <map>
 #include <random>
 
@@ -14,6 +15,9 @@ std::uint64_t mix(std::uint64_t seed, std::uint64_t a, std::uint64_t b) {
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
   return z ^ (z >> 31);
 }
+
+/// Thirds of a round that a probe's visits rotate through (probe_order).
+constexpr std::size_t strata = 3;
 
 /// The groups of one probe's points (indices into `once`), in first-appearance order: the
 /// points that name one set-up together, every other point alone.
@@ -32,6 +36,26 @@ std::vector<std::vector<std::size_t>> groups_of(const std::vector<planned_point>
     groups[it->second].push_back(i);
   }
   return groups;
+}
+
+// The probes of round r in thirds (strata): each probe keeps a seeded stratum s and runs in
+// stratum (s - r) mod 3, moving one third earlier every round, in a new seeded order within
+// its third. So between two visits of a probe lie at least about a third of the round's
+// probes, never none: on the Intel host of 2026-12-02 a plain shuffle put the wake-up
+// probe last in one round and first in the next, and both visits met one slow spell of
+// its cross-CPU wake-ups (docs/calibrate.md).
+std::vector<std::size_t> probe_order(std::size_t probes, std::uint64_t seed, std::uint64_t r) {
+  std::vector<std::size_t> placing(probes);  // a round-independent seeded order: strata by rank
+  for (std::size_t p = 0; p < probes; ++p) placing[p] = p;
+  seeded_shuffle(placing, mix(seed, 0, ~0ull));
+  std::vector<std::size_t> stratum(probes);
+  for (std::size_t rank = 0; rank < probes; ++rank)
+    stratum[placing[rank]] = (rank % strata + strata - r % strata) % strata;
+  std::vector<std::size_t> order(probes);
+  for (std::size_t p = 0; p < probes; ++p) order[p] = p;
+  seeded_shuffle(order, mix(seed, r, 0));
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return stratum[a] < stratum[b]; });
+  return order;
 }
 
 }  // namespace
@@ -56,9 +80,7 @@ std::vector<std::size_t> round_order(const std::vector<planned_point>& once, std
     if (pts.empty()) probes.push_back(once[i].probe);
     pts.push_back(i);
   }
-  std::vector<std::size_t> probe_rank(probes.size());
-  for (std::size_t p = 0; p < probes.size(); ++p) probe_rank[p] = p;
-  seeded_shuffle(probe_rank, mix(seed, r, 0));
+  const auto probe_rank = probe_order(probes.size(), seed, r);
   std::vector<std::size_t> order;
   order.reserve(once.size());
   for (std::size_t p : probe_rank) {

@@ -12,8 +12,10 @@
 // one n. Such a group's set-up is built once per visit of the group (19,700 loopback
 // connections take about a second to open and close, a point a quarter of a second to
 // measure), so every point of the group still meets a fresh set-up in every round, and the
-// mechanisms of a group are compared on the same kernel objects. Probes are shuffled, groups
-// within a probe are shuffled, and points within a group are shuffled.
+// mechanisms of a group are compared on the same kernel objects. Probes are shuffled within
+// thirds of the round, each probe moving one third earlier every round, so that its visits
+// in consecutive rounds are never back to back (a slow spell of some seconds would meet two
+// of its three visits); groups within a probe are shuffled, and points within a group.
 #pragma once
 
 #include <cstddef>

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <string>
 
 namespace pollscale::calibrate {
 namespace {
@@ -70,6 +71,32 @@ TEST(VisitPlanTest, AProbesPointsStayTogetherAndSharedSetUpsByN) {
         ns.push_back(*f.once[i].key.n_fds);
     EXPECT_EQ(ns.size(), 4u);
     EXPECT_EQ(std::set<std::int64_t>(ns.begin(), ns.end()).size(), 4u);
+  }
+}
+
+TEST(VisitPlanTest, AProbesVisitsInConsecutiveRoundsAreNeverBackToBack) {
+  // Twelve probes of one point each: between a probe's visit in round r and in round r + 1
+  // lie at least a third of the round's other probes, for every probe, round and seed.
+  std::vector<std::string> names;
+  for (int p = 0; p < 12; ++p) names.push_back("p" + std::to_string(p));
+  std::vector<probe_def> defs;
+  for (const auto& name : names) defs.push_back({name, "", {}, {}, {}});
+  std::vector<planned_point> once;
+  for (std::size_t p = 0; p < defs.size(); ++p) once.push_back({&defs[p], fixture::point(names[p].c_str(), 1, "a")});
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    std::vector<std::size_t> timeline;  // plan indices, rounds 0..3 one after another
+    for (int round = 0; round < 4; ++round) {
+      const auto order = round_order(once, seed, round);
+      timeline.insert(timeline.end(), order.begin(), order.end());
+    }
+    for (std::size_t p = 0; p < once.size(); ++p) {
+      std::vector<std::size_t> at;
+      for (std::size_t i = 0; i < timeline.size(); ++i)
+        if (timeline[i] == p) at.push_back(i);
+      ASSERT_EQ(at.size(), 4u);
+      for (std::size_t v = 1; v < at.size(); ++v)
+        EXPECT_GE(at[v] - at[v - 1] - 1, once.size() / 3) << "seed " << seed << ", probe " << p;
+    }
   }
 }
 
