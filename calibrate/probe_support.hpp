@@ -103,8 +103,9 @@ class answer_checker {
 std::size_t harvest(waiter& w, const channel_set& ch, answer_checker& check, std::size_t expected, int timeout_ms,
                     std::vector<std::uint32_t>& scratch, int max_empty = 100000);
 
-/// Stale reports one harvest() call tolerates before it fails (a few in a million round
-/// trips were seen on a 2-vCPU KVM guest; a thousand in a row is a broken mechanism).
+/// Stale reports one harvest() call tolerates before it fails (one report over an empty
+/// pipe in about fifteen cross-CPU wake-up runs was seen on a 2-vCPU KVM guest; a thousand
+/// in one wait is a broken mechanism).
 inline constexpr int max_stale_reports = 1000;
 /// How long an endless wait lasts after a stale report (ms).
 inline constexpr int stale_wait_ms = 10'000;
