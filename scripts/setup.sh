@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages pollscale builds and runs with, when any is missing.
 # Safe to run again: it only calls apt-get when something is absent.
+# Usage: scripts/setup.sh [--tests]   (--tests: also what only the tests need: a headless
+# browser that renders the report, tests/scripts/report_browser_test.sh)
 set -euo pipefail
 
 packages=(
@@ -10,6 +12,7 @@ packages=(
   gnuplot-nox libcmark-gfm-dev libcmark-gfm-extensions-dev
   clang-format python3 python3-jsonschema clang help2man
 )
+if [[ ${1:-} == --tests ]]; then packages+=(chromium); fi
 
 missing=()
 for p in "${packages[@]}"; do
