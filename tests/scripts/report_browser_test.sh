@@ -17,6 +17,7 @@ if [[ -z $browser ]]; then
   echo "report_browser_test: skipped: no chromium here (scripts/setup.sh --tests installs it)"
   exit 77
 fi
+headless=(timeout 120 "$browser" --headless --no-sandbox --disable-gpu)  # as root in a container: no sandbox
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 "$pollscale" report "$dataset" --out "$tmp/r" >/dev/null 2>"$tmp/report.err" || {
@@ -42,8 +43,7 @@ render() {
   cp "$tmp/check.js" "$tmp/r/check.js"
   sed 's#</body>#<script src="check.js"></script></body>#' "$tmp/r/report.html" >"$tmp/r/check.html"
   local dom
-  dom=$(timeout 120 "$browser" --headless --no-sandbox --disable-gpu --allow-file-access-from-files \
-    --virtual-time-budget=10000 --dump-dom "file://$tmp/r/check.html" 2>/dev/null)
+  dom=$("${headless[@]}" --virtual-time-budget=10000 --dump-dom "file://$tmp/r/check.html" 2>/dev/null)
   local figures verdict
   figures=$(sed -n 's/.*data-figures="\([^"]*\)".*/\1/p' <<<"$dom" | head -n 1)
   verdict=$(sed -n 's/.*data-verdict="\([^"]*\)".*/\1/p' <<<"$dom" | head -n 1)
@@ -63,8 +63,8 @@ if [[ $got != "$want" ]]; then
 fi
 echo "report_browser_test: $images of $images figures shown, verdict present"
 if [[ -n $screenshot ]]; then
-  timeout 120 "$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1280,1800 \
-    --screenshot="$screenshot" "file://$tmp/r/report.html" >/dev/null 2>&1
+  "${headless[@]}" --hide-scrollbars --window-size=1280,1800 --screenshot="$screenshot" \
+    "file://$tmp/r/report.html" >/dev/null 2>&1
   echo "report_browser_test: screenshot in $screenshot"
 fi
 
