@@ -108,14 +108,6 @@ std::string limit_text(const model::scaling_table& t, bool cpu_bound) {
   return "capacity: " + std::to_string(*t.k.cpus) + "/" + c0 + " x the " + c0 + "-CPU table";
 }
 
-// A count as an integer ("128"), whatever its size.
-std::string count_text(double n) {
-  std::ostringstream o;
-  o.precision(15);
-  o << n;
-  return o.str();
-}
-
 std::string table_name(const model::scaling_table& t) {
   std::string s = datasets::describe(t.k);
   if (t.k.cpus) s += " cpus=" + std::to_string(*t.k.cpus);

@@ -73,6 +73,14 @@ std::string csv_number(double v) {
   return o.str();
 }
 
+std::string count_text(double n) {
+  if (!std::isfinite(n)) return "-";
+  if (std::fabs(n) < 9e18) return std::to_string(std::llround(n));
+  std::ostringstream o;  // beyond long long: every digit, still no fraction or exponent
+  o << std::fixed << std::setprecision(0) << n;
+  return o.str();
+}
+
 std::string percent_text(double fraction) {
   return std::isfinite(fraction) ? format_number(100 * fraction, 3) + "%" : "-";
 }

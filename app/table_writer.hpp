@@ -33,6 +33,10 @@ std::string csv_number(double v);
 /// must not lose what the JSON output keeps).
 std::string number_cell(double v, int significant, bool csv);
 
+/// A count (descriptors, connections, replies per second) as a whole number: "100", "41406";
+/// "-" when not finite. Counts carried as doubles through JSON must not print as "100.0".
+std::string count_text(double n);
+
 /// A fraction as a percentage with 3 significant digits ("4.21%"), "-" when not finite.
 std::string percent_text(double fraction);
 

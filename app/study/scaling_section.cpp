@@ -17,7 +17,6 @@ std::string str(const json& j, const char* key) {
   return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : "";
 }
 std::string fmt(double v) { return std::isfinite(v) ? format_number(v) : (std::isinf(v) ? "∞" : "-"); }
-std::string count(double n) { return std::isfinite(n) ? std::to_string(static_cast<long long>(std::llround(n))) : "-"; }
 
 // "2022 – 14197", or "none (df = 0)" for a fit that has no interval.
 std::string interval(const json& p) {
@@ -60,7 +59,7 @@ std::string legend(const json& result) {
 std::string coverage_text(const json& summary) {
   if (num(summary, "n_with_interval") > 0)
     return "95% intervals hold " + percent_text(num(summary, "coverage")) + " of the " +
-           count(num(summary, "n_with_interval")) + " that have one.";
+           count_text(num(summary, "n_with_interval")) + " that have one.";
   return "no prediction has an interval (as many training points as coefficients: no degrees of freedom left).";
 }
 
@@ -77,13 +76,14 @@ std::vector<std::vector<std::string>> rows_of(const json& result) {
     }
     const std::string law = law_text(t["fit"]);
     std::string trained;
-    for (const auto& r : t.value("train", json::array())) trained += (trained.empty() ? "" : ", ") + count(num(r, "n"));
+    for (const auto& r : t.value("train", json::array()))
+      trained += (trained.empty() ? "" : ", ") + count_text(num(r, "n"));
     for (const auto& r : t.value("held_out", json::array()))
-      rows.push_back({label, law, trained, count(num(r, "n")), fmt(num(r, "measured")),
+      rows.push_back({label, law, trained, count_text(num(r, "n")), fmt(num(r, "measured")),
                       fmt(num(r, "predicted")) + " [" + interval(r) + "]" + capped(r),
                       percent_text(num(r, "rel_err"))});
     for (const auto& r : t.value("at", json::array()))
-      rows.push_back({label, law, trained, count(num(r, "n")), "not measured",
+      rows.push_back({label, law, trained, count_text(num(r, "n")), "not measured",
                       fmt(num(r, "predicted")) + " [" + interval(r) + "]" + capped(r), "-"});
   }
   return rows;
@@ -131,7 +131,7 @@ report::extra_section scaling_section(const std::vector<scaling_run>& runs) {
     const json summary = run.result.value("summary", json::object());
     md << "### " << run.title << "\n\n"
        << run.protocol << " Median |error| of the held-out rows: " << percent_text(num(summary, "median_rel_err"))
-       << " (" << count(num(summary, "n")) << " rows); " << coverage_text(summary) << "\n\n"
+       << " (" << count_text(num(summary, "n")) << " rows); " << coverage_text(summary) << "\n\n"
        << legend(run.result) << "\n"
        << report::md_table({"table", "law", "trained on N", "N", "measured", "predicted [95% interval]", "error"},
                            rows_of(run.result))

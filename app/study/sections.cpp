@@ -167,8 +167,8 @@ report::extra_section simulation_section(const json& whatif, const datasets::dat
     s.dashed = true;
     const double idle = std::max(1.0, num(r, "idle"));  // log axis: c = 0 drawn at 1
     s.points.push_back({idle, num(t, "mean"), num(t, "ci95_lo"), num(t, "ci95_hi")});
-    rows.push_back(
-        {mech, fmt(num(r, "idle")), fmt(num(t, "mean")), fmt(num(t, "ci95_lo")) + " – " + fmt(num(t, "ci95_hi"))});
+    rows.push_back({mech, count_text(num(r, "idle")), fmt(num(t, "mean")),
+                    fmt(num(t, "ci95_lo")) + " – " + fmt(num(t, "ci95_hi"))});
   }
   for (const auto& r : measured.summaries) {
     const auto& k = r.k;

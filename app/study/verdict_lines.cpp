@@ -19,8 +19,6 @@ namespace {
 
 using json = nlohmann::json;
 
-std::string count(double v) { return std::isfinite(v) ? std::to_string(std::llround(v)) : "-"; }
-
 // One accuracy target: the rows it is measured on and how (a median or a mean of |error|).
 struct target {
   std::string name;
@@ -170,18 +168,19 @@ std::string server_verdict(const json& whatif) {
     const double base = points.front().second;
     const auto below =
         std::find_if(points.begin(), points.end(), [&](const auto& p) { return !(p.second >= 0.9 * base); });
-    md << "- Simulated server, " << mech << ": " << count(base) << " replies/s with no idle connection";
+    md << "- Simulated server, " << mech << ": " << count_text(base) << " replies/s with no idle connection";
     if (const auto z = at_zero.find(mech);
         drawn && z != at_zero.end() && std::isfinite(z->second.first) && std::isfinite(z->second.second))
-      md << " (one run within " << count(z->second.first) << "–" << count(z->second.second)
+      md << " (one run within " << count_text(z->second.first) << "–" << count_text(z->second.second)
          << " as far as the model's intervals know)";
     md << "; ";
     if (below == points.end())
-      md << "still at least 90% of that with " << count(points.back().first)
+      md << "still at least 90% of that with " << count_text(points.back().first)
          << " idle connections, the most simulated.\n";
     else
-      md << "below 90% of that from " << count(below->first) << " idle connections on (" << count(below->second)
-         << " replies/s there, " << count(points.back().second) << " with " << count(points.back().first) << ").\n";
+      md << "below 90% of that from " << count_text(below->first) << " idle connections on ("
+         << count_text(below->second) << " replies/s there, " << count_text(points.back().second) << " with "
+         << count_text(points.back().first) << ").\n";
   }
   return md.str();
 }
