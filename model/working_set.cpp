@@ -101,26 +101,39 @@ std::vector<double> probe_cliffs(const std::vector<latency_point>& pts) {
   return out;
 }
 
-// Each level at the largest probe cliff between 1.5 x the level below's capacity and twice
-// its listed size, when there is one; else at its listed size. `note` says which moved.
+// Each level at a probe cliff that can be its capacity, else at its listed size; `note`
+// says which moved. Every step of the probe's chase is a capacity ending, and the last
+// step (to DRAM) is the last level's, however little of it a guest gets: one Intel guest
+// lists L2 2 MiB and L3 105 MiB and its probe steps at 1.6 MiB (L2) and 2.4 MiB (its share
+// of L3, then DRAM), both inside twice the listed L2, where a bottom-up choice named the
+// second step L2's and left L3 at 105 MiB. So the levels choose from the last one down:
+// level i takes the largest cliff not yet taken, within twice its listed size; while
+// fewer cliffs remain than levels, only one above 1.5 x the listed size of the level below
+// (a smaller one is that level's own). Cliffs at or under 1.5 x L1 (`below_first`, 0 when
+// unknown) are L1's.
 std::vector<cache_level> levels_at_cliffs(const std::vector<latency_point>& pts, const std::vector<cache_level>& upper,
-                                          std::string& note) {
-  const auto cliffs = probe_cliffs(pts);
-  std::vector<cache_level> out;
-  double below = 0;
-  for (const auto& level : upper) {
-    cache_level e = level;
-    for (double c : cliffs)
-      if (c > 1.5 * below && c <= 2 * level.size_bytes) e.size_bytes = c;
-    if (e.size_bytes != level.size_bytes) {
+                                          double below_first, std::string& note) {
+  std::vector<double> cliffs;  // ascending
+  for (double c : probe_cliffs(pts))
+    if (c > 1.5 * below_first) cliffs.push_back(c);
+  std::vector<cache_level> out = upper;
+  for (std::size_t i = out.size(); i-- > 0;) {
+    const bool enough = cliffs.size() >= i + 1;  // one left for this level and each below it
+    const double floor = enough ? 0 : 1.5 * (i == 0 ? below_first : upper[i - 1].size_bytes);
+    auto pick = cliffs.end();
+    for (auto c = cliffs.begin(); c != cliffs.end(); ++c)
+      if (*c > floor && *c <= 2 * upper[i].size_bytes) pick = c;
+    if (pick == cliffs.end()) continue;
+    out[i].size_bytes = *pick;
+    cliffs.erase(pick, cliffs.end());  // it and every larger cliff belong to this level or above
+  }
+  for (std::size_t i = 0; i < out.size(); ++i)
+    if (out[i].size_bytes != upper[i].size_bytes) {
       char buf[120];
-      std::snprintf(buf, sizeof buf, "; L%d at the probe's cliff, %.2f MiB (listed %.2f MiB)", level.level,
-                    e.size_bytes / (1 << 20), level.size_bytes / (1 << 20));
+      std::snprintf(buf, sizeof buf, "; L%d at the probe's cliff, %.2f MiB (listed %.2f MiB)", upper[i].level,
+                    out[i].size_bytes / (1 << 20), upper[i].size_bytes / (1 << 20));
       note += buf;
     }
-    below = e.size_bytes;
-    out.push_back(e);
-  }
   return out;
 }
 
@@ -133,10 +146,10 @@ std::vector<cache_level> levels_at_cliffs(const std::vector<latency_point>& pts,
 // beyond the last level, the probe's largest size), and Δlat(W) = Σ δ_L (1 - S_L/W)⁺,
 // S_L the listed size or the probe's cliff (knee_placement).
 latency_curve probe_priced_curve(const std::vector<latency_point>& pts, const std::vector<cache_level>& listed,
-                                 knee_placement knees) {
+                                 double below_first, knee_placement knees) {
   latency_curve curve;
   std::string note;
-  const auto upper = knees == knee_placement::probe_cliffs ? levels_at_cliffs(pts, listed, note) : listed;
+  const auto upper = knees == knee_placement::probe_cliffs ? levels_at_cliffs(pts, listed, below_first, note) : listed;
   for (std::size_t i = 0; i < upper.size(); ++i) {
     const double here = interpolate(pts, upper[i].size_bytes / 2);
     const bool last = i + 1 == upper.size();
@@ -189,8 +202,12 @@ latency_curve geometry_curve(const std::vector<cache_level>& upper) {
 std::optional<latency_curve> make_latency_curve(const std::vector<cache_level>& caches,
                                                 const std::vector<latency_point>& measured, knee_placement knees) {
   std::vector<cache_level> upper;
+  double l1 = 0;  // bytes; the cliffs of L2 lie above it
   for (const auto& c : caches)
-    if (c.level >= 2) upper.push_back(c);
+    if (c.level >= 2)
+      upper.push_back(c);
+    else
+      l1 = std::max(l1, c.size_bytes);
   if (upper.empty()) return std::nullopt;
   const auto pts = merge_repeated(measured);
   // The probe's shape only from a grid dense enough to show it (neighbours at most 2x
@@ -200,7 +217,7 @@ std::optional<latency_curve> make_latency_curve(const std::vector<cache_level>& 
                                         }) == pts.end();
   if (knees == knee_placement::probe_shape && dense) return probe_shaped_curve(pts, upper);
   if (knees == knee_placement::probe_shape) knees = knee_placement::probe_cliffs;
-  if (pts.size() >= 2) return probe_priced_curve(pts, upper, knees);
+  if (pts.size() >= 2) return probe_priced_curve(pts, upper, l1, knees);
   return geometry_curve(upper);
 }
 

@@ -52,8 +52,9 @@ struct latency_point {
 /// out-of-order core hides L2 hits (poll's per-fd cost on this machine does not change
 /// when n x footprint crosses L1). Returns nullopt when there are no caches at L2 or above.
 /// Where the knees S_L sit when a probe measured the latencies: at the context's listed
-/// sizes, or at the probe's cliffs (the capacity a cyclic walk really gets; a level with
-/// no cliff between the level below and twice its listed size keeps its listed size). Or,
+/// sizes, or at the probe's cliffs (the capacity a cyclic walk really gets: the levels take
+/// the cliffs from the last one down, the last level the step to DRAM, each a cliff within
+/// twice its listed size; a level left without one keeps its listed size). Or,
 /// probe_shape, for a walk that cannot stream (scan_streams): no knees, the probe's own
 /// curve interpolated in log size above its L2-resident latency — from a grid with
 /// neighbours at most 2x apart; a coarser one falls back to probe_cliffs.

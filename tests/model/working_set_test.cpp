@@ -78,6 +78,49 @@ TEST(WorkingSetTest, KneesCanSitAtTheProbesCliffsInsteadOfTheListedSizes) {
   EXPECT_LT(cliffs->knots[0].first, 1.6 * (1 << 20));
 }
 
+// A guest that gets a few MiB of a large L3: cpuid lists L2 2 MiB and L3 260 MiB, the probe
+// steps from L2 (3.5 ns) near 1.3 MiB and to DRAM (120 ns) near 3.7 MiB — inside twice the
+// listed L2. The last level takes the last cliff, L2 its own; neither keeps a listed size.
+// The probes step on a 1.5x grid from 16 KiB: ..., 0.90, 1.35, 2.03, 3.04, 4.56 MiB.
+TEST(WorkingSetTest, TheLastLevelTakesTheLastCliffEvenInsideTwiceTheListedL2) {
+  const std::vector<cache_level> caches = {{1, 48 << 10}, {2, 2 << 20}, {3, 260.0 * (1 << 20)}};
+  std::vector<latency_point> probe;
+  for (double b = 16384; b <= 256.0 * (1 << 20); b *= 1.5)
+    probe.push_back({b, b <= 48 << 10 ? 1.0 : b <= 1.3 * (1 << 20) ? 3.5 : b <= 3.7 * (1 << 20) ? 35.0 : 120.0});
+  const auto c = make_latency_curve(caches, probe, knee_placement::probe_cliffs);
+  ASSERT_TRUE(c);
+  ASSERT_EQ(c->knots.size(), 2u);
+  EXPECT_GT(c->knots[0].first, 1.0 * (1 << 20));
+  EXPECT_LT(c->knots[0].first, 1.7 * (1 << 20));
+  EXPECT_GT(c->knots[1].first, 2.9 * (1 << 20));
+  EXPECT_LT(c->knots[1].first, 4.6 * (1 << 20));
+  EXPECT_NE(c->source.find("L2 at the probe's cliff, 1."), std::string::npos) << c->source;
+  EXPECT_NE(c->source.find("L3 at the probe's cliff, 3."), std::string::npos) << c->source;
+  // L1's own step (near 48 KiB) is never L2's capacity, even with no L2 step in the probe.
+  std::vector<latency_point> no_l2_step;
+  for (const auto& p : probe)
+    no_l2_step.push_back({p.bytes, p.bytes <= 48 << 10 ? 1.0 : p.bytes <= 3.7 * (1 << 20) ? 3.5 : 120.0});
+  const auto l1_only = make_latency_curve(caches, no_l2_step, knee_placement::probe_cliffs);
+  ASSERT_TRUE(l1_only);
+  EXPECT_DOUBLE_EQ(l1_only->knots[0].first, 2 << 20);  // listed: no cliff of its own
+  EXPECT_GT(l1_only->knots[1].first, 2.9 * (1 << 20));
+  // A guest with a sliver of L3 (L3 listed 105 MiB): steps at 1.6 MiB and 2.4 MiB, both
+  // within twice the listed L2. Two cliffs, two levels: L3 the last, L2 the first.
+  std::vector<latency_point> sliver;
+  for (const auto& p : probe)
+    sliver.push_back({p.bytes, p.bytes <= 48 << 10          ? 1.0
+                               : p.bytes <= 1.6 * (1 << 20) ? 7.0
+                               : p.bytes <= 2.4 * (1 << 20) ? 37.0
+                                                            : 140.0});
+  const auto s =
+      make_latency_curve({{1, 48 << 10}, {2, 2 << 20}, {3, 105.0 * (1 << 20)}}, sliver, knee_placement::probe_cliffs);
+  ASSERT_TRUE(s);
+  EXPECT_GT(s->knots[0].first, 1.5 * (1 << 20));
+  EXPECT_LT(s->knots[0].first, 1.8 * (1 << 20));
+  EXPECT_GT(s->knots[1].first, 2.3 * (1 << 20));
+  EXPECT_LT(s->knots[1].first, 2.6 * (1 << 20));
+}
+
 TEST(WorkingSetTest, ADisturbedSizeOrACoarseGridPlacesNoCliff) {
   const auto caches = caches_from_context(test::cache_context());
   // 140 ns at one size near 3 MiB, 12 ns again above it: no capacity ends there.
