@@ -43,6 +43,7 @@ def run_validate(pollscale, data, train, keep, extra):
         sys.exit(2)
     if keep:
         name = os.path.basename(os.path.normpath(data)) + (".extra" if train == PROTOCOLS["extra"] else ".inter")
+        os.makedirs(keep, exist_ok=True)
         with open(os.path.join(keep, name + ".json"), "w") as f:
             f.write(done.stdout)
     return json.loads(done.stdout)
