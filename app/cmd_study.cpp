@@ -11,6 +11,7 @@
 #include "app/exit_codes.hpp"
 #include "app/output_document.hpp"
 #include "app/report/report.hpp"
+#include "app/study/crossover.hpp"
 #include "app/study/predictions.hpp"
 #include "app/study/run_step.hpp"
 #include "app/study/scaling_section.hpp"
@@ -154,9 +155,11 @@ std::vector<study::step_result> model_steps(const study_plan& p) {
 // from the files its steps wrote; sections come after (study_sections).
 std::string study_verdict(const study_plan& p) {
   const auto v = p.out / "validation";
+  const std::string crossover =
+      fs::exists(p.out / "model.json") ? study::crossover_verdict(model::load_model(p.out / "model.json")) : "";
   return study::accuracy_verdict(read_json_or_null(v / "extrapolation.json"),
                                  read_json_or_null(v / "interpolation.json")) +
-         study::beyond_limit_verdict(read_json_or_null(p.out / "predictions.json")) +
+         crossover + study::beyond_limit_verdict(read_json_or_null(p.out / "predictions.json")) +
          study::server_verdict(read_json_or_null(p.out / "whatif.json"));
 }
 

@@ -10,8 +10,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/study/crossover.hpp"
 #include "app/study/verdict_lines.hpp"
 #include "app/table_writer.hpp"
+#include "model/fit.hpp"
+#include "model/observations.hpp"
 
 namespace pollscale::app {
 namespace {
@@ -161,6 +164,46 @@ TEST(VerdictTest, NumbersReadAsTheyAre) {
   EXPECT_EQ(duration_text(1.2e3), "1.20 µs");
   EXPECT_EQ(duration_text(2.5e9), "2.50 s");
   EXPECT_EQ(duration_text(NAN), "-");
+}
+
+// Counts carried as doubles through JSON (idle connections, descriptors, replies/s) print as
+// whole numbers: the study's table once read "idle c 100.0".
+TEST(VerdictTest, CountsReadAsWholeNumbers) {
+  EXPECT_EQ(count_text(100.0), "100");
+  EXPECT_EQ(count_text(0.0), "0");
+  EXPECT_EQ(count_text(41405.6), "41406");
+  EXPECT_EQ(count_text(19708), "19708");
+  EXPECT_EQ(count_text(NAN), "-");
+  EXPECT_EQ(count_text(INFINITY), "-");
+  EXPECT_EQ(count_text(1e20).find('.'), std::string::npos);  // beyond long long: still no fraction
+}
+
+// The crossover by the fitted model, on the synthetic fixture's planted costs: poll
+// 170 + 30·n ns, level-triggered epoll a flat 288 ns (1 ready), so epoll is cheaper from
+// n = (288 - 170) / 30 = 3.9, i.e. from the whole n = 4 on; 1% noise parts the intervals
+// within a few n on either side.
+TEST(VerdictTest, TheModelsCrossoverRecoversThePlantedOne) {
+  const auto data = model::load_observations(std::string(POLLSCALE_SOURCE_DIR) + "/tests/model/data/synthetic");
+  const auto models = model::fit_models(data);
+  const auto x = study::predicted_crossover(models);
+  ASSERT_TRUE(x);
+  EXPECT_EQ(x->n, 4);
+  ASSERT_TRUE(x->poll_clear_up_to);
+  EXPECT_GE(*x->poll_clear_up_to, 1);
+  EXPECT_LE(*x->poll_clear_up_to, 3);
+  ASSERT_TRUE(x->epoll_clear_from);
+  EXPECT_GE(*x->epoll_clear_from, 4);
+  EXPECT_LE(*x->epoll_clear_from, 8);
+  EXPECT_EQ(x->measured_n_max, 16000);
+  const std::string md = study::crossover_verdict(models);
+  EXPECT_NE(md.find("cheaper than poll's from n ≈ 4**"), std::string::npos) << md;
+  EXPECT_EQ(md.find("extrapolation"), std::string::npos) << md;  // measured far beyond
+  // Asked only up to n = 3, where poll is still cheaper: no crossover, and the line says so.
+  EXPECT_FALSE(study::predicted_crossover(models, 3));
+  EXPECT_NE(study::crossover_verdict(models, 3).find("not cheaper than poll's even at n = 3"), std::string::npos);
+  // A model without those cells says nothing.
+  model::model_set none;
+  EXPECT_EQ(study::crossover_verdict(none), "");
 }
 
 }  // namespace
