@@ -17,7 +17,7 @@ if ! [[ $budget =~ ^[1-9][0-9]*$ ]]; then
   echo "fuzz.sh: SECONDS_PER_HARNESS '$budget' is not a positive integer" >&2
   exit 2
 fi
-harnesses=(fuzz_historical fuzz_dataset fuzz_model_json fuzz_train fuzz_workload fuzz_context)
+harnesses=(fuzz_historical fuzz_dataset fuzz_model_json fuzz_train fuzz_workload fuzz_context fuzz_costs)
 
 cd "$root"
 scripts/setup.sh
