@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <optional>
 #include <stdexcept>
 #include <system_error>
 #include <utility>
@@ -159,6 +160,100 @@ std::string capture_result::describe() const {
   return "unknown outcome";
 }
 
+namespace {
+
+// The child's exec report: end-of-file when the exec succeeded (the pipe is close-on-exec),
+// else the errno the exec failed with.
+std::optional<int> exec_failure(int err_r) {
+  int exec_errno = 0;
+  std::size_t got = 0;
+  while (got < sizeof exec_errno) {
+    const ssize_t r = call("read(exec report)", [&] {
+      return ::read(err_r, reinterpret_cast<char*>(&exec_errno) + got, sizeof exec_errno - got);
+    });
+    if (r == 0) break;
+    got += static_cast<std::size_t>(r);
+  }
+  if (got == sizeof exec_errno) return exec_errno;
+  return std::nullopt;
+}
+
+// A started child's stdout, read until end-of-file, then its exit awaited, both before the
+// deadline and both giving way to a stop request (sys::interrupted). The child is reaped
+// by the caller.
+class output_reader {
+ public:
+  output_reader(child_guard& child, int out_r, clock::time_point deadline, std::size_t max_output,
+                capture_result& result)
+      : child_(child), fd_(out_r), deadline_(deadline), max_output_(max_output), result_(result) {}
+
+  /// Until end-of-file, or until the child has exited while something it left behind
+  /// still holds the pipe open. False when the deadline came first.
+  bool read_output() {
+    for (;;) {
+      if (!still_in_time()) return false;
+      pollfd p{fd_, POLLIN, 0};
+      if (call("poll(child stdout)", [&] { return ::poll(&p, 1, slice_ms(stop_poll_slice)); }) == 0) {
+        if (!child_.terminated()) continue;
+        exited_ = true;
+        drain();
+        return true;
+      }
+      if (!read_once()) return true;
+    }
+  }
+
+  /// Its stdout is closed: waits for it to exit. False when the deadline came first.
+  bool wait_exit() {
+    for (int ms = 1; !exited_; ms = std::min(2 * ms, 20)) {
+      if (child_.terminated()) return true;
+      if (!still_in_time()) return false;
+      nap(std::min(ms, std::max(1, slice_ms(stop_poll_slice))));
+    }
+    return true;
+  }
+
+ private:
+  bool still_in_time() const {
+    if (stop_requested.load(std::memory_order_relaxed)) throw interrupted();
+    return clock::now() < deadline_;
+  }
+
+  int slice_ms(std::chrono::milliseconds cap) const {
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline_ - clock::now());
+    return static_cast<int>(std::clamp(left, std::chrono::milliseconds(0), cap).count());
+  }
+
+  // One read; false at end-of-file. Bytes past max_output are read and dropped.
+  bool read_once() {
+    const ssize_t r = call("read(child stdout)", [&] { return ::read(fd_, buf_, sizeof buf_); });
+    if (r == 0) return false;
+    const std::size_t n = static_cast<std::size_t>(r);
+    const std::size_t room = max_output_ - std::min(max_output_, result_.out.size());
+    result_.out.append(buf_, std::min(n, room));
+    if (n > room) result_.truncated = true;
+    return true;
+  }
+
+  // What the exited child left in the pipe, without blocking.
+  void drain() {
+    for (;;) {
+      pollfd p{fd_, POLLIN, 0};
+      if (call("poll(child stdout)", [&] { return ::poll(&p, 1, 0); }) == 0 || !read_once()) return;
+    }
+  }
+
+  child_guard& child_;
+  int fd_;
+  clock::time_point deadline_;
+  std::size_t max_output_;
+  capture_result& result_;
+  bool exited_ = false;
+  char buf_[4096];
+};
+
+}  // namespace
+
 capture_result run_capture(const std::vector<std::string>& argv, const capture_options& options) {
   if (argv.empty() || argv.front().empty()) throw std::invalid_argument("run_capture: no program given");
   // Everything the child needs is prepared before fork: it may not allocate after it.
@@ -174,7 +269,6 @@ capture_result run_capture(const std::vector<std::string>& argv, const capture_o
 
   capture_result result;
   const auto start = clock::now();
-  const auto deadline = start + options.timeout;
   const pid_t pid = call("fork", [] { return ::fork(); });
   if (pid == 0) exec_child(args.data(), out_w.get(), err_w.get(), devnull.get(), parent);
   child_guard child(pid);
@@ -184,78 +278,22 @@ capture_result run_capture(const std::vector<std::string>& argv, const capture_o
   err_w.reset();
   devnull.reset();
 
-  // End-of-file: the exec succeeded; an int: it failed with that errno.
-  int exec_errno = 0;
-  std::size_t got = 0;
-  while (got < sizeof exec_errno) {
-    const ssize_t r = call("read(exec report)", [&] {
-      return ::read(err_r.get(), reinterpret_cast<char*>(&exec_errno) + got, sizeof exec_errno - got);
-    });
-    if (r == 0) break;
-    got += static_cast<std::size_t>(r);
-  }
-  if (got == sizeof exec_errno) {
-    child.reap();
-    result.how = capture_result::outcome::spawn_failed;
-    result.spawn_errno = exec_errno;
-    result.elapsed = clock::now() - start;
-    return result;
-  }
-
-  auto timed_out = [&] {
-    child.reap();
-    result.how = capture_result::outcome::timed_out;
+  const auto done = [&](capture_result::outcome how) {
+    const int status = child.reap();
+    if (how == capture_result::outcome::exited)
+      record_status(result, status);
+    else
+      result.how = how;
     result.elapsed = clock::now() - start;
     return result;
   };
-  auto slice_ms = [&](std::chrono::milliseconds cap) {
-    const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - clock::now());
-    return static_cast<int>(std::clamp(left, std::chrono::milliseconds(0), cap).count());
-  };
-  char buf[4096];
-  auto take = [&](ssize_t r) {
-    const std::size_t n = static_cast<std::size_t>(r);
-    const std::size_t room = options.max_output - std::min(options.max_output, result.out.size());
-    result.out.append(buf, std::min(n, room));
-    if (n > room) result.truncated = true;
-  };
-
-  // Read stdout until end-of-file, or until the child has exited while something it
-  // left behind still holds the pipe open.
-  bool exited = false;
-  for (;;) {
-    if (stop_requested.load(std::memory_order_relaxed)) throw interrupted();
-    if (clock::now() >= deadline) return timed_out();
-    pollfd p{out_r.get(), POLLIN, 0};
-    if (call("poll(child stdout)", [&] { return ::poll(&p, 1, slice_ms(stop_poll_slice)); }) == 0) {
-      if (child.terminated()) {
-        exited = true;
-        for (;;) {  // drain what is already there, without blocking
-          p.revents = 0;
-          if (call("poll(child stdout)", [&] { return ::poll(&p, 1, 0); }) == 0) break;
-          const ssize_t r = call("read(child stdout)", [&] { return ::read(out_r.get(), buf, sizeof buf); });
-          if (r == 0) break;
-          take(r);
-        }
-        break;
-      }
-      continue;
-    }
-    const ssize_t r = call("read(child stdout)", [&] { return ::read(out_r.get(), buf, sizeof buf); });
-    if (r == 0) break;
-    take(r);
+  if (const auto e = exec_failure(err_r.get())) {
+    result.spawn_errno = *e;
+    return done(capture_result::outcome::spawn_failed);
   }
-  // Its stdout is closed: wait for it to exit, still within the deadline.
-  for (int ms = 1; !exited;) {
-    if (child.terminated()) break;
-    if (stop_requested.load(std::memory_order_relaxed)) throw interrupted();
-    if (clock::now() >= deadline) return timed_out();
-    nap(std::min(ms, std::max(1, slice_ms(stop_poll_slice))));
-    ms = std::min(2 * ms, 20);
-  }
-  record_status(result, child.reap());
-  result.elapsed = clock::now() - start;
-  return result;
+  output_reader reader(child, out_r.get(), start + options.timeout, options.max_output, result);
+  if (!reader.read_output() || !reader.wait_exit()) return done(capture_result::outcome::timed_out);
+  return done(capture_result::outcome::exited);  // or signaled: record_status tells
 }
 
 std::filesystem::path find_program(std::string_view name) {
