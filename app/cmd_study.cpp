@@ -12,6 +12,7 @@
 #include "app/output_document.hpp"
 #include "app/report/report.hpp"
 #include "app/study/crossover.hpp"
+#include "app/study/fitted_section.hpp"
 #include "app/study/predictions.hpp"
 #include "app/study/run_step.hpp"
 #include "app/study/scaling_section.hpp"
@@ -165,7 +166,10 @@ std::string study_verdict(const study_plan& p) {
 
 std::vector<report::extra_section> study_sections(const study_plan& p, const datasets::dataset& d) {
   std::vector<report::extra_section> extras;
-  if (const auto m = read_json_or_null(p.out / "model.json"); !m.is_null()) extras.push_back(study::model_section(m));
+  if (const auto m = read_json_or_null(p.out / "model.json"); !m.is_null()) {
+    extras.push_back(study::model_section(m));
+    extras.push_back(study::fitted_curves_section(model::load_model(p.out / "model.json"), d));
+  }
   const auto v = p.out / "validation";
   if (const auto j = read_json_or_null(v / "extrapolation.json"); !j.is_null())
     extras.push_back(study::validation_section("Extrapolation on this machine",

@@ -152,8 +152,15 @@ std::string gnuplot_script(const figure& f, const std::string& data_file, const 
     const int repeat = seen[{st.colour, st.point_type}]++;
     const int point = repeat ? st.point_type - 1 : st.point_type;  // gnuplot: odd filled, the even before it open
     const int dash = s.dashed ? 2 : repeat ? 3 + (repeat - 1) % 3 : 1;
-    o << (i ? ", \\\n     " : "") << quoted(data_file) << " index " << i << " using 1:2:3:4 title " << quoted(s.title)
-      << " with yerrorlines lw 1.5 lc rgb " << quoted(st.colour) << " pt " << point << " ps 0.5 dt " << dash;
+    o << (i ? ", \\\n     " : "") << quoted(data_file) << " index " << i;
+    if (s.band) {  // the band first, behind its line; one legend entry, the line's
+      o << " using 1:3:4 notitle with filledcurves fc rgb " << quoted(st.colour)
+        << " fs transparent solid 0.15 noborder, \\\n     " << quoted(data_file) << " index " << i
+        << " using 1:2 title " << quoted(s.title) << " with lines lw 1.5 lc rgb " << quoted(st.colour) << " dt 2";
+      continue;
+    }
+    o << " using 1:2:3:4 title " << quoted(s.title) << " with yerrorlines lw 1.5 lc rgb " << quoted(st.colour) << " pt "
+      << point << " ps 0.5 dt " << dash;
   }
   return o.str() + "\n";
 }

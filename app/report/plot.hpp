@@ -20,6 +20,9 @@ struct plot_series {
   std::string title;
   std::vector<plot_point> points;  ///< drawn in the given order
   bool dashed = false;             ///< e.g. predictions, as opposed to measurements
+  /// A fitted curve: a dashed line through y with [lo, hi] shaded in its colour as a band
+  /// (a prediction band), no points or error bars.
+  bool band = false;
 };
 
 struct figure {

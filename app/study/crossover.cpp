@@ -9,13 +9,11 @@
 #include "model/prediction.hpp"
 
 namespace pollscale::app::study {
-namespace {
 
 using datasets::mechanism;
 
-// The one find_active cell over pipes with timeout 0 of this mechanism (and variant), fitted
-// on this machine; null when there is none or more than one.
-const model::cell_model* wait_cell(const model::model_set& models, mechanism m, std::optional<datasets::variant> v) {
+const model::cell_model* pipe_wait_cell(const model::model_set& models, mechanism m,
+                                        std::optional<datasets::variant> v) {
   const model::cell_model* found = nullptr;
   for (const auto& c : models.cells) {
     const auto& k = c.cell;
@@ -29,6 +27,8 @@ const model::cell_model* wait_cell(const model::model_set& models, mechanism m, 
   }
   return found;
 }
+
+namespace {
 
 struct grid_point {
   double n = 0;
@@ -75,8 +75,8 @@ std::optional<std::size_t> crossing(const std::vector<grid_point>& g) {
 }  // namespace
 
 std::optional<model_crossover> predicted_crossover(const model::model_set& models, double n_max) {
-  const auto* poll = wait_cell(models, mechanism::poll, std::nullopt);
-  const auto* epoll = wait_cell(models, mechanism::epoll, datasets::variant::lt);
+  const auto* poll = pipe_wait_cell(models, mechanism::poll, std::nullopt);
+  const auto* epoll = pipe_wait_cell(models, mechanism::epoll, datasets::variant::lt);
   if (!poll || !epoll) return std::nullopt;
   const auto g = walk(models, *poll, *epoll, n_max);
   const auto cheaper = crossing(g);
@@ -99,8 +99,8 @@ std::optional<model_crossover> predicted_crossover(const model::model_set& model
 std::string crossover_verdict(const model::model_set& models, double n_max) {
   const auto x = predicted_crossover(models, n_max);
   if (!x) {
-    if (!wait_cell(models, mechanism::poll, std::nullopt) ||
-        !wait_cell(models, mechanism::epoll, datasets::variant::lt))
+    if (!pipe_wait_cell(models, mechanism::poll, std::nullopt) ||
+        !pipe_wait_cell(models, mechanism::epoll, datasets::variant::lt))
       return "";
     return "- By the fitted model, epoll's wait call is not cheaper than poll's even at n = " + count_text(n_max) +
            " (1 ready pipe, timeout 0).\n";

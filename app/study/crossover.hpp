@@ -11,9 +11,16 @@
 #include <optional>
 #include <string>
 
+#include "datasets/vocabulary.hpp"
 #include "model/model_set.hpp"
 
 namespace pollscale::app::study {
+
+/// The one find_active cell over pipes with timeout 0 of mechanism `m` (variant `v`, none
+/// when absent), on one CPU, fitted on this machine: the wait call every mechanism does
+/// alike. Null when there is none or more than one.
+const model::cell_model* pipe_wait_cell(const model::model_set& models, datasets::mechanism m,
+                                        std::optional<datasets::variant> v);
 
 struct model_crossover {
   double n = 0;  ///< from this grid n on, epoll's predicted median stays below poll's

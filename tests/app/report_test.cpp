@@ -148,6 +148,15 @@ TEST(ReportTest, AMechanismHasOneColourInEveryFigure) {
   EXPECT_NE(shaded.find("set object 1 rect from first 1000, graph 0 to graph 1, graph 1 behind"), std::string::npos)
       << shaded;
   EXPECT_NE(shaded.find("set label 1 'extrapolated' at first 1000"), std::string::npos) << shaded;
+  // A fitted curve: its band shaded in its colour behind a dashed line, one legend entry.
+  f.series = {{"poll fitted", {{1, 2, 1, 3}, {10, 20, 10, 30}}, false, true}};
+  const std::string band = gnuplot_script(f, "f.dat", "f.svg");
+  EXPECT_NE(band.find("index 0 using 1:3:4 notitle with filledcurves fc rgb '" + style_of("poll").colour + "'"),
+            std::string::npos)
+      << band;
+  EXPECT_NE(band.find("index 0 using 1:2 title 'poll fitted' with lines lw 1.5 " + poll + " dt 2"), std::string::npos)
+      << band;
+  EXPECT_EQ(band.find("yerrorlines lw"), std::string::npos) << band;  // no error bars on a curve
 }
 
 // At most six series a panel, whole mechanisms together, every panel on the same axes.

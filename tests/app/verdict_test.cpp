@@ -5,12 +5,14 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "app/study/crossover.hpp"
+#include "app/study/fitted_section.hpp"
 #include "app/study/verdict_lines.hpp"
 #include "app/table_writer.hpp"
 #include "model/fit.hpp"
@@ -204,6 +206,35 @@ TEST(VerdictTest, TheModelsCrossoverRecoversThePlantedOne) {
   // A model without those cells says nothing.
   model::model_set none;
   EXPECT_EQ(study::crossover_verdict(none), "");
+}
+
+// The study's figure of the fitted models: select, poll and epoll/lt each as measured
+// points and a fitted curve with its band from n = 1 to 10^6, shaded past the measured n.
+TEST(VerdictTest, TheFittedCurvesRunFromOneToAMillionWithTheirBands) {
+  const auto data = model::load_observations(std::string(POLLSCALE_SOURCE_DIR) + "/tests/model/data/synthetic");
+  const auto models = model::fit_models(data);
+  const auto measured = datasets::read_dataset(std::string(POLLSCALE_SOURCE_DIR) + "/tests/model/data/synthetic");
+  const auto section = study::fitted_curves_section(models, measured, "fitted");
+  ASSERT_EQ(section.figures.size(), 1u);
+  const auto& f = section.figures[0];
+  ASSERT_EQ(f.series.size(), 6u);
+  ASSERT_TRUE(f.extrapolated_from);
+  EXPECT_EQ(*f.extrapolated_from, 16000);
+  for (std::size_t i = 0; i < f.series.size(); i += 2) {
+    const auto &points = f.series[i], &curve = f.series[i + 1];
+    EXPECT_FALSE(points.band);
+    EXPECT_EQ(points.points.size(), 10u) << points.title;  // the fixture's ten n, 1 ready
+    ASSERT_TRUE(curve.band) << curve.title;
+    EXPECT_EQ(curve.points.front().x, 1);
+    EXPECT_EQ(curve.points.back().x, 1e6);
+    for (const auto& p : curve.points) EXPECT_TRUE(p.lo <= p.y && p.y <= p.hi) << curve.title << " n=" << p.x;
+  }
+  // poll's curve passes through its planted cost at a measured n (170 + 30 n ns, 1% noise).
+  const auto& poll = f.series[3];
+  const auto at = std::find_if(poll.points.begin(), poll.points.end(), [](const auto& p) { return p.x == 100; });
+  ASSERT_NE(at, poll.points.end());
+  EXPECT_NEAR(at->y, 170 + 30 * 100, 0.03 * (170 + 30 * 100));
+  EXPECT_TRUE(study::fitted_curves_section(model::model_set{}, measured).figures.empty());
 }
 
 }  // namespace
