@@ -37,8 +37,8 @@ std::string key_text(const key& k) {
   return out;
 }
 
-nlohmann::json read_context(const std::filesystem::path& p) {
-  auto j = read_json_file(p);
+// A context block as read from `p` (its bytes already read, or not): the checks of a context.
+nlohmann::json checked_context(nlohmann::json j, const std::filesystem::path& p) {
   if (!j.is_object() || !j.contains("schema_version"))
     throw input_error(p.string() + ": not a context block (no schema_version)");
   if (j.contains("kind") && j["kind"] != context_kind)
@@ -49,6 +49,8 @@ nlohmann::json read_context(const std::filesystem::path& p) {
                       " is not supported (this build reads " + std::to_string(schema_version) + ")");
   return j;
 }
+
+nlohmann::json read_context(const std::filesystem::path& p) { return checked_context(read_json_file(p), p); }
 
 }  // namespace
 
@@ -230,15 +232,24 @@ std::optional<std::filesystem::path> plain_or_gzip(const std::filesystem::path& 
 
 dataset read_dataset(const std::filesystem::path& dir) {
   if (!std::filesystem::is_directory(dir)) throw input_error(dir.string() + ": not a dataset directory");
-  check_dataset_files(dir);
+  const auto checked = check_dataset_files(dir);
+  // A file files.json lists is parsed from the bytes its check read; the others (no
+  // files.json, or a gzipped copy, which pollscale never writes) from the file.
+  const auto csv = [&](const std::filesystem::path& p) {
+    const auto it = checked.find(p.filename().string());
+    return it == checked.end() || p.extension() == ".gz" ? read_csv(p) : parse_csv(it->second, p);
+  };
   dataset d;
-  d.context = read_context(dir / "context.json");
-  d.samples = parse_samples(read_csv(plain_or_gzip(dir, "samples.csv").value_or(dir / "samples.csv")));
-  const auto summary_table = read_csv(dir / "summary.csv");
+  const auto context = dir / "context.json";
+  const auto ctx = checked.find(context.filename().string());
+  d.context =
+      ctx == checked.end() ? read_context(context) : checked_context(parse_json_text(ctx->second, context), context);
+  d.samples = parse_samples(csv(plain_or_gzip(dir, "samples.csv").value_or(dir / "samples.csv")));
+  const auto summary_table = csv(dir / "summary.csv");
   d.summaries = parse_summaries(summary_table);
   if (const auto c = summary_table.column("consistency"))
     for (const auto& r : summary_table.records) d.consistency.push_back(r.fields[*c]);
-  if (const auto p = plain_or_gzip(dir, "sentinel.csv")) d.sentinel = parse_sentinel(read_csv(*p));
+  if (const auto p = plain_or_gzip(dir, "sentinel.csv")) d.sentinel = parse_sentinel(csv(*p));
   return d;
 }
 

@@ -31,9 +31,10 @@ nlohmann::json dataset_files_json(const std::map<std::string, std::string>& cont
   return {{"kind", "dataset_files"}, {"schema_version", 1}, {"files", files}};
 }
 
-void check_dataset_files(const std::filesystem::path& dir) {
+std::map<std::string, std::string> check_dataset_files(const std::filesystem::path& dir) {
+  std::map<std::string, std::string> checked;
   const auto path = dir / dataset_files_name;
-  if (!std::filesystem::exists(path)) return;
+  if (!std::filesystem::exists(path)) return checked;
   const nlohmann::json j = read_json_file(path);
   if (!j.is_object() || j.value("kind", "") != "dataset_files" || !j.contains("files") || !j["files"].is_object())
     throw input_error(path.string() + ": not a dataset's list of files (kind dataset_files with files)");
@@ -48,17 +49,19 @@ void check_dataset_files(const std::filesystem::path& dir) {
     if (!std::filesystem::exists(file))
       throw input_error(file.string() + ": missing, but " + dataset_files_name +
                         " lists it: the dataset's write did not finish");
-    const std::string bytes = read_bytes(file);
+    std::string bytes = read_bytes(file);
     if (bytes.size() != want["bytes"].get<std::uint64_t>() || fnv1a64_hex(bytes) != want["fnv1a64"])
       throw input_error(file.string() + ": not the file " + dataset_files_name +
                         " lists (another write, or one that did not finish, left it): measure again, or delete " +
                         dataset_files_name + " to read the files as they are");
+    checked.emplace(name, std::move(bytes));
   }
   for (const char* name : dataset_file_names)
     if (!files.contains(name) && std::filesystem::exists(dir / name))
       throw input_error((dir / name).string() + ": not part of the dataset " + dataset_files_name +
                         " lists (left by an earlier write): remove it, or delete " + dataset_files_name +
                         " to read the files as they are");
+  return checked;
 }
 
 }  // namespace pollscale::datasets

@@ -37,7 +37,10 @@ nlohmann::json dataset_files_json(const std::map<std::string, std::string>& cont
 
 /// Checks `dir` against its files.json, if it has one: every listed file present with its
 /// size and hash, and no other dataset file (samples, summary, sentinel, context, plain or
-/// gzipped) beside them. Throws input_error naming the file and what differs.
-void check_dataset_files(const std::filesystem::path& dir);
+/// gzipped) beside them. Throws input_error naming the file and what differs. Returns the
+/// bytes it checked, by file name (none without files.json), so that the reader parses
+/// exactly those: each file read once, and no writer replacing one after the check can slip
+/// another file's bytes in.
+std::map<std::string, std::string> check_dataset_files(const std::filesystem::path& dir);
 
 }  // namespace pollscale::datasets

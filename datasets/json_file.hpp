@@ -6,6 +6,7 @@
 #pragma once
 
 #include <filesystem>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -17,5 +18,8 @@ inline constexpr int max_json_depth = 64;
 /// Parses the file at `path`. Throws input_error ("path: what") when it is not a readable
 /// regular file, not JSON, or nested deeper than max_json_depth.
 nlohmann::json read_json_file(const std::filesystem::path& path);
+
+/// Parses `text` as read_json_file parses a file's bytes; messages name `origin`.
+nlohmann::json parse_json_text(std::string_view text, const std::filesystem::path& origin);
 
 }  // namespace pollscale::datasets

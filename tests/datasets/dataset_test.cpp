@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <system_error>
 
@@ -12,6 +13,7 @@
 #include "datasets/csv_table.hpp"
 #include "datasets/dataset_files.hpp"
 #include "datasets/historical.hpp"
+#include "datasets/json_file.hpp"
 
 namespace pollscale::datasets {
 namespace {
@@ -315,6 +317,28 @@ TEST_F(DatasetTest, FilesOfAnotherWriteAreRefusedNamingThem) {
   std::ofstream(dir_ / dataset_files_name) << "[1, 2]";
   EXPECT_NE(read_error().find("not a dataset's list of files"), std::string::npos) << read_error();
   fs::remove_all(other);
+}
+
+// The check hands back the bytes it verified, and the reader parses those: what was read
+// is what was checked, each file once. Messages from the parsed bytes still name the file.
+TEST_F(DatasetTest, TheCheckedBytesAreWhatIsRead) {
+  write_dataset(dir_, small());
+  const auto checked = check_dataset_files(dir_);
+  for (const char* name : {"context.json", "samples.csv", "summary.csv"}) {
+    ASSERT_TRUE(checked.contains(name)) << name;
+    std::ifstream in(dir_ / name, std::ios::binary);
+    const std::string on_disk{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    EXPECT_EQ(checked.at(name), on_disk) << name;
+  }
+  hand_edited();
+  EXPECT_TRUE(check_dataset_files(dir_).empty());  // no files.json: nothing checked, files read as they are
+  EXPECT_EQ(parse_json_text(R"({"a": [1, 2]})", "x.json")["a"][1], 2);
+  try {
+    (void)parse_json_text(std::string(100, '[') + std::string(100, ']'), dir_ / "context.json");
+    FAIL();
+  } catch (const input_error& e) {
+    EXPECT_NE(std::string(e.what()).find("context.json: nested deeper than 64 levels"), std::string::npos) << e.what();
+  }
 }
 
 TEST(DatasetFilesTest, Fnv1a64MatchesItsPublishedVectors) {
