@@ -5,6 +5,7 @@
 
 #include <ctime>
 #include <iostream>
+#include <optional>
 
 #include "app/cli.hpp"
 #include "app/commands.hpp"
@@ -154,22 +155,21 @@ std::vector<study::step_result> model_steps(const study_plan& p) {
 
 // What the study adds to the verdict at the top of the report (app/study/verdict_lines.hpp),
 // from the files its steps wrote; sections come after (study_sections).
-std::string study_verdict(const study_plan& p) {
+std::string study_verdict(const study_plan& p, const std::optional<model::model_set>& models) {
   const auto v = p.out / "validation";
-  const std::string crossover =
-      fs::exists(p.out / "model.json") ? study::crossover_verdict(model::load_model(p.out / "model.json")) : "";
+  const std::string crossover = models ? study::crossover_verdict(*models) : "";
   return study::accuracy_verdict(read_json_or_null(v / "extrapolation.json"),
                                  read_json_or_null(v / "interpolation.json")) +
          crossover + study::beyond_limit_verdict(read_json_or_null(p.out / "predictions.json")) +
          study::server_verdict(read_json_or_null(p.out / "whatif.json"));
 }
 
-std::vector<report::extra_section> study_sections(const study_plan& p, const datasets::dataset& d) {
+// `models`: the study's model.json as read once (absent when the fit step wrote none).
+std::vector<report::extra_section> study_sections(const study_plan& p, const datasets::dataset& d,
+                                                  const std::optional<model::model_set>& models) {
   std::vector<report::extra_section> extras;
-  if (const auto m = read_json_or_null(p.out / "model.json"); !m.is_null()) {
-    extras.push_back(study::model_section(m));
-    extras.push_back(study::fitted_curves_section(model::load_model(p.out / "model.json"), d));
-  }
+  if (const auto m = read_json_or_null(p.out / "model.json"); !m.is_null()) extras.push_back(study::model_section(m));
+  if (models) extras.push_back(study::fitted_curves_section(*models, d));
   const auto v = p.out / "validation";
   if (const auto j = read_json_or_null(v / "extrapolation.json"); !j.is_null())
     extras.push_back(study::validation_section("Extrapolation on this machine",
@@ -190,9 +190,8 @@ std::vector<report::extra_section> study_sections(const study_plan& p, const dat
                        "Each table fitted on its smaller half of N, the larger half predicted, and 256.", j,
                        "study_scaling_published"});
   extras.push_back(study::scaling_section(scaling));
-  if (fs::exists(p.out / "model.json")) {
-    const auto models = model::load_model(p.out / "model.json");
-    const auto predictions = study::predict_beyond(models, datasets::text(datasets::fd_kind::pipe), {100000, 1000000});
+  if (models) {
+    const auto predictions = study::predict_beyond(*models, datasets::text(datasets::fd_kind::pipe), {100000, 1000000});
     datasets::write_file_atomically(
         p.out / "predictions.json",
         stamped(output_kind::predictions_beyond, {{"predictions", predictions}}).dump(2) + "\n");
@@ -251,9 +250,11 @@ int cmd_study(const args_t& args) {
     throw;
   }
   const auto d = datasets::read_dataset(p.dataset);
-  const auto sections = study_sections(p, d);  // first: it writes predictions.json, which the verdict reads
-  const auto html =
-      report::write_report(d, p.out / "report", "pollscale study", p.dataset.string(), sections, study_verdict(p));
+  std::optional<model::model_set> models;
+  if (fs::exists(p.out / "model.json")) models = model::load_model(p.out / "model.json");
+  const auto sections = study_sections(p, d, models);  // first: it writes predictions.json, which the verdict reads
+  const auto html = report::write_report(d, p.out / "report", "pollscale study", p.dataset.string(), sections,
+                                         study_verdict(p, models));
   const bool all_ok = std::all_of(steps.begin(), steps.end(), [](const auto& s) { return s.ok(); });
   write_manifest(p, steps, all_ok ? "ok" : "some steps failed");
   print_steps(steps, p);

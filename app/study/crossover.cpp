@@ -28,6 +28,23 @@ const model::cell_model* pipe_wait_cell(const model::model_set& models, mechanis
   return found;
 }
 
+datasets::key one_ready_at(const datasets::key& cell, std::int64_t n) {
+  datasets::key q = cell;
+  q.n_fds = n;
+  q.n_active = 1;
+  q.active_pos = datasets::name(datasets::position::middle);
+  return q;
+}
+
+std::vector<double> log_grid(double n_max, int per_decade) {
+  std::vector<double> out;
+  for (int i = 0;; ++i) {
+    const double n = std::round(std::pow(10.0, static_cast<double>(i) / per_decade));
+    if (n > n_max) return out;
+    if (out.empty() || out.back() != n) out.push_back(n);
+  }
+}
+
 namespace {
 
 struct grid_point {
@@ -36,21 +53,13 @@ struct grid_point {
 };
 
 std::optional<model::prediction> ask(const model::model_set& models, const model::cell_model& c, double n) {
-  datasets::key q = c.cell;
-  q.n_fds = static_cast<std::int64_t>(n);
-  q.n_active = 1;
-  q.active_pos = datasets::name(datasets::position::middle);
-  return model::try_predict(models, q);
+  return model::try_predict(models, one_ready_at(c.cell, static_cast<std::int64_t>(n)));
 }
 
 std::vector<grid_point> walk(const model::model_set& models, const model::cell_model& poll,
                              const model::cell_model& epoll, double n_max) {
   std::vector<grid_point> out;
-  constexpr int per_decade = 40;
-  for (int i = 0;; ++i) {
-    const double n = std::round(std::pow(10.0, static_cast<double>(i) / per_decade));
-    if (n > n_max) break;
-    if (!out.empty() && out.back().n == n) continue;
+  for (const double n : log_grid(n_max, 40)) {
     const auto p = ask(models, poll, n), e = ask(models, epoll, n);
     if (!p || !e) continue;
     grid_point g{n, e->value < p->value, false, false};

@@ -10,6 +10,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "datasets/vocabulary.hpp"
 #include "model/model_set.hpp"
@@ -21,6 +22,14 @@ namespace pollscale::app::study {
 /// alike. Null when there is none or more than one.
 const model::cell_model* pipe_wait_cell(const model::model_set& models, datasets::mechanism m,
                                         std::optional<datasets::variant> v);
+
+/// The query of `cell` at n descriptors with 1 ready in the middle: the wait call the
+/// verdict, the fitted curves and the predictions past the limit ask the model about.
+datasets::key one_ready_at(const datasets::key& cell, std::int64_t n);
+
+/// Whole numbers from 1 to `n_max`, about `per_decade` to a decade (fewer where rounding
+/// makes neighbours equal), ascending and distinct: the n at which a curve is asked.
+std::vector<double> log_grid(double n_max, int per_decade);
 
 struct model_crossover {
   double n = 0;  ///< from this grid n on, epoll's predicted median stays below poll's

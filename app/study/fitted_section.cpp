@@ -31,15 +31,8 @@ report::plot_series fitted_curve(const model::model_set& models, const model::ce
   report::plot_series s;
   s.title = std::string(label) + " fitted (95% prediction band)";
   s.band = true;
-  for (int i = 0;; ++i) {
-    const double n = std::round(std::pow(10.0, static_cast<double>(i) / per_decade));
-    if (n > curve_n_max) break;
-    if (!s.points.empty() && s.points.back().x == n) continue;
-    datasets::key q = c.cell;
-    q.n_fds = static_cast<std::int64_t>(n);
-    q.n_active = 1;
-    q.active_pos = datasets::name(datasets::position::middle);
-    const auto p = model::try_predict(models, q);
+  for (const double n : log_grid(curve_n_max, per_decade)) {
+    const auto p = model::try_predict(models, one_ready_at(c.cell, static_cast<std::int64_t>(n)));
     if (!p) continue;
     s.points.push_back({n, p->value, p->has_interval ? p->lo : p->value, p->has_interval ? p->hi : p->value});
   }

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "app/study/crossover.hpp"
 #include "app/summary_view.hpp"
 #include "datasets/vocabulary.hpp"
 #include "model/prediction.hpp"
@@ -17,10 +18,7 @@ nlohmann::json predict_beyond(const model::model_set& models, const std::string&
         !m.platform.empty())
       continue;
     for (auto n : ns) {
-      datasets::key q = c;
-      q.n_fds = n;
-      q.n_active = 1;
-      q.active_pos = datasets::name(datasets::position::middle);
+      const datasets::key q = one_ready_at(c, n);
       std::string why;
       const auto p = model::try_predict(models, q, &why);
       if (!p) {
