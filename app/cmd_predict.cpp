@@ -1,6 +1,8 @@
 // pollscale predict model.json --mechanism M --scenario S --n N [...]: what one operation
 // costs at a point, with its 95% prediction interval and how far it extrapolates. Which
-// cells a model answers for: `pollscale cells model.json`.
+// cells a model answers for: `pollscale cells model.json`. With --change/--drop it also
+// answers on the model with those terms changed (studies/model_change.hpp), beside the
+// baseline: the seeds' kernel-patch what-ifs ("poll's fixed cost 1.5 µs less") per n.
 
 #include <cmath>
 #include <iostream>
@@ -15,6 +17,7 @@
 #include "datasets/pinning.hpp"
 #include "datasets/vocabulary.hpp"
 #include "model/prediction.hpp"
+#include "studies/model_change.hpp"
 
 namespace po = boost::program_options;
 
@@ -43,6 +46,11 @@ po::options_description predict_options() {
       ("pinning", arg<std::string>("PIN")->default_value(""), "CPU of each thread, e.g. 0+1")
       ("platform", arg<std::string>("TEXT"), "historical models: the machine, as `pollscale cells` lists it")
       ("kernel", arg<std::string>("TEXT"), "historical models: the kernel or OS release")
+      ("change", po::value<std::vector<std::string>>()->value_name("MECH.TERM*=F")->composing(),
+       "also answer on the model with a term changed: MECH.TERM*=F, +=X, -=X or =X (X in the term's unit, "
+       "as `pollscale cells` lists it); repeatable")
+      ("drop", po::value<std::vector<std::string>>()->value_name("MECH.TERM")->composing(),
+       "the same as --change MECH.TERM=0; repeatable")
       ("format", arg<std::string>("FORMAT")->default_value("table"), "table, csv or json");
   // clang-format on
   return o;
@@ -104,6 +112,92 @@ model::model_set of_machine(model::model_set models, const po::variables_map& vm
 
 std::string num(double v) { return std::isfinite(v) ? format_number(v, 5) : (std::isnan(v) ? "" : "inf"); }
 
+// The --change and --drop of the command line, parsed, in order.
+std::vector<studies::term_change> changes_of(const po::variables_map& vm) {
+  std::vector<studies::term_change> out;
+  for (const char* flag : {"change", "drop"}) {
+    if (!vm.count(flag)) continue;
+    for (const std::string& text : vm[flag].as<std::vector<std::string>>()) try {
+        out.push_back(std::string(flag) == "change" ? studies::parse_term_change(text)
+                                                    : studies::parse_term_drop(text));
+      } catch (const std::invalid_argument& e) {
+        throw usage_error(std::string("--") + flag + ": " + e.what());
+      }
+  }
+  return out;
+}
+
+// The answer on the model with `changes` applied (which cell answers cannot change: only
+// coefficients do). A coefficient a change would take below 0 is held there, said on stderr.
+struct changed_answer {
+  std::string change;  ///< the changes as written, joined by ", "
+  model::prediction p;
+  std::vector<std::string> clamped;
+};
+
+changed_answer answer_changed(const model::model_set& models, const datasets::key& query,
+                              const std::vector<studies::term_change>& changes) {
+  changed_answer a;
+  for (const auto& c : changes) a.change += (a.change.empty() ? "" : ", ") + c.text;
+  studies::change_report report;
+  model::model_set changed;
+  try {
+    changed = studies::apply_changes(models, changes, &report);
+  } catch (const std::invalid_argument& e) {
+    throw usage_error(std::string("--change: ") + e.what());
+  }
+  a.p = model::predict(changed, query);
+  a.clamped = report.clamped;
+  if (!a.clamped.empty())
+    std::cerr << "predict: note: " << a.change << " would take " << a.clamped.size()
+              << " coefficient(s) below 0; they are held at 0 (a cost cannot be negative), the first: "
+              << a.clamped.front() << "\n";
+  return a;
+}
+
+nlohmann::json changed_json(const changed_answer& a, const model::prediction& base) {
+  return {{"change", a.change},
+          {"value", a.p.value},
+          {"lo", json_number(a.p.lo)},
+          {"hi", json_number(a.p.hi)},
+          {"difference", a.p.value - base.value},
+          {"vs_baseline", json_number(a.p.value / base.value)},
+          {"clamped", a.clamped}};
+}
+
+text_table answer_table(const model::prediction& p, const std::optional<changed_answer>& changed, bool csv) {
+  text_table t{{"model", "value", "lo", "hi", "unit", "extrapolation", "formula"},
+               {},
+               {false, true, true, true, false, true, false}};
+  const auto number = [csv](double v) { return csv ? csv_number(v) : num(v); };
+  const auto row = [&](const model::prediction& q) {
+    return std::vector<std::string>{q.model,
+                                    number(q.value),
+                                    number(q.lo),
+                                    number(q.hi),
+                                    q.unit,
+                                    csv ? csv_number(q.extrapolation_factor)
+                                        : (q.extrapolated ? format_number(q.extrapolation_factor, 3) + "x" : "no"),
+                                    q.formula};
+  };
+  t.rows.push_back(row(p));
+  if (!changed) return t;
+  // The baseline and the changed model side by side: what the change saves, absolute and relative.
+  t.columns.insert(t.columns.begin() + 1, "change");
+  t.columns.insert(t.columns.begin() + 6, {"difference", "vs_baseline"});
+  t.numeric.insert(t.numeric.begin() + 1, false);
+  t.numeric.insert(t.numeric.begin() + 6, {true, true});
+  t.rows.push_back(row(changed->p));
+  for (std::size_t i = 0; i < 2; ++i) {
+    auto& r = t.rows[i];
+    r.insert(r.begin() + 1, i == 0 ? "baseline" : changed->change);
+    const double diff = i == 0 ? 0 : changed->p.value - p.value;
+    const double ratio = i == 0 ? 1 : changed->p.value / p.value;
+    r.insert(r.begin() + 6, {number(diff), csv ? csv_number(ratio) : format_number(ratio, 4)});
+  }
+  return t;
+}
+
 }  // namespace
 
 int cmd_predict(const args_t& args) {
@@ -121,33 +215,28 @@ int cmd_predict(const args_t& args) {
   const auto answer = model::try_predict(models, query, &why);
   if (!answer) throw usage_error(why);
   const model::prediction& p = *answer;
+  const auto changes = changes_of(vm);
+  std::optional<changed_answer> changed;
+  if (!changes.empty()) changed = answer_changed(models, query, changes);
   if (format == output_format::json) {
-    std::cout << stamped(output_kind::prediction,
-                         {{"query", key_json(query)},
-                          {"model", p.model},
-                          {"formula", p.formula},
-                          {"value", p.value},
-                          {"lo", json_number(p.lo)},
-                          {"hi", json_number(p.hi)},
-                          {"unit", p.unit},
-                          {"statistic", models.statistic},
-                          {"extrapolated", p.extrapolated},
-                          {"has_interval", p.has_interval},
-                          {"no_interval", p.has_interval ? nlohmann::json() : nlohmann::json(p.no_interval)},
-                          {"extrapolation", p.extrapolation_factor}})
-                     .dump(2)
-              << "\n";
+    nlohmann::json doc = stamped(output_kind::prediction,
+                                 {{"query", key_json(query)},
+                                  {"model", p.model},
+                                  {"formula", p.formula},
+                                  {"value", p.value},
+                                  {"lo", json_number(p.lo)},
+                                  {"hi", json_number(p.hi)},
+                                  {"unit", p.unit},
+                                  {"statistic", models.statistic},
+                                  {"extrapolated", p.extrapolated},
+                                  {"has_interval", p.has_interval},
+                                  {"no_interval", p.has_interval ? nlohmann::json() : nlohmann::json(p.no_interval)},
+                                  {"extrapolation", p.extrapolation_factor}});
+    if (changed) doc["changed"] = changed_json(*changed, p);
+    std::cout << doc.dump(2) << "\n";
     return exit_ok;
   }
-  text_table t{{"model", "value", "lo", "hi", "unit", "extrapolation", "formula"},
-               {},
-               {false, true, true, true, false, true, false}};
-  const bool csv = format == output_format::csv;
-  t.rows.push_back({p.model, csv ? csv_number(p.value) : num(p.value), csv ? csv_number(p.lo) : num(p.lo),
-                    csv ? csv_number(p.hi) : num(p.hi), p.unit,
-                    csv ? csv_number(p.extrapolation_factor)
-                        : (p.extrapolated ? format_number(p.extrapolation_factor, 3) + "x" : "no"),
-                    p.formula});
+  const text_table t = answer_table(p, changed, format == output_format::csv);
   if (format == output_format::csv)
     write_csv(std::cout, t);
   else

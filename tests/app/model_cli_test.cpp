@@ -167,6 +167,44 @@ TEST_F(ModelCliTest, BadInputIsOneLineAndExitTwo) {
 
 // pollscale scale on the published stress-epoll tables (docs/scaling.md): the laws, the
 // held-out rows and the requested counts under their names, and one-line errors.
+// Seed 000: Manfred Spraul's on-stack allocation for sys_poll, which its author expected to save
+// about 800 CPU ticks for a small poll plus ~200 when one of the first 8 descriptors is ready
+// (1000 ticks = 1.54 us on Dan's 650 MHz Pentium III), asked as a what-if of the 2.4.0 model
+// (--change poll.fixed-=1.54) and checked against the patched kernel's own table (2.4.0-pp).
+TEST_F(ModelCliTest, PredictChangeAsksTheStackAllocationPatchOfThe240Table) {
+  const std::string path = (dir_ / "dan.json").string();
+  ASSERT_EQ(run_pollscale("fit " + historical + "/dan_2001_sys_poll_patch.csv -o " + path).rc, 0);
+  const std::string cell = " --scenario find_active --mechanism poll --variant none --fd-kind pipe --kernel 2.4.0";
+  // The patched kernel measured 2 us less at n = 1 (7 -> 5) and n = 8 (10 -> 8).
+  for (const int n : {1, 8}) {
+    SCOPED_TRACE(n);
+    const auto r = run_pollscale("predict " + path + cell + " --n " + std::to_string(n) +
+                                 " --change poll.fixed-=1.5385 --format json");  // 1000 / 650 MHz
+    ASSERT_EQ(r.rc, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    ASSERT_TRUE(j.contains("changed"));
+    const auto& c = j["changed"];
+    EXPECT_EQ(c["change"], "poll.fixed-=1.5385");
+    EXPECT_NEAR(c["difference"].get<double>(), -1.5385, 1e-9);  // a fixed cost moves every n alike
+    EXPECT_NEAR(c["vs_baseline"].get<double>(), c["value"].get<double>() / j["value"].get<double>(), 1e-12);
+    EXPECT_TRUE(c["clamped"].empty());
+    EXPECT_NEAR(-c["difference"].get<double>(), 2.0, 0.3 * 2.0);  // within 30% of the measured saving
+  }
+  // The table view: the baseline row, the changed row, what the change saves.
+  const auto table = run_pollscale("predict " + path + cell + " --n 30000 --drop poll.fixed");
+  ASSERT_EQ(table.rc, 0) << table.err;
+  EXPECT_NE(table.out.find("baseline"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("drop poll.fixed"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("vs_baseline"), std::string::npos) << table.out;
+  // Taking a coefficient below 0 holds it at 0 and says so; a term no poll cell has is bad input.
+  const auto clamped = run_pollscale("predict " + path + cell + " --n 8 --change poll.fixed-=100 --format json");
+  ASSERT_EQ(clamped.rc, 0) << clamped.err;
+  EXPECT_NE(clamped.err.find("held at 0"), std::string::npos) << clamped.err;
+  EXPECT_GE(nlohmann::json::parse(clamped.out)["changed"]["clamped"].size(), 1u);
+  expect_bad_input("predict " + path + cell + " --n 8 --change poll.per_ready*=2", "per_ready");
+  expect_bad_input("predict " + path + cell + " --n 8 --change poll.fixed*=-1", "poll.fixed*=-1");
+}
+
 TEST_F(ModelCliTest, ScaleFitsTheLawAndPredictsUnmeasuredThreadCounts) {
   const std::string published = historical + "/scaling";
   const auto r = run_pollscale("scale --data " + published + " --at 64,256 --format json");
