@@ -28,7 +28,7 @@ bool is_time_metric(const key& k) { return k.metric == metric_call || k.metric =
 
 /// Three significant digits, but never fewer than the integer digits ("15.8", "9.6",
 /// "1168"), so that a detail line reads like the figures and still tells close values apart.
-std::string number_text(double v) {
+std::string three_digits(double v) {
   const double magnitude = v == 0 || !std::isfinite(v) ? 0 : std::floor(std::log10(std::fabs(v)));
   const int decimals = std::clamp(2 - static_cast<int>(magnitude), 0, 12);
   std::array<char, 512> buf{};  // wide enough for any finite double in fixed notation
@@ -43,14 +43,14 @@ std::string number_text(double v) {
 }
 
 std::string interval_text(const summary& s) {
-  return "[" + number_text(s.ci95_lo) + ", " + number_text(s.ci95_hi) + "]";
+  return "[" + three_digits(s.ci95_lo) + ", " + three_digits(s.ci95_hi) + "]";
 }
 
 std::string at_n_text(const key& k) { return k.n_fds ? " at n=" + std::to_string(*k.n_fds) : std::string{}; }
 
 /// One side of a detail line: "time_per_op 9.6 us".
 std::string side_text(std::string_view label, const summary_row& r) {
-  return std::string(label) + " " + number_text(r.s.median) + " " + r.k.unit;
+  return std::string(label) + " " + three_digits(r.s.median) + " " + r.k.unit;
 }
 
 /// `high` must cost at least as much as `low`. Returns the issue when it does not: by the

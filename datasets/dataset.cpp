@@ -19,7 +19,7 @@ namespace {
 constexpr const char* summary_stat_columns[] = {"n",       "median",  "mean", "stddev", "stderr_mean",
                                                 "ci95_lo", "ci95_hi", "min",  "max"};
 
-std::string number_text(double v) {
+std::string round_trip_text(double v) {
   char buf[32];
   auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);  // shortest round-trip form
   return std::string(buf, end);
@@ -105,7 +105,7 @@ std::vector<summary_row> summarise_samples(const std::vector<sample_row>& sample
 
 namespace {
 
-std::string optional_text(const std::optional<double>& v) { return v ? number_text(*v) : std::string(); }
+std::string optional_text(const std::optional<double>& v) { return v ? round_trip_text(*v) : std::string(); }
 
 }  // namespace
 
@@ -113,7 +113,7 @@ std::string samples_csv(const std::vector<sample_row>& rows) {
   std::ostringstream out;
   out << key_header() << "rep,value,batch,visit,t_s,sentinel_ns\n";
   for (const auto& r : rows)
-    out << key_text(r.k) << r.rep << "," << number_text(r.value) << "," << r.batch << "," << r.visit << ","
+    out << key_text(r.k) << r.rep << "," << round_trip_text(r.value) << "," << r.batch << "," << r.visit << ","
         << optional_text(r.t_s) << "," << optional_text(r.sentinel_ns) << "\n";
   return out.str();
 }
@@ -125,7 +125,7 @@ std::string summary_csv(const std::vector<summary_row>& rows, const std::vector<
     const auto& s = rows[i].s;
     out << key_text(rows[i].k) << s.n;
     for (double v : {s.median, s.mean, s.stddev, s.stderr_mean, s.ci95_lo, s.ci95_hi, s.min, s.max})
-      out << "," << number_text(v);
+      out << "," << round_trip_text(v);
     out << "," << (i < marks.size() ? csv_escape(marks[i]) : std::string()) << "\n";
   }
   return out.str();
@@ -134,7 +134,8 @@ std::string summary_csv(const std::vector<summary_row>& rows, const std::vector<
 std::string sentinel_csv(const std::vector<sentinel_reading>& rows) {
   std::ostringstream out;
   out << "t_s,ns_per_call,calls\n";
-  for (const auto& r : rows) out << number_text(r.t_s) << "," << number_text(r.ns_per_call) << "," << r.calls << "\n";
+  for (const auto& r : rows)
+    out << round_trip_text(r.t_s) << "," << round_trip_text(r.ns_per_call) << "," << r.calls << "\n";
   return out.str();
 }
 

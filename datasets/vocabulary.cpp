@@ -18,32 +18,32 @@ struct table {
   }
 };
 
-constexpr table<scenario, 10> scenarios{
+constexpr table<scenario, 10> scenario_table{
     {scenario::find_active, scenario::fd_range, scenario::token_ring, scenario::interest_churn, scenario::wakeup,
      scenario::ipc, scenario::server, scenario::handler, scenario::memory_latency, scenario::producers},
     {"find_active", "fd_range", "token_ring", "interest_churn", "wakeup", "ipc", "server", "handler", "memory_latency",
      "producers"}};
 
-constexpr table<metric, 12> metrics{
+constexpr table<metric, 12> metric_table{
     {metric::time_per_call, metric::time_per_op, metric::throughput, metric::latency, metric::latency_p99,
      metric::round_trip, metric::add, metric::mod, metric::del, metric::arm, metric::build_set, metric::setup},
     {"time_per_call", "time_per_op", "throughput", "latency", "latency_p99", "round_trip", "add", "mod", "del", "arm",
      "build_set", "setup"}};
 
-constexpr table<mechanism, 10> mechanisms{
+constexpr table<mechanism, 10> mechanism_table{
     {mechanism::select, mechanism::pselect, mechanism::poll, mechanism::ppoll, mechanism::epoll, mechanism::rtsig,
      mechanism::io_uring, mechanism::devpoll, mechanism::poll2, mechanism::kqueue},
     {"select", "pselect", "poll", "ppoll", "epoll", "rtsig", "io_uring", "devpoll", "poll2", "kqueue"}};
 
-constexpr table<variant, 6> variants{
+constexpr table<variant, 6> variant_table{
     {variant::lt, variant::et, variant::oneshot, variant::exclusive, variant::multishot, variant::thp},
     {"lt", "et", "oneshot", "exclusive", "multishot", "thp"}};
 
-constexpr table<fd_kind, 7> fd_kinds{
+constexpr table<fd_kind, 7> fd_kind_table{
     {fd_kind::pipe, fd_kind::eventfd, fd_kind::socketpair, fd_kind::tcp, fd_kind::udp, fd_kind::fifo, fd_kind::tmpfile},
     {"pipe", "eventfd", "socketpair", "tcp", "udp", "fifo", "tmpfile"}};
 
-constexpr table<position, 6> positions{
+constexpr table<position, 6> position_table{
     {position::first, position::middle, position::last, position::spread, position::random, position::top},
     {"first", "middle", "last", "spread", "random", "top"}};
 
@@ -73,36 +73,36 @@ mechanism_traits traits(mechanism m) {
   return {false, false, false, false, wake::one};
 }
 
-std::string_view name(scenario v) { return scenarios[v]; }
-std::string_view name(metric v) { return metrics[v]; }
-std::string_view name(mechanism v) { return mechanisms[v]; }
-std::string_view name(variant v) { return variants[v]; }
-std::string_view name(fd_kind v) { return fd_kinds[v]; }
-std::string_view name(position v) { return positions[v]; }
+std::string_view name(scenario v) { return scenario_table[v]; }
+std::string_view name(metric v) { return metric_table[v]; }
+std::string_view name(mechanism v) { return mechanism_table[v]; }
+std::string_view name(variant v) { return variant_table[v]; }
+std::string_view name(fd_kind v) { return fd_kind_table[v]; }
+std::string_view name(position v) { return position_table[v]; }
 
 template <>
 std::span<const scenario> all<scenario>() {
-  return scenarios.values;
+  return scenario_table.values;
 }
 template <>
 std::span<const metric> all<metric>() {
-  return metrics.values;
+  return metric_table.values;
 }
 template <>
 std::span<const mechanism> all<mechanism>() {
-  return mechanisms.values;
+  return mechanism_table.values;
 }
 template <>
 std::span<const variant> all<variant>() {
-  return variants.values;
+  return variant_table.values;
 }
 template <>
 std::span<const fd_kind> all<fd_kind>() {
-  return fd_kinds.values;
+  return fd_kind_table.values;
 }
 template <>
 std::span<const position> all<position>() {
-  return positions.values;
+  return position_table.values;
 }
 
 }  // namespace pollscale::datasets

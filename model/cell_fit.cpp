@@ -1,4 +1,5 @@
 #include "model/cell_fit.hpp"
+#include "model/model_set.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -14,8 +15,6 @@
 
 namespace pollscale::model {
 namespace {
-
-constexpr double nan = std::numeric_limits<double>::quiet_NaN();
 
 cell_points points_of(const std::vector<const observation*>& rows, bool reciprocal) {
   cell_points p;
@@ -103,7 +102,7 @@ struct scored {
   form f;
   std::optional<linear_solution> fit;
   std::vector<double> loo;  ///< signed relative errors; empty when not scorable
-  double loo_mape = nan;
+  double loo_mape = not_available;
   std::string note;
   bool eligible = true;  ///< false: a curvature term that has not earned its place
 };
@@ -111,7 +110,7 @@ struct scored {
 std::size_t data_parameters(const form& f) { return f.terms.size() - f.priors.size(); }
 
 scored score(const form& f, const cell_points& pts, const fit_options& o) {
-  scored s{f, fit_on(f, pts, {}, o.robust), {}, nan, ""};
+  scored s{f, fit_on(f, pts, {}, o.robust), {}, not_available, ""};
   if (!s.fit) {
     s.note = "not identifiable: its terms are collinear on these points";
     return s;
@@ -224,7 +223,7 @@ void refine_footprint(scored& s, const cell_points& pts, const fit_options& o, s
   if (beyond.size() < 3 || pts.value.size() < data_parameters(s.f) + 3) return;
   const double prior_bytes = ws.bytes_per_fd;
   form trial = s.f;
-  double memo_theta = nan;
+  double memo_theta = not_available;
   Eigen::VectorXd memo_fit;
   nonlinear_problem nl;
   nl.y = pts.y;
@@ -236,7 +235,7 @@ void refine_footprint(scored& s, const cell_points& pts, const fit_options& o, s
       memo_theta = theta(0);
       set_footprint(trial, std::exp(theta(0)));
       const auto fit = fit_on(trial, pts, {}, {.relative = true, .huber = false, .max_iterations = 8});
-      memo_fit = fit ? fit->fitted : Eigen::VectorXd::Constant(pts.y.size(), nan);
+      memo_fit = fit ? fit->fitted : Eigen::VectorXd::Constant(pts.y.size(), not_available);
     }
     return memo_fit(static_cast<Eigen::Index>(i));
   };
@@ -309,10 +308,10 @@ void fill_statistics(cell_model& m, const scored& s, const cell_points& p, std::
     sum += std::abs(relative_error(s.fit->fitted(static_cast<Eigen::Index>(i)), p.value[i], p.reciprocal));
   st.mape_in_sample = sum / static_cast<double>(p.value.size());
   st.mape_loo = s.loo_mape;
-  st.residual_spread = std::isfinite(s.fit->sigma2) ? std::sqrt(s.fit->sigma2) : nan;
+  st.residual_spread = std::isfinite(s.fit->sigma2) ? std::sqrt(s.fit->sigma2) : not_available;
   double loo_ms = 0;
   for (double e : s.loo) loo_ms += e * e;
-  const double loo_rms = s.loo.empty() ? nan : std::sqrt(loo_ms / static_cast<double>(s.loo.size()));
+  const double loo_rms = s.loo.empty() ? not_available : std::sqrt(loo_ms / static_cast<double>(s.loo.size()));
   st.sigma_rel = std::isfinite(loo_rms) ? std::max(loo_rms, st.residual_spread) : st.residual_spread;
   if (std::isfinite(st.sigma_rel)) st.sigma_rel = std::max(st.sigma_rel, o.min_sigma_rel);
   st.method = std::move(method);

@@ -1,4 +1,5 @@
 #include "model/linear_fit.hpp"
+#include "model/model_set.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -12,8 +13,6 @@ namespace {
 
 using Eigen::MatrixXd;
 using Eigen::VectorXd;
-
-constexpr double nan = std::numeric_limits<double>::quiet_NaN();
 
 void check_problem(const linear_problem& p) {
   const auto m = p.x.rows();
@@ -131,7 +130,7 @@ void finish(const linear_problem& p, const VectorXd& w, const std::vector<bool>&
   const Eigen::LDLT<MatrixXd> ldlt(info);
   const double edf = pc == 0 ? 0 : (ldlt.solve(xtwx / s2)).trace();
   out.df = static_cast<double>(m) - edf;
-  out.sigma2 = out.df > 0.5 ? rss / out.df : nan;
+  out.sigma2 = out.df > 0.5 ? rss / out.df : not_available;
   // Covariance: data term scaled by the estimated variance, prior term absolute.
   const double s2_hat = std::isfinite(out.sigma2) ? std::max(out.sigma2, 1e-300) : s2;
   const MatrixXd cov_sub = (MatrixXd)(xtwx / s2_hat + prior).ldlt().solve(MatrixXd::Identity(pc, pc));
@@ -248,7 +247,7 @@ linear_solution solve_robust(const linear_problem& problem, const robust_options
 double t975(double df) {
   // Below one residual degree of freedom (a prior can leave a fraction) the quantile is
   // astronomically large or overflows: no interval is more honest.
-  if (!(df >= 1)) return nan;
+  if (!(df >= 1)) return not_available;
   const boost::math::students_t dist(df);
   return boost::math::quantile(dist, 0.975);
 }

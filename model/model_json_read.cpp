@@ -5,19 +5,18 @@
 
 #include "datasets/csv_table.hpp"
 #include "model/model_json.hpp"
+#include "model/model_set.hpp"
 
 namespace pollscale::model {
 namespace {
 
 using nlohmann::json;
 
-constexpr double nan = std::numeric_limits<double>::quiet_NaN();
-
 // Every malformed field becomes std::invalid_argument naming the field; the caller
 // prefixes the file and model index.
 double num(const json& j, const char* key, bool nullable = false) {
   if (!j.contains(key)) throw std::invalid_argument(std::string("missing '") + key + "'");
-  if (nullable && j[key].is_null()) return nan;
+  if (nullable && j[key].is_null()) return not_available;
   if (!j[key].is_number()) throw std::invalid_argument(std::string("'") + key + "' is not a number");
   const double v = j[key].get<double>();
   if (!std::isfinite(v)) throw std::invalid_argument(std::string("'") + key + "' is not finite");

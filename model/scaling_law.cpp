@@ -1,4 +1,5 @@
 #include "model/scaling_law.hpp"
+#include "model/model_set.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -14,8 +15,6 @@
 
 namespace pollscale::model {
 namespace {
-
-constexpr double nan = std::numeric_limits<double>::quiet_NaN();
 
 // The parsimony rule of the cost forms (docs/model.md §5): a law with fewer coefficients
 // wins when its leave-one-out error is within 10% (+0.2 points) of the best.
@@ -104,7 +103,7 @@ law_fit fit_law(std::span<const scaling_point> pts, scaling_law law, scaling_opt
   f.covariance.setZero();
   const auto k = static_cast<Eigen::Index>(p);
   f.covariance.topLeftCorner(k, k) = s.covariance;
-  f.residual_sd = s.df > 0 ? std::sqrt(s.sigma2) : nan;
+  f.residual_sd = s.df > 0 ? std::sqrt(s.sigma2) : not_available;
   // A tiny negative coefficient is the optimum sitting on the boundary: call it 0.
   const double eps = 1e-12;
   if (!(f.gamma > 0) || !std::isfinite(f.gamma))
@@ -123,14 +122,14 @@ law_fit fit_law(std::span<const scaling_point> pts, scaling_law law, scaling_opt
 double leave_one_out(std::span<const scaling_point> pts, scaling_law law, scaling_options::weighting weights) {
   std::set<double> distinct;
   for (const auto& q : pts) distinct.insert(q.n);
-  if (distinct.size() != pts.size() || pts.size() < coefficients(law) + 1) return nan;
+  if (distinct.size() != pts.size() || pts.size() < coefficients(law) + 1) return not_available;
   double sum = 0;
   for (std::size_t i = 0; i < pts.size(); ++i) {
     std::vector<scaling_point> rest;
     for (std::size_t j = 0; j < pts.size(); ++j)
       if (j != i) rest.push_back(pts[j]);
     const law_fit lf = fit_law(rest, law, weights);
-    if (!lf.physical) return nan;
+    if (!lf.physical) return not_available;
     sum += std::abs(lf.fit.at(pts[i].n) - pts[i].throughput) / pts[i].throughput;
   }
   return sum / static_cast<double>(pts.size());
@@ -228,9 +227,9 @@ scaling_fit fit_scaling(std::span<const scaling_point> points, const scaling_opt
   }
 
   // Coherency (κ) must earn its place: enough distinct N and a margin over Amdahl.
-  double loo_usl = nan;
+  double loo_usl = not_available;
   if (distinct.size() < options.coherency_min_points) {
-    rivals.push_back({scaling_law::usl, nan,
+    rivals.push_back({scaling_law::usl, not_available,
                       "coherency needs " + std::to_string(options.coherency_min_points) + " distinct N, got " +
                           std::to_string(distinct.size())});
   } else {
@@ -263,7 +262,7 @@ scaling_prediction predict_scaling(const scaling_fit& fit, double n) {
   p.value = fit.at(n);
   p.extrapolation = fit.n_max > 0 ? std::max(1.0, n / fit.n_max) : 1;
   if (!(fit.df > 0) || !fit.covariance.allFinite()) {
-    p.lo = p.hi = nan;
+    p.lo = p.hi = not_available;
     p.no_interval = "no interval: " + std::to_string(fit.points) + " points fit " + std::string(name(fit.law)) +
                     "'s coefficients exactly (df = 0)";
     return p;

@@ -88,11 +88,11 @@ per_op_fit fit_per_op_time(const std::vector<double>& x, const std::vector<doubl
 
 namespace {
 
-using series_key = std::pair<std::string, std::string>;  // mechanism, variant
+using mechanism_variant = std::pair<std::string, std::string>;  // mechanism, variant
 
-std::map<series_key, std::vector<const datasets::historical_row*>> series_of(
+std::map<mechanism_variant, std::vector<const datasets::historical_row*>> series_of(
     const std::vector<datasets::historical_row>& rows, datasets::scenario scenario) {
-  std::map<series_key, std::vector<const datasets::historical_row*>> s;
+  std::map<mechanism_variant, std::vector<const datasets::historical_row*>> s;
   for (const auto& r : rows) {
     if (r.k.scenario != scenario || r.k.metric != datasets::metric::throughput) continue;
     if (!r.k.n_fds || r.k.unit != "1/s")

@@ -36,7 +36,7 @@ by_mechanism comparable_points(const datasets::dataset& d) {
 }
 
 // The points are times per call in ns (find_active's time_per_call).
-std::string with_interval(const datasets::summary& s) {
+std::string duration_with_interval(const datasets::summary& s) {
   return duration_text(s.median) + " [" + duration_text(s.ci95_lo) + ", " + duration_text(s.ci95_hi) + "]";
 }
 
@@ -93,14 +93,14 @@ std::string verdict_markdown(const datasets::dataset& d, const std::string& stud
       md << "- epoll is not clearly cheaper than poll at the largest n measured here.\n";
     }
     const auto& last = choices.back();
-    md << "- At the largest n measured alike (" << last.n << "): " << last.cheapest << " " << with_interval(last.best)
-       << " against " << last.runner_up << " " << with_interval(last.next) << ", "
-       << format_number(last.next.median / last.best.median, 3) << "× cheaper"
+    md << "- At the largest n measured alike (" << last.n << "): " << last.cheapest << " "
+       << duration_with_interval(last.best) << " against " << last.runner_up << " " << duration_with_interval(last.next)
+       << ", " << format_number(last.next.median / last.best.median, 3) << "× cheaper"
        << (last.clear ? "" : " (but the intervals overlap)") << ".\n\n";
     std::vector<std::vector<std::string>> rows;
     for (const auto& c : choices)
-      rows.push_back({std::to_string(c.n), c.cheapest, with_interval(c.best), c.runner_up, with_interval(c.next),
-                      c.clear ? "yes" : "no (intervals overlap)"});
+      rows.push_back({std::to_string(c.n), c.cheapest, duration_with_interval(c.best), c.runner_up,
+                      duration_with_interval(c.next), c.clear ? "yes" : "no (intervals overlap)"});
     md << "One wait call finding 1 ready pipe among n (find_active, timeout 0; select, poll and "
           "level-triggered epoll), the median with its 95% interval:\n\n"
        << md_table({"n", "cheapest", "median [95% CI]", "next", "median [95% CI]", "clearly cheaper"}, rows) << "\n";

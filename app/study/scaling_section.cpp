@@ -16,11 +16,11 @@ using nlohmann::json;
 std::string str(const json& j, const char* key) {
   return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : "";
 }
-std::string fmt(double v) { return std::isfinite(v) ? format_number(v) : (std::isinf(v) ? "∞" : "-"); }
+std::string scaling_number(double v) { return std::isfinite(v) ? format_number(v) : (std::isinf(v) ? "∞" : "-"); }
 
 // "2022 – 14197", or "none (df = 0)" for a fit that has no interval.
 std::string interval(const json& p) {
-  if (!p.contains("no_interval")) return fmt(num(p, "lo")) + " – " + fmt(num(p, "hi"));
+  if (!p.contains("no_interval")) return scaling_number(num(p, "lo")) + " – " + scaling_number(num(p, "hi"));
   const std::string why = str(p, "no_interval");
   const auto paren = why.rfind('(');
   return paren == std::string::npos ? "none" : "none " + why.substr(paren);
@@ -34,12 +34,12 @@ std::string law_text(const json& fit) {
   const std::string law = str(fit, "law");
   std::string s = law;
   if (law != "linear")
-    s += ", σ = " + fmt(num(fit, "sigma")) +
+    s += ", σ = " + scaling_number(num(fit, "sigma")) +
          (fit["sigma_se"].is_number() ? " ± " + format_number(num(fit, "sigma_se"), 2) : "");
   if (law == "usl")
-    s += ", κ = " + fmt(num(fit, "kappa")) +
+    s += ", κ = " + scaling_number(num(fit, "kappa")) +
          (fit["kappa_se"].is_number() ? " ± " + format_number(num(fit, "kappa_se"), 2) : "") +
-         ", peak at N = " + fmt(num(fit, "peak_n"));
+         ", peak at N = " + scaling_number(num(fit, "peak_n"));
   return s;
 }
 
@@ -79,12 +79,12 @@ std::vector<std::vector<std::string>> rows_of(const json& result) {
     for (const auto& r : t.value("train", json::array()))
       trained += (trained.empty() ? "" : ", ") + count_text(num(r, "n"));
     for (const auto& r : t.value("held_out", json::array()))
-      rows.push_back({label, law, trained, count_text(num(r, "n")), fmt(num(r, "measured")),
-                      fmt(num(r, "predicted")) + " [" + interval(r) + "]" + capped(r),
+      rows.push_back({label, law, trained, count_text(num(r, "n")), scaling_number(num(r, "measured")),
+                      scaling_number(num(r, "predicted")) + " [" + interval(r) + "]" + capped(r),
                       percent_text(num(r, "rel_err"))});
     for (const auto& r : t.value("at", json::array()))
       rows.push_back({label, law, trained, count_text(num(r, "n")), "not measured",
-                      fmt(num(r, "predicted")) + " [" + interval(r) + "]" + capped(r), "-"});
+                      scaling_number(num(r, "predicted")) + " [" + interval(r) + "]" + capped(r), "-"});
   }
   return rows;
 }

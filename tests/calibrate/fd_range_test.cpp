@@ -15,7 +15,7 @@
 namespace pollscale::calibrate {
 namespace {
 
-selection small_selection() {
+selection range_selection() {
   const auto lim = sys::raise_nofile_limit();
   selection s;
   s.max_fds = static_cast<std::size_t>(std::min<std::uint64_t>(lim.soft, 4096)) - 32;
@@ -38,7 +38,7 @@ bool is_open(int fd) { return ::fcntl(fd, F_GETFD) != -1; }
 TEST(FdRangeTest, SmallPointsOfEveryMechanismAndKindRunAndCheckTheirAnswers) {
   const auto* probe = find_probe("fd_range");
   ASSERT_NE(probe, nullptr);
-  auto sel = small_selection();
+  auto sel = range_selection();
   sel.n_override = {1, 7, 40};
   sel.profile = profile_kind::full;  // pipes and eventfds
   const auto mechs = all_flavours();
@@ -56,7 +56,7 @@ TEST(FdRangeTest, SmallPointsOfEveryMechanismAndKindRunAndCheckTheirAnswers) {
 
 TEST(FdRangeTest, QuickGridHoldsGoochsFourTestsAndAGrowingMaxFd) {
   const auto* probe = find_probe("fd_range");
-  auto sel = small_selection();
+  auto sel = range_selection();
   sel.max_fds = 19968;
   const auto mechs = all_flavours();
   const auto points = probe->points(sel, mechs);
@@ -78,7 +78,7 @@ TEST(FdRangeTest, QuickGridHoldsGoochsFourTestsAndAGrowingMaxFd) {
 
 TEST(FdRangeTest, GridPointsAtThisLimitRunOrSkipForTheLimit) {
   const auto* probe = find_probe("fd_range");
-  const auto sel = small_selection();
+  const auto sel = range_selection();
   const std::vector<flavour> mechs = {{mechanism::select, ""}, {mechanism::poll, ""}};
   const std::size_t before = sys::open_fd_count();
   int ran = 0;
@@ -98,7 +98,7 @@ TEST(FdRangeTest, GridPointsAtThisLimitRunOrSkipForTheLimit) {
 
 TEST(FdRangeTest, OccupiesExactlyLoToHiAndClosesThem) {
   const auto* probe = find_probe("fd_range");
-  const auto sel = small_selection();
+  const auto sel = range_selection();
   const auto k = point("select", 40, 1023);
   for (int fd = 983; fd <= 1023; ++fd)
     if (is_open(fd)) GTEST_SKIP() << "descriptor " << fd << " was inherited open";
@@ -112,7 +112,7 @@ TEST(FdRangeTest, OccupiesExactlyLoToHiAndClosesThem) {
 
 TEST(FdRangeTest, AWrongAnswerFailsLoudly) {
   const auto* probe = find_probe("fd_range");
-  const auto sel = small_selection();
+  const auto sel = range_selection();
   for (std::string_view mech : {"select", "poll"}) {
     auto inst = probe->make(point(mech, 40, 1023), sel);
     char c = 0;
@@ -123,7 +123,7 @@ TEST(FdRangeTest, AWrongAnswerFailsLoudly) {
 
 TEST(FdRangeTest, ATakenNumberIsSteppedOverAndATakenMaxFdSkipped) {
   const auto* probe = find_probe("fd_range");
-  const auto sel = small_selection();
+  const auto sel = range_selection();
   sys::unique_fd null_fd(::open("/dev/null", O_RDONLY | O_CLOEXEC));
   sys::unique_fd squatter(::fcntl(null_fd.get(), F_DUPFD_CLOEXEC, 1000));
   ASSERT_EQ(squatter.get(), 1000);
@@ -147,7 +147,7 @@ TEST(FdRangeTest, ATakenNumberIsSteppedOverAndATakenMaxFdSkipped) {
 
 TEST(FdRangeTest, NumbersBeyondTheLimitAreSkipped) {
   const auto* probe = find_probe("fd_range");
-  const auto sel = small_selection();
+  const auto sel = range_selection();
   EXPECT_THROW(probe->make(point("select", 100, 50'000'000), sel), probe_skipped);
   auto tight = sel;
   tight.max_fds = 100;
@@ -156,7 +156,7 @@ TEST(FdRangeTest, NumbersBeyondTheLimitAreSkipped) {
 
 TEST(FdRangeTest, MalformedPointsAreRejected) {
   const auto* probe = find_probe("fd_range");
-  const auto sel = small_selection();
+  const auto sel = range_selection();
   auto k = point("poll", 40, 1023);
   k.active_pos = "middle";
   EXPECT_THROW(probe->make(k, sel), std::invalid_argument);
