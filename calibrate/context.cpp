@@ -13,6 +13,7 @@
 #include <sstream>
 #include <thread>
 
+#include "calibrate/cpuid_caches.hpp"
 #include "calibrate/host_facts.hpp"
 #include "calibrate/sys/process.hpp"
 #include "datasets/build_info.hpp"
@@ -141,7 +142,12 @@ nlohmann::json capture_context(const sys::nofile_limit& nofile, const timer_fact
   c["clocksource"] = text_or_null("/sys/devices/system/clocksource/clocksource0/current_clocksource");
   c["governor"] = text_or_null("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
   c["rlimit_nofile"] = {{"soft_at_start", nofile.soft_before}, {"soft", nofile.soft}, {"hard", nofile.hard}};
-  datasets::write_machine_facts(c, {read_caches(), limit_of(RLIMIT_SIGPENDING), limit_of(RLIMIT_MEMLOCK),
+  // sysfs first (it also says which CPUs share each cache); CPUID where a guest's sysfs lists none.
+  auto caches = read_caches();
+  c["caches_source"] = caches.empty() ? "cpuid" : "sysfs";
+  if (caches.empty()) caches = caches_from_cpuid();
+  if (caches.empty()) c["caches_source"] = nullptr;
+  datasets::write_machine_facts(c, {std::move(caches), limit_of(RLIMIT_SIGPENDING), limit_of(RLIMIT_MEMLOCK),
                                     read_cpu_facts(), read_topology(), read_thp(), read_mitigations()});
   c["tool"] = datasets::tool_json(datasets::this_build());
   c["io_uring_disabled"] = number_or_null("/proc/sys/kernel/io_uring_disabled");
