@@ -17,6 +17,7 @@
 #include "datasets/pinning.hpp"
 #include "datasets/vocabulary.hpp"
 #include "model/prediction.hpp"
+#include "studies/mechanism_swap.hpp"
 #include "studies/model_change.hpp"
 
 namespace po = boost::program_options;
@@ -51,6 +52,8 @@ po::options_description predict_options() {
        "as `pollscale cells` lists it); repeatable")
       ("drop", po::value<std::vector<std::string>>()->value_name("MECH.TERM")->composing(),
        "the same as --change MECH.TERM=0; repeatable")
+      ("swap", arg<std::string>("FROM=TO"), "also answer with mechanism TO in FROM's place (MECH or MECH/VARIANT, "
+       "e.g. poll=devpoll), by the model's TO cell of the same machine")
       ("format", arg<std::string>("FORMAT")->default_value("table"), "table, csv or json");
   // clang-format on
   return o;
@@ -98,14 +101,12 @@ datasets::key query_of(const po::variables_map& vm) {
 // A historical model set holds one cell per machine for each key; --platform and --kernel
 // keep the named machine's (exact text, as `pollscale cells` prints it).
 model::model_set of_machine(model::model_set models, const po::variables_map& vm) {
-  for (const char* flag : {"platform", "kernel"}) {
+  for (const std::string flag : {"platform", "kernel"}) {
     if (!vm.count(flag)) continue;
     const std::string want = vm[flag].as<std::string>();
-    std::erase_if(models.cells, [&](const model::cell_model& m) {
-      return (std::string_view(flag) == "platform" ? m.platform : m.kernel) != want;
-    });
-    if (models.cells.empty())
-      throw usage_error(std::string("--") + flag + ": no cell of the model is of '" + want + "'");
+    std::erase_if(models.cells,
+                  [&](const model::cell_model& m) { return (flag == "platform" ? m.platform : m.kernel) != want; });
+    if (models.cells.empty()) throw usage_error("--" + flag + ": no cell of the model is of '" + want + "'");
   }
   return models;
 }
@@ -155,6 +156,19 @@ changed_answer answer_changed(const model::model_set& models, const datasets::ke
   return a;
 }
 
+// The query answered with another mechanism in its mechanism's place (--swap), as a changed
+// answer beside the baseline.
+changed_answer answer_swap(const model::model_set& models, const datasets::key& query, const std::string& text) {
+  changed_answer a;
+  a.change = text;
+  try {
+    a.p = studies::answer_swapped(models, query, studies::parse_mechanism_swap(text));
+  } catch (const std::invalid_argument& e) {
+    throw usage_error("--swap: " + std::string(e.what()));
+  }
+  return a;
+}
+
 nlohmann::json changed_json(const changed_answer& a, const model::prediction& base) {
   return {{"change", a.change},
           {"value", a.p.value},
@@ -162,7 +176,8 @@ nlohmann::json changed_json(const changed_answer& a, const model::prediction& ba
           {"hi", json_number(a.p.hi)},
           {"difference", a.p.value - base.value},
           {"vs_baseline", json_number(a.p.value / base.value)},
-          {"clamped", a.clamped}};
+          {"clamped", a.clamped},
+          {"no_interval", a.p.has_interval ? nlohmann::json() : nlohmann::json(a.p.no_interval)}};
 }
 
 text_table answer_table(const model::prediction& p, const std::optional<changed_answer>& changed, bool csv) {
@@ -216,8 +231,11 @@ int cmd_predict(const args_t& args) {
   if (!answer) throw usage_error(why);
   const model::prediction& p = *answer;
   const auto changes = changes_of(vm);
+  if (!changes.empty() && vm.count("swap"))
+    throw usage_error("--swap: one what-if at a time (--change/--drop, or --swap)");
   std::optional<changed_answer> changed;
   if (!changes.empty()) changed = answer_changed(models, query, changes);
+  if (vm.count("swap")) changed = answer_swap(models, query, vm["swap"].as<std::string>());
   if (format == output_format::json) {
     nlohmann::json doc = stamped(output_kind::prediction,
                                  {{"query", key_json(query)},

@@ -15,12 +15,11 @@
 
 #include "calibrate/sys/file_lock.hpp"
 #include "datasets/dataset.hpp"
+#include "tests/app/cli_fixture.hpp"
 #include "tests/app/run_command.hpp"
 
 namespace pollscale::test {
 namespace {
-
-int lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
 
 TEST(CalibrateCliTest, BadInputIsOneLineAndExitTwo) {
   for (const char* args :

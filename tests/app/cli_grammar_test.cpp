@@ -19,9 +19,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::string fixture = std::string(POLLSCALE_SOURCE_DIR) + "/tests/model/data/synthetic";
-const std::string historical = std::string(POLLSCALE_SOURCE_DIR) + "/datasets/historical";
-
 using CliGrammarTest = cli_test;
 
 TEST_F(CliGrammarTest, TheInputIsPositionalAndTheOldFlagsStillWork) {

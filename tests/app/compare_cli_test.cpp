@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "datasets/dataset.hpp"
+#include "tests/app/cli_fixture.hpp"
 #include "tests/app/run_command.hpp"
 
 namespace pollscale::test {
@@ -44,8 +45,6 @@ datasets::dataset run(unsigned seed, double poll_factor) {
   d.summaries = datasets::summarise_samples(d.samples);
   return d;
 }
-
-int lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
 
 class CompareCliTest : public ::testing::Test {
  protected:

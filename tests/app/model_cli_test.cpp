@@ -16,9 +16,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::string fixture = std::string(POLLSCALE_SOURCE_DIR) + "/tests/model/data/synthetic";
-const std::string historical = std::string(POLLSCALE_SOURCE_DIR) + "/datasets/historical";
-
 class ModelCliTest : public cli_test {
  protected:
   std::string model_path() {
@@ -203,6 +200,45 @@ TEST_F(ModelCliTest, PredictChangeAsksTheStackAllocationPatchOfThe240Table) {
   EXPECT_GE(nlohmann::json::parse(clamped.out)["changed"]["clamped"].size(), 1u);
   expect_bad_input("predict " + path + cell + " --n 8 --change poll.per_ready*=2", "per_ready");
   expect_bad_input("predict " + path + cell + " --n 8 --change poll.fixed*=-1", "poll.fixed*=-1");
+}
+
+// --swap FROM=TO: the query answered with another mechanism in FROM's place, by that
+// mechanism's cell of the same machine; no cell of it, no answer (no ratio is borrowed).
+TEST_F(ModelCliTest, PredictSwapAnswersWithAnotherMechanismOfTheSameMachine) {
+  const std::string kegel = (dir_ / "kegel.json").string();
+  ASSERT_EQ(run_pollscale("fit " + historical + "/kegel_2000_poller_bench.csv -o " + kegel).rc, 0);
+  const std::string at =
+      " --kernel '2.2.14smp + /dev/poll patch' --scenario find_active --variant none"
+      " --fd-kind pipe --format json --n ";
+  const auto ask = [&](const std::string& command) {
+    const auto r = run_pollscale(command);
+    EXPECT_EQ(r.rc, 0) << command << "\n" << r.err;
+    return r.rc == 0 ? nlohmann::json::parse(r.out) : nlohmann::json::object();
+  };
+  // Kegel measured /dev/poll beside poll on one machine (1000 pipes: 146 us against 890 us):
+  // the swap is its /dev/poll cell, and says how much of poll's cost it would save.
+  const auto direct = ask("predict " + kegel + " --mechanism devpoll" + at + "1000");
+  const auto swapped = ask("predict " + kegel + " --mechanism poll" + at + "1000 --swap poll=devpoll");
+  ASSERT_TRUE(swapped.contains("changed"));
+  const auto& c = swapped["changed"];
+  EXPECT_EQ(c["change"], "poll=devpoll");
+  EXPECT_DOUBLE_EQ(c["value"].get<double>(), direct["value"].get<double>());
+  EXPECT_NEAR(c["vs_baseline"].get<double>(), direct["value"].get<double>() / swapped["value"].get<double>(), 1e-12);
+  EXPECT_LT(c["vs_baseline"].get<double>(), 0.5);  // /dev/poll scans only the active: far cheaper at 1000
+
+  // Bad input, and a model without the mechanism: one line naming the culprit, exit 2.
+  const std::string host = (dir_ / "host.json").string();
+  ASSERT_EQ(run_pollscale("fit " + fixture + " -o " + host).rc, 0);
+  const std::string host_q = "predict " + host +
+                             " --mechanism poll --metric time_per_call --blocking 0 --pos middle --scenario find_active"
+                             " --variant none --fd-kind pipe --n 1000";
+  EXPECT_EQ(run_pollscale(host_q + " --swap poll=epoll/lt").rc, 0);  // the fixture measured epoll/lt
+  expect_bad_input(host_q + " --swap poll=kqueue", "kqueue");
+  expect_bad_input(host_q + " --swap poll", "poll");
+  expect_bad_input(host_q + " --swap poll=poll", "itself");
+  expect_bad_input(host_q + " --swap epoll=devpoll", "epoll=devpoll");  // the query is poll's
+  expect_bad_input(host_q + " --swap poll=devpoll", "devpoll");         // never measured on this machine
+  expect_bad_input(host_q + " --swap poll=devpoll --change poll.fixed*=2", "--swap");
 }
 
 TEST_F(ModelCliTest, ScaleFitsTheLawAndPredictsUnmeasuredThreadCounts) {

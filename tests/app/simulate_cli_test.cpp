@@ -11,20 +11,16 @@
 #include <string>
 #include <vector>
 
+#include "tests/app/cli_fixture.hpp"
 #include "tests/app/run_command.hpp"
 
 namespace pollscale::test {
 namespace {
 
-const std::string costs =
-    " --wait-per-call-ns 150 --wait-per-fd-ns 30 --wait-per-ready-ns 80 --handler-ns 5000"
-    " --wakeup-same-ns 3000 --wakeup-cross-ns 60000";
 const std::string small =
     "simulate --mechanism poll --idle 1000 --active 20 --cpus 2 --threads 2 --duration 0.2"
     " --think exp:0.001 --max-replications 6" +
-    costs;
-
-int lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
+    fixed_costs;
 
 // A file of this test process alone: ctest runs the tests of this binary as parallel
 // processes, and a shared name lets one truncate the file while another's pollscale reads it.
@@ -77,23 +73,23 @@ TEST(SimulateCliTest, BadInputIsOneLineAndExitTwo) {
   const std::string bad_workload = own_file("bad_workload.json"), bad_costs = own_file("bad_costs.json");
   std::ofstream(bad_workload) << R"({"active": "many"})";
   std::ofstream(bad_costs) << R"({"handler_ns": -5})";
-  const std::vector<std::string> cases = {"simulate --mechanism kqueue" + costs,
-                                          "simulate --mechanism poll --think exp:-1" + costs,
-                                          "simulate --mechanism poll --duration -1" + costs,
-                                          "simulate --mechanism poll --duration nan" + costs,
+  const std::vector<std::string> cases = {"simulate --mechanism kqueue" + fixed_costs,
+                                          "simulate --mechanism poll --think exp:-1" + fixed_costs,
+                                          "simulate --mechanism poll --duration -1" + fixed_costs,
+                                          "simulate --mechanism poll --duration nan" + fixed_costs,
                                           "simulate --mechanism poll --handler-ns 5",
                                           "simulate --mechanism poll --wait-per-fd-ns 5",
                                           "simulate --mechanism poll --costs /nonexistent.json",
-                                          "simulate --mechanism poll --cpus 0" + costs,
-                                          "simulate --mechanism poll --arrivals poisson" + costs,
-                                          "simulate --mechanism poll --format xml" + costs,
-                                          "simulate --mechanism poll --workload " + bad_workload + costs,
+                                          "simulate --mechanism poll --cpus 0" + fixed_costs,
+                                          "simulate --mechanism poll --arrivals poisson" + fixed_costs,
+                                          "simulate --mechanism poll --format xml" + fixed_costs,
+                                          "simulate --mechanism poll --workload " + bad_workload + fixed_costs,
                                           "simulate --mechanism poll --costs " + bad_costs,
                                           "simulate --mechanism poll --model /nonexistent/model.json --handler-ns 1",
                                           "simulate --mechanism poll --handler-ns -3 --wait-per-fd-ns 1",
-                                          "simulate --mechanism poll --scheduler ladder" + costs,
-                                          "simulate --mechanism poll --min-replications 1" + costs,
-                                          "simulate" + costs};
+                                          "simulate --mechanism poll --scheduler ladder" + fixed_costs,
+                                          "simulate --mechanism poll --min-replications 1" + fixed_costs,
+                                          "simulate" + fixed_costs};
   for (const std::string& args : cases) {
     SCOPED_TRACE(args);
     const auto r = run_pollscale(args);
@@ -105,9 +101,10 @@ TEST(SimulateCliTest, BadInputIsOneLineAndExitTwo) {
 }
 
 TEST(SimulateCliTest, ErrorsNameTheCulprit) {
-  EXPECT_NE(run_pollscale("simulate --mechanism poll --think exp:-1" + costs).err.find("--think"), std::string::npos);
+  EXPECT_NE(run_pollscale("simulate --mechanism poll --think exp:-1" + fixed_costs).err.find("--think"),
+            std::string::npos);
   EXPECT_NE(run_pollscale("simulate --mechanism poll --handler-ns 5").err.find("wait-call cost"), std::string::npos);
-  EXPECT_NE(run_pollscale("simulate --mechanism kqueue" + costs).err.find("'kqueue'"), std::string::npos);
+  EXPECT_NE(run_pollscale("simulate --mechanism kqueue" + fixed_costs).err.find("'kqueue'"), std::string::npos);
 }
 
 // model.json fitted on tests/model/data/synthetic (planted poll, select and epoll costs over
@@ -425,7 +422,7 @@ TEST(CapacityCliTest, BadInputIsOneLineAndExitTwo) {
 }
 
 TEST(SimulateCliTest, WorkThatWouldNotFinishOrFitIsRefusedWithTheArithmetic) {
-  const std::string base = "simulate --mechanism poll" + costs;
+  const std::string base = "simulate --mechanism poll" + fixed_costs;
   // A span of 10^12 s: refused once a replication has fired its event budget.
   const auto endless = run_pollscale(base + " --duration 1e12 --event-budget 1e5");
   EXPECT_EQ(endless.rc, 2) << endless.err;

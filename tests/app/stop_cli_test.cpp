@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "tests/app/cli_fixture.hpp"
 #include "tests/app/run_command.hpp"
 
 namespace pollscale::test {
@@ -42,14 +43,11 @@ stopped_run run_and_stop(const std::string& args, const char* signal, double del
   return s;
 }
 
-const std::string costs =
-    " --wait-per-call-ns 150 --wait-per-fd-ns 30 --wait-per-ready-ns 80 --handler-ns 5000"
-    " --wakeup-same-ns 3000 --wakeup-cross-ns 60000";
 // Short replications and a rule that is never met: replications go on until stopped.
 const std::string endless =
     " --active 10 --think exp:0.001 --duration 0.05 --rel-halfwidth 1e-12"
     " --max-replications 100000 --format json" +
-    costs;
+    fixed_costs;
 
 TEST(StopCliTest, SimulateKeepsTheCompletedReplications) {
   for (const char* signal : {"INT", "TERM"}) {
@@ -68,7 +66,8 @@ TEST(StopCliTest, SimulateKeepsTheCompletedReplications) {
 
 TEST(StopCliTest, SimulateStoppedInItsFirstReplicationPrintsNothing) {
   const auto s = run_and_stop(
-      "simulate --mechanism poll --idle 100 --active 10 --think exp:0.001 --duration 1e7 --format json" + costs, "INT");
+      "simulate --mechanism poll --idle 100 --active 10 --think exp:0.001 --duration 1e7 --format json" + fixed_costs,
+      "INT");
   EXPECT_EQ(s.r.rc, 130) << s.r.err;
   EXPECT_LT(s.wall_s, 30.0);
   EXPECT_TRUE(s.r.out.empty()) << s.r.out;

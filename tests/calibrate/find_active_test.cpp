@@ -12,12 +12,12 @@
 namespace pollscale::calibrate {
 namespace {
 
-selection small_selection() { return test::small_selection({1, 7, 40}); }
+selection three_sizes() { return test::small_selection({1, 7, 40}); }
 
 TEST(FindActiveTest, EveryPointRunsAndChecksItsAnswers) {
   const auto* probe = find_probe("find_active");
   ASSERT_NE(probe, nullptr);
-  const auto sel = small_selection();
+  const auto sel = three_sizes();
   const auto mechs = all_flavours();
   const auto points = probe->points(sel, mechs);
   ASSERT_GE(points.size(), 10u * 3);  // every flavour, every n
@@ -33,7 +33,7 @@ TEST(FindActiveTest, EveryPointRunsAndChecksItsAnswers) {
 
 TEST(FindActiveTest, BlockingAndManyActiveVariants) {
   const auto* probe = find_probe("find_active");
-  auto sel = small_selection();
+  auto sel = three_sizes();
   sel.n_override.clear();
   sel.max_fds = 4000;  // k = n = 1000 pipes keep 1000 trigger ends here too
   const auto mechs = all_flavours();
@@ -72,7 +72,7 @@ TEST(FindActiveTest, ManyWokenAtOnceOnlyFromTheOtherCpu) {
 
 TEST(FindActiveTest, RtsigOnEventfdIsSkippedWithAReason) {
   const auto* probe = find_probe("find_active");
-  const auto sel = small_selection();
+  const auto sel = three_sizes();
   datasets::key k = probes::base_key(datasets::scenario::find_active, {mechanism::rtsig, ""}, fd_kind::eventfd,
                                      datasets::metric::time_per_op, "ns");
   k.n_fds = 4;
@@ -89,7 +89,7 @@ TEST(FindActiveTest, RtsigOnEventfdIsSkippedWithAReason) {
 
 TEST(FindActiveTest, PointsBeyondTheDescriptorLimitAreSkipped) {
   const auto* probe = find_probe("find_active");
-  auto sel = small_selection();
+  auto sel = three_sizes();
   sel.max_fds = 100;
   datasets::key k = probes::base_key(datasets::scenario::find_active, {mechanism::poll, ""}, fd_kind::pipe,
                                      datasets::metric::time_per_call, "ns");

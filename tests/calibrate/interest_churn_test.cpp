@@ -19,7 +19,7 @@
 namespace pollscale::calibrate {
 namespace {
 
-selection small_selection() { return test::small_selection({1, 7, 40}); }
+selection churn_sizes() { return test::small_selection({1, 7, 40}); }
 
 datasets::key churn_key(const flavour& f, fd_kind kind, std::string_view metric, std::int64_t n) {
   datasets::key k =
@@ -32,7 +32,7 @@ datasets::key churn_key(const flavour& f, fd_kind kind, std::string_view metric,
 TEST(InterestChurnTest, EveryPointRunsAcrossBatchesAndLeavesNothingBehind) {
   const auto* probe = find_probe("interest_churn");
   ASSERT_NE(probe, nullptr);
-  const auto sel = small_selection();
+  const auto sel = churn_sizes();
   const auto points = probe->points(sel, all_flavours());
   // epoll add/mod/del, rtsig setup, io_uring oneshot/multishot arm, poll build_set; 3 n each.
   ASSERT_EQ(points.size(), 7u * 3);
@@ -80,7 +80,7 @@ TEST(InterestChurnTest, QuickGridHasSixOrMoreNPerSeriesAndReachesTheLimit) {
 
 TEST(InterestChurnTest, OnlySelectedMechanismsArePlanned) {
   const auto* probe = find_probe("interest_churn");
-  const auto sel = small_selection();
+  const auto sel = churn_sizes();
   const std::vector<flavour> only{{mechanism::io_uring, "multishot"}};
   for (const auto& k : probe->points(sel, only)) {
     EXPECT_EQ(k.mechanism, "io_uring");
@@ -91,7 +91,7 @@ TEST(InterestChurnTest, OnlySelectedMechanismsArePlanned) {
 
 TEST(InterestChurnTest, PointsBeyondTheDescriptorLimitAreSkipped) {
   const auto* probe = find_probe("interest_churn");
-  auto sel = small_selection();
+  auto sel = churn_sizes();
   sel.max_fds = 100;
   for (const auto& k : {churn_key({mechanism::epoll, "lt"}, fd_kind::eventfd, "add", 50),
                         churn_key({mechanism::rtsig, ""}, fd_kind::pipe, "setup", 50),
@@ -109,7 +109,7 @@ TEST(InterestChurnTest, PointsBeyondTheDescriptorLimitAreSkipped) {
 
 TEST(InterestChurnTest, UnknownMetricOrMechanismIsRejected) {
   const auto* probe = find_probe("interest_churn");
-  const auto sel = small_selection();
+  const auto sel = churn_sizes();
   EXPECT_THROW(probe->make(churn_key({mechanism::epoll, "lt"}, fd_kind::eventfd, "swap", 4), sel),
                std::invalid_argument);
   EXPECT_THROW(probe->make(churn_key({mechanism::select, ""}, fd_kind::eventfd, "add", 4), sel), std::invalid_argument);
@@ -120,7 +120,7 @@ TEST(InterestChurnTest, UnknownMetricOrMechanismIsRejected) {
 
 TEST(InterestChurnTest, AFailedCallFailsTheRunNamingTheCall) {
   const auto* probe = find_probe("interest_churn");
-  const auto sel = small_selection();
+  const auto sel = churn_sizes();
   const std::size_t before = sys::open_fd_count();
   const std::vector<std::pair<datasets::key, std::string>> cases = {
       {churn_key({mechanism::epoll, "lt"}, fd_kind::eventfd, "add", 4), "epoll_ctl(ADD)"},

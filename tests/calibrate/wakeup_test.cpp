@@ -17,7 +17,7 @@
 namespace pollscale::calibrate {
 namespace {
 
-selection small_selection() { return test::small_selection({1, 6}); }
+selection two_sizes() { return test::small_selection({1, 6}); }
 
 datasets::key wakeup_key(std::string mech, std::string variant, fd_kind kind, const std::string& pin) {
   datasets::key k;
@@ -43,7 +43,7 @@ std::string same_cpu_pin() {
 TEST(WakeupTest, EveryFullPointRunsAndChecksItsAnswers) {
   const auto* probe = find_probe("wakeup");
   ASSERT_NE(probe, nullptr);
-  auto sel = small_selection();
+  auto sel = two_sizes();
   sel.profile = profile_kind::full;
   const auto points = probe->points(sel, all_flavours());
   // read, poll, epoll x3, rtsig, io_uring x2 = 8 flavours x 2 kinds x 2 placements, + n = 6.
@@ -92,7 +92,7 @@ TEST(WakeupTest, QuickGridCoversEveryMechanismBothPlacementsAndSixN) {
 
 TEST(WakeupTest, BlockingReadIsPlannedWhateverMechanismsAreSelected) {
   const auto* probe = find_probe("wakeup");
-  const auto sel = small_selection();
+  const auto sel = two_sizes();
   std::set<std::string> mechs;
   for (const auto& k : probe->points(sel, std::vector<flavour>{{mechanism::epoll, "et"}}))
     mechs.insert(k.mechanism + "/" + k.variant);
@@ -101,7 +101,7 @@ TEST(WakeupTest, BlockingReadIsPlannedWhateverMechanismsAreSelected) {
 
 TEST(WakeupTest, AFailedWriteFailsTheRunAndTheBlockedPartnerIsJoined) {
   const auto* probe = find_probe("wakeup");
-  const auto sel = small_selection();
+  const auto sel = two_sizes();
   const std::size_t before = sys::open_fd_count();
   for (std::string mech : {"", "poll", "rtsig"}) {
     SCOPED_TRACE(mech);
@@ -117,7 +117,7 @@ TEST(WakeupTest, AFailedWriteFailsTheRunAndTheBlockedPartnerIsJoined) {
 
 TEST(WakeupTest, PartnerOutsideTheAffinityMaskIsSkipped) {
   const auto* probe = find_probe("wakeup");
-  const auto sel = small_selection();
+  const auto sel = two_sizes();
   const int c = sel.cpus.front();
   try {
     probe->make(wakeup_key("epoll", "lt", fd_kind::eventfd, std::to_string(c) + "+4000"), sel);
@@ -129,7 +129,7 @@ TEST(WakeupTest, PartnerOutsideTheAffinityMaskIsSkipped) {
 
 TEST(WakeupTest, PointsBeyondTheDescriptorLimitAreSkipped) {
   const auto* probe = find_probe("wakeup");
-  auto sel = small_selection();
+  auto sel = two_sizes();
   sel.max_fds = 50;
   auto k = wakeup_key("poll", "", fd_kind::pipe, same_cpu_pin());
   k.n_fds = 100;

@@ -52,6 +52,9 @@ def documents(pollscale, tmp):
     out.append(("predict --change", json.loads(run(pollscale, "predict", model, "--scenario", "find_active",
                                                    "--mechanism", "poll", "--n", "100", "--change", "poll.fixed*=0.5",
                                                    "--format", "json"))))
+    out.append(("predict --swap", json.loads(run(pollscale, "predict", model, "--scenario", "find_active",
+                                                 "--mechanism", "poll", "--variant", "none", "--n", "100",
+                                                 "--swap", "poll=epoll/lt", "--format", "json"))))
     out.append(("validate", json.loads(run(pollscale, "validate", FIXTURE, "--format", "json"))))
     out.append(("validate (several)", json.loads(run(pollscale, "validate", FIXTURE, HISTORICAL, "--format", "json"))))
     scaling = os.path.join(HISTORICAL, "scaling")

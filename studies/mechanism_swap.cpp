@@ -1,0 +1,63 @@
+#include "studies/mechanism_swap.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <stdexcept>
+#include <tuple>
+
+namespace pollscale::studies {
+namespace {
+
+// "epoll/lt" -> {"epoll", "lt"}; "poll" -> {"poll", ""}.
+std::pair<std::string, std::string> mechanism_and_variant(const std::string& side, const std::string& text) {
+  const auto slash = side.find('/');
+  std::string mechanism = side.substr(0, slash);
+  std::string variant = slash == std::string::npos ? "" : side.substr(slash + 1);
+  if (!datasets::is_known_mechanism(mechanism))
+    throw std::invalid_argument("'" + text + "': unknown mechanism '" + mechanism + "'");
+  const auto token = [](const std::string& s) {
+    return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
+      return std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '_' ||
+             c == '.' || c == '-';
+    });
+  };
+  if (slash != std::string::npos && !token(variant))
+    throw std::invalid_argument("'" + text + "': variant '" + variant + "' is not a name");
+  return {mechanism, variant};
+}
+
+}  // namespace
+
+mechanism_swap parse_mechanism_swap(const std::string& text) {
+  const auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size() || text.find('=', eq + 1) != std::string::npos)
+    throw std::invalid_argument("'" + text + "' is not FROM=TO (e.g. poll=devpoll, poll=epoll/lt)");
+  mechanism_swap s;
+  s.text = text;
+  std::tie(s.from_mechanism, s.from_variant) = mechanism_and_variant(text.substr(0, eq), text);
+  std::tie(s.to_mechanism, s.to_variant) = mechanism_and_variant(text.substr(eq + 1), text);
+  if (s.from_mechanism == s.to_mechanism && s.from_variant == s.to_variant)
+    throw std::invalid_argument("'" + text + "' swaps a mechanism for itself");
+  return s;
+}
+
+model::prediction answer_swapped(const model::model_set& models, const datasets::key& query,
+                                 const mechanism_swap& swap) {
+  const bool from_variant = swap.from_variant.empty() ? query.variant.empty() || query.variant == model::empty_column
+                                                      : query.variant == swap.from_variant;
+  if (query.mechanism != swap.from_mechanism || !from_variant)
+    throw std::invalid_argument("'" + swap.text + "' swaps out " + swap.from_mechanism +
+                                (swap.from_variant.empty() ? "" : "/" + swap.from_variant) +
+                                ", which the query does not ask for (--mechanism, --variant)");
+  datasets::key k = query;
+  k.mechanism = swap.to_mechanism;
+  k.variant = swap.to_variant.empty() ? std::string(model::empty_column) : swap.to_variant;
+  std::string why;
+  auto p = model::try_predict(models, k, &why);
+  if (!p)
+    throw std::invalid_argument(why + " (a swap needs " + swap.to_mechanism +
+                                " measured on the machine the model was fitted on)");
+  return *p;
+}
+
+}  // namespace pollscale::studies

@@ -1,0 +1,34 @@
+// "What would this cost with /dev/poll instead of poll?" A swap answers a query with another
+// mechanism in the first one's place (poll=devpoll, poll=epoll/lt), on the same model: the
+// swapped mechanism's own cell, fitted on the same machine (a calibration that measured poll
+// and epoll; a historical table that measured poll and /dev/poll side by side), so that the
+// two answers differ by the mechanism alone. Where the model has no such cell there is no
+// answer: carrying a ratio measured on another machine and era over to this one was tried
+// and missed by 1.5-39x (docs/historical.md, "Why no ratio is carried between machines").
+#pragma once
+
+#include <string>
+
+#include "datasets/schema.hpp"
+#include "model/model_set.hpp"
+#include "model/prediction.hpp"
+
+namespace pollscale::studies {
+
+struct mechanism_swap {
+  std::string from_mechanism, from_variant;  ///< "poll", "" (as a key writes them)
+  std::string to_mechanism, to_variant;      ///< "devpoll", ""; "epoll", "lt"
+  std::string text;                          ///< as written: "poll=devpoll"
+};
+
+/// Parses FROM=TO, each MECH or MECH/VARIANT ("poll=devpoll", "poll=epoll/lt"). Throws
+/// std::invalid_argument naming the text.
+mechanism_swap parse_mechanism_swap(const std::string& text);
+
+/// The query (whose mechanism and variant must be FROM's) answered by the cell of `models`
+/// with TO in FROM's place, every other column as asked. Throws std::invalid_argument with
+/// one line when the query is not FROM's or no cell of TO answers (naming the nearest).
+model::prediction answer_swapped(const model::model_set& models, const datasets::key& query,
+                                 const mechanism_swap& swap);
+
+}  // namespace pollscale::studies
