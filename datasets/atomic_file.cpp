@@ -11,6 +11,16 @@
 namespace pollscale::datasets {
 namespace {
 
+thread_local write_fault_hook fault_hook;
+
+// The errno a test injects at this step (0: none): set, so that the step fails as the call would.
+bool injected(std::string_view step, const std::filesystem::path& path) {
+  if (!fault_hook) return false;
+  const int e = fault_hook(step, path);
+  if (e != 0) errno = e;
+  return e != 0;
+}
+
 [[noreturn]] void fail(const std::string& what, const std::filesystem::path& p) {
   throw std::system_error(errno, std::generic_category(), what + " " + p.string());
 }
@@ -18,7 +28,7 @@ namespace {
 void write_all(int fd, std::string_view content, const std::filesystem::path& path) {
   std::size_t done = 0;
   while (done < content.size()) {
-    const ssize_t w = ::write(fd, content.data() + done, content.size() - done);
+    const ssize_t w = injected("write", path) ? -1 : ::write(fd, content.data() + done, content.size() - done);
     if (w < 0 && errno == EINTR) continue;
     if (w < 0) fail("cannot write", path);
     done += static_cast<std::size_t>(w);
@@ -74,7 +84,7 @@ void replace_regular(const std::filesystem::path& path, std::string_view content
   std::string hidden(1, '.');
   hidden.append(path.filename().string()).append(".XXXXXX");
   std::string tmpl = (dir / hidden).string();
-  const int fd = ::mkstemp(tmpl.data());
+  const int fd = injected("create", path) ? -1 : ::mkstemp(tmpl.data());
   if (fd < 0) fail("cannot create a temporary file for", path);
   try {
     write_all(fd, content, path);
@@ -83,11 +93,20 @@ void replace_regular(const std::filesystem::path& path, std::string_view content
     ::unlink(tmpl.c_str());
     throw;
   }
-  if (::fchmod(fd, 0644) != 0 || ::fsync(fd) != 0 || ::close(fd) != 0) {
+  if (injected("flush", path) || ::fchmod(fd, 0644) != 0 || ::fsync(fd) != 0) {
+    const int e = errno;
+    ::close(fd);
     ::unlink(tmpl.c_str());
+    errno = e;
     fail("cannot flush", path);
   }
-  if (::rename(tmpl.c_str(), path.c_str()) != 0) {
+  if (::close(fd) != 0) {
+    const int e = errno;
+    ::unlink(tmpl.c_str());
+    errno = e;
+    fail("cannot flush", path);
+  }
+  if (injected("rename", path) || ::rename(tmpl.c_str(), path.c_str()) != 0) {
     const int e = errno;
     ::unlink(tmpl.c_str());
     errno = e;
@@ -100,5 +119,7 @@ void replace_regular(const std::filesystem::path& path, std::string_view content
 void write_file_atomically(const std::filesystem::path& path, std::string_view content) {
   write_following(path, content, 0);
 }
+
+void set_write_fault_hook(write_fault_hook hook) { fault_hook = std::move(hook); }
 
 }  // namespace pollscale::datasets

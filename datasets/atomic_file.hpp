@@ -6,6 +6,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <string_view>
 
 namespace pollscale::datasets {
@@ -13,5 +14,12 @@ namespace pollscale::datasets {
 /// Writes `content` to `path` atomically (to a device or FIFO: in order, checked). Throws
 /// std::system_error naming the path; a directory is refused the same way.
 void write_file_atomically(const std::filesystem::path& path, std::string_view content);
+
+/// For tests: called before each step of a write — "create" (the temporary file), "write"
+/// (each write call), "flush" (fsync and close), "rename" — with the path being written; a
+/// nonzero errno it returns makes that step fail with it, as the kernel would (ENOSPC, EIO,
+/// EINTR: a write retries after EINTR). Per thread; empty by default.
+using write_fault_hook = std::function<int(std::string_view step, const std::filesystem::path& path)>;
+void set_write_fault_hook(write_fault_hook hook);
 
 }  // namespace pollscale::datasets

@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 #include <zlib.h>
 
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <sstream>
@@ -254,6 +256,81 @@ TEST_F(DatasetTest, AtomicWritesReplaceRegularFilesOnly) {
     EXPECT_NE(std::string(e.what()).find((dir_ / "real").string()), std::string::npos) << e.what();
   }
   EXPECT_TRUE(fs::is_directory(dir_ / "real"));
+}
+
+// Faults injected at each step of an atomic write (datasets/atomic_file.hpp's hook), as a
+// full disk, an I/O error or a descriptor limit would make them: the old file stays whole,
+// no temporary file is left, and the error names the path and carries the errno.
+TEST_F(DatasetTest, AFaultAtAnyStepOfAWriteLeavesTheOldFileWholeAndNoTemporary) {
+  fs::create_directories(dir_);
+  const fs::path file = dir_ / "model.json";
+  write_file_atomically(file, "old");
+  const auto text_of = [](const fs::path& p) {
+    std::ifstream in(p);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  for (const char* step : {"create", "write", "flush", "rename"}) {
+    for (const int error : {ENOSPC, EIO, EMFILE}) {
+      SCOPED_TRACE(std::string(step) + " " + std::strerror(error));
+      set_write_fault_hook([&](std::string_view s, const fs::path&) { return s == step ? error : 0; });
+      try {
+        write_file_atomically(file, "new content");
+        ADD_FAILURE() << "the write succeeded";
+      } catch (const std::system_error& e) {
+        EXPECT_EQ(e.code().value(), error);
+        EXPECT_NE(std::string(e.what()).find(file.string()), std::string::npos) << e.what();
+      }
+      set_write_fault_hook({});
+      EXPECT_EQ(text_of(file), "old");
+      std::size_t entries = 0;
+      for (const auto& e : fs::directory_iterator(dir_)) {
+        ++entries;
+        EXPECT_EQ(e.path(), file) << "left behind";
+      }
+      EXPECT_EQ(entries, 1u);
+    }
+  }
+  // An interrupted write call is retried, not failed.
+  int interrupts = 3;
+  set_write_fault_hook(
+      [&](std::string_view s, const fs::path&) { return s == "write" && interrupts-- > 0 ? EINTR : 0; });
+  write_file_atomically(file, "new content");
+  set_write_fault_hook({});
+  EXPECT_EQ(interrupts, -1);
+  EXPECT_EQ(text_of(file), "new content");
+}
+
+// A dataset is several files; a write that fails after some were replaced (a full disk at
+// the third file, a kill between two renames) must leave either the old dataset or one a
+// reader refuses, never a mixture read as if whole. files.json, renamed last, is the
+// commit point (datasets/dataset_files.hpp).
+TEST_F(DatasetTest, ADatasetWriteThatFailsMidwayIsNeverReadAsAMixture) {
+  const dataset old = small();
+  dataset next = small();
+  for (auto& x : next.samples) x.value *= 2;
+  next.summaries = summarise_samples(next.samples);
+  next.context["host"] = "next";
+  // Fail the rename of each file in turn (files are written in name order, files.json last):
+  // before any is replaced the old dataset is read whole; after, the reader refuses.
+  for (const auto& [failing, old_is_whole] : std::vector<std::pair<std::string, bool>>{
+           {"context.json", true}, {"samples.csv", false}, {"summary.csv", false}, {"files.json", false}}) {
+    SCOPED_TRACE(failing);
+    fs::remove_all(dir_);
+    write_dataset(dir_, old);
+    set_write_fault_hook(
+        [&](std::string_view s, const fs::path& p) { return s == "rename" && p.filename() == failing ? ENOSPC : 0; });
+    EXPECT_THROW(write_dataset(dir_, next), std::system_error);
+    set_write_fault_hook({});
+    if (old_is_whole) {
+      const dataset back = read_dataset(dir_);
+      EXPECT_EQ(back.context["host"], "test");
+      ASSERT_EQ(back.summaries.size(), old.summaries.size());
+      for (std::size_t i = 0; i < old.summaries.size(); ++i)
+        EXPECT_EQ(back.summaries[i].s.median, old.summaries[i].s.median);
+    } else {  // refused, naming a file the last whole write's list does not hold
+      EXPECT_NE(read_error().find("not the file files.json lists"), std::string::npos) << read_error();
+    }
+  }
 }
 
 TEST_F(DatasetTest, HistoricalReaderValidatesProvenance) {
