@@ -171,6 +171,10 @@ changed_answer answer_swap(const model::model_set& models, const datasets::key& 
 
 nlohmann::json changed_json(const changed_answer& a, const model::prediction& base) {
   return {{"change", a.change},
+          {"model", a.p.model},  // a swap is answered by another cell, with its own range
+          {"formula", a.p.formula},
+          {"extrapolated", a.p.extrapolated},
+          {"extrapolation", a.p.extrapolation_factor},
           {"value", a.p.value},
           {"lo", json_number(a.p.lo)},
           {"hi", json_number(a.p.hi)},

@@ -222,6 +222,8 @@ TEST_F(ModelCliTest, PredictSwapAnswersWithAnotherMechanismOfTheSameMachine) {
   ASSERT_TRUE(swapped.contains("changed"));
   const auto& c = swapped["changed"];
   EXPECT_EQ(c["change"], "poll=devpoll");
+  EXPECT_EQ(c["model"], direct["model"]);  // the /dev/poll cell answered, with its own range
+  EXPECT_EQ(c["extrapolated"], direct["extrapolated"]);
   EXPECT_DOUBLE_EQ(c["value"].get<double>(), direct["value"].get<double>());
   EXPECT_NEAR(c["vs_baseline"].get<double>(), direct["value"].get<double>() / swapped["value"].get<double>(), 1e-12);
   EXPECT_LT(c["vs_baseline"].get<double>(), 0.5);  // /dev/poll scans only the active: far cheaper at 1000
