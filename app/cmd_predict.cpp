@@ -2,7 +2,8 @@
 // costs at a point, with its 95% prediction interval and how far it extrapolates. Which
 // cells a model answers for: `pollscale cells model.json`. With --change/--drop it also
 // answers on the model with those terms changed (studies/model_change.hpp), beside the
-// baseline: the seeds' kernel-patch what-ifs ("poll's fixed cost 1.5 µs less") per n.
+// baseline: the seeds' kernel-patch what-ifs ("poll's fixed cost 1.5 µs less") per n; with
+// --swap FROM=TO, by another mechanism's cell of the same machine (studies/mechanism_swap.hpp).
 
 #include <cmath>
 #include <iostream>

@@ -144,9 +144,12 @@ nlohmann::json capture_context(const sys::nofile_limit& nofile, const timer_fact
   c["rlimit_nofile"] = {{"soft_at_start", nofile.soft_before}, {"soft", nofile.soft}, {"hard", nofile.hard}};
   // sysfs first (it also says which CPUs share each cache); CPUID where a guest's sysfs lists none.
   auto caches = read_caches();
-  c["caches_source"] = caches.empty() ? "cpuid" : "sysfs";
-  if (caches.empty()) caches = caches_from_cpuid();
-  if (caches.empty()) c["caches_source"] = nullptr;
+  const char* source = "sysfs";
+  if (caches.empty()) {
+    caches = caches_from_cpuid();
+    source = "cpuid";
+  }
+  c["caches_source"] = caches.empty() ? nlohmann::json(nullptr) : nlohmann::json(source);
   datasets::write_machine_facts(c, {std::move(caches), limit_of(RLIMIT_SIGPENDING), limit_of(RLIMIT_MEMLOCK),
                                     read_cpu_facts(), read_topology(), read_thp(), read_mitigations()});
   c["tool"] = datasets::tool_json(datasets::this_build());

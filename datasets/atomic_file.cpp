@@ -25,6 +25,14 @@ bool injected(std::string_view step, const std::filesystem::path& path) {
   throw std::system_error(errno, std::generic_category(), what + " " + p.string());
 }
 
+// A step after the temporary file was made failed: remove it, then fail with that step's errno.
+[[noreturn]] void discard(const std::string& temporary, const std::string& what, const std::filesystem::path& p) {
+  const int e = errno;
+  ::unlink(temporary.c_str());
+  errno = e;
+  fail(what, p);
+}
+
 void write_all(int fd, std::string_view content, const std::filesystem::path& path) {
   std::size_t done = 0;
   while (done < content.size()) {
@@ -96,22 +104,12 @@ void replace_regular(const std::filesystem::path& path, std::string_view content
   if (injected("flush", path) || ::fchmod(fd, 0644) != 0 || ::fsync(fd) != 0) {
     const int e = errno;
     ::close(fd);
-    ::unlink(tmpl.c_str());
     errno = e;
-    fail("cannot flush", path);
+    discard(tmpl, "cannot flush", path);
   }
-  if (::close(fd) != 0) {
-    const int e = errno;
-    ::unlink(tmpl.c_str());
-    errno = e;
-    fail("cannot flush", path);
-  }
-  if (injected("rename", path) || ::rename(tmpl.c_str(), path.c_str()) != 0) {
-    const int e = errno;
-    ::unlink(tmpl.c_str());
-    errno = e;
-    fail("cannot rename into place", path);
-  }
+  if (::close(fd) != 0) discard(tmpl, "cannot flush", path);
+  if (injected("rename", path) || ::rename(tmpl.c_str(), path.c_str()) != 0)
+    discard(tmpl, "cannot rename into place", path);
 }
 
 }  // namespace

@@ -4,7 +4,7 @@
 // and epoll; a historical table that measured poll and /dev/poll side by side), so that the
 // two answers differ by the mechanism alone. Where the model has no such cell there is no
 // answer: carrying a ratio measured on another machine and era over to this one was tried
-// and missed by 1.5-39x (docs/historical.md, "Why no ratio is carried between machines").
+// and missed by 2.5-39x (docs/historical.md, "Why no ratio is carried between machines").
 #pragma once
 
 #include <string>
