@@ -35,7 +35,7 @@ po::options_description capacity_options() {
       ("help,h", "show this help")
       ("mechanism", arg<std::string>("MECH"), "select, pselect, poll, ppoll, epoll, rtsig, io_uring")
       ("mechanisms", arg<std::string>("LIST"), "several, comma-separated: a capacity for each and a recommendation (instead of --mechanism)")
-      ("vary", arg<std::string>("WHAT")->required(), "idle, active or rate (poisson/on_off arrivals)")
+      ("vary", arg<std::string>("WHAT")->required(), ("the quantity searched: " + comma_list(quantity_names(false)) + " (rate: poisson/on_off arrivals)").c_str())
       ("lo", arg<double>("X"), "smallest value searched (default: idle 0, active 1, rate 1)")
       ("hi", arg<double>("X")->required(), "largest value searched")
       ("max-p99", arg<double>("SECONDS"), "target: p99 latency at most this, s")
@@ -92,13 +92,14 @@ struct search {
 search parse_search(const po::variables_map& vm) {
   search q;
   q.vary = vm["vary"].as<std::string>();
-  if (q.vary != "idle" && q.vary != "active" && q.vary != "rate")
-    throw usage_error("--vary: '" + q.vary + "' is not one of idle, active, rate");
+  const sim::workload_field* field = sim::workload_field_by_flag(q.vary);
+  if (!field || !field->quantity())
+    throw usage_error("--vary: '" + q.vary + "' is not one of " + comma_list(quantity_names(false)));
   q.goal = {positive(vm, "max-p99"), positive(vm, "max-mean-latency"), positive(vm, "max-cpu")};
   if (!q.goal.p99 && !q.goal.mean && !q.goal.cpu)
     throw usage_error("give a target: --max-p99, --max-mean-latency or --max-cpu");
-  q.integer = q.vary != "rate";
-  q.lo = vm.count("lo") ? vm["lo"].as<double>() : (q.vary == "idle" ? 0 : 1);
+  q.integer = field->form == sim::field_form::integer;
+  q.lo = vm.count("lo") ? vm["lo"].as<double>() : field->search_from;
   q.hi = vm["hi"].as<double>();
   if (!std::isfinite(q.lo) || !std::isfinite(q.hi) || q.lo > q.hi) throw usage_error("--lo/--hi: need finite lo <= hi");
   q.tolerance = vm["tolerance"].as<double>();

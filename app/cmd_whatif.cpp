@@ -34,7 +34,7 @@ po::options_description whatif_options() {
   o.add_options()
       ("help,h", "show this help")
       ("mechanisms", arg<std::string>("LIST")->default_value("poll,epoll"), "comma-separated mechanisms to compare")
-      ("sweep", arg<std::string>("QTY=V,V,..."), "NAME=V1,V2,... with NAME one of idle, active, cpus, threads, rate")
+      ("sweep", arg<std::string>("QTY=V,V,..."), ("NAME=V1,V2,... with NAME one of " + comma_list(quantity_names(true))).c_str())
       ("change", po::value<std::vector<std::string>>()->value_name("MECH.TERM*=F")->composing(), "a model term changed: MECH.TERM*=F, +=X, -=X or =X (X in the term's unit); repeatable; needs --model")
       ("drop", po::value<std::vector<std::string>>()->value_name("MECH.TERM")->composing(), "a model term removed (MECH.TERM=0); repeatable")
       ("format", arg<std::string>("FORMAT")->default_value("table"), "table, csv or json");

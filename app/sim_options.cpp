@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <iostream>
+#include <span>
 #include <stdexcept>
 #include <tuple>
 
@@ -32,88 +33,68 @@ auto as_usage(const std::string& flag, F&& f) {
   }
 }
 
-sim::distribution dist_flag(const po::variables_map& vm, const std::string& flag) {
-  return as_usage(flag, [&] { return sim::distribution::parse(vm[flag].as<std::string>()); });
+// The flag of a field, "--rate", for messages; the key where a field has none.
+template <typename Record>
+std::string flag_text(std::span<const sim::record_field<Record>> fields, const std::string& key) {
+  const sim::record_field<Record>* f = sim::field_by_key(fields, key);
+  return f && !f->flag.empty() ? "--" + std::string(f->flag) : key;
 }
 
-bool given(const po::variables_map& vm, const char* flag) { return vm.count(flag) && !vm[flag].defaulted(); }
-
-// Range checks with the flag's name (the library checks again, naming its field).
-void check_flags(const po::variables_map& vm) {
-  auto in = [&](const char* flag, long long v, long long lo, long long hi) {
-    if (v < lo || v > hi)
-      throw usage_error(std::string("--") + flag + ": " + std::to_string(v) + " is not in " + std::to_string(lo) +
-                        ".." + std::to_string(hi));
-  };
-  in("idle", vm["idle"].as<long long>(), 0, 1LL << 31);
-  in("active", vm["active"].as<long long>(), 1, 1LL << 31);
-  in("cpus", vm["cpus"].as<int>(), 1, 4096);
-  in("threads", vm["threads"].as<int>(), 1, 65536);
-  in("irq-cpu", vm["irq-cpu"].as<int>(), 0, vm["cpus"].as<int>() - 1);
-  in("max-events", vm["max-events"].as<long long>(), 0, 1LL << 31);
-  in("signal-queue", vm["signal-queue"].as<long long>(), 1, 1LL << 31);
-  if (vm.count("rate") && !(std::isfinite(vm["rate"].as<double>()) && vm["rate"].as<double>() > 0))
-    throw usage_error("--rate: must be finite and > 0 requests per second");
-  if (!vm.count("rate") && !vm.count("workload") && vm["arrivals"].as<std::string>() != "closed")
-    throw usage_error("--rate: required with --arrivals " + vm["arrivals"].as<std::string>());
+// Sets each field of `r` whose flag is in `vm` (only those given explicitly when
+// `given_only`), with errors naming the flag.
+template <typename Record>
+void apply_flags(Record& r, std::span<const sim::record_field<Record>> fields, const po::variables_map& vm,
+                 bool given_only) {
+  for (const sim::record_field<Record>& f : fields) {
+    const std::string flag(f.flag);
+    if (flag.empty() || !vm.count(flag) || (given_only && vm[flag].defaulted())) continue;
+    try {
+      sim::set_from_text(r, f, vm[flag].as<std::string>());
+    } catch (const std::invalid_argument& e) {
+      throw usage_error("--" + flag + ": " + e.what());
+    }
+  }
 }
 
-// Defaults, then the workload file, then every flag given explicitly.
+// The record's own check, its errors naming the flag of the field they are about.
+template <typename Record>
+void validate(const Record& r, std::span<const sim::record_field<Record>> fields) {
+  try {
+    r.validate();
+  } catch (const sim::field_error& e) {
+    throw usage_error(flag_text(fields, e.key) + ": " + e.detail);
+  }
+}
+
+// The flags as options: --NAME VALUE_NAME (=default)  help.
+template <typename Record>
+void add_flags(po::options_description& o, std::span<const sim::record_field<Record>> fields) {
+  for (const sim::record_field<Record>& f : fields) {
+    if (f.flag.empty()) continue;
+    auto* value = arg<std::string>(std::string(f.value_name).c_str());
+    if (!f.flag_default.empty()) value->default_value(std::string(f.flag_default));
+    o.add_options()(std::string(f.flag).c_str(), value, std::string(f.help).c_str());
+  }
+}
+
+// The flags' defaults and values, then the workload file over them, then every flag given
+// explicitly over the file.
 sim::workload workload_of(const po::variables_map& vm) {
   sim::workload w;
-  w.idle = vm["idle"].as<long long>();
-  w.active = vm["active"].as<long long>();
-  w.arrivals = as_usage("arrivals", [&] { return sim::parse_arrival_kind(vm["arrivals"].as<std::string>()); });
-  w.think = dist_flag(vm, "think");
-  w.on_period = dist_flag(vm, "on");
-  w.off_period = dist_flag(vm, "off");
-  w.network = dist_flag(vm, "network");
-  w.app_work = dist_flag(vm, "app-work");
-  if (vm.count("rate")) w.rate_per_s = vm["rate"].as<double>();
-  if (vm.count("idle-activity")) w.idle_activity = dist_flag(vm, "idle-activity");
-  if (vm.count("generator-per-message") || vm.count("generator-wakeup")) {
-    sim::load_generator g;
-    if (vm.count("generator-per-message")) g.per_message = dist_flag(vm, "generator-per-message");
-    if (vm.count("generator-wakeup")) g.wakeup = dist_flag(vm, "generator-wakeup");
-    w.generator = g;
-  }
+  apply_flags(w, sim::workload_fields(), vm, false);
   if (vm.count("workload")) {
-    const sim::workload base = w;
-    w = as_usage("workload", [&] { return sim::read_workload(vm["workload"].as<std::string>(), base); });
-    if (given(vm, "idle")) w.idle = base.idle;
-    if (given(vm, "active")) w.active = base.active;
-    if (given(vm, "arrivals")) w.arrivals = base.arrivals;
-    if (given(vm, "think")) w.think = base.think;
-    if (given(vm, "on")) w.on_period = base.on_period;
-    if (given(vm, "off")) w.off_period = base.off_period;
-    if (given(vm, "network")) w.network = base.network;
-    if (given(vm, "app-work")) w.app_work = base.app_work;
-    if (vm.count("rate")) w.rate_per_s = base.rate_per_s;
-    if (vm.count("idle-activity")) w.idle_activity = base.idle_activity;
-    if (vm.count("generator-per-message") || vm.count("generator-wakeup")) w.generator = base.generator;
+    w = sim::read_workload(vm["workload"].as<std::string>(), w);
+    apply_flags(w, sim::workload_fields(), vm, true);
   }
-  as_usage("", [&] {
-    w.validate();
-    return 0;
-  });
+  validate(w, sim::workload_fields());
   return w;
 }
 
+// The mechanism's usual configuration, then the flags (interest and wake only when given).
 sim::server_config server_of(const po::variables_map& vm, const std::string& mechanism) {
   sim::server_config c = as_usage("mechanism", [&] { return sim::default_server_config(mechanism); });
-  c.cpus = vm["cpus"].as<int>();
-  c.threads = vm["threads"].as<int>();
-  if (vm.count("interest"))
-    c.sharing = as_usage("interest", [&] { return sim::parse_interest_sharing(vm["interest"].as<std::string>()); });
-  if (vm.count("wake")) c.wake = as_usage("wake", [&] { return sim::parse_wake_policy(vm["wake"].as<std::string>()); });
-  c.max_events_per_call = vm["max-events"].as<long long>();
-  c.signal_queue_limit = vm["signal-queue"].as<long long>();
-  c.irq_cpu = vm["irq-cpu"].as<int>();
-  c.active_pos = as_usage("active-pos", [&] { return sim::parse_ready_position(vm["active-pos"].as<std::string>()); });
-  as_usage("", [&] {
-    c.validate();
-    return 0;
-  });
+  apply_flags(c, sim::server_fields(), vm, false);
+  validate(c, sim::server_fields());
   return c;
 }
 
@@ -145,34 +126,18 @@ std::pair<sim::run_options, sim::stopping_rule> run_of(const po::variables_map& 
 
 po::options_description sim_server_options_description() {
   po::options_description o("server, workload and run options");
+  // The workload's and the server's flags, from their fields' tables (sim/workload.hpp,
+  // sim/event_loop_server.hpp).
+  add_flags(o, sim::workload_fields());
+  add_flags(o, sim::server_fields());
   // One option per line: the table reads like the --help it prints.
   // clang-format off
   o.add_options()
-      ("idle", arg<long long>("N")->default_value(0), "idle connections (registered, silent)")
-      ("active", arg<long long>("N")->default_value(100), "active connections carrying requests")
-      ("cpus", arg<int>("N")->default_value(1), "simulated CPUs")
-      ("threads", arg<int>("N")->default_value(1), "server threads (thread t on CPU t mod cpus)")
       ("duration", arg<double>("SECONDS")->default_value(10), "simulated seconds measured per replication")
       ("warmup", arg<double>("SECONDS"), "simulated seconds discarded first (default: duration / 10)")
       ("seed", arg<unsigned long long>("N")->default_value(1), "seed of the run (replication i uses a derived one)")
       ("event-budget", arg<double>("N")->default_value(5e8, "5e8"), "events one replication may fire before the run is refused (about 6 min at 1.4 M events/s)")
       ("workload", arg<std::string>("FILE"), "workload file (JSON, see docs/sim.md); flags given override it")
-      ("arrivals", arg<std::string>("KIND")->default_value("closed"), "closed, poisson or on_off")
-      ("think", arg<std::string>("DIST")->default_value("const:0"), "closed clients' think time, e.g. exp:0.001 (s)")
-      ("rate", arg<double>("PER_SECOND"), "poisson/on_off: requests per second (while on)")
-      ("on", arg<std::string>("DIST")->default_value("exp:0.1"), "on_off: burst length distribution (s)")
-      ("off", arg<std::string>("DIST")->default_value("exp:0.1"), "on_off: silence length distribution (s)")
-      ("network", arg<std::string>("DIST")->default_value("const:0"), "one-way network delay distribution (s)")
-      ("app-work", arg<std::string>("DIST")->default_value("const:0"), "application work per request (s)")
-      ("idle-activity", arg<std::string>("DIST"), "keep-alive period of each idle connection (s)")
-      ("generator-per-message", arg<std::string>("DIST"), "clients run in one load-generator process: its cost per reply (s)")
-      ("generator-wakeup", arg<std::string>("DIST"), "the load generator's wake-up latency after a pause (s)")
-      ("interest", arg<std::string>("SHARING"), "per_thread or shared interest sets (default per_thread)")
-      ("wake", arg<std::string>("POLICY"), "all (thundering herd) or one (exclusive); default by mechanism")
-      ("max-events", arg<long long>("N")->default_value(0), "events one wait call returns at most (0: all)")
-      ("signal-queue", arg<long long>("N")->default_value(1024), "rtsig: signal queue length before overflow")
-      ("irq-cpu", arg<int>("CPU")->default_value(0), "CPU on which network arrivals wake sleepers")
-      ("active-pos", arg<std::string>("POS")->default_value("random"), "active fds in the interest array: random, first or last")
       ("scheduler", arg<std::string>("KIND")->default_value("heap"), "event queue: heap or calendar")
       ("rel-halfwidth", arg<double>("FRACTION")->default_value(0.03, "0.03"), "stop when the throughput's 95% half-width <= this x mean")
       ("min-replications", arg<long long>("N")->default_value(5), "replications at least (>= 2)")
@@ -182,7 +147,6 @@ po::options_description sim_server_options_description() {
 }
 
 sim_setup sim_setup_from(const po::variables_map& vm, const std::string& mechanism) {
-  check_flags(vm);
   sim_setup s;
   s.config = server_of(vm, mechanism);
   s.load = workload_of(vm);
@@ -191,28 +155,54 @@ sim_setup sim_setup_from(const po::variables_map& vm, const std::string& mechani
   return s;
 }
 
+std::string comma_list(const std::vector<std::string>& names) {
+  std::string text;
+  for (const std::string& n : names) text += (text.empty() ? "" : ", ") + n;
+  return text;
+}
+
+std::vector<std::string> quantity_names(bool server_too) {
+  std::vector<std::string> names;
+  for (const sim::workload_field& f : sim::workload_fields())
+    if (f.quantity()) names.emplace_back(f.flag);
+  if (server_too)
+    for (const sim::server_field& f : sim::server_fields())
+      if (f.quantity()) names.emplace_back(f.flag);
+  return names;
+}
+
+namespace {
+
+// A quantity's value as the JSON its field's set takes (an integer's within +-2^62, checked
+// by the caller, so the cast is defined).
+nlohmann::json quantity_value(sim::field_form form, double value) {
+  if (form == sim::field_form::number) return value;
+  return static_cast<std::int64_t>(value);
+}
+
+}  // namespace
+
 void set_quantity(sim_setup& s, const std::string& name, double value, const std::string& flag) {
-  const bool integer = name != "rate";
+  const std::vector<std::string> names = quantity_names(true);
+  if (std::find(names.begin(), names.end(), name) == names.end())
+    throw usage_error("--" + flag + ": '" + name + "' is not one of " + comma_list(names));
+  const sim::workload_field* load_field = sim::workload_field_by_flag(name);
+  const sim::server_field* server_field = sim::server_field_by_flag(name);
+  const sim::field_form form = load_field ? load_field->form : server_field->form;
+  const bool integer = form == sim::field_form::integer;
   if (!std::isfinite(value) || (integer && value != std::floor(value)))
     throw usage_error("--" + flag + ": " + name + " needs " + (integer ? "an integer" : "a finite number") + ", got " +
                       format_number(value, 6));
-  if (name == "idle")
-    s.load.idle = static_cast<std::int64_t>(value);
-  else if (name == "active")
-    s.load.active = static_cast<std::int64_t>(value);
-  else if (name == "cpus") {
-    s.config.cpus = static_cast<int>(std::clamp(value, -1.0, 1e6));
-    // More CPUs for one thread would only idle: a server given C CPUs runs C threads.
-    if (!s.threads_given) s.config.threads = s.config.cpus;
-  } else if (name == "threads")
-    s.config.threads = static_cast<int>(std::clamp(value, -1.0, 1e6));
-  else if (name == "rate")
-    s.load.rate_per_s = value;
-  else
-    throw usage_error("--" + flag + ": '" + name + "' is not one of idle, active, cpus, threads, rate");
-  if (name == "rate" && s.load.arrivals == sim::arrival_kind::closed)
-    throw usage_error("--" + flag + ": rate applies to --arrivals poisson or on_off");
+  if (integer && std::abs(value) > 0x1p62)
+    throw usage_error("--" + flag + ": " + name + " = " + format_number(value, 6) + ": out of range");
+  if (form == sim::field_form::number && s.load.arrivals == sim::arrival_kind::closed)
+    throw usage_error("--" + flag + ": " + name + " applies to " + flag_text(sim::workload_fields(), "arrivals") +
+                      " poisson or on_off");
   try {
+    if (load_field) load_field->set(s.load, quantity_value(form, value));
+    if (server_field) server_field->set(s.config, quantity_value(form, value));
+    // More CPUs for one thread would only idle: a server given C CPUs runs C threads.
+    if (server_field == sim::server_field_by_key("cpus") && !s.threads_given) s.config.threads = s.config.cpus;
     s.config.validate();
     s.load.validate();
   } catch (const std::invalid_argument& e) {
@@ -284,15 +274,7 @@ nlohmann::json inputs_json(const sim_setup& s, const cost_provenance& prov) {
   const sim::run_options& o = s.options;
   const sim::stopping_rule& rule = s.rule;
   return {{"mechanism", c.mechanism},
-          {server_section,
-           {{"cpus", c.cpus},
-            {"threads", c.threads},
-            {"interest", sim::to_string(c.sharing)},
-            {"wake", sim::to_string(c.wake)},
-            {"max_events_per_call", c.max_events_per_call},
-            {"signal_queue_limit", c.signal_queue_limit},
-            {"irq_cpu", c.irq_cpu},
-            {"active_pos", sim::to_string(c.active_pos)}}},
+          {server_section, sim::fields_json(sim::server_fields(), c)},
           {"workload", sim::to_json(w)},
           {"run",
            {{"duration_s", o.duration_s},

@@ -6,6 +6,7 @@
 #include <boost/program_options.hpp>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "app/sim_costs.hpp"
 #include "app/table_writer.hpp"
@@ -32,10 +33,18 @@ struct sim_setup {
 /// workload file and key) for any bad value.
 sim_setup sim_setup_from(const boost::program_options::variables_map& vm, const std::string& mechanism);
 
-/// Sets one swept or searched quantity: idle, active, cpus, threads (integers) or rate
-/// (requests/s of poisson/on_off arrivals). cpus sets the threads too unless --threads was
-/// given (threads_given). Throws usage_error naming `flag` for an
-/// unknown name or a value the server or workload rejects.
+/// The quantities a sweep or a search may vary, by flag: the workload's numeric fields
+/// (idle, active, rate), then, with `server_too`, the server's (cpus, threads, max-events,
+/// signal-queue, irq-cpu).
+std::vector<std::string> quantity_names(bool server_too);
+
+/// "a, b, c".
+std::string comma_list(const std::vector<std::string>& names);
+
+/// Sets one swept or searched quantity (quantity_names(true)): rate is requests/s of
+/// poisson/on_off arrivals, the others integers. cpus sets the threads too unless --threads
+/// was given (threads_given). Throws usage_error naming `flag` for an unknown name or a
+/// value the server or workload rejects.
 void set_quantity(sim_setup& s, const std::string& name, double value, const std::string& flag);
 
 /// Runs the experiment; the simulator's std::invalid_argument (a bad cost answer, say)

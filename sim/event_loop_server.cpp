@@ -50,13 +50,65 @@ wake_policy parse_wake_policy(const std::string& text) {
 std::string to_string(interest_sharing s) { return s == interest_sharing::shared ? "shared" : "per_thread"; }
 std::string to_string(wake_policy w) { return w == wake_policy::all ? "all" : "one"; }
 
+namespace {
+
+// The model's limits: CPUs and threads are indices of small vectors, far beyond any machine.
+constexpr std::int64_t max_cpus = 4096, max_threads = 65536, max_count = std::int64_t{1} << 31;
+
+// Text of a JSON value, for the kinds' parsers.
+std::string text_value(const nlohmann::json& v) {
+  if (!v.is_string()) throw std::invalid_argument("expected text");
+  return v.get<std::string>();
+}
+
+using json = nlohmann::json;
+
+// clang-format off
+const server_field fields[] = {
+    {"cpus", "cpus", "N", "1", "simulated CPUs", field_form::integer,
+     [](server_config& c, const json& v) { c.cpus = static_cast<int>(integer_value(v, 1, max_cpus)); },
+     [](const server_config& c) { return json(c.cpus); }, 1},
+    {"threads", "threads", "N", "1", "server threads (thread t on CPU t mod cpus)", field_form::integer,
+     [](server_config& c, const json& v) { c.threads = static_cast<int>(integer_value(v, 1, max_threads)); },
+     [](const server_config& c) { return json(c.threads); }, 1},
+    {"interest", "interest", "SHARING", "", "per_thread or shared interest sets (default per_thread)", field_form::text,
+     [](server_config& c, const json& v) { c.sharing = parse_interest_sharing(text_value(v)); },
+     [](const server_config& c) { return json(to_string(c.sharing)); }},
+    {"wake", "wake", "POLICY", "", "all (thundering herd) or one (exclusive); default by mechanism", field_form::text,
+     [](server_config& c, const json& v) { c.wake = parse_wake_policy(text_value(v)); },
+     [](const server_config& c) { return json(to_string(c.wake)); }},
+    {"max_events_per_call", "max-events", "N", "0", "events one wait call returns at most (0: all)", field_form::integer,
+     [](server_config& c, const json& v) { c.max_events_per_call = integer_value(v, 0, max_count); },
+     [](const server_config& c) { return json(c.max_events_per_call); }},
+    {"signal_queue_limit", "signal-queue", "N", "1024", "rtsig: signal queue length before overflow", field_form::integer,
+     [](server_config& c, const json& v) { c.signal_queue_limit = integer_value(v, 1, max_count); },
+     [](const server_config& c) { return json(c.signal_queue_limit); }},
+    {"irq_cpu", "irq-cpu", "CPU", "0", "CPU on which network arrivals wake sleepers", field_form::integer,
+     [](server_config& c, const json& v) { c.irq_cpu = static_cast<int>(integer_value(v, 0, max_cpus - 1)); },
+     [](const server_config& c) { return json(c.irq_cpu); }},
+    {"active_pos", "active-pos", "POS", "random", "active fds in the interest array: random, first or last", field_form::text,
+     [](server_config& c, const json& v) { c.active_pos = parse_ready_position(text_value(v)); },
+     [](const server_config& c) { return json(to_string(c.active_pos)); }},
+};
+// clang-format on
+
+}  // namespace
+
+std::span<const server_field> server_fields() { return fields; }
+
+const server_field* server_field_by_key(std::string_view key) { return field_by_key(server_fields(), key); }
+
+const server_field* server_field_by_flag(std::string_view flag) { return field_by_flag(server_fields(), flag); }
+
 void server_config::validate() const {
-  if (cpus < 1 || cpus > 4096) throw std::invalid_argument("cpus must be in 1..4096");
-  if (threads < 1 || threads > 65536) throw std::invalid_argument("threads must be in 1..65536");
-  if (max_events_per_call < 0) throw std::invalid_argument("max events per call must be >= 0");
+  if (cpus < 1 || cpus > max_cpus) throw field_error("cpus", "must be in 1..4096");
+  if (threads < 1 || threads > max_threads) throw field_error("threads", "must be in 1..65536");
+  if (max_events_per_call < 0) throw field_error("max_events_per_call", "must be >= 0");
   if (style == notification::signal_queue && signal_queue_limit < 1)
-    throw std::invalid_argument("signal queue limit must be >= 1");
-  if (irq_cpu < 0 || irq_cpu >= cpus) throw std::invalid_argument("irq cpu must be one of the simulated CPUs");
+    throw field_error("signal_queue_limit", "must be >= 1");
+  if (irq_cpu < 0 || irq_cpu >= cpus)
+    throw field_error("irq_cpu",
+                      std::to_string(irq_cpu) + " is not one of the simulated CPUs 0.." + std::to_string(cpus - 1));
 }
 
 namespace {

@@ -21,13 +21,16 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "datasets/vocabulary.hpp"
 #include "sim/core/engine.hpp"
 #include "sim/core/histogram.hpp"
 #include "sim/costs.hpp"
+#include "sim/record_field.hpp"
 #include "sim/workload.hpp"
 
 namespace pollscale::sim {
@@ -72,9 +75,22 @@ struct server_config {
   int irq_cpu = 0;                         ///< CPU where network arrivals wake sleepers
   ready_position active_pos = ready_position::random;
 
-  /// Throws std::invalid_argument naming the field when a value is out of range.
+  /// Throws field_error naming the field (its key below) when a value is out of range.
   void validate() const;
 };
+
+/// A server configuration's field as users spell it (sim/record_field.hpp).
+using server_field = record_field<server_config>;
+
+/// The fields a user sets, in the order --help lists their flags: cpus, threads, interest,
+/// wake, max_events_per_call (--max-events), signal_queue_limit (--signal-queue), irq_cpu
+/// (--irq-cpu), active_pos (--active-pos). A flag without a default leaves the mechanism's
+/// own (default_server_config): interest and wake.
+std::span<const server_field> server_fields();
+
+/// The field of that key, or of that flag; nullptr when none.
+const server_field* server_field_by_key(std::string_view key);
+const server_field* server_field_by_flag(std::string_view flag);
 
 /// The usual configuration of a mechanism (datasets::traits): rtsig uses the signal queue,
 /// others readiness; select/poll wake every sleeper, epoll and io_uring one. Throws

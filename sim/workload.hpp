@@ -8,9 +8,12 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 
 #include "sim/core/random.hpp"
+#include "sim/record_field.hpp"
 
 namespace pollscale::sim {
 
@@ -47,7 +50,7 @@ struct workload {
   /// The clients' own process (none: every client answers independently).
   std::optional<load_generator> generator;
 
-  /// Throws std::invalid_argument naming the field when a value is out of range.
+  /// Throws field_error naming the field (its file key) when a value is out of range.
   void validate() const;
   /// About how much memory the model's connections take, bytes (the rates below): the
   /// caller compares it with the machine before running.
@@ -57,11 +60,21 @@ struct workload {
   static constexpr std::uint64_t state_bytes_per_idle = 16, state_bytes_per_active = 320;
 };
 
-/// Parses a workload document. Keys: idle, active (integers), arrivals ("closed",
-/// "poisson", "on_off"), rate_per_s (number), and distributions written as in
-/// distribution::parse ("exp:0.001"): think, on_period, off_period, network, app_work,
-/// idle_activity; "generator": {"per_message": ..., "wakeup": ...} or null. Starts from
-/// `base` (flags), so a file overrides only what it names.
+/// A workload's field as users spell it (sim/record_field.hpp).
+using workload_field = record_field<workload>;
+
+/// Every field, in the order --help lists their flags: idle, active, arrivals, think,
+/// rate_per_s (--rate), on_period (--on), off_period (--off), network, app_work,
+/// idle_activity, generator with its members per_message and wakeup.
+std::span<const workload_field> workload_fields();
+
+/// The field of that key, or of that flag; nullptr when none.
+const workload_field* workload_field_by_key(std::string_view key);
+const workload_field* workload_field_by_flag(std::string_view flag);
+
+/// Parses a workload document: the keys of workload_fields() (and "comment"), distributions
+/// written as in distribution::parse ("exp:0.001"), "generator": {"per_message": ...,
+/// "wakeup": ...} or null. Starts from `base` (flags), so a file overrides only what it names.
 /// Errors are datasets::input_error naming `origin` and the key.
 workload parse_workload(const nlohmann::json& doc, const std::string& origin, workload base = {});
 

@@ -105,6 +105,39 @@ TEST(SimulateCliTest, ErrorsNameTheCulprit) {
             std::string::npos);
   EXPECT_NE(run_pollscale("simulate --mechanism poll --handler-ns 5").err.find("wait-call cost"), std::string::npos);
   EXPECT_NE(run_pollscale("simulate --mechanism kqueue" + fixed_costs).err.find("'kqueue'"), std::string::npos);
+  // A workload field's error names its flag on the command line, its key in a file.
+  auto err = [](const std::string& args) {
+    return run_pollscale("simulate --mechanism poll" + fixed_costs + args).err;
+  };
+  EXPECT_NE(err(" --idle -5").find("--idle: -5 is not in 0..2147483648"), std::string::npos) << err(" --idle -5");
+  EXPECT_NE(err(" --idle 1e3").find("--idle: '1e3' is not an integer"), std::string::npos);
+  EXPECT_NE(err(" --arrivals poisson").find("--rate: required with poisson arrivals"), std::string::npos);
+  EXPECT_NE(err(" --arrivals poisson --rate 1e300").find("--rate: must be in (0, 1e9]"), std::string::npos);
+  const std::string file = own_file("rate_workload.json");
+  std::ofstream(file) << R"({"arrivals": "poisson", "rate_per_s": -1})";
+  EXPECT_NE(err(" --workload " + file).find(file + ": rate_per_s: must be in (0, 1e9]"), std::string::npos)
+      << err(" --workload " + file);
+  std::remove(file.c_str());
+}
+
+// Flags given override the file field by field: the file's generator keeps the member no
+// flag names, and the defaults of flags not given leave the file's values alone.
+TEST(SimulateCliTest, FlagsGivenOverrideTheWorkloadFileFieldByField) {
+  const std::string file = own_file("override_workload.json");
+  std::ofstream(file) << R"({"active": 20, "think": "const:0.002", "network": "const:1e-5",
+                            "generator": {"per_message": "const:2e-6", "wakeup": "const:3e-5"}})";
+  const auto r = run_pollscale("simulate --mechanism poll --duration 0.05 --format json --workload " + file +
+                               " --active 30 --generator-wakeup const:4e-5" + fixed_costs);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const auto w = nlohmann::json::parse(r.out).at("workload");
+  // "const:X" as written by the simulator (17 significant digits): X.
+  auto constant = [](const nlohmann::json& d) { return std::stod(d.get<std::string>().substr(6)); };
+  EXPECT_EQ(w.at("active"), 30);                                          // the flag given
+  EXPECT_DOUBLE_EQ(constant(w.at("think")), 0.002);                       // the file's, not the flag's default 0
+  EXPECT_DOUBLE_EQ(constant(w.at("network")), 1e-5);                      // the file's
+  EXPECT_DOUBLE_EQ(constant(w.at("generator").at("per_message")), 2e-6);  // the file's member
+  EXPECT_DOUBLE_EQ(constant(w.at("generator").at("wakeup")), 4e-5);       // the flag's member
+  std::remove(file.c_str());
 }
 
 // model.json fitted on tests/model/data/synthetic (planted poll, select and epoll costs over

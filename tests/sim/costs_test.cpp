@@ -6,6 +6,8 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 
 #include "datasets/input_error.hpp"
 #include "sim/core/random.hpp"
@@ -99,12 +101,95 @@ TEST(WorkloadTest, RejectsBadWorkloadsNamingTheKey) {
             "w.json: arrivals: arrivals 'bursty' is not one of closed, poisson, on_off");
   EXPECT_EQ(error_of(R"({"think": "exp:-1"})"),
             "w.json: think: distribution 'exp:-1': exponential mean must be in (0, 1e9] s");
-  EXPECT_EQ(error_of(R"({"arrivals": "poisson"})"),
-            "w.json: workload: rate_per_s must be in (0, 1e9] for poisson and on_off arrivals");
-  EXPECT_EQ(error_of(R"({"idle": -3})"), "w.json: workload: idle connections must be in 0..2^31");
+  EXPECT_EQ(error_of(R"({"arrivals": "poisson"})"), "w.json: rate_per_s: required with poisson arrivals");
+  EXPECT_EQ(error_of(R"({"arrivals": "poisson", "rate_per_s": 1e300})"),
+            "w.json: rate_per_s: must be in (0, 1e9] requests/s for poisson and on_off arrivals");
+  EXPECT_EQ(error_of(R"({"idle": -3})"), "w.json: idle: -3 is not in 0..2147483648");
+  EXPECT_EQ(error_of(R"({"idle": 18446744073709551615})"),
+            "w.json: idle: 18446744073709551615 is not in 0..2147483648");
+  EXPECT_EQ(error_of(R"({"generator": 3})"),
+            "w.json: generator: expected {\"per_message\": ..., \"wakeup\": ...} or null");
+  EXPECT_EQ(error_of(R"({"generator.wakeup": "const:1"})"), "w.json: generator.wakeup: unknown key");
+  EXPECT_EQ(error_of(R"({"generator": {"generator": {}}})"), "w.json: generator.generator: unknown key");
   EXPECT_EQ(error_of(R"({"clients": 3})"), "w.json: clients: unknown key");
   EXPECT_EQ(error_of(R"({"generator": {"per_msg": "const:1"}})"), "w.json: generator.per_msg: unknown key");
   EXPECT_THROW(read_workload("/nonexistent/w.json"), datasets::input_error);
+}
+
+// The field table is the one place a workload field is named: each field a file can carry
+// reads back what to_json writes, each flag's text sets the same value as the file's JSON,
+// and the table's keys are exactly the keys to_json writes.
+TEST(WorkloadTest, EveryFieldIsNamedOnceAndRoundTrips) {
+  std::set<std::string> keys, flags;
+  for (const workload_field& f : workload_fields()) {
+    SCOPED_TRACE(std::string(f.key));
+    EXPECT_TRUE(keys.insert(std::string(f.key)).second) << "key named twice";
+    if (!f.flag.empty()) {
+      EXPECT_TRUE(flags.insert(std::string(f.flag)).second) << "flag named twice";
+    }
+    EXPECT_EQ(workload_field_by_key(f.key), &f);
+    if (!f.flag.empty()) {
+      EXPECT_EQ(workload_field_by_flag(f.flag), &f);
+    }
+    EXPECT_EQ(f.flag.empty(), f.form == field_form::group);  // a group is set through its members' flags
+  }
+  // Every field set away from its default, through flags' text: the JSON carries each key.
+  workload w;
+  const std::map<std::string, std::string> text = {{"idle", "7"},
+                                                   {"active", "50"},
+                                                   {"arrivals", "on_off"},
+                                                   {"think", "exp:0.002"},
+                                                   {"rate", "1000.5"},
+                                                   {"on", "const:0.25"},
+                                                   {"off", "exp:0.3"},
+                                                   {"network", "uniform:1e-5:3e-5"},
+                                                   {"app-work", "const:1e-6"},
+                                                   {"idle-activity", "exp:60"},
+                                                   {"generator-per-message", "const:6e-6"},
+                                                   {"generator-wakeup", "exp:2e-5"}};
+  for (const workload_field& f : workload_fields())
+    if (!f.flag.empty()) set_from_text(w, f, text.at(std::string(f.flag)));
+  w.validate();
+  const nlohmann::json j = to_json(w);
+  for (const std::string& key : keys) {
+    const auto dot = key.find('.');
+    EXPECT_TRUE(dot == std::string::npos ? j.contains(key) : j.at(key.substr(0, dot)).contains(key.substr(dot + 1)))
+        << key << " in " << j.dump();
+  }
+  EXPECT_EQ(j.at("rate_per_s"), 1000.5);
+  EXPECT_DOUBLE_EQ(distribution::parse(j.at("generator").at("wakeup")).mean(), 2e-5);
+  EXPECT_EQ(to_json(parse_workload(j, "round trip")), j);
+  // Fields a closed workload does not use are left out; unset ones are null.
+  const nlohmann::json plain = to_json(workload{});
+  EXPECT_FALSE(plain.contains("rate_per_s"));
+  EXPECT_FALSE(plain.contains("on_period"));
+  EXPECT_TRUE(plain.at("generator").is_null());
+  EXPECT_TRUE(plain.at("idle_activity").is_null());
+}
+
+TEST(WorkloadTest, AFlagsTextIsParsedByItsFieldsForm) {
+  workload w;
+  auto error_of = [&](const char* flag, const std::string& text) {
+    try {
+      set_from_text(w, *workload_field_by_flag(flag), text);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(error_of("idle", "1e3"), "'1e3' is not an integer");
+  EXPECT_EQ(error_of("idle", ""), "'' is not an integer");
+  EXPECT_EQ(error_of("idle", "99999999999999999999"), "'99999999999999999999' is not an integer");
+  EXPECT_EQ(error_of("active", "0"), "0 is not in 1..2147483648");
+  EXPECT_EQ(error_of("rate", "inf"), "'inf' is not a finite number");
+  EXPECT_EQ(error_of("rate", "12x"), "'12x' is not a finite number");
+  EXPECT_EQ(error_of("arrivals", "bursty"), "arrivals 'bursty' is not one of closed, poisson, on_off");
+  EXPECT_EQ(error_of("idle", "12"), "accepted");
+  EXPECT_EQ(w.idle, 12);
+  EXPECT_EQ(error_of("rate", "2.5e3"), "accepted");
+  EXPECT_DOUBLE_EQ(w.rate_per_s, 2500);
+  EXPECT_EQ(workload_field_by_flag("rate_per_s"), nullptr);  // a key is not a flag
+  EXPECT_EQ(workload_field_by_flag(""), nullptr);
 }
 
 // What the workload fuzzer found (tests/fuzz/corpus/workload/number_overflow): a number
