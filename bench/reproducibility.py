@@ -20,7 +20,8 @@ with two DATASET directories it compares those. It prints the calibrate issue's 
                  moments (context.json "reference"): the median ratio pollscale / loop, per run
   wall           each run's calibration time (context.json calibration.wall_s)
   stability      each run's sentinel spread (context.json "stability": p90 / p10 of the
-                 sentinel series) and its worst episode
+                 sentinel series) and its worst episode; the same for the cross-CPU wake
+                 sentinel ("stability"."cross_cpu") where the run had one
 
 Usage: bench/reproducibility.py [--pollscale PATH] [--dir DIR] [--rows PCT] [-- CALIBRATE-OPTION...]
        bench/reproducibility.py [--rows PCT] DATASET_A DATASET_B
@@ -121,7 +122,12 @@ def stability_text(context):
     s = context.get("stability")
     if not s:
         return "none"
-    return f"spread {s.get('spread_p90_p10', float('nan')):.3f}, worst {s.get('worst_episode', '?')}"
+    text = f"spread {s.get('spread_p90_p10', float('nan')):.3f}, worst {s.get('worst_episode', '?')}"
+    x = s.get("cross_cpu")
+    if x and "median_ns" in x:
+        text += (f"; cross-CPU wake sentinel median {x['median_ns'] / 1000:.1f} us, "
+                 f"spread {x.get('spread_p90_p10', float('nan')):.3f}, worst {x.get('worst_episode', '?')}")
+    return text
 
 
 def compare(da, db, rows_pct):

@@ -13,6 +13,7 @@
 #include "calibrate/sys/process.hpp"
 #include "calibrate/sys/syscall.hpp"
 #include "calibrate/visit_plan.hpp"
+#include "calibrate/wake_sentinel.hpp"
 #include "datasets/consistency.hpp"
 #include "datasets/statistics.hpp"
 
@@ -110,7 +111,7 @@ std::vector<planned_point> plan(const calibration_request& req) {
 void append_samples(datasets::dataset& d, const point_result& r, const visit_facts& v) {
   for (std::size_t i = 0; i < r.values.size(); ++i)
     d.samples.push_back({r.key, v.first_rep + static_cast<std::int64_t>(i), r.values[i],
-                         static_cast<std::int64_t>(r.batches[i]), v.visit, v.t_s, v.sentinel_ns});
+                         static_cast<std::int64_t>(r.batches[i]), v.visit, v.t_s, v.sentinel_ns, v.wake_sentinel_ns});
 }
 
 namespace {
@@ -125,6 +126,7 @@ class session {
         out_(out),
         run_(per_visit(req.runner, req.rounds)),
         watch_(req.runner.min_sample_ns),
+        wake_watch_(req.sel),
         refs_(once, req.sel.cpus.empty() ? -1 : req.sel.cpus[0]),
         t0_(clock_ns()),
         last_write_(t0_) {}
@@ -142,6 +144,7 @@ class session {
 
  private:
   std::optional<double> sentinel_now(double t_s);
+  std::optional<double> wake_sentinel_now(double t_s);
 
   const calibration_request& req_;
   silent_reporter nobody_;
@@ -150,6 +153,8 @@ class session {
   calibration_outcome& out_;
   runner run_;
   sentinel watch_;
+  wake_sentinel wake_watch_;
+  bool wake_failed_ = false;
   reference_check refs_;
   std::uint64_t t0_, last_write_;
   const probe_def* current_ = nullptr;         // the probe whose set-up the last visit left, if any
@@ -170,6 +175,26 @@ std::optional<double> session::sentinel_now(double t_s) {
   return std::nullopt;
 }
 
+// The cross-CPU wake sentinel's reading at a visit: a new one when the last is a second old
+// (wake_sentinel::min_interval_s), else the last while it is at most 3 s old.
+std::optional<double> session::wake_sentinel_now(double t_s) {
+  if (!wake_failed_) {
+    try {
+      if (auto r = wake_watch_.read(t_s)) out_.data.wake_sentinel.push_back(*r);
+    } catch (const sys::interrupted&) {
+      throw;
+    } catch (const std::exception& e) {
+      // Not the point's failure: the sentinel stops, the run goes on, the context says so.
+      wake_failed_ = true;
+      out_.data.context["warnings"].push_back(std::string("the cross-CPU wake sentinel failed at t = ") +
+                                              std::to_string(t_s) + " s and was stopped: " + e.what());
+    }
+  }
+  const auto& series = out_.data.wake_sentinel;
+  if (!series.empty() && t_s - series.back().t_s <= 3 * wake_sentinel::min_interval_s) return series.back().ns_per_call;
+  return std::nullopt;
+}
+
 bool session::visit(std::size_t i, std::size_t done, std::size_t total) {
   const planned_point& p = once_[i];
   if (skipped_.count(p.key)) return true;
@@ -182,6 +207,7 @@ bool session::visit(std::size_t i, std::size_t done, std::size_t total) {
     visit_facts& facts = kept_[p.key];
     facts.t_s = std::round(elapsed_s() * 1e6) * 1e-6;  // to the microsecond: short rows, ample for drift
     facts.sentinel_ns = sentinel_now(*facts.t_s);
+    facts.wake_sentinel_ns = wake_sentinel_now(*facts.t_s);
     const point_result r = run_.measure(*p.probe, p.key, req_.sel);
     if (!r.skipped.empty()) {
       skipped_.insert(p.key);
@@ -320,10 +346,16 @@ calibration_outcome run_calibration(const calibration_request& req, nlohmann::js
   out.wall_s = s.elapsed_s();
   record_consistency(out);
   add_warnings(req, out, interrupted_round);
-  out.data.context["stability"] = stability_of(out.data.sentinel);
+  auto& stability = out.data.context["stability"];
+  stability = stability_of(out.data.sentinel);
   out.data.context["reference"] = s.references();
-  if (const auto w = stability_warning(out.data.context["stability"]); !w.empty())
-    out.data.context["warnings"].push_back(w);
+  if (const auto w = stability_warning(stability); !w.empty()) out.data.context["warnings"].push_back(w);
+  // The cross-CPU wake-ups drift on their own (wake_sentinel.hpp): judged apart.
+  if (!out.data.wake_sentinel.empty()) {
+    stability["cross_cpu"] = stability_of(out.data.wake_sentinel, wake_sentinel::description());
+    if (const auto w = stability_warning(stability["cross_cpu"], "cross-CPU wake-ups"); !w.empty())
+      out.data.context["warnings"].push_back(w + " for the points whose threads run on two CPUs");
+  }
   out.data.context["calibration"]["wall_s"] = out.wall_s;
   datasets::write_dataset(req.out, out.data);
   return out;

@@ -72,6 +72,7 @@ struct visit_facts {
   std::int64_t visit = 0;      ///< visits of the point before this one
   std::optional<double> t_s;   ///< seconds into the run at the visit's start
   std::optional<double> sentinel_ns;
+  std::optional<double> wake_sentinel_ns;  ///< the cross-CPU wake sentinel's latest reading
 };
 
 /// Appends one visit's samples to `d`.

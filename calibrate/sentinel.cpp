@@ -92,8 +92,8 @@ std::pair<std::size_t, std::size_t> longest_episode(const std::vector<datasets::
 
 }  // namespace
 
-nlohmann::json stability_of(const std::vector<datasets::sentinel_reading>& series) {
-  nlohmann::json j{{"sentinel", sentinel::description()}, {"readings", series.size()}};
+nlohmann::json stability_of(const std::vector<datasets::sentinel_reading>& series, const std::string& description) {
+  nlohmann::json j{{"sentinel", description}, {"readings", series.size()}};
   if (series.empty()) return j;
   std::vector<double> v;
   for (const auto& r : series) v.push_back(r.ns_per_call);
@@ -123,11 +123,11 @@ nlohmann::json stability_of(const std::vector<datasets::sentinel_reading>& serie
   return j;
 }
 
-std::string stability_warning(const nlohmann::json& st) {
+std::string stability_warning(const nlohmann::json& st, const std::string& subject) {
   if (!st.contains("stable") || st["stable"].get<bool>()) return {};
   std::ostringstream w;
   w.precision(3);
-  w << "the machine's speed drifted during the run: the sentinel (" << st["median_ns"].get<double>()
+  w << subject << " drifted during the run: the sentinel (" << st["median_ns"].get<double>()
     << " ns median) spread p90/p10 = " << st["spread_p90_p10"].get<double>() << ", "
     << 100 * st["slow_share"].get<double>() << "% of readings at least " << episode_factor
     << "x its p10, worst episode " << st["worst_episode"].get<std::string>()

@@ -111,10 +111,11 @@ std::string optional_text(const std::optional<double>& v) { return v ? round_tri
 
 std::string samples_csv(const std::vector<sample_row>& rows) {
   std::ostringstream out;
-  out << key_header() << "rep,value,batch,visit,t_s,sentinel_ns\n";
+  out << key_header() << "rep,value,batch,visit,t_s,sentinel_ns,wake_sentinel_ns\n";
   for (const auto& r : rows)
     out << key_text(r.k) << r.rep << "," << round_trip_text(r.value) << "," << r.batch << "," << r.visit << ","
-        << optional_text(r.t_s) << "," << optional_text(r.sentinel_ns) << "\n";
+        << optional_text(r.t_s) << "," << optional_text(r.sentinel_ns) << "," << optional_text(r.wake_sentinel_ns)
+        << "\n";
   return out.str();
 }
 
@@ -131,13 +132,25 @@ std::string summary_csv(const std::vector<summary_row>& rows, const std::vector<
   return out.str();
 }
 
-std::string sentinel_csv(const std::vector<sentinel_reading>& rows) {
+namespace {
+
+// A sentinel's two files differ only in the names of their value and count columns.
+constexpr const char* drift_columns[] = {"ns_per_call", "calls"};
+constexpr const char* wake_columns[] = {"ns_per_round_trip", "round_trips"};
+
+std::string series_csv(const std::vector<sentinel_reading>& rows, const char* const (&columns)[2]) {
   std::ostringstream out;
-  out << "t_s,ns_per_call,calls\n";
+  out << "t_s," << columns[0] << "," << columns[1] << "\n";
   for (const auto& r : rows)
     out << round_trip_text(r.t_s) << "," << round_trip_text(r.ns_per_call) << "," << r.calls << "\n";
   return out.str();
 }
+
+}  // namespace
+
+std::string sentinel_csv(const std::vector<sentinel_reading>& rows) { return series_csv(rows, drift_columns); }
+
+std::string wake_sentinel_csv(const std::vector<sentinel_reading>& rows) { return series_csv(rows, wake_columns); }
 
 void write_dataset(const std::filesystem::path& dir, const dataset& d) {
   std::filesystem::create_directories(dir);
@@ -145,6 +158,7 @@ void write_dataset(const std::filesystem::path& dir, const dataset& d) {
                                               {"summary.csv", summary_csv(d.summaries, d.consistency)},
                                               {"context.json", d.context.dump(2) + "\n"}};
   if (!d.sentinel.empty()) files["sentinel.csv"] = sentinel_csv(d.sentinel);
+  if (!d.wake_sentinel.empty()) files["wake_sentinel.csv"] = wake_sentinel_csv(d.wake_sentinel);
   for (const auto& [name, bytes] : files) write_file_atomically(dir / name, bytes);
   // Files of an earlier write that this one does not replace would be read with it.
   for (const char* stale : dataset_file_names)
@@ -186,18 +200,27 @@ std::vector<sample_row> parse_samples(const csv_table& t) {
     if (t.column("visit")) s.visit = count_value(t, r, "visit");  // older datasets: one visit
     s.t_s = optional_value(t, r, "t_s");
     s.sentinel_ns = optional_value(t, r, "sentinel_ns");
+    s.wake_sentinel_ns = optional_value(t, r, "wake_sentinel_ns");
     rows.push_back(std::move(s));
   }
   return rows;
 }
 
-std::vector<sentinel_reading> parse_sentinel(const csv_table& t) {
+namespace {
+
+std::vector<sentinel_reading> parse_series(const csv_table& t, const char* const (&columns)[2]) {
   std::vector<sentinel_reading> rows;
   rows.reserve(t.records.size());
   for (const auto& r : t.records)
-    rows.push_back({parse_value(t, r, "t_s"), parse_value(t, r, "ns_per_call"), count_value(t, r, "calls")});
+    rows.push_back({parse_value(t, r, "t_s"), parse_value(t, r, columns[0]), count_value(t, r, columns[1])});
   return rows;
 }
+
+}  // namespace
+
+std::vector<sentinel_reading> parse_sentinel(const csv_table& t) { return parse_series(t, drift_columns); }
+
+std::vector<sentinel_reading> parse_wake_sentinel(const csv_table& t) { return parse_series(t, wake_columns); }
 
 std::vector<summary_row> parse_summaries(const csv_table& t) {
   std::vector<summary_row> rows;
@@ -251,6 +274,7 @@ dataset read_dataset(const std::filesystem::path& dir) {
   if (const auto c = summary_table.column("consistency"))
     for (const auto& r : summary_table.records) d.consistency.push_back(r.fields[*c]);
   if (const auto p = plain_or_gzip(dir, "sentinel.csv")) d.sentinel = parse_sentinel(csv(*p));
+  if (const auto p = plain_or_gzip(dir, "wake_sentinel.csv")) d.wake_sentinel = parse_wake_sentinel(csv(*p));
   return d;
 }
 

@@ -30,15 +30,19 @@ struct sample_row {
   std::int64_t visit = 0;
   std::optional<double> t_s;          ///< seconds from the run's start to the visit's start
   std::optional<double> sentinel_ns;  ///< the drift sentinel's reading just before the visit
+  /// The cross-CPU wake sentinel's latest reading at the visit (at most a couple of seconds
+  /// old; calibrate/wake_sentinel.hpp); none on one CPU or in older datasets.
+  std::optional<double> wake_sentinel_ns;
 };
 
-/// One reading of the drift sentinel (calibrate/sentinel.hpp): a fixed cheap operation
-/// measured again and again through a run, so that the machine's speed at each moment is
-/// known. Kept in sentinel.csv.
+/// One reading of a sentinel: a fixed cheap operation measured again and again through a
+/// run, so that the machine's speed at each moment is known. The drift sentinel
+/// (calibrate/sentinel.hpp, one CPU's speed) is kept in sentinel.csv, the cross-CPU wake
+/// sentinel (calibrate/wake_sentinel.hpp, one operation = a round trip) in wake_sentinel.csv.
 struct sentinel_reading {
   double t_s = 0;          ///< seconds from the run's start
-  double ns_per_call = 0;  ///< median over the reading's batches, nanoseconds per call
-  std::int64_t calls = 0;  ///< calls timed in the reading, all batches together
+  double ns_per_call = 0;  ///< median over the reading's batches, nanoseconds per operation
+  std::int64_t calls = 0;  ///< operations timed in the reading, all batches together
 };
 
 /// One measured point, summarised over its repetitions.
@@ -57,7 +61,8 @@ struct dataset {
   nlohmann::json context;  ///< the context block; "warnings" and "skipped" live here
   std::vector<sample_row> samples;
   std::vector<summary_row> summaries;
-  std::vector<sentinel_reading> sentinel;  ///< empty when the run had none (sentinel.csv absent)
+  std::vector<sentinel_reading> sentinel;       ///< empty when the run had none (sentinel.csv absent)
+  std::vector<sentinel_reading> wake_sentinel;  ///< empty without one (wake_sentinel.csv absent)
   /// Per summary row (same order), rules of datasets/consistency.hpp the point still breaks,
   /// joined by ';' (summary.csv column `consistency`); empty or shorter: none.
   std::vector<std::string> consistency;
@@ -71,8 +76,10 @@ std::string samples_csv(const std::vector<sample_row>& rows);
 /// `marks` (optional) gives the consistency column per row; absent: the column is empty.
 std::string summary_csv(const std::vector<summary_row>& rows, const std::vector<std::string>& marks = {});
 std::string sentinel_csv(const std::vector<sentinel_reading>& rows);
+/// The same series with the wake sentinel's columns: t_s, ns_per_round_trip, round_trips.
+std::string wake_sentinel_csv(const std::vector<sentinel_reading>& rows);
 
-/// Creates `dir` if needed and writes the files (sentinel.csv only when there are readings),
+/// Creates `dir` if needed and writes the files (each sentinel's file only when it has readings),
 /// each atomically.
 void write_dataset(const std::filesystem::path& dir, const dataset& d);
 
@@ -91,5 +98,6 @@ double parse_value(const csv_table& t, const csv_record& r, std::string_view col
 std::vector<sample_row> parse_samples(const csv_table& t);
 std::vector<summary_row> parse_summaries(const csv_table& t);
 std::vector<sentinel_reading> parse_sentinel(const csv_table& t);
+std::vector<sentinel_reading> parse_wake_sentinel(const csv_table& t);
 
 }  // namespace pollscale::datasets

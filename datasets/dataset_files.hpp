@@ -26,8 +26,9 @@ inline constexpr const char* dataset_files_name = "files.json";
 /// Every name a dataset's reader looks for (dataset.cpp): a file of these beside a files.json
 /// that does not list it is a leftover of another write, and a write removes those it does
 /// not write itself.
-inline constexpr std::array<const char*, 6> dataset_file_names = {"context.json", "samples.csv",  "samples.csv.gz",
-                                                                  "summary.csv",  "sentinel.csv", "sentinel.csv.gz"};
+inline constexpr std::array<const char*, 8> dataset_file_names = {
+    "context.json", "samples.csv",     "samples.csv.gz",    "summary.csv",
+    "sentinel.csv", "sentinel.csv.gz", "wake_sentinel.csv", "wake_sentinel.csv.gz"};
 
 /// datasets::fnv1a64 of `bytes` as 16 lower-case hex digits: a file's checksum in files.json.
 std::string fnv1a64_hex(std::string_view bytes);
@@ -36,7 +37,7 @@ std::string fnv1a64_hex(std::string_view bytes);
 nlohmann::json dataset_files_json(const std::map<std::string, std::string>& contents);
 
 /// Checks `dir` against its files.json, if it has one: every listed file present with its
-/// size and hash, and no other dataset file (samples, summary, sentinel, context, plain or
+/// size and hash, and no other dataset file (samples, summary, sentinels, context, plain or
 /// gzipped) beside them. Throws input_error naming the file and what differs. Returns the
 /// bytes it checked, by file name (none without files.json), so that the reader parses
 /// exactly those: each file read once, and no writer replacing one after the check can slip

@@ -1,11 +1,13 @@
 // The drift sentinel: a reading is a real poll over 64 pipes; the stability summary finds
-// the slow episodes of a series.
+// the slow episodes of a series. The cross-CPU wake sentinel: a reading is a real round trip
+// between two CPUs, at most one a second, off with one CPU.
 
 #include "calibrate/sentinel.hpp"
 
 #include <gtest/gtest.h>
 
 #include "calibrate/sys/process.hpp"
+#include "calibrate/wake_sentinel.hpp"
 
 namespace pollscale::calibrate {
 namespace {
@@ -49,6 +51,47 @@ TEST(SentinelTest, ASlowEpisodeIsFoundAndWarnedAbout) {
   EXPECT_NEAR(j["slow_share"].get<double>(), 14.0 / 40, 1e-12);
   EXPECT_NE(j["worst_episode"].get<std::string>().find("1.5x"), std::string::npos) << j.dump();
   EXPECT_NE(stability_warning(j).find("drifted"), std::string::npos);
+}
+
+TEST(WakeSentinelTest, AReadingIsARoundTripAcrossCpusAtMostOnceASecond) {
+  selection sel;
+  sel.cpus = sys::allowed_cpus();
+  if (sel.cpus.size() < 2) GTEST_SKIP() << "needs two CPUs in the affinity mask";
+  sel.max_fds = 1000;
+  sys::pin_current_thread(sel.cpus[0]);
+  const std::size_t before = sys::open_fd_count();
+  wake_sentinel w(sel);
+  ASSERT_TRUE(w.on());
+  const auto a = w.read(2.0);
+  ASSERT_TRUE(a.has_value());
+  // Two wake-ups of a blocked thread on another CPU: microseconds, never nothing.
+  EXPECT_GT(a->ns_per_call, 100.0);
+  EXPECT_EQ(a->calls, static_cast<std::int64_t>(wake_sentinel::batches * wake_sentinel::round_trips_per_batch));
+  EXPECT_DOUBLE_EQ(a->t_s, 2.0);
+  EXPECT_FALSE(w.read(2.5).has_value());  // less than min_interval_s after the last
+  EXPECT_TRUE(w.read(3.0).has_value());
+  EXPECT_EQ(sys::open_fd_count(), before);  // the eventfds and the partner are gone
+  sys::set_current_thread_affinity(sys::allowed_cpus());
+}
+
+TEST(WakeSentinelTest, OffWithOneCpu) {
+  selection sel;
+  sel.cpus = {sys::allowed_cpus().front()};
+  sel.max_fds = 1000;
+  wake_sentinel w(sel);
+  EXPECT_FALSE(w.on());
+  EXPECT_FALSE(w.read(0).has_value());
+}
+
+TEST(WakeSentinelTest, ItsSeriesIsJudgedLikeTheDriftSentinels) {
+  // 1.34x for 60 s then the fast level: the regimes of a KVM guest's cross-CPU wake-ups.
+  std::vector<datasets::sentinel_reading> s;
+  for (int i = 0; i < 100; ++i) s.push_back({static_cast<double>(i), i < 60 ? 26000.0 : 19400.0, 72});
+  const auto j = stability_of(s, wake_sentinel::description());
+  EXPECT_FALSE(j["stable"].get<bool>());
+  EXPECT_NE(j["sentinel"].get<std::string>().find("two CPUs"), std::string::npos);
+  const std::string w = stability_warning(j, "cross-CPU wake-ups");
+  EXPECT_EQ(w.rfind("cross-CPU wake-ups drifted during the run", 0), 0u) << w;
 }
 
 TEST(SentinelTest, NoReadingsNoVerdict) {

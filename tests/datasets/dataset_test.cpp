@@ -41,9 +41,9 @@ class DatasetTest : public ::testing::Test {
     k.n_fds = 10;
     k.metric = "time_per_call";
     k.unit = "ns";
-    for (int i = 0; i < 7; ++i) d.samples.push_back({k, i, 100.0 + i * 0.1, 1, 0, {}, {}});
+    for (int i = 0; i < 7; ++i) d.samples.push_back({k, i, 100.0 + i * 0.1, 1, 0, {}, {}, {}});
     k.n_fds = 100;
-    for (int i = 0; i < 7; ++i) d.samples.push_back({k, i, 1000.0 / 3 + i, 1, 0, {}, {}});
+    for (int i = 0; i < 7; ++i) d.samples.push_back({k, i, 1000.0 / 3 + i, 1, 0, {}, {}, {}});
     d.summaries = summarise_samples(d.samples);
     return d;
   }
@@ -96,9 +96,11 @@ TEST_F(DatasetTest, VisitsMomentsSentinelAndMarksRoundTrip) {
     d.samples[i].visit = static_cast<std::int64_t>(i % 3);
     d.samples[i].t_s = 0.25 * static_cast<double>(i);
     if (i % 2) d.samples[i].sentinel_ns = 1000.0 + static_cast<double>(i);
+    if (i % 3) d.samples[i].wake_sentinel_ns = 19000.5 + static_cast<double>(i);
   }
   d.summaries = summarise_samples(d.samples);
   d.sentinel = {{0.0, 1001.5, 360}, {0.5, 1650.25, 360}};
+  d.wake_sentinel = {{0.0, 19250.5, 72}, {1.25, 26012.0, 72}, {2.5, 19311.0, 72}};
   d.consistency = {"op_below_call", ""};
   write_dataset(dir_, d);
   const dataset back = read_dataset(dir_);
@@ -107,7 +109,12 @@ TEST_F(DatasetTest, VisitsMomentsSentinelAndMarksRoundTrip) {
     EXPECT_EQ(back.samples[i].visit, d.samples[i].visit);
     EXPECT_EQ(back.samples[i].t_s, d.samples[i].t_s);
     EXPECT_EQ(back.samples[i].sentinel_ns, d.samples[i].sentinel_ns);  // absent stays absent
+    EXPECT_EQ(back.samples[i].wake_sentinel_ns, d.samples[i].wake_sentinel_ns);
   }
+  ASSERT_EQ(back.wake_sentinel.size(), 3u);
+  EXPECT_EQ(back.wake_sentinel[1].t_s, 1.25);
+  EXPECT_EQ(back.wake_sentinel[1].ns_per_call, 26012.0);
+  EXPECT_EQ(back.wake_sentinel[1].calls, 72);
   ASSERT_EQ(back.sentinel.size(), 2u);
   EXPECT_EQ(back.sentinel[1].ns_per_call, 1650.25);
   EXPECT_EQ(back.sentinel[1].calls, 360);
@@ -119,15 +126,15 @@ TEST_F(DatasetTest, VisitsMomentsSentinelAndMarksRoundTrip) {
 
 TEST_F(DatasetTest, DatasetsWithoutVisitColumnsReadAsOneVisit) {
   write_dataset(dir_, small());
-  // An older samples.csv: no visit, t_s or sentinel_ns columns; no sentinel.csv.
-  replace_in("samples.csv", "rep,value,batch,visit,t_s,sentinel_ns", "rep,value,batch");
+  // An older samples.csv: no visit, t_s or sentinel columns; no sentinel files.
+  replace_in("samples.csv", "rep,value,batch,visit,t_s,sentinel_ns,wake_sentinel_ns", "rep,value,batch");
   {
     std::ifstream in(dir_ / "samples.csv");
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()), out, line;
     std::istringstream lines(text);
     std::getline(lines, line);
     out = line + "\n";
-    while (std::getline(lines, line)) out += line.substr(0, line.size() - 4) + "\n";  // drop ",0,,"
+    while (std::getline(lines, line)) out += line.substr(0, line.size() - 5) + "\n";  // drop ",0,,,"
     std::ofstream(dir_ / "samples.csv") << out;
   }
   const dataset back = read_dataset(dir_);
@@ -135,19 +142,25 @@ TEST_F(DatasetTest, DatasetsWithoutVisitColumnsReadAsOneVisit) {
     EXPECT_EQ(s.visit, 0);
     EXPECT_FALSE(s.t_s.has_value());
     EXPECT_FALSE(s.sentinel_ns.has_value());
+    EXPECT_FALSE(s.wake_sentinel_ns.has_value());
   }
   EXPECT_TRUE(back.sentinel.empty());
+  EXPECT_TRUE(back.wake_sentinel.empty());
 }
 
 TEST_F(DatasetTest, RejectsFractionalOrNegativeVisitAndBadSentinel) {
   dataset d = small();
   d.sentinel = {{0.0, 1000, 36}};
+  d.wake_sentinel = {{0.0, 20000, 72}};
   write_dataset(dir_, d);
-  replace_in("samples.csv", ",1,0,,\n", ",1,1.5,,\n");
+  replace_in("samples.csv", ",1,0,,,\n", ",1,1.5,,,\n");
   EXPECT_NE(read_error().find("'visit'"), std::string::npos) << read_error();
   write_dataset(dir_, d);
   replace_in("sentinel.csv", "0,1000,36", "0,-1000,36");
   EXPECT_NE(read_error().find("sentinel.csv:2"), std::string::npos) << read_error();
+  write_dataset(dir_, d);
+  replace_in("wake_sentinel.csv", "0,20000,72", "0,20000,7.5");
+  EXPECT_NE(read_error().find("wake_sentinel.csv:2: column 'round_trips'"), std::string::npos) << read_error();
 }
 
 TEST_F(DatasetTest, RejectsNaNNamingFileAndLine) {

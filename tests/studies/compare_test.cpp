@@ -62,7 +62,7 @@ datasets::dataset planted_run(unsigned seed, const std::string& slow_mechanism, 
       const double point = truth * std::exp(run_off(rng));
       for (int v = 0; v < 3; ++v) {
         const double visit = point * std::exp(visit_off(rng));
-        for (int b = 0; b < 8; ++b) d.samples.push_back({k, v * 8 + b, visit * std::exp(batch(rng)), 1, v, {}, {}});
+        for (int b = 0; b < 8; ++b) d.samples.push_back({k, v * 8 + b, visit * std::exp(batch(rng)), 1, v, {}, {}, {}});
       }
     }
   d.summaries = datasets::summarise_samples(d.samples);
