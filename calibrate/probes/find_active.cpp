@@ -99,8 +99,17 @@ shared_setup& kept_setups() {
   return kept;
 }
 
+/// n, once the fewest descriptors n channels take fit the limit: checked before anything
+/// of size n is allocated (a --n of 10^9 is skipped at once, not after gigabytes).
+std::size_t descriptors_that_fit(const datasets::key& key, const selection& sel) {
+  const auto n = static_cast<std::size_t>(std::max<std::int64_t>(key.n_fds.value_or(0), 0));
+  require_fds(channel_set::fds_needed(fd_kind_of(key), n, 0) + 4, sel);
+  return n;
+}
+
 /// The channels, the waiter holding all of them, and the expected answer.
 struct find_active_setup {
+  std::size_t n;
   std::size_t k;
   std::vector<std::size_t> active;
   std::shared_ptr<channel_set> ch;
@@ -109,10 +118,10 @@ struct find_active_setup {
   std::vector<std::uint32_t> scratch;
 
   find_active_setup(const datasets::key& key, const selection& sel, bool persistent)
-      : k(static_cast<std::size_t>(key.n_active.value_or(1))),
-        active(active_positions(key.active_pos, static_cast<std::size_t>(*key.n_fds), k, sel.seed)),
-        check(static_cast<std::size_t>(*key.n_fds), active) {
-    const auto n = static_cast<std::size_t>(*key.n_fds);
+      : n(descriptors_that_fit(key, sel)),
+        k(static_cast<std::size_t>(key.n_active.value_or(1))),
+        active(active_positions(key.active_pos, n, k, sel.seed)),
+        check(n, active) {
     channel_plan plan{fd_kind_of(key), n, persistent, active};
     std::string name;
     if (auto shared = shared_plan(key);

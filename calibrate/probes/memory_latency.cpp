@@ -130,10 +130,14 @@ class chase_instance final : public probe_instance {
 
  private:
   static std::size_t checked_lines(const datasets::key& key) {
-    const std::int64_t n = key.n_fds.value_or(0);
+    if (!key.n_fds)
+      throw std::invalid_argument("memory_latency point " + datasets::describe(key) + ": no n_fds (lines)");
+    const std::int64_t n = *key.n_fds;
+    // A size outside the probe's range (a --n meant for the descriptor probes) cannot run
+    // here: skipped with the reason, before anything is allocated.
     if (n < min_lines || n > max_lines)
-      throw std::invalid_argument("memory_latency point " + datasets::describe(key) + ": n_fds (lines) must be in [" +
-                                  std::to_string(min_lines) + ", " + std::to_string(max_lines) + "]");
+      throw probe_skipped("n = " + std::to_string(n) + " lines is outside the memory-latency probe's " +
+                          std::to_string(min_lines) + ".." + std::to_string(max_lines) + " (128 B to 1 GiB)");
     return static_cast<std::size_t>(n);
   }
 

@@ -97,6 +97,14 @@ TEST(FindActiveTest, PointsBeyondTheDescriptorLimitAreSkipped) {
   k.n_active = 1;
   k.active_pos = "middle";
   EXPECT_THROW(probe->make(k, sel), probe_skipped);
+  // Skipped before anything of size n is allocated: 10^12 descriptors at random positions
+  // would need 8 TB for the positions alone (std::bad_alloc, or the machine's memory, before).
+  k.n_fds = 1'000'000'000'000;
+  k.active_pos = "random";
+  for (const auto metric : {datasets::metric::time_per_call, datasets::metric::time_per_op}) {
+    k.metric = datasets::name(metric);
+    EXPECT_THROW(probe->make(k, sel), probe_skipped) << k.metric;
+  }
 }
 
 datasets::key point(const char* mech, const char* variant, const char* kind, std::int64_t n, const char* pos,
