@@ -6,10 +6,13 @@
 #include <cmath>
 #include <iostream>
 
+#include <unistd.h>
+
 #include "app/cli.hpp"
 #include "app/commands.hpp"
 #include "app/exit_codes.hpp"
 #include "app/model_options.hpp"
+#include "app/progress_reporter.hpp"
 #include "app/table_writer.hpp"
 #include "model/fit.hpp"
 #include "model/model_json.hpp"
@@ -78,7 +81,8 @@ int cmd_fit(const args_t& args) {
     return exit_ok;
   const std::string out = output_path(vm);
   const output_format format = parse_format(vm["format"].as<std::string>());
-  const model::fit_options fo = fit_options_from(vm);
+  model::fit_options fo = fit_options_from(vm);
+  fo.progress = step_progress("pollscale fit", "cell", ::isatty(STDERR_FILENO) != 0);
   const auto data = model::load_observations(vm["data"].as<std::string>(), fo.statistic);
   const model::model_set models = model::fit_models(data, fo);
   report_left_out("fit", models.skipped);

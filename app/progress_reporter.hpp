@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdio>
+#include <functional>
 #include <string>
 
 #include "calibrate/reporter.hpp"
@@ -25,6 +26,12 @@ class stderr_reporter final : public calibrate::reporter {
   std::FILE* out_;
   bool drawn_ = false;
 };
+
+/// A progress line for work counted in steps (fit's cells): "pollscale fit: cell 12/133,
+/// ETA 4s", redrawn at most every 0.2 s while stderr is a terminal, cleared at the last
+/// step. Not live: nothing. The function is what a library's progress callback takes.
+std::function<void(std::size_t done, std::size_t total)> step_progress(std::string label, const char* unit, bool live,
+                                                                       std::FILE* out = stderr);
 
 /// "1m52s", "7s"; "?" for an unknown or negative time.
 std::string eta_text(double seconds);

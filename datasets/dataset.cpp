@@ -224,8 +224,12 @@ std::vector<sentinel_reading> parse_wake_sentinel(const csv_table& t) { return p
 
 std::vector<summary_row> parse_summaries(const csv_table& t) {
   std::vector<summary_row> rows;
+  std::map<key, const csv_record*> seen;  // one row per point: a second is a merge gone wrong
   for (const auto& r : t.records) {
     summary_row s{parse_key(t, r), {}};
+    if (const auto [it, fresh] = seen.emplace(s.k, &r); !fresh)
+      throw input_error(t.where(r) + "the same point as line " + std::to_string(it->second->line) +
+                        " (one row per point; two calibrations merged by hand?)");
     double v[9];
     v[0] = static_cast<double>(count_value(t, r, "n"));  // checked before the cast
     for (int i = 1; i < 9; ++i) v[i] = parse_value(t, r, summary_stat_columns[i]);

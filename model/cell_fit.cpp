@@ -77,12 +77,11 @@ std::optional<linear_solution> fit_on(const form& f, const cell_points& pts, con
   return solve_robust(prob, ro);
 }
 
-// Leave-one-out refit: the full fit's final weights held fixed, one solve (the usual
-// shortcut for IRLS; refitting the weights per fold would cost ten times as much).
-std::optional<linear_solution> refit_without(const form& f, const cell_points& pts, std::size_t left_out,
-                                             const linear_solution& full) {
-  std::vector<bool> keep(pts.x.size(), true);
-  keep[left_out] = false;
+// Cross-validation refit on the rows flagged in `keep`: the full fit's final weights held
+// fixed, one solve (the usual shortcut for IRLS; refitting the weights per fold would cost
+// ten times as much).
+std::optional<linear_solution> refit_on(const form& f, const cell_points& pts, const std::vector<bool>& keep,
+                                        const linear_solution& full) {
   linear_problem prob = problem_for(f, pts, keep);
   if (!identifiable(prob.x, prob.priors)) return std::nullopt;
   prob.w.resize(prob.y.size());
@@ -91,6 +90,24 @@ std::optional<linear_solution> refit_without(const form& f, const cell_points& p
   prob.sigma_known = true;
   if (std::isfinite(full.sigma2) && full.sigma2 > 0) prob.sigma_guess = std::sqrt(full.sigma2);
   return solve_linear(prob);
+}
+
+// The held-out groups of cross-validation: one point each (leave-one-out) up to
+// o.loo_max_points, else o.cv_folds folds, fold j holding the points of rank j, j + K, ...
+// in ascending n, so that every fold spans the measured range. Deterministic.
+std::vector<std::vector<std::size_t>> folds_of(const cell_points& pts, const fit_options& o) {
+  const std::size_t m = pts.x.size();
+  std::vector<std::vector<std::size_t>> folds;
+  if (m <= o.loo_max_points || o.cv_folds < 2) {
+    for (std::size_t i = 0; i < m; ++i) folds.push_back({i});
+    return folds;
+  }
+  std::vector<std::size_t> by_n(m);
+  for (std::size_t i = 0; i < m; ++i) by_n[i] = i;
+  std::stable_sort(by_n.begin(), by_n.end(), [&](std::size_t a, std::size_t b) { return pts.x[a].n < pts.x[b].n; });
+  folds.resize(std::min(o.cv_folds, m));
+  for (std::size_t r = 0; r < m; ++r) folds[r % folds.size()].push_back(by_n[r]);
+  return folds;
 }
 
 double relative_error(double response, double value, bool reciprocal) {
@@ -120,15 +137,18 @@ scored score(const form& f, const cell_points& pts, const fit_options& o) {
     s.note = "as many coefficients as points: no leave-one-out score";
     return s;
   }
-  for (std::size_t i = 0; i < m; ++i) {
-    const auto sub = refit_without(f, pts, i, *s.fit);
+  s.loo.assign(m, 0);
+  for (const auto& fold : folds_of(pts, o)) {
+    std::vector<bool> keep(m, true);
+    for (std::size_t i : fold) keep[i] = false;
+    const auto sub = refit_on(f, pts, keep, *s.fit);
     if (!sub) {
       s.loo.clear();
       s.note = "not identifiable without one of its points: no leave-one-out score";
       return s;
     }
-    const double r = problem_row(f, pts.x[i]).dot(sub->beta);
-    s.loo.push_back(relative_error(r, pts.value[i], pts.reciprocal));
+    for (std::size_t i : fold)
+      s.loo[i] = relative_error(problem_row(f, pts.x[i]).dot(sub->beta), pts.value[i], pts.reciprocal);
   }
   double sum = 0;
   for (double e : s.loo) sum += std::abs(e);
@@ -391,6 +411,10 @@ cell_model fit_cell(const cell_id& id, const std::vector<const observation*>& ro
   admit_curvature(cands, pts, o);
   cell_model m;
   const std::size_t pick = choose(cands, o, m.chosen_by);
+  if (folds_of(pts, o).size() < pts.x.size())  // a large cell: K-fold, not leave-one-out
+    m.chosen_by = std::to_string(o.cv_folds) + "-fold cross-validation (folds interleaved in n, " +
+                  std::to_string(pts.x.size()) + " points; leave-one-out up to " + std::to_string(o.loo_max_points) +
+                  ") + parsimony (simplest form within 10% + 0.2 points of the best cross-validated MAPE)";
   if (pick == cands.size())
     throw too_few_points(rows.front()->where + ": too few distinct points to fit any form for " + describe_cell(id) +
                          " (" + std::to_string(rows.size()) + " points)");

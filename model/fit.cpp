@@ -69,7 +69,8 @@ model_set fit_models(const observation_set& data, const std::vector<const observ
   if (scaling > 0)
     out.skipped.push_back(std::to_string(scaling) +
                           " rows of CPU-scaling scenarios: the scalability law fits them (`pollscale scale`)");
-  for (const auto& [id, members] : cells) {
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    const auto& [id, members] = cells[i];
     try {
       out.cells.push_back(fit_cell(id, members, env, options));
     } catch (const too_few_points& e) {
@@ -77,6 +78,7 @@ model_set fit_models(const observation_set& data, const std::vector<const observ
         throw too_few_points(std::string(e.what()) + "; such cells are left out unless --strict");
       out.skipped.push_back(e.what());
     }
+    if (options.progress) options.progress(i + 1, cells.size());
   }
   if (out.cells.empty()) throw datasets::input_error(data.source + ": no cell could be fitted");
   return out;

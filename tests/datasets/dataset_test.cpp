@@ -163,6 +163,22 @@ TEST_F(DatasetTest, RejectsFractionalOrNegativeVisitAndBadSentinel) {
   EXPECT_NE(read_error().find("wake_sentinel.csv:2: column 'round_trips'"), std::string::npos) << read_error();
 }
 
+// One row per point: a summary with the same key twice (two calibrations merged by hand)
+// is refused naming both lines, not fitted as if the point had been measured twice.
+TEST_F(DatasetTest, RejectsTheSamePointTwice) {
+  write_dataset(dir_, small());
+  hand_edited();
+  {
+    std::ifstream in(dir_ / "summary.csv");
+    std::string header, first;
+    std::getline(in, header);
+    std::getline(in, first);
+    std::ofstream(dir_ / "summary.csv", std::ios::app) << first << "\n";
+  }
+  const std::string e = read_error();
+  EXPECT_NE(e.find("summary.csv:4: the same point as line 2"), std::string::npos) << e;
+}
+
 TEST_F(DatasetTest, RejectsNaNNamingFileAndLine) {
   write_dataset(dir_, small());
   replace_in("samples.csv", ",100.1,", ",nan,");
