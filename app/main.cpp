@@ -1,6 +1,8 @@
 // pollscale: measure, model and simulate Linux readiness notification.
 // main() owns the one place where exceptions become exit codes.
 
+#include <unistd.h>
+
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
@@ -16,6 +18,7 @@
 #include "calibrate/sys/syscall.hpp"
 #include "datasets/build_info.hpp"
 #include "datasets/csv_table.hpp"
+#include "datasets/interruption.hpp"
 #include "sim/core/stop.hpp"
 
 namespace {
@@ -75,6 +78,11 @@ void install_stop_handlers() {
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
   std::signal(SIGPIPE, SIG_IGN);  // a closed peer is reported as EPIPE, not a crash
+  // Long reads and fits stop at their next interruption point (datasets/interruption.hpp).
+  pollscale::datasets::set_interruption_check([] {
+    if (pollscale::calibrate::sys::stop_requested.load(std::memory_order_relaxed))
+      throw pollscale::calibrate::sys::interrupted();
+  });
 }
 
 int dispatch(int argc, char** argv) {
@@ -118,6 +126,7 @@ int run(int argc, char** argv) {
     std::cerr << "pollscale: " << e.what() << "\n";
     return exit_bad_input;
   } catch (const pollscale::calibrate::sys::interrupted&) {
+    if (::isatty(STDERR_FILENO)) std::cerr << "\r\033[K";  // a progress line may be drawn
     std::cerr << "pollscale: interrupted\n";
     return exit_interrupted;
   } catch (const pollscale::sim::stopped&) {  // before a first replication was complete

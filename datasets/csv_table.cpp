@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "datasets/gzip_file.hpp"
+#include "datasets/interruption.hpp"
 
 namespace pollscale::datasets {
 namespace {
@@ -67,6 +68,7 @@ csv_table parse_csv(std::string_view text, const std::filesystem::path& name) {
       throw input_error(name.string(), st.line, std::string("malformed CSV: ") + csv_strerror(csv_error(p.get())));
     pos = end;
     if (nl != std::string_view::npos) ++st.line;
+    if (st.line % 8192 == 0) interruption_point();  // a long file: Ctrl-C within milliseconds
   }
   if (st.line > 1 && !text.empty() && text.back() == '\n') --st.line;
   if (csv_fini(p.get(), on_field, on_record, &st) != 0)

@@ -11,6 +11,7 @@
 #include "datasets/atomic_file.hpp"
 #include "datasets/csv_table.hpp"
 #include "datasets/dataset_files.hpp"
+#include "datasets/interruption.hpp"
 #include "datasets/json_file.hpp"
 
 namespace pollscale::datasets {
@@ -192,6 +193,7 @@ std::vector<sample_row> parse_samples(const csv_table& t) {
   std::vector<sample_row> rows;
   rows.reserve(t.records.size());
   for (const auto& r : t.records) {
+    if (rows.size() % 8192 == 0) interruption_point();
     sample_row s;
     s.k = parse_key(t, r);
     s.value = parse_value(t, r, "value");
@@ -226,6 +228,7 @@ std::vector<summary_row> parse_summaries(const csv_table& t) {
   std::vector<summary_row> rows;
   std::map<key, const csv_record*> seen;  // one row per point: a second is a merge gone wrong
   for (const auto& r : t.records) {
+    if (rows.size() % 8192 == 0) interruption_point();
     summary_row s{parse_key(t, r), {}};
     if (const auto [it, fresh] = seen.emplace(s.k, &r); !fresh)
       throw input_error(t.where(r) + "the same point as line " + std::to_string(it->second->line) +

@@ -8,6 +8,7 @@
 #include <numbers>
 
 #include "datasets/csv_table.hpp"
+#include "datasets/interruption.hpp"
 #include "datasets/vocabulary.hpp"
 #include "model/bootstrap.hpp"
 #include "model/cell_points.hpp"
@@ -139,6 +140,7 @@ scored score(const form& f, const cell_points& pts, const fit_options& o) {
   }
   s.loo.assign(m, 0);
   for (const auto& fold : folds_of(pts, o)) {
+    datasets::interruption_point();  // a fraction of a second apart even at 10^5 points
     std::vector<bool> keep(m, true);
     for (std::size_t i : fold) keep[i] = false;
     const auto sub = refit_on(f, pts, keep, *s.fit);

@@ -1,6 +1,7 @@
 // Ctrl-C and SIGTERM in the simulating commands: they stop within about a second of the
 // signal, print what the completed replications say (marked interrupted) and exit 130;
-// with nothing completed they say so and print nothing. The runs asked for here would
+// with nothing completed they say so and print nothing. `fit` of a large dataset stops
+// likewise, writing nothing. The runs asked for here would
 // take hours: a stop that is not honoured shows up as a timeout, not as a slow pass.
 
 #include <gtest/gtest.h>
@@ -9,6 +10,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -94,6 +96,34 @@ TEST(CapacityStopCliTest, AnInterruptedSearchGivesNoCapacity) {
   EXPECT_TRUE(j["evaluations"].empty());  // the first evaluation was cut short: left out
   EXPECT_TRUE(j["bracket"]["meets"].is_null());
   EXPECT_NE(s.r.err.find("capacity: interrupted"), std::string::npos) << s.r.err;
+}
+
+// A summary of 2 x 10^5 points (40 MB) in 20 cells: seconds to read and fit, stopped
+// after half a second, exit 130 within about a second and no model.json written.
+TEST(StopCliTest, FitOfALargeDatasetStopsWritingNothing) {
+  const std::string dir = ::testing::TempDir() + "/pollscale_stop_fit_" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/context.json") << R"({"schema_version": 1})";
+  std::ofstream(dir + "/samples.csv") << "scenario,mechanism,variant,fd_kind,n_fds,n_active,active_pos,max_fd,blocking,"
+                                         "threads,cpus,pinning,metric,unit,rep,value\n";
+  {
+    std::ofstream sum(dir + "/summary.csv");
+    sum << "scenario,mechanism,variant,fd_kind,n_fds,n_active,active_pos,max_fd,blocking,threads,cpus,pinning,"
+           "metric,unit,n,median,mean,stddev,stderr_mean,ci95_lo,ci95_hi,min,max\n";
+    for (int cell = 0; cell < 20; ++cell)
+      for (int n = 1; n <= 10000; ++n) {
+        const double v = 150 + 28.0 * n + cell;
+        sum << "find_active,poll,,pipe," << n << "," << 1 + cell << ",middle,,0,1,1,0,time_per_call,ns,7," << v << ","
+            << v << ",1,0.4," << v * 0.99 << "," << v * 1.01 << "," << v * 0.98 << "," << v * 1.02 << "\n";
+      }
+  }
+  const std::string model = dir + "/model.json";
+  const auto s = run_and_stop("fit " + dir + " -o " + model, "INT", 0.5);
+  EXPECT_EQ(s.r.rc, 130) << s.r.err;
+  EXPECT_LT(s.wall_s, 20.0);
+  EXPECT_NE(s.r.err.find("interrupted"), std::string::npos) << s.r.err;
+  EXPECT_FALSE(std::filesystem::exists(model));
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
 #include "datasets/dataset.hpp"
+#include "datasets/interruption.hpp"
 
 #include <gtest/gtest.h>
 #include <zlib.h>
@@ -177,6 +178,30 @@ TEST_F(DatasetTest, RejectsTheSamePointTwice) {
   }
   const std::string e = read_error();
   EXPECT_NE(e.find("summary.csv:4: the same point as line 2"), std::string::npos) << e;
+}
+
+// A long read stops at its next interruption point once the app's check throws (Ctrl-C):
+// every 8192 lines of a CSV and every 8192 rows of a table, never at the end only.
+TEST_F(DatasetTest, ALongReadStopsAtItsNextInterruptionPoint) {
+  dataset d = small();
+  const key base = d.samples.front().k;
+  d.samples.clear();
+  for (int n = 1; n <= 20000; ++n) {  // 20000 points, 40000 samples
+    key k = base;
+    k.n_fds = n;
+    for (int i = 0; i < 2; ++i) d.samples.push_back({k, i, 100.0 + n + i, 1, 0, {}, {}, {}});
+  }
+  d.summaries = summarise_samples(d.samples);
+  write_dataset(dir_, d);
+  struct stop {};
+  int calls = 0;
+  set_interruption_check([&] {
+    if (++calls == 3) throw stop{};
+  });
+  EXPECT_THROW(read_dataset(dir_), stop);
+  EXPECT_EQ(calls, 3);
+  set_interruption_check({});
+  EXPECT_EQ(read_dataset(dir_).summaries.size(), 20000u);  // without a check, read whole
 }
 
 TEST_F(DatasetTest, RejectsNaNNamingFileAndLine) {

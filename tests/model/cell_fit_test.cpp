@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "datasets/interruption.hpp"
 #include "model/evaluate.hpp"
 #include "model/fit.hpp"
 #include "tests/model/synthetic.hpp"
@@ -93,6 +94,25 @@ TEST(CellFitTest, LargeCellsAreCrossValidatedInFolds) {
   // At the threshold and below, leave-one-out as before.
   o.loo_max_points = 1500;
   for (const auto& m : fit_models(s, o).cells) EXPECT_EQ(m.chosen_by.find("leave-one-out"), 0u) << m.chosen_by;
+}
+
+// Cross-validation passes an interruption point at every refit: a fit stops there once
+// the app's check throws (Ctrl-C), without finishing the cell.
+TEST(CellFitTest, AFitStopsAtItsNextRefitWhenInterrupted) {
+  observation_set s;
+  s.context = test::cache_context();
+  std::mt19937_64 rng(4);
+  add_points(
+      s, cell_key("poll"), small_ns, {1, 10, 100}, [](double n, double) { return 150 + 28 * n; }, 0.01, rng);
+  struct stop {};
+  int calls = 0;
+  datasets::set_interruption_check([&] {
+    if (++calls == 5) throw stop{};
+  });
+  EXPECT_THROW(fit_models(s), stop);
+  EXPECT_EQ(calls, 5);
+  datasets::set_interruption_check({});
+  EXPECT_EQ(fit_models(s).cells.size(), 1u);
 }
 
 TEST(CellFitTest, RealtimeSignalOverflowCliffIsFound) {
