@@ -105,4 +105,10 @@ std::span<const position> all<position>() {
   return position_table.values;
 }
 
+flavour_text split_flavour(std::string_view label) {
+  const auto slash = label.find('/');
+  if (slash == std::string_view::npos) return {std::string(label), ""};
+  return {std::string(label.substr(0, slash)), std::string(label.substr(slash + 1))};
+}
+
 }  // namespace pollscale::datasets

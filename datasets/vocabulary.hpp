@@ -140,6 +140,15 @@ std::string text(E e) {
   return std::string(name(e));
 }
 
+/// A mechanism with its variant as labels, flags and figure titles write them: "epoll/lt",
+/// "poll". split_flavour("epoll/lt") = {"epoll", "lt"}, split_flavour("poll") = {"poll", ""};
+/// text only, the names are not checked (a historical patch's variant is any text).
+struct flavour_text {
+  std::string mechanism;
+  std::string variant;
+};
+flavour_text split_flavour(std::string_view label);
+
 /// A key column compared with a name: `k.metric == metric::throughput`.
 template <vocabulary_name E>
 bool operator==(std::string_view text, E e) {

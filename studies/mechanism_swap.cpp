@@ -5,14 +5,14 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "datasets/vocabulary.hpp"
+
 namespace pollscale::studies {
 namespace {
 
 // "epoll/lt" -> {"epoll", "lt"}; "poll" -> {"poll", ""}.
 std::pair<std::string, std::string> mechanism_and_variant(const std::string& side, const std::string& text) {
-  const auto slash = side.find('/');
-  std::string mechanism = side.substr(0, slash);
-  std::string variant = slash == std::string::npos ? "" : side.substr(slash + 1);
+  auto [mechanism, variant] = datasets::split_flavour(side);
   if (!datasets::is_known_mechanism(mechanism))
     throw std::invalid_argument("'" + text + "': unknown mechanism '" + mechanism + "'");
   const auto token = [](const std::string& s) {
@@ -21,7 +21,7 @@ std::pair<std::string, std::string> mechanism_and_variant(const std::string& sid
              c == '.' || c == '-';
     });
   };
-  if (slash != std::string::npos && !token(variant))
+  if (side.find('/') != std::string::npos && !token(variant))
     throw std::invalid_argument("'" + text + "': variant '" + variant + "' is not a name");
   return {mechanism, variant};
 }

@@ -31,10 +31,7 @@ constexpr double log_floor = 0.01;
 
 // A series title starts with its flavour: "poll", "epoll/et", "read", "epoll simulated".
 std::string flavour_of(const std::string& title) { return title.substr(0, title.find(' ')); }
-std::string mechanism_of(const std::string& title) {
-  const std::string flavour = flavour_of(title);
-  return flavour.substr(0, flavour.find('/'));
-}
+std::string mechanism_of(const std::string& title) { return datasets::split_flavour(flavour_of(title)).mechanism; }
 
 /// Runs gnuplot on the script with its stderr (warnings such as a one-point range) kept
 /// in `log_path`, so that a report run prints only what matters.
@@ -102,8 +99,7 @@ std::string gnuplot_data(const figure& f) {
 }
 
 series_style style_of(const std::string& title) {
-  const std::string flavour = flavour_of(title), mech = mechanism_of(title);
-  const std::string variant_text = flavour.find('/') == std::string::npos ? "" : flavour.substr(flavour.find('/') + 1);
+  const auto [mech, variant_text] = datasets::split_flavour(flavour_of(title));
   using datasets::mechanism;
   // One colour per mechanism in every figure; the *p variants a lighter shade of theirs.
   static const std::pair<mechanism, const char*> colours[] = {

@@ -87,6 +87,16 @@ TEST(VocabularyTest, MechanismTraits) {
   EXPECT_FALSE(traits(mechanism::kqueue).scans_every_fd);
 }
 
+TEST(VocabularyTest, AFlavourLabelSplitsIntoMechanismAndVariant) {
+  EXPECT_EQ(split_flavour("epoll/lt").mechanism, "epoll");
+  EXPECT_EQ(split_flavour("epoll/lt").variant, "lt");
+  EXPECT_EQ(split_flavour("poll").mechanism, "poll");
+  EXPECT_EQ(split_flavour("poll").variant, "");
+  EXPECT_EQ(split_flavour("poll/").variant, "");
+  EXPECT_EQ(split_flavour("poll/dan/patch").variant, "dan/patch");  // text after the first slash
+  EXPECT_EQ(split_flavour("").mechanism, "");
+}
+
 TEST(VocabularyTest, OnlyTheProducersScenarioScalesWithThreads) {
   for (auto s : all<scenario>()) EXPECT_EQ(scales_with_threads(s), s == scenario::producers) << name(s);
 }
