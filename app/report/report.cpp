@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "app/report/calibration_figures.hpp"
+#include "app/report/conditions.hpp"
 #include "app/report/markdown.hpp"
 #include "app/report/verdict.hpp"
 #include "app/table_writer.hpp"
@@ -193,6 +194,9 @@ std::filesystem::path write_report(const datasets::dataset& d, const std::filesy
   md << "## Headline: find 1 active pipe among n (timeout 0)\n\n"
      << md_table({"mechanism", "metric", "n = 1", "n ≈ 1000", "largest n"}, headline_rows(d)) << "\n";
   md << "## Measurements\n\n" << figures_markdown(calibration_figures(d), dir);
+  const conditions steady = conditions_section(d);
+  md << steady.markdown;
+  if (steady.series) md << figures_markdown({*steady.series}, dir);
   for (const auto& e : extras) md << e.markdown << "\n" << figures_markdown(e.figures, dir);
   md << notes_section(d.context);
   datasets::write_file_atomically(dir / "report.md", md.str());

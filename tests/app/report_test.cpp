@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "app/report/calibration_figures.hpp"
+#include "app/report/conditions.hpp"
 #include "app/report/markdown.hpp"
 #include "tests/app/run_command.hpp"
 
@@ -59,6 +60,52 @@ TEST(ReportTest, WritesMarkdownHtmlAndSvgFigures) {
   EXPECT_NE(svg.find("<svg"), std::string::npos);
   EXPECT_NE(test::slurp(html.string()).find("<table>"), std::string::npos);
   fs::remove_all(dir);
+}
+
+// How steady the machine was: each sentinel's verdict read from the context, the in-run
+// references, and both series over the run relative to their p10 — a regime shows as a
+// step; a dataset without sentinels says it has no record.
+TEST(ReportTest, TheSentinelsSayHowSteadyTheMachineWas) {
+  datasets::dataset d = synthetic();
+  EXPECT_NE(conditions_section(d).markdown.find("no record of the machine's stability"), std::string::npos);
+  EXPECT_FALSE(conditions_section(d).series.has_value());
+  for (int i = 0; i < 100; ++i) {
+    d.sentinel.push_back({0.5 * i, 2800.0, 36});
+    if (i % 2 == 0) d.wake_sentinel.push_back({1.0 * i, i < 60 ? 26000.0 : 19500.0, 72});
+  }
+  d.context["stability"] = {{"median_ns", 2800.0},
+                            {"spread_p90_p10", 1.0},
+                            {"slow_share", 0.0},
+                            {"worst_episode", "none"},
+                            {"worst_episode_s", 0.0},
+                            {"stable", true},
+                            {"cross_cpu",
+                             {{"median_ns", 26000.0},
+                              {"spread_p90_p10", 1.33},
+                              {"slow_share", 0.6},
+                              {"worst_episode", "t = 0-58 s at 1.33x p10"},
+                              {"worst_episode_s", 58.0},
+                              {"stable", false}}}};
+  d.context["reference"] = {{"poll_loop", {{"median_ratio", 1.004}, {"point", "find_active/poll/pipe n=1168"}}},
+                            {"perf_pipe", {{"missing", "perf is not installed"}}}};
+  const conditions c = conditions_section(d);
+  EXPECT_NE(c.markdown.find("| one CPU (drift sentinel) | 2.800 µs | 1.00 | 0% | none (0 s) | steady |"),
+            std::string::npos)
+      << c.markdown;
+  EXPECT_NE(
+      c.markdown.find("| across CPUs (wake sentinel) | 26.00 µs | 1.33 | 60.0% | t = 0-58 s at 1.33x p10 (58.0 s) | "
+                      "**drifted** |"),
+      std::string::npos)
+      << c.markdown;
+  EXPECT_NE(c.markdown.find("| poll_loop | 1.004 |"), std::string::npos) << c.markdown;
+  EXPECT_NE(c.markdown.find("| perf_pipe | perf is not installed |"), std::string::npos) << c.markdown;
+  ASSERT_TRUE(c.series.has_value());
+  ASSERT_EQ(c.series->series.size(), 2u);
+  const auto& wake = c.series->series[1].points;
+  ASSERT_EQ(wake.size(), 50u);
+  EXPECT_NEAR(wake.front().y, 26000.0 / 19500.0, 1e-9);  // the slow regime, over the fast level
+  EXPECT_NEAR(wake.back().y, 1.0, 1e-9);
+  EXPECT_FALSE(c.series->logx);
 }
 
 // The Machine table reads the context by field and says it in words: the CPU's identity,
