@@ -346,16 +346,16 @@ calibration_outcome run_calibration(const calibration_request& req, nlohmann::js
   out.wall_s = s.elapsed_s();
   record_consistency(out);
   add_warnings(req, out, interrupted_round);
-  auto& stability = out.data.context["stability"];
-  stability = stability_of(out.data.sentinel);
-  out.data.context["reference"] = s.references();
-  if (const auto w = stability_warning(stability); !w.empty()) out.data.context["warnings"].push_back(w);
+  const datasets::stability_facts drift = stability_of(out.data.sentinel);
   // The cross-CPU wake-ups drift on their own (wake_sentinel.hpp): judged apart.
-  if (!out.data.wake_sentinel.empty()) {
-    stability["cross_cpu"] = stability_of(out.data.wake_sentinel, wake_sentinel::description());
-    if (const auto w = stability_warning(stability["cross_cpu"], "cross-CPU wake-ups"); !w.empty())
+  std::optional<datasets::stability_facts> cross_cpu;
+  if (!out.data.wake_sentinel.empty()) cross_cpu = stability_of(out.data.wake_sentinel, wake_sentinel::description());
+  datasets::write_stability(out.data.context, drift, cross_cpu);
+  out.data.context["reference"] = s.references();
+  if (const auto w = stability_warning(drift); !w.empty()) out.data.context["warnings"].push_back(w);
+  if (cross_cpu)
+    if (const auto w = stability_warning(*cross_cpu, "cross-CPU wake-ups"); !w.empty())
       out.data.context["warnings"].push_back(w + " for the points whose threads run on two CPUs");
-  }
   out.data.context["calibration"]["wall_s"] = out.wall_s;
   datasets::write_dataset(req.out, out.data);
   return out;

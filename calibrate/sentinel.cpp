@@ -92,45 +92,44 @@ std::pair<std::size_t, std::size_t> longest_episode(const std::vector<datasets::
 
 }  // namespace
 
-nlohmann::json stability_of(const std::vector<datasets::sentinel_reading>& series, const std::string& description) {
-  nlohmann::json j{{"sentinel", description}, {"readings", series.size()}};
-  if (series.empty()) return j;
+datasets::stability_facts stability_of(const std::vector<datasets::sentinel_reading>& series,
+                                       const std::string& description) {
+  datasets::stability_facts f;
+  f.sentinel = description;
+  f.readings = series.size();
+  if (series.empty()) return f;
   std::vector<double> v;
   for (const auto& r : series) v.push_back(r.ns_per_call);
   const double p10 = datasets::quantile(v, 0.10), p90 = datasets::quantile(v, 0.90), med = datasets::median(v);
-  j["median_ns"] = med;
-  j["p10_ns"] = p10;
-  j["p90_ns"] = p90;
-  j["spread_p90_p10"] = p90 / p10;
-  j["max_over_median"] = *std::max_element(v.begin(), v.end()) / med;
-  j["slow_share"] =
+  f.median_ns = med;
+  f.p10_ns = p10;
+  f.p90_ns = p90;
+  f.spread_p90_p10 = p90 / p10;
+  f.max_over_median = *std::max_element(v.begin(), v.end()) / med;
+  f.slow_share =
       static_cast<double>(std::count_if(v.begin(), v.end(), [&](double x) { return x >= episode_factor * p10; })) /
       static_cast<double>(v.size());
   const auto [a, b] = longest_episode(series, episode_factor * p10);
-  double episode_s = 0;
+  f.worst_episode = "none";
   if (a < series.size()) {
-    episode_s = series[b].t_s - series[a].t_s;
+    f.worst_episode_s = series[b].t_s - series[a].t_s;
     std::vector<double> in(v.begin() + static_cast<std::ptrdiff_t>(a), v.begin() + static_cast<std::ptrdiff_t>(b) + 1);
     std::ostringstream text;
     text.precision(3);
     text << "t = " << series[a].t_s << "-" << series[b].t_s << " s at " << datasets::median(in) / p10 << "x p10";
-    j["worst_episode"] = text.str();
-  } else {
-    j["worst_episode"] = "none";
+    f.worst_episode = text.str();
   }
-  j["worst_episode_s"] = episode_s;
-  j["stable"] = p90 / p10 <= unstable_spread && episode_s < unstable_episode_s;
-  return j;
+  f.stable = p90 / p10 <= unstable_spread && f.worst_episode_s < unstable_episode_s;
+  return f;
 }
 
-std::string stability_warning(const nlohmann::json& st, const std::string& subject) {
-  if (!st.contains("stable") || st["stable"].get<bool>()) return {};
+std::string stability_warning(const datasets::stability_facts& st, const std::string& subject) {
+  if (!st.stable || *st.stable) return {};
   std::ostringstream w;
   w.precision(3);
-  w << subject << " drifted during the run: the sentinel (" << st["median_ns"].get<double>()
-    << " ns median) spread p90/p10 = " << st["spread_p90_p10"].get<double>() << ", "
-    << 100 * st["slow_share"].get<double>() << "% of readings at least " << episode_factor
-    << "x its p10, worst episode " << st["worst_episode"].get<std::string>()
+  w << subject << " drifted during the run: the sentinel (" << st.median_ns.value_or(0)
+    << " ns median) spread p90/p10 = " << st.spread_p90_p10.value_or(0) << ", " << 100 * st.slow_share.value_or(0)
+    << "% of readings at least " << episode_factor << "x its p10, worst episode " << st.worst_episode
     << "; intervals come from the visits, but expect wider ones";
   return w.str();
 }

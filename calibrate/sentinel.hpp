@@ -25,6 +25,7 @@
 #include <nlohmann/json.hpp>
 
 #include "datasets/dataset.hpp"
+#include "datasets/run_facts.hpp"
 
 namespace pollscale::calibrate {
 
@@ -52,14 +53,14 @@ class sentinel {
 /// of the readings (ns per call), spread = p90 / p10, the slowest reading over the median,
 /// and the worst episode — the longest stretch of consecutive readings at least 1.15x the
 /// series' p10 (the fast mode), with its duration and its median over p10. `stable` is false
-/// when spread > 1.15 or the worst episode lasted 5 s or more.
-/// `description` says what one operation of the series is (the cross-CPU wake sentinel's
-/// series is judged the same way).
-nlohmann::json stability_of(const std::vector<datasets::sentinel_reading>& series,
-                            const std::string& description = sentinel::description());
+/// when spread > 1.15 or the worst episode lasted 5 s or more. `description` says what one
+/// operation of the series is (the cross-CPU wake sentinel's series is judged the same way).
+datasets::stability_facts stability_of(const std::vector<datasets::sentinel_reading>& series,
+                                       const std::string& description = sentinel::description());
 
 /// The warning stability_of's verdict asks for (empty when stable or without readings);
 /// `subject` is what drifted ("the machine's speed", "cross-CPU wake-ups").
-std::string stability_warning(const nlohmann::json& stability, const std::string& subject = "the machine's speed");
+std::string stability_warning(const datasets::stability_facts& stability,
+                              const std::string& subject = "the machine's speed");
 
 }  // namespace pollscale::calibrate

@@ -5,32 +5,26 @@
 
 #include "app/report/markdown.hpp"
 #include "app/table_writer.hpp"
+#include "datasets/run_facts.hpp"
 #include "datasets/statistics.hpp"
 
 namespace pollscale::app::report {
 namespace {
 
-using json = nlohmann::json;
-
 // One row of the table: what was watched, and what its series says.
-std::vector<std::string> stability_row(const std::string& what, const json& st, const char* unit_scale_name,
-                                       double unit_scale) {
-  if (!st.is_object() || !st.contains("median_ns")) return {what, "no readings", "", "", "", ""};
-  const auto num = [&](const char* f) { return st.value(f, 0.0); };
+std::vector<std::string> stability_row(const std::string& what, const std::optional<datasets::stability_facts>& st) {
+  if (!st || !st->median_ns) return {what, "no readings", "", "", "", ""};
   return {what,
-          format_number(num("median_ns") / unit_scale, 4) + " " + unit_scale_name,
-          format_number(num("spread_p90_p10"), 3),
-          format_number(100 * num("slow_share"), 3) + "%",
-          st.value("worst_episode", std::string("?")) + " (" + format_number(num("worst_episode_s"), 3) + " s)",
-          st.value("stable", false) ? "steady" : "**drifted**"};
+          format_number(*st->median_ns / 1000, 4) + " µs",
+          format_number(st->spread_p90_p10.value_or(0), 3),
+          format_number(100 * st->slow_share.value_or(0), 3) + "%",
+          st->worst_episode + " (" + format_number(st->worst_episode_s, 3) + " s)",
+          st->stable.value_or(false) ? "steady" : "**drifted**"};
 }
 
-std::vector<std::string> reference_row(const std::string& what, const json& ref) {
-  if (!ref.is_object() || !ref.contains("median_ratio")) {
-    const std::string why = ref.is_object() ? ref.value("missing", std::string("not run")) : "not run";
-    return {what, why, ""};
-  }
-  return {what, format_number(ref.value("median_ratio", 0.0), 4), ref.value("point", std::string())};
+std::vector<std::string> reference_row(const datasets::reference_facts& r) {
+  if (!r.median_ratio) return {r.name, r.missing, ""};
+  return {r.name, format_number(*r.median_ratio, 4), r.point};
 }
 
 // The readings over the run, each over its series' p10: 1.0 is the series' fast level.
@@ -50,10 +44,9 @@ plot_series relative_series(const std::string& title, const std::vector<datasets
 
 conditions conditions_section(const datasets::dataset& d) {
   conditions out;
-  const json st = d.context.value("stability", json());
-  const json ref = d.context.value("reference", json());
+  const datasets::run_facts run = datasets::read_run_facts(d.context);
   std::string md = "## How steady the machine was\n\n";
-  if (d.sentinel.empty() && d.wake_sentinel.empty() && !st.is_object()) {
+  if (d.sentinel.empty() && d.wake_sentinel.empty() && !run.drift) {
     out.markdown = md + "This dataset has no record of the machine's stability (no sentinel readings).\n\n";
     return out;
   }
@@ -64,16 +57,15 @@ conditions conditions_section(const datasets::dataset& d) {
       "p10 or more lasted 5 s; the points measured in such a stretch met a slower machine, and their intervals "
       "(from the spread between visits) are wider for it.\n\n";
   std::vector<std::vector<std::string>> rows;
-  rows.push_back(stability_row("one CPU (drift sentinel)", st, "µs", 1000));
-  if (st.is_object() && st.contains("cross_cpu"))
-    rows.push_back(stability_row("across CPUs (wake sentinel)", st["cross_cpu"], "µs", 1000));
+  rows.push_back(stability_row("one CPU (drift sentinel)", run.drift));
+  if (run.cross_cpu) rows.push_back(stability_row("across CPUs (wake sentinel)", run.cross_cpu));
   md += md_table({"watched", "median", "p90/p10", "readings slow", "worst episode", "verdict"}, rows) + "\n";
-  if (ref.is_object() && !ref.empty()) {
+  if (!run.references.empty()) {
     md +=
         "Independent references, run beside their twin points at the same moments (pollscale / reference, "
         "median of the pairs; 1.0 is agreement):\n\n";
     std::vector<std::vector<std::string>> refs;
-    for (const auto& [name, r] : ref.items()) refs.push_back(reference_row(name, r));
+    for (const auto& r : run.references) refs.push_back(reference_row(r));
     md += md_table({"reference", "ratio", "twin point"}, refs) + "\n";
   }
   out.markdown = md;

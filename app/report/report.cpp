@@ -11,6 +11,7 @@
 #include "app/table_writer.hpp"
 #include "datasets/atomic_file.hpp"
 #include "datasets/machine_facts.hpp"
+#include "datasets/run_facts.hpp"
 #include "datasets/vocabulary.hpp"
 
 namespace pollscale::app::report {
@@ -132,14 +133,15 @@ std::string machine_section(const nlohmann::json& c) {
 }
 
 std::string notes_section(const nlohmann::json& c) {
+  const datasets::run_facts run = datasets::read_run_facts(c);
   std::ostringstream o;
   o << "## Warnings, skipped points and failures\n\n";
-  for (const auto& w : c.value("warnings", nlohmann::json::array())) o << "- warning: " << json_text(w) << "\n";
-  for (const auto& f : c.value("failures", nlohmann::json::array())) o << "- **failure**: " << json_text(f) << "\n";
+  for (const auto& w : run.warnings) o << "- warning: " << w << "\n";
+  for (const auto& f : run.failures) o << "- **failure**: " << f << "\n";
   std::map<std::string, int> reasons;
-  for (const auto& s : c.value("skipped", nlohmann::json::array())) ++reasons[json_text(s["reason"])];
+  for (const auto& [point, reason] : run.skipped) ++reasons[reason];
   for (const auto& [reason, count] : reasons) o << "- skipped " << count << " point(s): " << reason << "\n";
-  if (reasons.empty() && c.value("warnings", nlohmann::json::array()).empty()) o << "None.\n";
+  if (reasons.empty() && run.warnings.empty()) o << "None.\n";
   return o.str() + "\n";
 }
 

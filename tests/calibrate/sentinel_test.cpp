@@ -34,9 +34,9 @@ std::vector<datasets::sentinel_reading> series(const std::vector<double>& ns) {
 
 TEST(SentinelTest, AFlatSeriesIsStable) {
   const auto j = stability_of(series(std::vector<double>(40, 1000.0)));
-  EXPECT_TRUE(j["stable"].get<bool>());
-  EXPECT_DOUBLE_EQ(j["spread_p90_p10"].get<double>(), 1.0);
-  EXPECT_EQ(j["worst_episode"], "none");
+  EXPECT_TRUE(j.stable.value());
+  EXPECT_DOUBLE_EQ(j.spread_p90_p10.value(), 1.0);
+  EXPECT_EQ(j.worst_episode, "none");
   EXPECT_TRUE(stability_warning(j).empty());
 }
 
@@ -46,10 +46,10 @@ TEST(SentinelTest, ASlowEpisodeIsFoundAndWarnedAbout) {
   ns.insert(ns.end(), 14, 1500.0);
   ns.insert(ns.end(), 6, 1000.0);
   const auto j = stability_of(series(ns));
-  EXPECT_FALSE(j["stable"].get<bool>());
-  EXPECT_DOUBLE_EQ(j["worst_episode_s"].get<double>(), 6.5);
-  EXPECT_NEAR(j["slow_share"].get<double>(), 14.0 / 40, 1e-12);
-  EXPECT_NE(j["worst_episode"].get<std::string>().find("1.5x"), std::string::npos) << j.dump();
+  EXPECT_FALSE(j.stable.value());
+  EXPECT_DOUBLE_EQ(j.worst_episode_s, 6.5);
+  EXPECT_NEAR(j.slow_share.value(), 14.0 / 40, 1e-12);
+  EXPECT_NE(j.worst_episode.find("1.5x"), std::string::npos) << datasets::to_json(j).dump();
   EXPECT_NE(stability_warning(j).find("drifted"), std::string::npos);
 }
 
@@ -88,16 +88,17 @@ TEST(WakeSentinelTest, ItsSeriesIsJudgedLikeTheDriftSentinels) {
   std::vector<datasets::sentinel_reading> s;
   for (int i = 0; i < 100; ++i) s.push_back({static_cast<double>(i), i < 60 ? 26000.0 : 19400.0, 72});
   const auto j = stability_of(s, wake_sentinel::description());
-  EXPECT_FALSE(j["stable"].get<bool>());
-  EXPECT_NE(j["sentinel"].get<std::string>().find("two CPUs"), std::string::npos);
+  EXPECT_FALSE(j.stable.value());
+  EXPECT_NE(j.sentinel.find("two CPUs"), std::string::npos);
   const std::string w = stability_warning(j, "cross-CPU wake-ups");
   EXPECT_EQ(w.rfind("cross-CPU wake-ups drifted during the run", 0), 0u) << w;
 }
 
 TEST(SentinelTest, NoReadingsNoVerdict) {
   const auto j = stability_of({});
-  EXPECT_EQ(j["readings"], 0);
-  EXPECT_FALSE(j.contains("stable"));
+  EXPECT_EQ(j.readings, 0u);
+  EXPECT_FALSE(j.stable.has_value());
+  EXPECT_FALSE(datasets::to_json(j).contains("stable"));
   EXPECT_TRUE(stability_warning(j).empty());
 }
 

@@ -1,0 +1,89 @@
+#include "datasets/run_facts.hpp"
+
+namespace pollscale::datasets {
+namespace {
+
+using json = nlohmann::json;
+
+std::optional<double> number_at(const json& j, const char* key) {
+  if (!j.is_object() || !j.contains(key) || !j[key].is_number()) return std::nullopt;
+  return j[key].get<double>();
+}
+
+std::string text_at(const json& j, const char* key) {
+  if (!j.is_object() || !j.contains(key) || !j[key].is_string()) return {};
+  return j[key].get<std::string>();
+}
+
+std::optional<stability_facts> read_stability(const json& j) {
+  if (!j.is_object()) return std::nullopt;
+  stability_facts s;
+  s.sentinel = text_at(j, "sentinel");
+  if (const auto r = number_at(j, "readings"); r && *r >= 0) s.readings = static_cast<std::size_t>(*r);
+  s.median_ns = number_at(j, "median_ns");
+  s.p10_ns = number_at(j, "p10_ns");
+  s.p90_ns = number_at(j, "p90_ns");
+  s.spread_p90_p10 = number_at(j, "spread_p90_p10");
+  s.max_over_median = number_at(j, "max_over_median");
+  s.slow_share = number_at(j, "slow_share");
+  s.worst_episode = text_at(j, "worst_episode");
+  s.worst_episode_s = number_at(j, "worst_episode_s").value_or(0);
+  if (j.contains("stable") && j["stable"].is_boolean()) s.stable = j["stable"].get<bool>();
+  return s;
+}
+
+std::vector<std::string> texts_at(const json& context, const char* key) {
+  std::vector<std::string> out;
+  if (!context.contains(key) || !context[key].is_array()) return out;
+  for (const auto& v : context[key])
+    if (v.is_string()) out.push_back(v.get<std::string>());
+  return out;
+}
+
+}  // namespace
+
+json to_json(const stability_facts& s) {
+  json j{{"sentinel", s.sentinel}, {"readings", s.readings}};
+  if (!s.median_ns) return j;
+  j["median_ns"] = *s.median_ns;
+  j["p10_ns"] = s.p10_ns.value_or(0);
+  j["p90_ns"] = s.p90_ns.value_or(0);
+  j["spread_p90_p10"] = s.spread_p90_p10.value_or(0);
+  j["max_over_median"] = s.max_over_median.value_or(0);
+  j["slow_share"] = s.slow_share.value_or(0);
+  j["worst_episode"] = s.worst_episode;
+  j["worst_episode_s"] = s.worst_episode_s;
+  if (s.stable) j["stable"] = *s.stable;
+  return j;
+}
+
+void write_stability(json& context, const stability_facts& drift, const std::optional<stability_facts>& cross_cpu) {
+  json st = to_json(drift);
+  if (cross_cpu) st["cross_cpu"] = to_json(*cross_cpu);
+  context["stability"] = std::move(st);
+}
+
+run_facts read_run_facts(const json& context) {
+  run_facts f;
+  if (!context.is_object()) return f;
+  if (context.contains("stability")) {
+    const json& st = context["stability"];
+    f.drift = read_stability(st);
+    if (st.is_object() && st.contains("cross_cpu")) f.cross_cpu = read_stability(st["cross_cpu"]);
+  }
+  if (context.contains("reference") && context["reference"].is_object())
+    for (const auto& [name, r] : context["reference"].items()) {
+      if (!r.is_object()) continue;
+      reference_facts ref{name, number_at(r, "median_ratio"), text_at(r, "point"), text_at(r, "missing")};
+      if (!ref.median_ratio && ref.missing.empty()) ref.missing = "no readings";
+      f.references.push_back(std::move(ref));
+    }
+  f.warnings = texts_at(context, "warnings");
+  f.failures = texts_at(context, "failures");
+  if (context.contains("skipped") && context["skipped"].is_array())
+    for (const auto& s : context["skipped"])
+      if (s.is_object()) f.skipped.emplace_back(text_at(s, "point"), text_at(s, "reason"));
+  return f;
+}
+
+}  // namespace pollscale::datasets
