@@ -19,7 +19,9 @@ std::optional<stability_facts> read_stability(const json& j) {
   if (!j.is_object()) return std::nullopt;
   stability_facts s;
   s.sentinel = text_at(j, "sentinel");
-  if (const auto r = number_at(j, "readings"); r && *r >= 0) s.readings = static_cast<std::size_t>(*r);
+  // Checked before the cast: a count beyond 2^53 is no count of readings.
+  if (const auto r = number_at(j, "readings"); r && *r >= 0 && *r <= 9007199254740992.0)
+    s.readings = static_cast<std::size_t>(*r);
   s.median_ns = number_at(j, "median_ns");
   s.p10_ns = number_at(j, "p10_ns");
   s.p90_ns = number_at(j, "p90_ns");
@@ -44,15 +46,18 @@ std::vector<std::string> texts_at(const json& context, const char* key) {
 
 json to_json(const stability_facts& s) {
   json j{{"sentinel", s.sentinel}, {"readings", s.readings}};
-  if (!s.median_ns) return j;
-  j["median_ns"] = *s.median_ns;
-  j["p10_ns"] = s.p10_ns.value_or(0);
-  j["p90_ns"] = s.p90_ns.value_or(0);
-  j["spread_p90_p10"] = s.spread_p90_p10.value_or(0);
-  j["max_over_median"] = s.max_over_median.value_or(0);
-  j["slow_share"] = s.slow_share.value_or(0);
-  j["worst_episode"] = s.worst_episode;
-  j["worst_episode_s"] = s.worst_episode_s;
+  const std::pair<const char*, const std::optional<double>*> numbers[] = {{"median_ns", &s.median_ns},
+                                                                          {"p10_ns", &s.p10_ns},
+                                                                          {"p90_ns", &s.p90_ns},
+                                                                          {"spread_p90_p10", &s.spread_p90_p10},
+                                                                          {"max_over_median", &s.max_over_median},
+                                                                          {"slow_share", &s.slow_share}};
+  for (const auto& [key, value] : numbers)
+    if (*value) j[key] = **value;
+  if (s.median_ns) {  // an episode is a verdict on readings; without any there is none
+    j["worst_episode"] = s.worst_episode;
+    j["worst_episode_s"] = s.worst_episode_s;
+  }
   if (s.stable) j["stable"] = *s.stable;
   return j;
 }

@@ -40,6 +40,7 @@ TEST(RunFactsTest, StabilityRoundTripsWithItsCrossCpuBlock) {
 
 TEST(RunFactsTest, ADamagedOrOlderContextKeepsWhatIsReadable) {
   EXPECT_FALSE(read_run_facts(nlohmann::json::array()).drift.has_value());
+  EXPECT_EQ(read_run_facts({{"stability", {{"readings", 1e300}}}}).drift->readings, 0u);  // no cast of 1e300
   const nlohmann::json older = {{"warnings", {"w", 3, nullptr}},
                                 {"skipped", {"not an object", {{"point", 5}, {"reason", "r"}}}},
                                 {"stability", {{"readings", 0}, {"sentinel", "s"}, {"stable", "yes"}}},

@@ -1,13 +1,14 @@
-// context.json's machine facts (datasets/machine_facts.hpp read_machine_facts) from
-// arbitrary bytes: the file read as JSON (an input_error when it is not), the facts read
-// tolerantly from whatever it holds, then written back and read again, which must give the
-// same facts — what one stage writes, the next reads unchanged.
+// context.json's machine facts (datasets/machine_facts.hpp read_machine_facts) and run facts
+// (datasets/run_facts.hpp) from arbitrary bytes: the file read as JSON (an input_error when
+// it is not), the facts read tolerantly from whatever it holds, then written back and read
+// again, which must give the same facts — what one stage writes, the next reads unchanged.
 
 #include <cstdlib>
 
 #include "datasets/input_error.hpp"
 #include "datasets/json_file.hpp"
 #include "datasets/machine_facts.hpp"
+#include "datasets/run_facts.hpp"
 #include "tests/fuzz/fuzz_input.hpp"
 
 namespace {
@@ -34,6 +35,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     nlohmann::json again = nlohmann::json::object();
     datasets::write_machine_facts(again, facts);
     if (!same(facts, datasets::read_machine_facts(again))) std::abort();  // a finding: not a round trip
+    const auto run = datasets::read_run_facts(context);
+    if (run.drift) {
+      nlohmann::json written = nlohmann::json::object();
+      datasets::write_stability(written, *run.drift, run.cross_cpu);
+      const auto back = datasets::read_run_facts(written);
+      if (!back.drift || back.drift->stable != run.drift->stable || back.drift->readings != run.drift->readings ||
+          back.cross_cpu.has_value() != run.cross_cpu.has_value())
+        std::abort();
+    }
   } catch (const datasets::input_error&) {
   }
   return 0;
