@@ -19,6 +19,10 @@ with two DATASET directories it compares those. It prints the calibrate issue's 
   reference      the in-run plain poll loop against pollscale's find_active poll at the same
                  moments (context.json "reference"): the median ratio pollscale / loop, per run
   wall           each run's calibration time (context.json calibration.wall_s)
+  wake regime    for the cross-CPU points: how many of those past the 95th percentile met
+                 cross-CPU wake sentinel levels more than 15% apart in the two runs (each
+                 point's median samples.csv wake_sentinel_ns), and the correlation of the
+                 points' log(b/a) with their levels' log(b/a)
   stability      each run's sentinel spread (context.json "stability": p90 / p10 of the
                  sentinel series) and its worst episode; the same for the cross-CPU wake
                  sentinel ("stability"."cross_cpu") where the run had one
@@ -130,6 +134,53 @@ def stability_text(context):
     return text
 
 
+def wake_levels(d):
+    """Per point: the median cross-CPU wake sentinel reading (samples.csv wake_sentinel_ns)
+    over its samples, or nothing when the run had no wake sentinel (one CPU, or older)."""
+    path = os.path.join(d, "samples.csv")
+    opener = open
+    if not os.path.exists(path) and os.path.exists(path + ".gz"):
+        import gzip
+        path, opener = path + ".gz", gzip.open
+    levels = {}
+    try:
+        with opener(path, "rt", newline="") as f:
+            for r in csv.DictReader(f):
+                v = r.get("wake_sentinel_ns") or ""
+                if v:
+                    levels.setdefault(tuple(r.get(k, "") for k in KEY), []).append(float(v))
+    except (OSError, ValueError) as e:
+        fail(f"{path}: {e}")
+    return {k: statistics.median(v) for k, v in levels.items()}
+
+
+def wake_attribution(common, d, da, db):
+    """How much of the cross-CPU tail the wake regime explains: among the cross-CPU points
+    past the 95th percentile of |d|, how many met wake-sentinel levels more than 15% apart
+    in the two runs, and the correlation of log(b/a) of the points with log(b/a) of the
+    levels their visits met."""
+    la, lb = wake_levels(da), wake_levels(db)
+    if not la or not lb:
+        return "no wake sentinel in " + ("either run" if not la and not lb else "one run")
+    a, _ = read_dataset(da)
+    b, _ = read_dataset(db)
+    cut = percentile(d, 0.95)
+    xs, ys, tail, tail_moved = [], [], 0, 0
+    for i, k in enumerate(common):
+        if not cross_cpu(k) or k not in la or k not in lb:
+            continue
+        lv = math.log(lb[k] / la[k])
+        pv = math.log(num(b[k], "median") / num(a[k], "median")) if num(a[k], "median") > 0 < num(b[k], "median") else 0
+        xs.append(lv)
+        ys.append(pv)
+        if d[i] >= cut:
+            tail += 1
+            tail_moved += abs(lv) > math.log(1.15)
+    r = statistics.correlation(xs, ys) if len(xs) > 2 and len(set(xs)) > 1 and len(set(ys)) > 1 else float("nan")
+    return (f"{tail_moved} of the {tail} cross-CPU points past p95 met wake levels > 15% apart; "
+            f"log-ratio correlation with their wake levels r = {r:.2f} over {len(xs)} points")
+
+
 def compare(da, db, rows_pct):
     a, ca = read_dataset(da)
     b, cb = read_dataset(db)
@@ -158,6 +209,7 @@ def compare(da, db, rows_pct):
             dp = [d[i] for i in part]
             print(f"  {label:9s}  {len(part)} points: median |d| {100 * statistics.median(dp):.2f}%, "
                   f"p95 {100 * percentile(dp, 0.95):.2f}%")
+    print(f"wake regime  {wake_attribution(common, d, da, db)}")
     for name, rows, ctx in (("a", a, ca), ("b", b, cb)):
         below, pairs = op_below_call(rows)
         wall = (ctx.get("calibration") or {}).get("wall_s")
