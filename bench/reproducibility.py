@@ -22,7 +22,7 @@ with two DATASET directories it compares those. It prints the calibrate issue's 
   wake regime    for the cross-CPU points: how many of those past the 95th percentile met
                  cross-CPU wake sentinel levels more than 15% apart in the two runs (each
                  point's median samples.csv wake_sentinel_ns), and the correlation of the
-                 points' log(b/a) with their levels' log(b/a)
+                 points' log(b/a) (a/b for rates: as costs) with their levels' log(b/a)
   stability      each run's sentinel spread (context.json "stability": p90 / p10 of the
                  sentinel series) and its worst episode; the same for the cross-CPU wake
                  sentinel ("stability"."cross_cpu") where the run had one
@@ -171,6 +171,8 @@ def wake_attribution(common, d, da, db):
             continue
         lv = math.log(lb[k] / la[k])
         pv = math.log(num(b[k], "median") / num(a[k], "median")) if num(a[k], "median") > 0 < num(b[k], "median") else 0
+        if dict(zip(KEY, k))["unit"].startswith("1/"):
+            pv = -pv  # a rate falls where a cost rises: compared as cost
         xs.append(lv)
         ys.append(pv)
         if d[i] >= cut:
