@@ -10,6 +10,7 @@
 #include "app/report/verdict.hpp"
 #include "app/table_writer.hpp"
 #include "datasets/atomic_file.hpp"
+#include "datasets/host_record.hpp"
 #include "datasets/machine_facts.hpp"
 #include "datasets/run_facts.hpp"
 #include "datasets/vocabulary.hpp"
@@ -21,13 +22,8 @@ std::string with_interval(const datasets::summary& s) {
   return format_number(s.median) + " [" + format_number(s.ci95_lo) + ", " + format_number(s.ci95_hi) + "]";
 }
 
-std::string json_text(const nlohmann::json& j) {
-  if (j.is_null()) return "n/a";
-  return j.is_string() ? j.get<std::string>() : j.dump();
-}
-
-std::string cpu_text(const nlohmann::json& c, const datasets::machine_facts& f) {
-  std::string t = json_text(c.value("cpu_model", nlohmann::json()));
+std::string cpu_text(const datasets::host_record& h, const datasets::machine_facts& f) {
+  std::string t = h.cpu_model;
   if (!f.cpu) return t;
   const auto& cpu = *f.cpu;
   auto n = [](const std::optional<int>& v) { return v ? std::to_string(*v) : std::string("?"); };
@@ -38,9 +34,8 @@ std::string cpu_text(const nlohmann::json& c, const datasets::machine_facts& f) 
   return t + ")";
 }
 
-std::string topology_text(const nlohmann::json& c, const datasets::machine_facts& f) {
-  std::string t = json_text(c.value("cpus_online", nlohmann::json())) + " online, allowed " +
-                  json_text(c.value("cpus_allowed", nlohmann::json()));
+std::string topology_text(const datasets::host_record& h, const datasets::machine_facts& f) {
+  std::string t = h.cpus_online + " online, allowed " + h.cpus_allowed;
   if (const auto& top = f.topology) {
     t += "; " + std::to_string(top->sockets) + " socket(s), " + std::to_string(top->cores) + " core(s), " +
          std::to_string(top->threads_per_core) + " thread(s) per core";
@@ -68,67 +63,54 @@ std::string mitigations_text(const datasets::machine_facts& f) {
          (vulnerable.empty() ? "" : ", vulnerable: " + vulnerable);
 }
 
-// A field of a JSON block as text, "n/a" when the block or the field is missing.
-std::string field(const nlohmann::json& c, const char* block, const char* name) {
-  if (!c.contains(block) || !c[block].is_object() || !c[block].contains(name)) return "n/a";
-  return json_text(c[block][name]);
-}
-
-std::string virtualization_text(const nlohmann::json& c) {
-  const std::string flag = field(c, "virtualization", "hypervisor_flag");
-  std::string t = flag == "true" ? "a guest (hypervisor flag set)" : flag == "false" ? "bare metal" : "n/a";
-  for (const char* f : {"hypervisor_type", "sys_vendor", "product_name"})
-    if (const std::string v = field(c, "virtualization", f); v != "n/a") t += ", " + v;
+std::string virtualization_text(const datasets::host_record& h) {
+  const auto& v = h.virtualization;
+  std::string t = !v.hypervisor_flag ? "n/a" : *v.hypervisor_flag ? "a guest (hypervisor flag set)" : "bare metal";
+  for (const std::string* f : {&v.hypervisor_type, &v.sys_vendor, &v.product_name})
+    if (*f != "n/a") t += ", " + *f;
   return t;
 }
 
-std::string limits_text(const nlohmann::json& c, const datasets::machine_facts& f) {
-  std::string t = "RLIMIT_NOFILE " + field(c, "rlimit_nofile", "soft") + " (hard " + field(c, "rlimit_nofile", "hard") +
-                  ", " + field(c, "rlimit_nofile", "soft_at_start") + " at start)";
+std::string limits_text(const datasets::host_record& h, const datasets::machine_facts& f) {
+  const auto& n = h.rlimit_nofile;
+  std::string t = "RLIMIT_NOFILE " + n.soft + " (hard " + n.hard + ", " + n.soft_at_start + " at start)";
   if (const auto& l = f.rlimit_sigpending)
     t += "; RLIMIT_SIGPENDING " + (l->soft ? std::to_string(*l->soft) : std::string("unlimited"));
   return t;
 }
 
-std::string timer_text(const nlohmann::json& c) {
-  auto ns = [&](const char* name) {
-    const std::string v = field(c, "timer", name);
-    if (v == "n/a" || !c["timer"][name].is_number()) return v;
-    return format_number(c["timer"][name].get<double>()) + " ns";
-  };
-  return field(c, "timer", "clock") + ": " + ns("overhead_ns") + " a reading, resolution " + ns("resolution_ns");
+std::string timer_text(const datasets::host_record& h) {
+  auto ns = [](const std::optional<double>& v) { return v ? format_number(*v) + " ns" : std::string("n/a"); };
+  return h.timer.clock + ": " + ns(h.timer.overhead_ns) + " a reading, resolution " + ns(h.timer.resolution_ns);
 }
 
-std::string tool_text(const nlohmann::json& c) {
-  if (!c.contains("tool") || !c["tool"].is_object()) return "n/a (an older pollscale)";
-  const auto& t = c["tool"];
-  return json_text(t.value("version", nlohmann::json())) + " (" + json_text(t.value("git_hash", nlohmann::json())) +
-         (t.contains("dirty") && t["dirty"].is_boolean() && t["dirty"].get<bool>() ? "-dirty" : "") + "), " +
-         json_text(t.value("build_type", nlohmann::json())) + " build, " +
-         json_text(t.value("compiler", nlohmann::json()));
+std::string tool_text(const datasets::host_record& h) {
+  if (!h.tool) return "n/a (an older pollscale)";
+  const auto& t = *h.tool;
+  return t.version + " (" + t.git_hash + (t.dirty ? "-dirty" : "") + "), " + t.build_type + " build, " + t.compiler;
 }
 
 std::string machine_section(const nlohmann::json& c) {
   const auto facts = datasets::read_machine_facts(c);
+  const auto h = datasets::read_host_record(c);
   std::vector<std::vector<std::string>> rows;
-  rows.push_back({"host", json_text(c.value("host", nlohmann::json()))});
-  rows.push_back({"CPU", cpu_text(c, facts)});
-  rows.push_back({"CPUs", topology_text(c, facts)});
+  rows.push_back({"host", h.host});
+  rows.push_back({"CPU", cpu_text(h, facts)});
+  rows.push_back({"CPUs", topology_text(h, facts)});
   std::string caches;
   for (const auto& cache : facts.caches)
     caches += (caches.empty() ? "L" : "; L") + std::to_string(cache.level) + " " + cache.type + " " +
               std::to_string(cache.size_bytes / 1024) + " KiB";
   rows.push_back({"caches", caches});
-  rows.push_back({"kernel", json_text(c.value("kernel", nlohmann::json()))});
+  rows.push_back({"kernel", h.kernel});
   rows.push_back({"mitigations", mitigations_text(facts)});
   if (facts.thp) rows.push_back({"transparent huge pages", facts.thp->enabled + " (defrag " + facts.thp->defrag + ")"});
-  rows.push_back({"virtualization", virtualization_text(c)});
-  rows.push_back({"clocksource, governor", json_text(c.value("clocksource", nlohmann::json())) + ", " +
-                                               json_text(c.value("governor", nlohmann::json()))});
-  rows.push_back({"limits", limits_text(c, facts)});
-  rows.push_back({"timer", timer_text(c)});
-  rows.push_back({"measured by", tool_text(c)});
-  rows.push_back({"time_utc", json_text(c.value("time_utc", nlohmann::json()))});
+  rows.push_back({"virtualization", virtualization_text(h)});
+  rows.push_back({"clocksource, governor", h.clocksource + ", " + h.governor});
+  rows.push_back({"limits", limits_text(h, facts)});
+  rows.push_back({"timer", timer_text(h)});
+  rows.push_back({"measured by", tool_text(h)});
+  rows.push_back({"time_utc", h.time_utc});
   return "## Machine\n\n" + md_table({"fact", "value"}, rows) + "\n";
 }
 
