@@ -1,7 +1,11 @@
 #include "app/cli.hpp"
 
+#include <charconv>
+#include <cmath>
 #include <iostream>
 #include <sstream>
+#include <string_view>
+#include <utility>
 
 namespace po = boost::program_options;
 
@@ -33,6 +37,22 @@ bool parse_command_line(const std::vector<std::string>& args, const po::options_
     throw usage_error(e.what());
   }
   return true;
+}
+
+double parse_duration_s(const std::string& text, const char* flag) {
+  static const std::pair<std::string_view, double> units[] = {
+      {"ns", 1e-9}, {"us", 1e-6}, {"\u00b5s", 1e-6}, {"ms", 1e-3}, {"s", 1.0}};
+  double value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  const std::string_view unit(end, static_cast<std::size_t>(text.data() + text.size() - end));
+  double scale = 0;
+  if (unit.empty()) scale = 1.0;
+  for (const auto& [name, factor] : units)
+    if (unit == name) scale = factor;
+  if (text.empty() || ec != std::errc() || scale == 0 || !std::isfinite(value * scale) || !(value * scale > 0))
+    throw usage_error(std::string("--") + flag + ": '" + text +
+                      "' is not a duration > 0 (a number of seconds, or with a unit: 2ms, 500us, 800ns)");
+  return value * scale;
 }
 
 std::vector<std::string> split_list(const std::string& text, const char* flag) {

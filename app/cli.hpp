@@ -55,4 +55,9 @@ bool parse_command_line(const std::vector<std::string>& args, const boost::progr
 /// usage_error naming --flag rather than dropped: it is most often a value the user meant.
 std::vector<std::string> split_list(const std::string& text, const char* flag);
 
+/// A duration in seconds from a flag's text: a number with an optional unit — s (the
+/// default), ms, us or µs, ns — such as "2ms", "500us", "0.002". Finite and > 0, else a
+/// usage_error naming --flag and the text.
+double parse_duration_s(const std::string& text, const char* flag);
+
 }  // namespace pollscale::app

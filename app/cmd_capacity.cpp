@@ -38,8 +38,9 @@ po::options_description capacity_options() {
       ("vary", arg<std::string>("WHAT")->required(), ("the quantity searched: " + comma_list(quantity_names(false)) + " (rate: poisson/on_off arrivals)").c_str())
       ("lo", arg<double>("X"), "smallest value searched (default: idle 0, active 1, rate 1)")
       ("hi", arg<double>("X")->required(), "largest value searched")
-      ("max-p99", arg<double>("SECONDS"), "target: p99 latency at most this, s")
-      ("max-mean-latency", arg<double>("SECONDS"), "target: mean latency at most this, s")
+      ("max-p99", arg<std::string>("DURATION"), "target: p99 latency at most this (seconds, or 2ms, 500us)")
+      ("slo-p99", arg<std::string>("DURATION"), "the same target as an SLO: --slo-p99 2ms")
+      ("max-mean-latency", arg<std::string>("DURATION"), "target: mean latency at most this (seconds, or 2ms, 500us)")
       ("max-cpu", arg<double>("FRACTION"), "target: mean CPU utilisation at most this (0..1)")
       ("tolerance", arg<double>("FRACTION")->default_value(0.02), "stop when the bracket is within this fraction")
       ("format", arg<std::string>("FORMAT")->default_value("table"), "table, csv or json");
@@ -71,6 +72,11 @@ std::optional<double> positive(const po::variables_map& vm, const char* flag) {
   return v;
 }
 
+std::optional<double> duration(const po::variables_map& vm, const char* flag) {
+  if (!vm.count(flag)) return std::nullopt;
+  return parse_duration_s(vm[flag].as<std::string>(), flag);
+}
+
 std::string quantity_text(double v) {
   return v == std::floor(v) && std::fabs(v) < 1e15 ? std::to_string(static_cast<long long>(v)) : format_number(v, 6);
 }
@@ -95,9 +101,12 @@ search parse_search(const po::variables_map& vm) {
   const sim::workload_field* field = sim::workload_field_by_flag(q.vary);
   if (!field || !field->quantity())
     throw usage_error("--vary: '" + q.vary + "' is not one of " + comma_list(quantity_names(false)));
-  q.goal = {positive(vm, "max-p99"), positive(vm, "max-mean-latency"), positive(vm, "max-cpu")};
+  if (vm.count("max-p99") && vm.count("slo-p99"))
+    throw usage_error("--slo-p99: the same target as --max-p99; give one");
+  const char* p99_flag = vm.count("slo-p99") ? "slo-p99" : "max-p99";
+  q.goal = {duration(vm, p99_flag), duration(vm, "max-mean-latency"), positive(vm, "max-cpu")};
   if (!q.goal.p99 && !q.goal.mean && !q.goal.cpu)
-    throw usage_error("give a target: --max-p99, --max-mean-latency or --max-cpu");
+    throw usage_error("give a target: --max-p99 (or --slo-p99), --max-mean-latency or --max-cpu");
   q.integer = field->form == sim::field_form::integer;
   q.lo = vm.count("lo") ? vm["lo"].as<double>() : field->search_from;
   q.hi = vm["hi"].as<double>();
@@ -459,10 +468,11 @@ int cmd_capacity(const args_t& args) {
   po::positional_options_description pos;
   pos.add("model", 1);
   po::variables_map vm;
-  if (!parse_command_line(args, opts, pos, vm,
-                          "usage: pollscale capacity [MODEL] (--mechanism M | --mechanisms poll,epoll,...)\n"
-                          "       --vary idle|active|rate --hi X\n"
-                          "       (--max-p99 S | --max-mean-latency S | --max-cpu U) [simulate's options]"))
+  if (!parse_command_line(
+          args, opts, pos, vm,
+          "usage: pollscale capacity [MODEL] (--mechanism M | --mechanisms poll,epoll,...)\n"
+          "       --vary idle|active|rate --hi X\n"
+          "       (--max-p99 S | --slo-p99 2ms | --max-mean-latency S | --max-cpu U) [simulate's options]"))
     return exit_ok;
   const output_format format = parse_format(vm["format"].as<std::string>());
   const std::vector<std::string> mechanisms = mechanisms_of(vm);

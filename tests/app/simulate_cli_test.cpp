@@ -440,11 +440,15 @@ TEST(CapacityCliTest, TheTextNamesTheTargetThatBinds) {
 
 TEST(CapacityCliTest, BadInputIsOneLineAndExitTwo) {
   const std::string file = " --costs " + write_costs();
-  const std::vector<std::string> cases = {"capacity --mechanism poll --vary idle --hi 100" + file,
-                                          "capacity --mechanism poll --vary bogus --hi 100 --max-p99 1" + file,
-                                          "capacity --mechanism poll --vary idle --hi -5 --max-p99 1" + file,
-                                          "capacity --mechanism poll --vary rate --hi 100 --max-p99 1" + file,
-                                          "capacity --mechanism poll --vary idle --hi 100 --max-p99 nan" + file};
+  const std::vector<std::string> cases = {
+      "capacity --mechanism poll --vary idle --hi 100" + file,
+      "capacity --mechanism poll --vary bogus --hi 100 --max-p99 1" + file,
+      "capacity --mechanism poll --vary idle --hi -5 --max-p99 1" + file,
+      "capacity --mechanism poll --vary rate --hi 100 --max-p99 1" + file,
+      "capacity --mechanism poll --vary idle --hi 100 --max-p99 nan" + file,
+      "capacity --mechanism poll --vary idle --hi 100 --slo-p99 2parsecs" + file,
+      "capacity --mechanism poll --vary idle --hi 100 --slo-p99 -1ms" + file,
+      "capacity --mechanism poll --vary idle --hi 100 --slo-p99 1ms --max-p99 1" + file};
   for (const std::string& args : cases) {
     SCOPED_TRACE(args);
     const auto r = run_pollscale(args);
@@ -452,6 +456,19 @@ TEST(CapacityCliTest, BadInputIsOneLineAndExitTwo) {
     EXPECT_EQ(lines(r.err), 1) << r.err;
     EXPECT_TRUE(r.out.empty());
   }
+}
+
+// The target as an SLO with a unit is the same search as seconds: --slo-p99 10ms and
+// --max-p99 0.01 give byte-identical answers, and so does --max-p99 10000us.
+TEST(CapacityCliTest, ASloWithAUnitIsTheSameTargetInSeconds) {
+  const std::string base =
+      "capacity --mechanism poll --vary active --hi 50 --duration 0.1 --format json --costs " + write_costs();
+  const auto seconds = run_pollscale(base + " --max-p99 0.01");
+  ASSERT_EQ(seconds.rc, 0) << seconds.err;
+  EXPECT_EQ(run_pollscale(base + " --slo-p99 10ms").out, seconds.out);
+  EXPECT_EQ(run_pollscale(base + " --max-p99 10000us").out, seconds.out);
+  EXPECT_NE(run_pollscale(base + " --slo-p99 2parsecs").err.find("--slo-p99: '2parsecs' is not a duration"),
+            std::string::npos);
 }
 
 TEST(SimulateCliTest, WorkThatWouldNotFinishOrFitIsRefusedWithTheArithmetic) {
