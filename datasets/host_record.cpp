@@ -1,5 +1,7 @@
 #include "datasets/host_record.hpp"
 
+#include "datasets/json_fields.hpp"
+
 namespace pollscale::datasets {
 namespace {
 
@@ -9,15 +11,6 @@ using json = nlohmann::json;
 std::string shown(const json& j) {
   if (j.is_null()) return "n/a";
   return j.is_string() ? j.get<std::string>() : j.dump();
-}
-
-const json& member(const json& block, const char* name) {
-  static const json none;
-  return block.is_object() && block.contains(name) ? block[name] : none;
-}
-
-std::optional<double> number(const json& j) {
-  return j.is_number() ? std::optional<double>(j.get<double>()) : std::nullopt;
 }
 
 }  // namespace
@@ -42,7 +35,7 @@ host_record read_host_record(const json& context) {
   const json& n = member(c, "rlimit_nofile");
   r.rlimit_nofile = {shown(member(n, "soft")), shown(member(n, "hard")), shown(member(n, "soft_at_start"))};
   const json& t = member(c, "timer");
-  r.timer = {shown(member(t, "clock")), number(member(t, "overhead_ns")), number(member(t, "resolution_ns"))};
+  r.timer = {shown(member(t, "clock")), number_at(t, "overhead_ns"), number_at(t, "resolution_ns")};
   if (const json& tool = member(c, "tool"); tool.is_object())
     r.tool = host_record::tool_facts{shown(member(tool, "version")), shown(member(tool, "git_hash")),
                                      shown(member(tool, "build_type")), shown(member(tool, "compiler")),

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "datasets/json_fields.hpp"
+
 namespace pollscale::datasets {
 namespace {
 
@@ -71,10 +73,6 @@ std::optional<int> int_of(const nlohmann::json& block, const char* name) {
   return static_cast<int>(*v);
 }
 
-std::string text_of(const nlohmann::json& block, const char* name) {
-  return block.contains(name) && block[name].is_string() ? block[name].get<std::string>() : "";
-}
-
 std::optional<double> mhz_of(const nlohmann::json& block, const char* name) {
   if (!block.contains(name) || !block[name].is_number()) return std::nullopt;
   const double v = block[name].get<double>();
@@ -88,21 +86,21 @@ const nlohmann::json* block_of(const nlohmann::json& context, const char* key) {
 std::optional<cpu_facts> read_cpu(const nlohmann::json& context) {
   const auto* b = block_of(context, cpu_key);
   if (!b) return std::nullopt;
-  return cpu_facts{text_of(*b, "vendor"),    int_of(*b, "family"), int_of(*b, "model"),  int_of(*b, "stepping"),
-                   text_of(*b, "microcode"), mhz_of(*b, "mhz"),    mhz_of(*b, "max_mhz")};
+  return cpu_facts{text_at(*b, "vendor"),    int_of(*b, "family"), int_of(*b, "model"),  int_of(*b, "stepping"),
+                   text_at(*b, "microcode"), mhz_of(*b, "mhz"),    mhz_of(*b, "max_mhz")};
 }
 
 std::optional<topology_facts> read_topology(const nlohmann::json& context) {
   const auto* b = block_of(context, topology_key);
   if (!b) return std::nullopt;
   return topology_facts{int_of(*b, "sockets").value_or(0), int_of(*b, "cores").value_or(0),
-                        int_of(*b, "threads_per_core").value_or(0), int_of(*b, "numa_nodes"), text_of(*b, "smt")};
+                        int_of(*b, "threads_per_core").value_or(0), int_of(*b, "numa_nodes"), text_at(*b, "smt")};
 }
 
 std::optional<thp_facts> read_thp(const nlohmann::json& context) {
   const auto* b = block_of(context, thp_key);
   if (!b) return std::nullopt;
-  return thp_facts{text_of(*b, "enabled"), text_of(*b, "defrag")};
+  return thp_facts{text_at(*b, "enabled"), text_at(*b, "defrag")};
 }
 
 }  // namespace

@@ -1,19 +1,11 @@
 #include "datasets/run_facts.hpp"
 
+#include "datasets/json_fields.hpp"
+
 namespace pollscale::datasets {
 namespace {
 
 using json = nlohmann::json;
-
-std::optional<double> number_at(const json& j, const char* key) {
-  if (!j.is_object() || !j.contains(key) || !j[key].is_number()) return std::nullopt;
-  return j[key].get<double>();
-}
-
-std::string text_at(const json& j, const char* key) {
-  if (!j.is_object() || !j.contains(key) || !j[key].is_string()) return {};
-  return j[key].get<std::string>();
-}
 
 std::optional<stability_facts> read_stability(const json& j) {
   if (!j.is_object()) return std::nullopt;
@@ -30,14 +22,14 @@ std::optional<stability_facts> read_stability(const json& j) {
   s.slow_share = number_at(j, "slow_share");
   s.worst_episode = text_at(j, "worst_episode");
   s.worst_episode_s = number_at(j, "worst_episode_s").value_or(0);
-  if (j.contains("stable") && j["stable"].is_boolean()) s.stable = j["stable"].get<bool>();
+  if (member(j, "stable").is_boolean()) s.stable = member(j, "stable").get<bool>();
   return s;
 }
 
 std::vector<std::string> texts_at(const json& context, const char* key) {
   std::vector<std::string> out;
-  if (!context.contains(key) || !context[key].is_array()) return out;
-  for (const auto& v : context[key])
+  if (!member(context, key).is_array()) return out;
+  for (const auto& v : member(context, key))
     if (v.is_string()) out.push_back(v.get<std::string>());
   return out;
 }
@@ -70,14 +62,11 @@ void write_stability(json& context, const stability_facts& drift, const std::opt
 
 run_facts read_run_facts(const json& context) {
   run_facts f;
-  if (!context.is_object()) return f;
-  if (context.contains("stability")) {
-    const json& st = context["stability"];
-    f.drift = read_stability(st);
-    if (st.is_object() && st.contains("cross_cpu")) f.cross_cpu = read_stability(st["cross_cpu"]);
-  }
-  if (context.contains("reference") && context["reference"].is_object())
-    for (const auto& [name, r] : context["reference"].items()) {
+  const json& st = member(context, "stability");
+  f.drift = read_stability(st);
+  f.cross_cpu = read_stability(member(st, "cross_cpu"));
+  if (const json& refs = member(context, "reference"); refs.is_object())
+    for (const auto& [name, r] : refs.items()) {
       if (!r.is_object()) continue;
       reference_facts ref{name, number_at(r, "median_ratio"), text_at(r, "point"), text_at(r, "missing")};
       if (!ref.median_ratio && ref.missing.empty()) ref.missing = "no readings";
@@ -85,8 +74,8 @@ run_facts read_run_facts(const json& context) {
     }
   f.warnings = texts_at(context, "warnings");
   f.failures = texts_at(context, "failures");
-  if (context.contains("skipped") && context["skipped"].is_array())
-    for (const auto& s : context["skipped"])
+  if (const json& skipped = member(context, "skipped"); skipped.is_array())
+    for (const auto& s : skipped)
       if (s.is_object()) f.skipped.emplace_back(text_at(s, "point"), text_at(s, "reason"));
   return f;
 }

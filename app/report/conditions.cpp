@@ -1,6 +1,5 @@
 #include "app/report/conditions.hpp"
 
-#include <algorithm>
 #include <vector>
 
 #include "app/report/markdown.hpp"

@@ -1,0 +1,32 @@
+// Tolerant field reads for the typed views of context.json (machine_facts, run_facts,
+// host_record): a block that is not an object, a missing field and a field of the wrong
+// type all read as "nothing", so that a context from an older pollscale or a hand edit
+// keeps what is readable instead of failing.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace pollscale::datasets {
+
+/// block[name], or a null value when `block` is not an object or has no such field.
+inline const nlohmann::json& member(const nlohmann::json& block, const char* name) {
+  static const nlohmann::json none;
+  return block.is_object() && block.contains(name) ? block[name] : none;
+}
+
+/// The field's text; "" when it is not a string.
+inline std::string text_at(const nlohmann::json& block, const char* name) {
+  const nlohmann::json& v = member(block, name);
+  return v.is_string() ? v.get<std::string>() : std::string();
+}
+
+/// The field's number; nullopt when it is not a number.
+inline std::optional<double> number_at(const nlohmann::json& block, const char* name) {
+  const nlohmann::json& v = member(block, name);
+  return v.is_number() ? std::optional<double>(v.get<double>()) : std::nullopt;
+}
+
+}  // namespace pollscale::datasets
