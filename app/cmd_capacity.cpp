@@ -7,6 +7,7 @@
 // time as far as the model knows. Every evaluation uses the same seed (common random
 // numbers, the same cost draws too), which keeps the search monotone in practice.
 
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 #include <memory>
@@ -21,6 +22,7 @@
 #include "app/table_writer.hpp"
 #include "datasets/vocabulary.hpp"
 #include "sim/core/stop.hpp"
+#include "studies/binding_resource.hpp"
 
 namespace po = boost::program_options;
 
@@ -178,6 +180,13 @@ const evaluation* first_miss(const search_result& r) {
   return out;
 }
 
+// The resource that ran out at a missing evaluation (studies/binding_resource.hpp).
+studies::resource resource_at(const search& q, const evaluation& e) {
+  const auto missed = q.goal.missed(e.result);
+  const bool cpu = std::find(missed.begin(), missed.end(), "max_cpu_utilisation") != missed.end();
+  return studies::binding_resource(e.result, cpu);
+}
+
 std::string binding_text(const search& q, const search_result& r) {
   const evaluation* e = first_miss(r);
   if (!e || !r.capacity) return "";
@@ -193,13 +202,18 @@ std::string binding_text(const search& q, const search_result& r) {
              " (its 95% interval reaches " + format_number(reach, 3) + (p99 || mean ? " s" : "") + ")";
   }
   return "limited by " + names + " at " + q.vary + " = " + quantity_text(e->value) + ", where the server's CPUs are " +
-         format_number(100 * x.cpu_utilisation.mean, 3) + "% busy";
+         format_number(100 * x.cpu_utilisation.mean, 3) +
+         "% busy; what ran out: " + studies::describe(resource_at(q, *e), x);
 }
 
 nlohmann::json binding_json(const search& q, const search_result& r) {
   const evaluation* e = first_miss(r);
   if (!e || !r.capacity) return nullptr;
-  return {{"at", e->value}, {"missed", q.goal.missed(e->result)}, {"cpu_utilisation", e->result.cpu_utilisation.mean}};
+  nlohmann::json j = studies::binding_json(resource_at(q, *e), e->result);
+  j["at"] = e->value;
+  j["missed"] = q.goal.missed(e->result);
+  j["cpu_utilisation"] = e->result.cpu_utilisation.mean;
+  return j;
 }
 
 nlohmann::json search_json(const search& q, const search_result& r, const sim_setup& base,
@@ -393,9 +407,9 @@ nlohmann::json recommendation_json(const recommendation& r) {
 }
 
 text_table summary_table(const search& q, const std::vector<mechanism_capacity>& all, bool csv) {
-  text_table t{{"mechanism", "capacity", "at_search_limit", "missed_at", "missed", "cpu_utilisation_there"},
+  text_table t{{"mechanism", "capacity", "at_search_limit", "missed_at", "missed", "cpu_utilisation_there", "ran_out"},
                {},
-               {false, true, false, true, false, true}};
+               {false, true, false, true, false, true, false}};
   for (const auto& c : all) {
     const evaluation* miss = first_miss(c.result);
     std::string missed;
@@ -403,7 +417,8 @@ text_table summary_table(const search& q, const std::vector<mechanism_capacity>&
       for (const auto& m : q.goal.missed(miss->result)) missed += (missed.empty() ? "" : "+") + m;
     t.rows.push_back({c.mechanism, c.result.capacity ? quantity_text(*c.result.capacity) : "none",
                       c.result.at_hi ? "yes" : "no", miss ? quantity_text(miss->value) : "", missed,
-                      miss ? number_cell(miss->result.cpu_utilisation.mean, 3, csv) : ""});
+                      miss ? number_cell(miss->result.cpu_utilisation.mean, 3, csv) : "",
+                      miss ? studies::to_string(resource_at(q, *miss)) : ""});
   }
   return t;
 }

@@ -309,6 +309,9 @@ text_table result_table(const sim::experiment_result& r, bool csv) {
   row("cpu_utilisation", r.cpu_utilisation, "");
   for (std::size_t c = 0; c < r.cpu_utilisation_per_cpu.size(); ++c)
     row("cpu" + std::to_string(c) + "_utilisation", r.cpu_utilisation_per_cpu[c], "");
+  // The utilisation split by use: which cost the CPUs were busy with.
+  for (const sim::cpu_use u : sim::cpu_uses())
+    plain("cpu_" + std::string(sim::to_string(u)), r.cpu_share[static_cast<std::size_t>(u)], "");
   row("calls_per_s", r.calls_per_s, "1/s");
   row("events_per_call", r.events_per_call, "");
   plain("wakeups_per_s", r.wakeups_per_s, "1/s");

@@ -50,6 +50,21 @@ wake_policy parse_wake_policy(const std::string& text) {
 std::string to_string(interest_sharing s) { return s == interest_sharing::shared ? "shared" : "per_thread"; }
 std::string to_string(wake_policy w) { return w == wake_policy::all ? "all" : "one"; }
 
+std::string_view to_string(cpu_use u) {
+  switch (u) {
+    case cpu_use::wait_calls: return "wait_calls";
+    case cpu_use::rescans: return "rescans";
+    case cpu_use::overflow_polls: return "overflow_polls";
+    case cpu_use::rearms: return "rearms";
+    case cpu_use::handlers: return "handlers";
+  }
+  return "?";
+}
+
+std::array<cpu_use, cpu_use_count> cpu_uses() {
+  return {cpu_use::wait_calls, cpu_use::rescans, cpu_use::overflow_polls, cpu_use::rearms, cpu_use::handlers};
+}
+
 namespace {
 
 // The model's limits: CPUs and threads are indices of small vectors, far beyond any machine.

@@ -20,6 +20,7 @@
 // Not modelled: preemption inside a burst, interrupts' own CPU time, NUMA, TCP.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -112,6 +113,17 @@ struct run_options {
   std::uint64_t max_events = 0;
 };
 
+/// What a server's CPU time went to: the first pass of wait calls, the passes after a
+/// wake-up, rtsig's full polls after an overflow, re-arming one-shot interest, and the
+/// events' handling (handler + application work). The order of server_result::cpu_s.
+enum class cpu_use : std::uint8_t { wait_calls, rescans, overflow_polls, rearms, handlers };
+inline constexpr std::size_t cpu_use_count = 5;
+/// The use's name in JSON and tables: "wait_calls", "rescans", "overflow_polls", "rearms",
+/// "handlers".
+std::string_view to_string(cpu_use u);
+/// Every use, in order.
+std::array<cpu_use, cpu_use_count> cpu_uses();
+
 struct server_result {
   double measured_s = 0;                ///< simulated time the figures cover
   std::uint64_t replies = 0;            ///< replies received by active clients
@@ -119,7 +131,10 @@ struct server_result {
   double mean_latency_s = 0;            ///< mean request-to-reply time, s
   latency_histogram latency;            ///< request-to-reply times, s
   std::vector<double> cpu_utilisation;  ///< busy fraction of each CPU
-  std::uint64_t calls = 0;              ///< wait calls entered (a sleep and wake-up inside one call counts once)
+  /// CPU-seconds of bursts started in the measured span, summed over CPUs, by cpu_use:
+  /// divided by (cpus x measured_s), the utilisation split by what it was spent on.
+  std::array<double, cpu_use_count> cpu_s{};
+  std::uint64_t calls = 0;  ///< wait calls entered (a sleep and wake-up inside one call counts once)
   double calls_per_s = 0;
   double events_per_call = 0;            ///< events handled per wait call
   std::uint64_t wakeups = 0;             ///< sleepers woken

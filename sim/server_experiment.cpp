@@ -43,7 +43,8 @@ struct series {
   std::vector<double> latency_mean, p50, p90, p99, p999, cpu, calls, epc;
   std::vector<std::vector<double>> per_cpu;
   std::vector<double> wakeups, futile, overflows, keepalives;
-  std::vector<double> slice_sum;  // throughput per time slice, summed over replications
+  std::array<double, cpu_use_count> share_sum{};  // cpu_s / (cpus x span), summed over replications
+  std::vector<double> slice_sum;                  // throughput per time slice, summed over replications
 };
 
 // Welch's check of the warm-up: MSER-5 on the across-replication average of the slices.
@@ -80,6 +81,8 @@ experiment_result run_replications(const server_config& config, const workload& 
       cpu_sum += r.cpu_utilisation[c];
     }
     s.cpu.push_back(cpu_sum / static_cast<double>(r.cpu_utilisation.size()));
+    const double capacity_s = static_cast<double>(r.cpu_utilisation.size()) * r.measured_s;
+    for (std::size_t u = 0; u < cpu_use_count; ++u) s.share_sum[u] += r.cpu_s[u] / capacity_s;
     s.calls.push_back(r.calls_per_s);
     s.epc.push_back(r.events_per_call);
     s.wakeups.push_back(static_cast<double>(r.wakeups) / r.measured_s);
@@ -110,6 +113,8 @@ experiment_result run_replications(const server_config& config, const workload& 
   };
   x.cpu_utilisation = busy(s.cpu);
   for (const auto& v : s.per_cpu) x.cpu_utilisation_per_cpu.push_back(busy(v));
+  for (std::size_t u = 0; u < cpu_use_count; ++u)
+    x.cpu_share[u] = x.replications ? s.share_sum[u] / static_cast<double>(x.replications) : 0;
   x.calls_per_s = estimate_of(s.calls, drawn);
   x.events_per_call = estimate_of(s.epc, drawn);
   x.wakeups_per_s = mean_of(s.wakeups);
@@ -157,6 +162,8 @@ nlohmann::json to_json(const experiment_result& r, bool with_timing) {
   nlohmann::json cpu = to_json(r.cpu_utilisation);
   cpu["per_cpu"] = nlohmann::json::array();
   for (const estimate& e : r.cpu_utilisation_per_cpu) cpu["per_cpu"].push_back(to_json(e));
+  for (const cpu_use u : cpu_uses())
+    cpu["by_use"][std::string(to_string(u))] = r.cpu_share[static_cast<std::size_t>(u)];
   j["cpu_utilisation"] = cpu;
   j["calls_per_s"] = to_json(r.calls_per_s);
   j["events_per_call"] = to_json(r.events_per_call);

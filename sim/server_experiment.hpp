@@ -40,6 +40,10 @@ struct experiment_result {
   estimate latency_p50_s, latency_p90_s, latency_p99_s, latency_p999_s;
   estimate cpu_utilisation;  ///< mean busy fraction over CPUs
   std::vector<estimate> cpu_utilisation_per_cpu;
+  /// The mean utilisation split by what it was spent on (cpu_use order): the means over
+  /// replications of cpu_s / (cpus x measured span). Sums to about cpu_utilisation.mean
+  /// (bursts queued at the span's end are counted when they start).
+  std::array<double, cpu_use_count> cpu_share{};
   estimate calls_per_s;
   estimate events_per_call;
   double wakeups_per_s = 0;  ///< means over replications
@@ -71,7 +75,8 @@ experiment_result run_server_experiment(const server_config& config, const workl
                                         const run_options& options, const stopping_rule& rule);
 
 /// The result as JSON (docs/architecture.md, "Data between the stages"): throughput, latency_s {p50, p90,
-/// p99, p999, mean}, cpu_utilisation {mean, ci95_lo, ci95_hi, per_cpu}, calls_per_s,
+/// p99, p999, mean}, cpu_utilisation {mean, ci95_lo, ci95_hi, per_cpu, by_use {wait_calls, rescans,
+/// overflow_polls, rearms, handlers}}, calls_per_s,
 /// events_per_call, each estimate as {mean, ci95_lo, ci95_hi}; replications, converged;
 /// counters; and the engine block; "intervals": "mean" (the mean over replications' confidence
 /// interval) or "replication" (costs drawn: where one replication's answer lies); "interrupted": true when a stop

@@ -152,8 +152,8 @@ void server_model::handle_next(std::uint32_t t) {
     return;
   }
   th.current = th.batch[th.next++];
-  const double cost = costs_.handler_s() + costs_.rearm_s(state_.registered(th.set)) + load_.app_work.sample(g_);
-  run_burst(t, phase::handling, cost);
+  const double rearm = costs_.rearm_s(state_.registered(th.set));
+  run_burst(t, phase::handling, costs_.handler_s() + rearm + load_.app_work.sample(g_), rearm);
 }
 
 void server_model::finish_request(std::uint32_t t, std::uint32_t conn) {
@@ -175,12 +175,28 @@ void server_model::finish_request(std::uint32_t t, std::uint32_t conn) {
   handle_next(t);
 }
 
+void server_model::account(phase p, double cost, double rearm) {
+  const auto add = [this](cpu_use u, double s) { cpu_s_[static_cast<std::size_t>(u)] += s; };
+  switch (p) {
+    case phase::calling: add(cpu_use::wait_calls, cost); break;
+    case phase::rescanning: add(cpu_use::rescans, cost); break;
+    case phase::overflow_polling: add(cpu_use::overflow_polls, cost); break;
+    case phase::handling:
+      add(cpu_use::rearms, rearm);
+      add(cpu_use::handlers, cost - rearm);
+      break;
+    case phase::sleeping:
+    case phase::waking: break;  // no CPU burst
+  }
+}
+
 void server_model::warmup_end() {
   measuring_ = true;
   cpus_.reset_statistics(e_.now());
   replies_ = calls_ = handled_ = wakeups_ = futile_ = keepalives_ = 0;
   overflows_at_start_ = state_.overflows();
   latency_sum_ = 0;
+  cpu_s_ = {};
   latency_.clear();
 }
 
@@ -193,6 +209,7 @@ server_result server_model::finish() {
   r.mean_latency_s = replies_ ? latency_sum_ / static_cast<double>(replies_) : 0;
   r.latency = std::move(latency_);
   for (int c = 0; c < cpus_.size(); ++c) r.cpu_utilisation.push_back(cpus_.utilisation(c, end));
+  r.cpu_s = cpu_s_;
   r.calls = calls_;
   r.calls_per_s = static_cast<double>(calls_) / options_.duration_s;
   r.events_per_call = calls_ ? static_cast<double>(handled_) / static_cast<double>(calls_) : 0;

@@ -78,10 +78,13 @@ class server_model final : public process {
   }
   bool signals() const { return config_.style == notification::signal_queue; }
 
-  void run_burst(std::uint32_t t, phase p, double cost) {
+  // `rearm` of `cost` (a handling burst's re-arm) is accounted as cpu_use::rearms.
+  void run_burst(std::uint32_t t, phase p, double cost, double rearm = 0) {
     threads_[t].now = p;
+    if (measuring_) account(p, cost, rearm);
     cpus_.run(e_, threads_[t].cpu, cost, *this, tag_of(k_burst, t));
   }
+  void account(phase p, double cost, double rearm);
 
   void start_call(std::uint32_t t);
   void after_call(std::uint32_t t);
@@ -121,6 +124,7 @@ class server_model final : public process {
   std::uint64_t replies_ = 0, calls_ = 0, handled_ = 0, wakeups_ = 0, futile_ = 0, keepalives_ = 0;
   std::uint64_t overflows_at_start_ = 0;
   double latency_sum_ = 0;
+  std::array<double, cpu_use_count> cpu_s_{};  // CPU-seconds by cpu_use, measured span
   latency_histogram latency_;
   std::vector<std::uint64_t> slice_replies_;
 };

@@ -420,6 +420,11 @@ TEST(CapacityCliTest, FindsTheLargestLoadMeetingTheTarget) {
   const auto& b = j["binding"];
   ASSERT_TRUE(b.is_object()) << j.dump();
   EXPECT_EQ(b["missed"], nlohmann::json::array({"max_p99_s"}));
+  // The resource that ran out there and the CPUs' time split by use.
+  EXPECT_TRUE(b["resource"].is_string()) << b.dump();
+  double by_use = 0;
+  for (const auto& [use, share] : b["cpu_by_use"].items()) by_use += share.get<double>();
+  EXPECT_NEAR(by_use, b["cpu_utilisation"].get<double>(), 0.02) << b.dump();
   EXPECT_GT(b["at"].get<double>(), cap);
   for (const auto& e : j["evaluations"])
     if (!e["meets_targets"].get<bool>()) {
@@ -436,6 +441,8 @@ TEST(CapacityCliTest, TheTextNamesTheTargetThatBinds) {
   ASSERT_EQ(r.rc, 0) << r.err;
   EXPECT_NE(r.out.find("capacity: limited by CPU utilisation (its 95% interval reaches"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("% busy"), std::string::npos) << r.out;
+  // What ran out: the CPU, named by what it was busy with (here poll's scans of the idle fds).
+  EXPECT_NE(r.out.find("; what ran out: the CPUs, "), std::string::npos) << r.out;
 }
 
 TEST(CapacityCliTest, BadInputIsOneLineAndExitTwo) {

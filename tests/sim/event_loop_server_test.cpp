@@ -67,6 +67,43 @@ TEST(EventLoopServerTest, SleepingThreadPaysTheWakeUpAndTheRescan) {
   EXPECT_EQ(r.calls, 3U);  // at 0, 16, 32
 }
 
+double cpu_s(const server_result& r, cpu_use u) { return r.cpu_s[static_cast<std::size_t>(u)]; }
+
+TEST(EventLoopServerTest, CpuTimeIsSplitByWhatItWasSpentOn) {
+  // The busy loop above: calls 0..1, 3..4, ..., 30..31 (11 started in the span, 11 s) and
+  // handlings 1..3, ..., 28..30 (10, 20 s); nothing sleeps, so no rescan.
+  const server_result busy =
+      simulate_server(default_server_config("epoll"), closed_clients(1, 0), integer_costs(1, 1, 2, 3, 5), run_for(30));
+  EXPECT_DOUBLE_EQ(cpu_s(busy, cpu_use::wait_calls), 11);
+  EXPECT_DOUBLE_EQ(cpu_s(busy, cpu_use::handlers), 20);
+  EXPECT_DOUBLE_EQ(cpu_s(busy, cpu_use::rescans), 0);
+  EXPECT_DOUBLE_EQ(cpu_s(busy, cpu_use::overflow_polls), 0);
+  EXPECT_DOUBLE_EQ(cpu_s(busy, cpu_use::rearms), 0);
+  // The sleeping thread: calls at 0, 16, 32 (3 s), rescans 13..14 and 29..30 (2 s),
+  // handlings 14..16 and 30..32 (4 s).
+  const server_result sleepy =
+      simulate_server(default_server_config("epoll"), closed_clients(1, 10), integer_costs(1, 1, 2, 3, 5), run_for(40));
+  EXPECT_DOUBLE_EQ(cpu_s(sleepy, cpu_use::wait_calls), 3);
+  EXPECT_DOUBLE_EQ(cpu_s(sleepy, cpu_use::rescans), 2);
+  EXPECT_DOUBLE_EQ(cpu_s(sleepy, cpu_use::handlers), 4);
+  // A one-shot re-arm (0.5 s) is its own use, out of the handling burst: calls 0..1,
+  // 3.5..4.5, ... every 3.5 s (9 in 30 s), handlings of 2 + 0.5 s (8 complete + the one
+  // started at 29: 9).
+  cost_model oneshot = integer_costs(1, 1, 2, 3, 5);
+  oneshot.rearm_s = [](std::int64_t) { return 0.5; };
+  const server_result rearmed =
+      simulate_server(default_server_config("epoll"), closed_clients(1, 0), oneshot, run_for(30));
+  EXPECT_DOUBLE_EQ(cpu_s(rearmed, cpu_use::wait_calls), 9);
+  EXPECT_DOUBLE_EQ(cpu_s(rearmed, cpu_use::rearms), 4.5);
+  EXPECT_DOUBLE_EQ(cpu_s(rearmed, cpu_use::handlers), 18);
+  // rtsig's full poll after an overflow (the test below): one second of it, six of handling.
+  server_config c = default_server_config("rtsig");
+  c.signal_queue_limit = 1;
+  const server_result overflowed = simulate_server(c, closed_clients(3, 0), integer_costs(1, 1, 2, 3, 5), run_for(7));
+  EXPECT_DOUBLE_EQ(cpu_s(overflowed, cpu_use::overflow_polls), 1);
+  EXPECT_DOUBLE_EQ(cpu_s(overflowed, cpu_use::handlers), 6);
+}
+
 TEST(EventLoopServerTest, CrossCpuWakeUpCostsTheCrossCpuLatency) {
   server_config c = default_server_config("epoll");
   c.cpus = 2;
