@@ -1,0 +1,296 @@
+#include "sim/server_estimate.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <vector>
+
+#include "sim/core/random.hpp"
+#include "sim/cost_cache.hpp"
+
+namespace pollscale::sim {
+namespace {
+
+constexpr double infinity = std::numeric_limits<double>::infinity();
+constexpr double z99 = 2.3263478740408408;  // the standard normal's 99% point
+
+// What one thread sees: its interest set's size, its costs, its wake-up latency.
+struct thread_view {
+  std::int64_t registered = 0;
+  ready_position position = ready_position::random;
+  double handle_s = 0;  // handler + application work, per event
+  double rearm_s = 0;   // per event
+  double wake_s = 0;    // from an arrival to the sleeper running
+  cost_cache* costs = nullptr;
+
+  double per_event_s() const { return handle_s + rearm_s; }
+
+  // The blocking call's first pass with k ready when it starts.
+  double call_s(std::int64_t k) const {
+    wait_query q{registered, std::min(k, registered), true};
+    if (position == ready_position::first) q.before_first_ready = 0;
+    if (position == ready_position::last) q.before_first_ready = static_cast<double>(q.registered - q.ready);
+    return costs->wait_call_s(q);
+  }
+  double rescan_s(std::int64_t k) const { return costs->rescan_s({registered, std::min(k, registered), false}); }
+
+  // The call's mean cost when the ready count it starts with is Poisson of mean nu. Small
+  // means are summed over the distribution (poll's registration cost falls as 1/(k+1)
+  // there); large ones are near their mean.
+  double mean_call_s(double nu) const {
+    if (nu > 64) {
+      const auto k = static_cast<std::int64_t>(nu);
+      const double f = nu - static_cast<double>(k);
+      return (1 - f) * call_s(k) + f * call_s(k + 1);
+    }
+    const auto top = static_cast<std::int64_t>(nu + 10 * std::sqrt(nu) + 12);
+    double p = std::exp(-nu), sum = 0;
+    for (std::int64_t k = 0; k <= top; ++k) {
+      sum += p * call_s(k);
+      p *= nu / static_cast<double>(k + 1);
+    }
+    return sum;
+  }
+  // How much one more ready event at the start adds to the call, s (>= 0).
+  double call_slope_s(double nu) const {
+    const auto k = static_cast<std::int64_t>(std::max(0.0, nu));
+    return std::max(0.0, call_s(k + 1) - call_s(k));
+  }
+};
+
+// One thread at a total event rate lambda (requests and keep-alives), 1/s.
+struct thread_solution {
+  bool saturated = false;
+  double events_per_cycle = 0;    // x
+  double call_s = 0;              // W
+  double asleep = 0;              // P0: a call claims nothing and the thread sleeps
+  double cycle_s = 0;             // Tc
+  double busy_batch = 0;          // events per cycle that did not sleep
+  double batch_variance = 0;      // of the busy batches
+  double rescan_s = 0;            // Rs after a wake-up
+  double after_sleep_events = 0;  // m
+  double utilisation = 0;
+  double asleep_time_fraction = 0;
+};
+
+thread_solution solve_thread(const thread_view& v, double lambda) {
+  thread_solution out;
+  const double s = v.per_event_s();
+  out.rescan_s = v.rescan_s(1);
+  out.after_sleep_events = 1 + lambda * (v.wake_s + out.rescan_s);
+  // f(x) = lambda (W + x s) + P0 m - x: positive at 0, falling while the loop keeps up.
+  const auto f = [&](double x) {
+    const double w = v.mean_call_s(lambda * x * s);
+    const double mu = lambda * (x * s + w);
+    return mu + std::exp(-mu) * out.after_sleep_events - x;
+  };
+  double lo = 0, hi = std::max(1.0, lambda * v.call_s(0));
+  while (f(hi) >= 0) {
+    hi *= 2;
+    if (hi > 1e12) {
+      out.saturated = true;
+      return out;
+    }
+  }
+  for (int i = 0; i < 200 && hi - lo > 1e-9 * hi; ++i) (f((lo + hi) / 2) > 0 ? lo : hi) = (lo + hi) / 2;
+  const double x = (lo + hi) / 2;
+  out.events_per_cycle = x;
+  out.call_s = v.mean_call_s(lambda * x * s);
+  const double mu = lambda * (x * s + out.call_s);
+  out.asleep = std::exp(-mu);
+  out.cycle_s = x / lambda;
+  out.busy_batch = out.asleep < 1 ? mu / (1 - out.asleep) : 0;
+  const double rho = std::min(0.999, lambda * (s + v.call_slope_s(lambda * x * s)));
+  out.batch_variance = mu / (1 - rho * rho);
+  out.utilisation = std::min(1.0, (out.call_s + x * s + out.asleep * out.rescan_s) / out.cycle_s);
+  out.asleep_time_fraction = out.asleep / lambda / out.cycle_s;
+  return out;
+}
+
+// Response times at the server (arrival to reply leaving), s: their mean and p99.
+struct response {
+  double mean = infinity, p99 = infinity;
+};
+
+// The 99% point of a mixture, by bisection on its distribution function.
+template <typename Cdf>
+double quantile99(const Cdf& below, double hi) {
+  double lo = 0;
+  while (below(hi) < 0.99 && hi < 1e6) hi *= 2;
+  for (int i = 0; i < 100; ++i) (below((lo + hi) / 2) < 0.99 ? lo : hi) = (lo + hi) / 2;
+  return hi;
+}
+
+double normal_cdf(double y, double mean, double sd) {
+  return sd > 0 ? 0.5 * std::erfc((mean - y) / (sd * std::sqrt(2.0))) : (y >= mean ? 1.0 : 0.0);
+}
+
+// A sleeping thread's response: woken, rescans, and the request's place among the m events
+// claimed then.
+double sleep_mean(const thread_view& v, const thread_solution& t) {
+  return v.wake_s + t.rescan_s + v.per_event_s() * (t.after_sleep_events + 1) / 2;
+}
+double sleep_sd(const thread_view& v, const thread_solution& t) {
+  return v.per_event_s() * std::sqrt(std::max(0.0, t.after_sleep_events - 1) / 12);
+}
+
+// Open (Poisson) arrivals onto `connections` connections. A request arriving in a busy
+// window waits for its end and its place in the next batch: about the cycle, less half a
+// call (arrivals late in the window are claimed sooner and come later in the batch). Each
+// connection is handled once a cycle, so one that already holds a request waits cycles:
+// a queue per connection at utilisation q = batch / connections, whose extra cycles are
+// taken as geometric with mean q / (2 (1 - q)).
+response respond_open(const thread_view& v, const thread_solution& t, double connections) {
+  response r;
+  const double s = v.per_event_s();
+  const double busy_cycle = t.call_s + t.busy_batch * s;
+  const double q = t.busy_batch / connections;
+  if (t.saturated || q >= 1) return r;
+  const double asleep = std::clamp(t.asleep_time_fraction, 0.0, 1.0);
+  const double extra_mean = q / (2 * (1 - q)), beta = extra_mean / (1 + extra_mean);
+  const double busy_mean = busy_cycle + s - t.call_s / 2;
+  const double busy_sd = std::sqrt(s * s * t.batch_variance + t.call_s * t.call_s / 12);
+  r.mean = asleep * sleep_mean(v, t) + (1 - asleep) * (busy_mean + busy_cycle * extra_mean);
+  const auto below = [&](double y) {
+    double busy = 0, p = 1 - beta;  // P(extra cycles = j) = (1 - beta) beta^j
+    for (int j = 0; j < 400 && p > 1e-9; ++j, p *= beta) busy += p * normal_cdf(y, busy_mean + j * busy_cycle, busy_sd);
+    return asleep * normal_cdf(y, sleep_mean(v, t), sleep_sd(v, t)) + (1 - asleep) * busy;
+  };
+  r.p99 = quantile99(below, busy_mean + 4 * busy_sd + 10 * busy_cycle);
+  return r;
+}
+
+// A closed client's time away - thinking and the network both ways - sampled once with a
+// fixed seed, so that an estimate is the same every time.
+std::vector<double> away_samples(const workload& w) {
+  rng g(0x5e57'1a7e);
+  std::vector<double> out(2048);
+  for (double& a : out) a = w.think.sample(g) + w.network.sample(g) + w.network.sample(g);
+  return out;
+}
+
+// Closed clients. A client's reply leaves at its place j s in a batch; its next request
+// arrives away later and is claimed at the first claim after that: each claim comes a cycle
+// after the last, so time away plus response is a whole number of cycles,
+// ceil((j s + away) / cycle) of them. Positions are spread evenly over the batch.
+response respond_closed(const thread_view& v, const thread_solution& t, const std::vector<double>& away) {
+  response r;
+  if (t.saturated) return r;
+  const double s = v.per_event_s();
+  const double cycle = t.call_s + t.busy_batch * s;
+  const double asleep = std::clamp(t.asleep_time_fraction, 0.0, 1.0);
+  std::vector<double> busy(away.size());
+  double sum = 0;
+  for (std::size_t i = 0; i < away.size(); ++i) {
+    const double place = (static_cast<double>(i) + 0.5) / static_cast<double>(away.size()) * t.busy_batch * s;
+    const double cycles = std::max(1.0, std::ceil((place + away[i]) / cycle));
+    busy[i] = cycles * cycle - away[i];
+    sum += busy[i];
+  }
+  std::sort(busy.begin(), busy.end());
+  r.mean = asleep * sleep_mean(v, t) + (1 - asleep) * sum / static_cast<double>(busy.size());
+  const auto below = [&](double y) {
+    const double busy_share = static_cast<double>(std::upper_bound(busy.begin(), busy.end(), y) - busy.begin()) /
+                              static_cast<double>(busy.size());
+    return asleep * normal_cdf(y, sleep_mean(v, t), sleep_sd(v, t)) + (1 - asleep) * busy_share;
+  };
+  r.p99 = quantile99(below, busy.back() + sleep_mean(v, t) + 4 * sleep_sd(v, t) + s);
+  return r;
+}
+
+std::string not_covered(const server_config& c, const workload& w) {
+  if (c.style == notification::signal_queue) return "rtsig's signal queue is not in the estimate";
+  if (w.arrivals == arrival_kind::on_off) return "on/off bursts are not in the estimate";
+  if (w.generator) return "a load generator is not in the estimate";
+  if (c.threads > c.cpus) return "more threads than CPUs share CPUs, which the estimate does not model";
+  if (c.threads > 1 && c.sharing == interest_sharing::shared)
+    return "threads sharing one interest set race for its events, which the estimate does not model";
+  if (c.max_events_per_call > 0) return "a --max-events limit is not in the estimate";
+  return "";
+}
+
+}  // namespace
+
+estimate_result estimate_server(const server_config& config, const workload& load, const cost_model& costs) {
+  config.validate();
+  load.validate();
+  estimate_result out;
+  out.not_covered = not_covered(config, load);
+  if (!out.not_covered.empty()) return out;
+  cost_cache cache(costs);
+  cache.validate_constants();
+  const double threads = config.threads;
+  const double active = static_cast<double>(load.active) / threads;
+  thread_view v;
+  v.registered = std::max<std::int64_t>(1, std::llround(static_cast<double>(load.active + load.idle) / threads));
+  v.position = config.active_pos;
+  v.handle_s = costs.handler_s + load.app_work.mean();
+  v.rearm_s = cache.rearm_s(v.registered);
+  v.costs = &cache;
+  const double keepalive =
+      load.idle_activity ? static_cast<double>(load.idle) / threads / load.idle_activity->mean() : 0;
+  const double network = load.network.mean();
+  const std::vector<double> aways = load.arrivals == arrival_kind::closed ? away_samples(load) : std::vector<double>{};
+
+  server_estimate e;
+  double weight = 0;
+  // Threads differ only in their wake-up: the one on the CPU that takes network interrupts
+  // wakes at the same-CPU latency, the others across CPUs.
+  for (int t = 0; t < config.threads; ++t) {
+    v.wake_s = t == config.irq_cpu ? costs.wakeup_same_cpu_s : costs.wakeup_cross_cpu_s;
+    double requests = 0;
+    thread_solution sol;
+    response resp;
+    if (load.arrivals == arrival_kind::poisson) {
+      requests = load.rate_per_s / threads;
+      sol = solve_thread(v, requests + keepalive);
+      resp = respond_open(v, sol, active);
+    } else {
+      // The rate at which the thread's closed clients come back given the response it gives.
+      const double away = load.think.mean() + 2 * network;
+      const auto at = [&](double lambda) {
+        sol = solve_thread(v, lambda + keepalive);
+        resp = respond_closed(v, sol, aways);
+        return resp;
+      };
+      double lo = 0, hi = active / (away + v.per_event_s());
+      for (int i = 0; i < 200 && hi - lo > 1e-12 * hi; ++i) {
+        const double mid = (lo + hi) / 2;
+        (mid < active / (away + at(mid).mean) ? lo : hi) = mid;
+      }
+      requests = lo;
+      at(requests);
+    }
+    if (sol.saturated || !std::isfinite(resp.mean)) {
+      // More requests than the loop can serve: every connection ready in every cycle.
+      e.saturated = true;
+      requests = std::min(requests, active / (v.call_s(std::llround(active)) + active * v.per_event_s()));
+    }
+    e.throughput += requests;
+    e.latency_mean_s += requests * (resp.mean + 2 * network);
+    e.latency_p99_s = std::max(e.latency_p99_s, resp.p99 + 2 * network);
+    weight += requests;
+    const double calls = sol.saturated ? 0 : 1 / sol.cycle_s;
+    e.calls_per_s += calls;
+    e.cpu_utilisation += sol.saturated ? 1 : sol.utilisation;
+    e.asleep_fraction += requests * std::clamp(sol.asleep_time_fraction, 0.0, 1.0);
+    const double events = requests + keepalive;
+    e.cpu_share[static_cast<std::size_t>(cpu_use::wait_calls)] += calls * sol.call_s;
+    e.cpu_share[static_cast<std::size_t>(cpu_use::rescans)] += calls * sol.asleep * sol.rescan_s;
+    e.cpu_share[static_cast<std::size_t>(cpu_use::rearms)] += events * v.rearm_s;
+    e.cpu_share[static_cast<std::size_t>(cpu_use::handlers)] += events * v.handle_s;
+  }
+  if (weight > 0) {
+    e.latency_mean_s /= weight;
+    e.asleep_fraction /= weight;
+  }
+  if (e.saturated) e.latency_mean_s = e.latency_p99_s = infinity;
+  e.events_per_call = e.calls_per_s > 0 ? (e.throughput + keepalive * threads) / e.calls_per_s : 0;
+  e.cpu_utilisation /= config.cpus;
+  for (double& share : e.cpu_share) share /= config.cpus;
+  out.estimate = e;
+  return out;
+}
+
+}  // namespace pollscale::sim
