@@ -23,6 +23,7 @@
 #include "datasets/vocabulary.hpp"
 #include "sim/core/stop.hpp"
 #include "studies/binding_resource.hpp"
+#include "studies/capacity_estimate.hpp"
 
 namespace po = boost::program_options;
 
@@ -45,6 +46,7 @@ po::options_description capacity_options() {
       ("max-mean-latency", arg<std::string>("DURATION"), "target: mean latency at most this (seconds, or 2ms, 500us)")
       ("max-cpu", arg<double>("FRACTION"), "target: mean CPU utilisation at most this (0..1)")
       ("tolerance", arg<double>("FRACTION")->default_value(0.02), "stop when the bracket is within this fraction")
+      ("analytic", "answer from the closed-form estimate alone, without simulating (seconds at most; its accuracy against the simulator: docs/sim.md)")
       ("format", arg<std::string>("FORMAT")->default_value("table"), "table, csv or json");
   // clang-format on
   o.add(sim_server_options_description());
@@ -313,7 +315,20 @@ struct mechanism_capacity {
   std::shared_ptr<cost_provenance> prov = std::make_shared<cost_provenance>();
   search_result result;
   std::optional<model_bracket> bracket;
+  studies::capacity_estimate estimate;  ///< the closed-form answer, first
+  bool analytic = false;                ///< --analytic: the estimate is the answer
 };
+
+// The closed-form search over the same range and targets (studies/capacity_estimate.hpp).
+studies::capacity_estimate estimate_one(const search& q, const sim_setup& base, const sim_costs& costs) {
+  const studies::capacity_setup setup = [&](double v) {
+    sim_setup s = base;
+    set_quantity(s, q.vary, v, "vary");
+    return std::pair{s.config, s.load};
+  };
+  return studies::estimate_capacity(setup, costs.predicted, costs.draw, base.options.seed,
+                                    {q.lo, q.hi, q.integer, q.tolerance}, {q.goal.p99, q.goal.mean, q.goal.cpu});
+}
 
 mechanism_capacity search_one(const po::variables_map& vm, const search& q, const std::string& mechanism) {
   mechanism_capacity c;
@@ -323,12 +338,57 @@ mechanism_capacity search_one(const po::variables_map& vm, const search& q, cons
   set_quantity(probe, q.vary, q.lo, "lo");
   set_quantity(probe, q.vary, q.hi, "hi");
   const sim_costs costs = sim_costs_for(vm, mechanism, c.prov);
+  c.estimate = estimate_one(q, c.base, costs);
+  if (vm.count("analytic")) {
+    if (!c.estimate.not_covered.empty())
+      throw usage_error("--analytic: " + mechanism + ": " + c.estimate.not_covered + "; drop --analytic to simulate");
+    c.analytic = true;
+    c.result.capacity = c.estimate.capacity;
+    c.result.at_hi = c.estimate.at_hi;
+    warn_undrawn("capacity: " + mechanism + ": ", *c.prov);
+    return c;
+  }
   c.result = bisect(q, c.base, costs);
   warn_undrawn("capacity: " + mechanism + ": ", *c.prov);
   // Drawn costs put the model's uncertainty into every evaluation's interval already; the
   // envelope is the view of it that runs on fixed costs have.
   if (!c.result.interrupted && !costs.draw) c.bracket = bracket_by_model(q, c.base, vm, mechanism);
   return c;
+}
+
+nlohmann::json estimate_json(const studies::capacity_estimate& e) {
+  if (!e.not_covered.empty()) return {{"not_covered", e.not_covered}};
+  const sim::server_estimate& f = e.figures;
+  return {{"capacity", optional_json(e.capacity)},
+          {"at_search_limit", e.at_hi},
+          {"ci95_lo", optional_json(e.ci95_lo)},
+          {"ci95_hi", optional_json(e.ci95_hi)},
+          {"draws", e.draws},
+          {"missed_at", optional_json(e.missed_at)},
+          {"resource", e.ran_out ? nlohmann::json(studies::to_string(*e.ran_out)) : nlohmann::json(nullptr)},
+          {"there",
+           {{"throughput", f.throughput},  // vocabulary: the estimate's figure, as the simulation's
+            {"latency_p99_s", f.saturated ? nlohmann::json(nullptr) : nlohmann::json(f.latency_p99_s)},
+            {"latency_mean_s", f.saturated ? nlohmann::json(nullptr) : nlohmann::json(f.latency_mean_s)},
+            {"cpu_utilisation", f.cpu_utilisation},
+            {"saturated", f.saturated}}}};
+}
+
+// One line: the estimate, its interval over the draws, what ran out past it; and, beside a
+// simulated answer, how the two compare.
+std::string estimate_text(const search& q, const mechanism_capacity& c) {
+  const studies::capacity_estimate& e = c.estimate;
+  if (!e.not_covered.empty()) return "estimate (analytic): none - " + e.not_covered;
+  std::string t = "estimate (analytic): " + capacity_text({e.capacity, e.at_hi, {}, false, {}, {}});
+  if (e.ci95_lo && e.ci95_hi)
+    t += ", 95% over " + std::to_string(e.draws) + " draws of the model's costs within " + quantity_text(*e.ci95_lo) +
+         " .. " + quantity_text(*e.ci95_hi);
+  if (e.ran_out && e.missed_at)
+    t += "; past it (" + q.vary + " = " + quantity_text(*e.missed_at) +
+         ") ran out: " + studies::describe(*e.ran_out, studies::as_result(e.past));
+  if (!c.analytic && c.result.capacity && e.capacity && *e.capacity > 0)
+    t += "; the simulation's answer is " + format_number(*c.result.capacity / *e.capacity, 3) + "x it";
+  return t;
 }
 
 nlohmann::json capacity_json(const search& q, const mechanism_capacity& c) {
@@ -339,11 +399,15 @@ nlohmann::json capacity_json(const search& q, const mechanism_capacity& c) {
                              {"method", "every model cost at the same end of its 95% prediction interval"}};
   j["model_max_extrapolation"] = c.prov->max_extrapolation;
   j["model_uncertainty"] = c.prov->drawn ? "draw" : "fixed";
+  j["method"] = c.analytic ? "analytic" : "simulation";
+  j["estimate"] = estimate_json(c.estimate);
   return j;
 }
 
 // The lines after a mechanism's table: its capacity, what bound it, its envelope or draws.
 void print_capacity_lines(const search& q, const mechanism_capacity& c, const std::string& label) {
+  std::cout << label << estimate_text(q, c) << "\n";
+  if (c.analytic) return;
   std::cout << label << capacity_text(c.result) << "\n";
   if (const auto b = binding_text(q, c.result); !b.empty()) std::cout << label << b << "\n";
   if (c.bracket) std::cout << label << bracket_text(*c.bracket) << "\n";
@@ -406,19 +470,31 @@ nlohmann::json recommendation_json(const recommendation& r) {
           {"within_tolerance", r.within_tolerance}};
 }
 
+// One row per mechanism: its capacity (simulated, or with --analytic estimated), where and
+// why it was first missed, and the estimate beside.
 text_table summary_table(const search& q, const std::vector<mechanism_capacity>& all, bool csv) {
-  text_table t{{"mechanism", "capacity", "at_search_limit", "missed_at", "missed", "cpu_utilisation_there", "ran_out"},
+  text_table t{{"mechanism", "capacity", "at_search_limit", "missed_at", "missed", "cpu_utilisation_there", "ran_out",
+                "estimate"},
                {},
-               {false, true, false, true, false, true, false}};
+               {false, true, false, true, false, true, false, true}};
   for (const auto& c : all) {
+    const studies::capacity_estimate& e = c.estimate;
+    const std::string estimate = !e.not_covered.empty() ? "n/a" : e.capacity ? quantity_text(*e.capacity) : "none";
+    const std::string capacity = c.result.capacity ? quantity_text(*c.result.capacity) : "none";
+    const std::string at_hi = c.result.at_hi ? "yes" : "no";
+    if (c.analytic) {
+      t.rows.push_back({c.mechanism, capacity, at_hi, e.missed_at ? quantity_text(*e.missed_at) : "", "",
+                        e.missed_at ? number_cell(e.past.cpu_utilisation, 3, csv) : "",
+                        e.ran_out ? studies::to_string(*e.ran_out) : "", estimate});
+      continue;
+    }
     const evaluation* miss = first_miss(c.result);
     std::string missed;
     if (miss)
       for (const auto& m : q.goal.missed(miss->result)) missed += (missed.empty() ? "" : "+") + m;
-    t.rows.push_back({c.mechanism, c.result.capacity ? quantity_text(*c.result.capacity) : "none",
-                      c.result.at_hi ? "yes" : "no", miss ? quantity_text(miss->value) : "", missed,
+    t.rows.push_back({c.mechanism, capacity, at_hi, miss ? quantity_text(miss->value) : "", missed,
                       miss ? number_cell(miss->result.cpu_utilisation.mean, 3, csv) : "",
-                      miss ? studies::to_string(resource_at(q, *miss)) : ""});
+                      miss ? studies::to_string(resource_at(q, *miss)) : "", estimate});
   }
   return t;
 }
@@ -441,12 +517,15 @@ int print_one(const search& q, const mechanism_capacity& c, output_format format
   if (format == output_format::json) {
     std::cout << stamped(output_kind::capacity, capacity_json(q, c)).dump(2) << "\n";
   } else if (format == output_format::csv) {
-    write_csv(std::cout, search_table(q, r, true));
+    // --analytic evaluates no simulation: its CSV is the summary row.
+    write_csv(std::cout, c.analytic ? summary_table(q, {c}, true) : search_table(q, r, true));
   } else {
-    write_table(std::cout, search_table(q, r, false));
-    std::cout << "\n";
+    if (!c.analytic) {
+      write_table(std::cout, search_table(q, r, false));
+      std::cout << "\n";
+    }
     print_capacity_lines(q, c, "capacity: ");
-    if (c.prov->drawn) std::cout << drawn_note;
+    if (c.prov->drawn && !c.analytic) std::cout << drawn_note;
   }
   if (r.interrupted) std::cerr << "capacity: interrupted: " << capacity_text(r) << "\n";
   return r.interrupted ? exit_interrupted : exit_ok;
@@ -467,7 +546,8 @@ int print_several(const search& q, const std::vector<mechanism_capacity>& all, o
     write_table(std::cout, summary_table(q, all, false));
     std::cout << "\n";
     for (const auto& c : all) print_capacity_lines(q, c, "capacity: " + c.mechanism + ": ");
-    if (std::any_of(all.begin(), all.end(), [](const auto& c) { return c.prov->drawn; })) std::cout << drawn_note;
+    if (std::any_of(all.begin(), all.end(), [](const auto& c) { return c.prov->drawn && !c.analytic; }))
+      std::cout << drawn_note;
     if (!interrupted) std::cout << "capacity: " << recommendation_text(q, rec) << "\n";
   }
   if (interrupted)

@@ -170,29 +170,37 @@ std::vector<double> away_samples(const workload& w) {
   return out;
 }
 
-// Closed clients. A client's reply leaves at its place j s in a batch; its next request
-// arrives away later and is claimed at the first claim after that: each claim comes a cycle
-// after the last, so time away plus response is a whole number of cycles,
-// ceil((j s + away) / cycle) of them. Positions are spread evenly over the batch.
+// Closed clients. A client's reply leaves at its place in a batch; its next request arrives
+// `away` later, at some offset u into a window between two claims (a cycle C apart), and is
+// claimed at the window's end. Claims hand out events in the order they became ready, so its
+// place in the next batch follows u: the response is C - u + its place's handling. Places
+// are spread evenly over the batch and ranked by u among all the sampled clients.
 response respond_closed(const thread_view& v, const thread_solution& t, const std::vector<double>& away) {
   response r;
   if (t.saturated) return r;
   const double s = v.per_event_s();
   const double cycle = t.call_s + t.busy_batch * s;
   const double asleep = std::clamp(t.asleep_time_fraction, 0.0, 1.0);
-  std::vector<double> busy(away.size());
+  const std::size_t count = away.size();
+  const double batch = std::max(1.0, t.busy_batch);
+  std::vector<std::pair<double, std::size_t>> offsets(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    const double place = s * (1 + (static_cast<double>(i) + 0.5) / static_cast<double>(count) * (batch - 1));
+    offsets[i] = {std::fmod(place + away[i], cycle), i};
+  }
+  std::sort(offsets.begin(), offsets.end());
+  std::vector<double> busy(count);
   double sum = 0;
-  for (std::size_t i = 0; i < away.size(); ++i) {
-    const double place = (static_cast<double>(i) + 0.5) / static_cast<double>(away.size()) * t.busy_batch * s;
-    const double cycles = std::max(1.0, std::ceil((place + away[i]) / cycle));
-    busy[i] = cycles * cycle - away[i];
-    sum += busy[i];
+  for (std::size_t rank = 0; rank < count; ++rank) {
+    const double place = s * (1 + (static_cast<double>(rank) + 0.5) / static_cast<double>(count) * (batch - 1));
+    busy[rank] = cycle - offsets[rank].first + place;
+    sum += busy[rank];
   }
   std::sort(busy.begin(), busy.end());
-  r.mean = asleep * sleep_mean(v, t) + (1 - asleep) * sum / static_cast<double>(busy.size());
+  r.mean = asleep * sleep_mean(v, t) + (1 - asleep) * sum / static_cast<double>(count);
   const auto below = [&](double y) {
-    const double busy_share = static_cast<double>(std::upper_bound(busy.begin(), busy.end(), y) - busy.begin()) /
-                              static_cast<double>(busy.size());
+    const double busy_share =
+        static_cast<double>(std::upper_bound(busy.begin(), busy.end(), y) - busy.begin()) / static_cast<double>(count);
     return asleep * normal_cdf(y, sleep_mean(v, t), sleep_sd(v, t)) + (1 - asleep) * busy_share;
   };
   r.p99 = quantile99(below, busy.back() + sleep_mean(v, t) + 4 * sleep_sd(v, t) + s);

@@ -432,6 +432,33 @@ TEST(CapacityCliTest, FindsTheLargestLoadMeetingTheTarget) {
     }
 }
 
+// The closed-form estimate comes first: beside every simulated search, and alone with
+// --analytic (no evaluation simulated); what it cannot cover it says, and --analytic refuses.
+TEST(CapacityCliTest, TheEstimateComesFirstAndAloneWithAnalytic) {
+  const std::string common =
+      "capacity --vary idle --hi 100000 --max-p99 0.002 --active 10 --think exp:0.001 --duration 0.2 --costs " +
+      write_costs();
+  const auto sim = run_pollscale(common + " --mechanism poll --format json");
+  ASSERT_EQ(sim.rc, 0) << sim.err;
+  const auto s = nlohmann::json::parse(sim.out);
+  EXPECT_EQ(s["method"], "simulation");
+  const double estimate = s["estimate"]["capacity"].get<double>();
+  // The estimate and the simulation agree to the estimate's measured accuracy (docs/sim.md).
+  EXPECT_NEAR(estimate / s["capacity"].get<double>(), 1, 0.3) << s["estimate"].dump();
+  const auto alone = run_pollscale(common + " --mechanism poll --format json --analytic");
+  ASSERT_EQ(alone.rc, 0) << alone.err;
+  const auto a = nlohmann::json::parse(alone.out);
+  EXPECT_EQ(a["method"], "analytic");
+  EXPECT_EQ(a["capacity"].get<double>(), estimate);
+  EXPECT_TRUE(a["evaluations"].empty());
+  EXPECT_TRUE(a["estimate"]["resource"].is_string()) << a.dump();
+  const auto text = run_pollscale(common + " --mechanism poll --analytic");
+  EXPECT_NE(text.out.find("capacity: estimate (analytic): "), std::string::npos) << text.out;
+  const auto crowded = run_pollscale(common + " --mechanism poll --threads 2 --analytic");
+  EXPECT_EQ(crowded.rc, 2);
+  EXPECT_NE(crowded.err.find("--analytic: poll: more threads than CPUs"), std::string::npos) << crowded.err;
+}
+
 // A CPU target binds where the CPUs are busy; the text names it and how busy they were.
 TEST(CapacityCliTest, TheTextNamesTheTargetThatBinds) {
   const auto r = run_pollscale(
