@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <stdexcept>
 #include <vector>
 
 #include "sim/core/random.hpp"
@@ -13,7 +12,6 @@ namespace pollscale::sim {
 namespace {
 
 constexpr double infinity = std::numeric_limits<double>::infinity();
-constexpr double z99 = 2.3263478740408408;  // the standard normal's 99% point
 
 // What one thread sees: its interest set's size, its costs, its wake-up latency.
 struct thread_view {
@@ -282,17 +280,13 @@ estimate_result estimate_server(const server_config& config, const workload& loa
     const double calls = sol.saturated ? 0 : 1 / sol.cycle_s;
     e.calls_per_s += calls;
     e.cpu_utilisation += sol.saturated ? 1 : sol.utilisation;
-    e.asleep_fraction += requests * std::clamp(sol.asleep_time_fraction, 0.0, 1.0);
     const double events = requests + keepalive;
     e.cpu_share[static_cast<std::size_t>(cpu_use::wait_calls)] += calls * sol.call_s;
     e.cpu_share[static_cast<std::size_t>(cpu_use::rescans)] += calls * sol.asleep * sol.rescan_s;
     e.cpu_share[static_cast<std::size_t>(cpu_use::rearms)] += events * v.rearm_s;
     e.cpu_share[static_cast<std::size_t>(cpu_use::handlers)] += events * v.handle_s;
   }
-  if (weight > 0) {
-    e.latency_mean_s /= weight;
-    e.asleep_fraction /= weight;
-  }
+  if (weight > 0) e.latency_mean_s /= weight;
   if (e.saturated) e.latency_mean_s = e.latency_p99_s = infinity;
   e.events_per_call = e.calls_per_s > 0 ? (e.throughput + keepalive * threads) / e.calls_per_s : 0;
   e.cpu_utilisation /= config.cpus;

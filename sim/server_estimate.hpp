@@ -47,7 +47,6 @@ struct server_estimate {
   double cpu_utilisation = 0;  ///< mean busy fraction over the CPUs
   double calls_per_s = 0;      ///< wait calls entered, all threads
   double events_per_call = 0;  ///< events handled per call
-  double asleep_fraction = 0;  ///< share of requests that find their thread asleep
   /// The utilisation split by use (sim::cpu_use order), as the simulation reports it.
   std::array<double, cpu_use_count> cpu_share{};
   /// Open arrivals faster than the threads can serve (lambda (s + dW/dk) >= 1): no steady

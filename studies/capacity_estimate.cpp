@@ -4,6 +4,7 @@
 #include <cmath>
 #include <vector>
 
+#include "datasets/statistics.hpp"
 #include "sim/core/random.hpp"
 
 namespace pollscale::studies {
@@ -84,13 +85,6 @@ one_search search(const capacity_setup& setup, const sim::cost_model& costs, con
   return out;
 }
 
-// The p-quantile of sorted values, interpolated (Hyndman-Fan type 7).
-double quantile(const std::vector<double>& sorted, double p) {
-  const double h = p * static_cast<double>(sorted.size() - 1);
-  const auto i = static_cast<std::size_t>(h);
-  return i + 1 < sorted.size() ? sorted[i] + (h - static_cast<double>(i)) * (sorted[i + 1] - sorted[i]) : sorted[i];
-}
-
 }  // namespace
 
 capacity_estimate estimate_capacity(const capacity_setup& setup, const sim::cost_model& predicted,
@@ -119,10 +113,9 @@ capacity_estimate estimate_capacity(const capacity_setup& setup, const sim::cost
     answers.push_back(s.capacity.value_or(range.lo));
   }
   if (answers.size() < 2) return out;
-  std::sort(answers.begin(), answers.end());
   out.draws = answers.size();
-  out.ci95_lo = quantile(answers, 0.025);
-  out.ci95_hi = quantile(answers, 0.975);
+  out.ci95_lo = datasets::quantile(answers, 0.025);
+  out.ci95_hi = datasets::quantile(answers, 0.975);
   return out;
 }
 
