@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "sim/core/random.hpp"
@@ -240,11 +241,17 @@ estimate_result estimate_server(const server_config& config, const workload& loa
   const std::vector<double> aways = load.arrivals == arrival_kind::closed ? away_samples(load) : std::vector<double>{};
 
   server_estimate e;
-  double weight = 0;
+  double weight = 0;  // requests, over which the mean latency is averaged
   // Threads differ only in their wake-up: the one on the CPU that takes network interrupts
-  // wakes at the same-CPU latency, the others across CPUs.
-  for (int t = 0; t < config.threads; ++t) {
-    v.wake_s = t == config.irq_cpu ? costs.wakeup_same_cpu_s : costs.wakeup_cross_cpu_s;
+  // (thread t runs on CPU t) wakes at the same-CPU latency, the others across CPUs. Each kind
+  // is solved once and counted as many times as it runs.
+  const int on_irq_cpu = config.irq_cpu < config.threads ? 1 : 0;
+  const std::pair<double, int> kinds[] = {{costs.wakeup_same_cpu_s, on_irq_cpu},
+                                          {costs.wakeup_cross_cpu_s, config.threads - on_irq_cpu}};
+  for (const auto& [wake_s, count] : kinds) {
+    if (count == 0) continue;
+    v.wake_s = wake_s;
+    const double n = count;
     double requests = 0;
     thread_solution sol;
     response resp;
@@ -273,18 +280,18 @@ estimate_result estimate_server(const server_config& config, const workload& loa
       e.saturated = true;
       requests = std::min(requests, active / (v.call_s(std::llround(active)) + active * v.per_event_s()));
     }
-    e.throughput += requests;
-    e.latency_mean_s += requests * (resp.mean + 2 * network);
+    e.throughput += n * requests;
+    e.latency_mean_s += n * requests * (resp.mean + 2 * network);
     e.latency_p99_s = std::max(e.latency_p99_s, resp.p99 + 2 * network);
-    weight += requests;
+    weight += n * requests;
     const double calls = sol.saturated ? 0 : 1 / sol.cycle_s;
-    e.calls_per_s += calls;
-    e.cpu_utilisation += sol.saturated ? 1 : sol.utilisation;
+    e.calls_per_s += n * calls;
+    e.cpu_utilisation += n * (sol.saturated ? 1 : sol.utilisation);
     const double events = requests + keepalive;
-    e.cpu_share[static_cast<std::size_t>(cpu_use::wait_calls)] += calls * sol.call_s;
-    e.cpu_share[static_cast<std::size_t>(cpu_use::rescans)] += calls * sol.asleep * sol.rescan_s;
-    e.cpu_share[static_cast<std::size_t>(cpu_use::rearms)] += events * v.rearm_s;
-    e.cpu_share[static_cast<std::size_t>(cpu_use::handlers)] += events * v.handle_s;
+    e.cpu_share[static_cast<std::size_t>(cpu_use::wait_calls)] += n * calls * sol.call_s;
+    e.cpu_share[static_cast<std::size_t>(cpu_use::rescans)] += n * calls * sol.asleep * sol.rescan_s;
+    e.cpu_share[static_cast<std::size_t>(cpu_use::rearms)] += n * events * v.rearm_s;
+    e.cpu_share[static_cast<std::size_t>(cpu_use::handlers)] += n * events * v.handle_s;
   }
   if (weight > 0) e.latency_mean_s /= weight;
   if (e.saturated) e.latency_mean_s = e.latency_p99_s = infinity;
