@@ -275,21 +275,25 @@ estimate_result estimate_server(const server_config& config, const workload& loa
       requests = lo;
       at(requests);
     }
+    double calls = sol.saturated ? 0 : 1 / sol.cycle_s, call_s = sol.call_s, rescans = sol.asleep * sol.rescan_s;
     if (sol.saturated || !std::isfinite(resp.mean)) {
-      // More requests than the loop can serve: every connection ready in every cycle.
+      // More requests than the loop can serve: every connection ready in every cycle, the
+      // thread never asleep.
       e.saturated = true;
-      requests = std::min(requests, active / (v.call_s(std::llround(active)) + active * v.per_event_s()));
+      call_s = v.call_s(std::llround(active));
+      calls = 1 / (call_s + active * v.per_event_s());
+      requests = std::min(requests, active * calls);
+      rescans = 0;
     }
     e.throughput += n * requests;
     e.latency_mean_s += n * requests * (resp.mean + 2 * network);
     e.latency_p99_s = std::max(e.latency_p99_s, resp.p99 + 2 * network);
     weight += n * requests;
-    const double calls = sol.saturated ? 0 : 1 / sol.cycle_s;
     e.calls_per_s += n * calls;
     e.cpu_utilisation += n * (sol.saturated ? 1 : sol.utilisation);
     const double events = requests + keepalive;
-    e.cpu_share[static_cast<std::size_t>(cpu_use::wait_calls)] += n * calls * sol.call_s;
-    e.cpu_share[static_cast<std::size_t>(cpu_use::rescans)] += n * calls * sol.asleep * sol.rescan_s;
+    e.cpu_share[static_cast<std::size_t>(cpu_use::wait_calls)] += n * calls * call_s;
+    e.cpu_share[static_cast<std::size_t>(cpu_use::rescans)] += n * calls * rescans;
     e.cpu_share[static_cast<std::size_t>(cpu_use::rearms)] += n * events * v.rearm_s;
     e.cpu_share[static_cast<std::size_t>(cpu_use::handlers)] += n * events * v.handle_s;
   }

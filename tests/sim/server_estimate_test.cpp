@@ -106,6 +106,11 @@ TEST(ServerEstimateTest, OpenArrivalsPastWhatTheLoopServesSaturate) {
   EXPECT_TRUE(std::isinf(e.latency_p99_s));
   const double cycle = 1e-6 + 40e-9 * 50100 + 60e-9 * 50100.0 / 101 + 100 * 20e-6;
   EXPECT_NEAR(e.throughput, 100 / cycle, 0.01 * e.throughput);
+  // The CPU's split then is that cycle's: the call's share of it in wait calls, the rest in
+  // handlers (poll over 50 100 fds: about half and half), not all in handlers.
+  const double call = cycle - 100 * 20e-6;
+  EXPECT_NEAR(e.cpu_share[static_cast<std::size_t>(cpu_use::wait_calls)], call / cycle, 0.01);
+  EXPECT_NEAR(e.cpu_share[static_cast<std::size_t>(cpu_use::handlers)], 100 * 20e-6 / cycle, 0.01);
   w.rate_per_s = 10000;  // well within: a steady state
   EXPECT_FALSE(estimate(default_server_config("poll"), w, poll_like()).saturated);
 }
