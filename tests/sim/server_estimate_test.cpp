@@ -50,9 +50,9 @@ TEST(ServerEstimateTest, AClosedLoopWithoutThinkingServesEveryClientEachCycle) {
 }
 
 // The estimate against the simulator it summarises, over loads from light to near
-// saturation. Measured on the grid of bench notes (docs/sim.md, 39 configurations): throughput
-// within 10.1%, mean latency 22.3%, p99 39.7%, utilisation 0.02; the bounds below leave room
-// for the shorter runs here.
+// saturation. Measured over bench/sim_estimate_accuracy's 39 configurations (docs/sim.md):
+// throughput within 10.1%, mean latency 22.4%, p99 39.8%, utilisation 0.02; the bounds below
+// leave room for the shorter runs here.
 TEST(ServerEstimateTest, AgreesWithTheSimulationFromLightLoadToNearSaturation) {
   struct one_case {
     const char* mechanism;
