@@ -9,14 +9,14 @@
 # Usage: scripts/cpu_scaling_campaign.sh [OUT_DIR] [TRAIN_MAX]
 #   OUT_DIR    where the dataset and the predictions go (default out/cpu-scaling-<UTC time>)
 #   TRAIN_MAX  largest producer count each law is fitted on (default 4)
-# Needs a release build (scripts/study.sh makes one) and python3. Exit status: 0, or the
-# failing step's.
+# Needs a release build (scripts/study.sh makes one; POLLSCALE=PATH names another binary,
+# e.g. one copied to the bigger machine) and python3. Exit status: 0, or the failing step's.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-out/cpu-scaling-$(date -u +%Y%m%d-%H%M%S)}
 train_max=${2:-4}
-bin=$root/build/release/app/pollscale
+bin=${POLLSCALE:-$root/build/release/app/pollscale}
 if [[ ! -x $bin ]]; then
   echo "cpu_scaling_campaign: no $bin; build it first (cmake --preset release && cmake --build --preset release)" >&2
   exit 2
