@@ -15,8 +15,11 @@
 #include "app/commands.hpp"
 #include "app/exit_codes.hpp"
 #include "app/output_document.hpp"
+#include "app/scale_wider_output.hpp"
+#include "app/scaling_json.hpp"
 #include "app/table_writer.hpp"
 #include "model/scaling.hpp"
+#include "model/scaling_wider.hpp"
 
 namespace po = boost::program_options;
 
@@ -37,6 +40,11 @@ po::options_description scale_options() {
        "rows to fit on, e.g. 'n_fds<=2' or 'n_fds<max' (N, the producer threads, is the n_fds column); default: "
        "each table's smaller half of its N")
       ("at", arg<std::string>("N,N,..."), "comma-separated N (producer threads) to predict for every table, e.g. 16,32,128")
+      ("from-cpus", arg<long long>("C0"),
+       "predict the series of machines wider than C0 CPUs from the series of at most C0 (what a C0-CPU machine "
+       "measures): the law of the rows whose threads each have a CPU, capped by C/c0 x the narrowest series "
+       "(docs/scaling.md); every wider series measured is predicted, and --cpus widths nobody measured at --at")
+      ("cpus", arg<std::string>("C,C,..."), "with --from-cpus: widths nobody measured to predict at --at, e.g. 32,64,128")
       ("law", arg<std::string>("LAW")->default_value("auto"),
        "auto (Amdahl, linear if no worse, USL when coherency earns its place), or force linear, amdahl or usl")
       ("weights", arg<std::string>("WEIGHTS")->default_value("relative"),
@@ -52,17 +60,17 @@ po::options_description scale_options() {
   return o;
 }
 
-std::vector<double> parse_counts(const std::string& text) {
+std::vector<double> parse_counts(const std::string& text, const std::string& flag = "--at") {
   std::vector<double> out;
   std::stringstream ss(text);
   for (std::string item; std::getline(ss, item, ',');) {
     long long v = 0;
     const auto [ptr, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
     if (item.empty() || ec != std::errc{} || ptr != item.data() + item.size() || v < 1 || v > 1000000)
-      throw usage_error("--at: '" + item + "' is not a count in 1..1000000");
+      throw usage_error(flag + ": '" + item + "' is not a count in 1..1000000");
     out.push_back(static_cast<double>(v));
   }
-  if (out.empty()) throw usage_error("--at: no counts in '" + text + "'");
+  if (out.empty()) throw usage_error(flag + ": no counts in '" + text + "'");
   return out;
 }
 
@@ -96,11 +104,6 @@ model::scaling_options law_options(const po::variables_map& vm) {
 
 std::string text(double v) { return std::isfinite(v) ? format_number(v) : (std::isinf(v) ? "inf" : "-"); }
 
-// "0.0277 ± 0.0091" (the standard error), or the value alone when there is none.
-std::string with_se(double v, double var) {
-  return format_number(v) + (std::isfinite(var) && var > 0 ? " ± " + format_number(std::sqrt(var), 2) : "");
-}
-
 // What gave a prediction: the table's own law, or the capacity of its sibling on fewer CPUs.
 std::string limit_text(const model::scaling_table& t, bool cpu_bound) {
   if (!cpu_bound) return "law";
@@ -117,43 +120,6 @@ std::string table_name(const model::scaling_table& t) {
 std::string where(const model::scaling_table& t) {
   if (t.kernel.empty() && t.platform.empty()) return "this dataset";
   return t.platform + "; " + t.kernel;
-}
-
-// Whether the law fits coefficient c (0 γ, 1 σ, 2 κ) or fixes it at 0.
-bool free_coefficient(const model::scaling_fit& f, int c) {
-  return c == 0 || (c == 1 && f.law != model::scaling_law::linear) || (c == 2 && f.law == model::scaling_law::usl);
-}
-
-json fit_json(const model::scaling_fit& f) {
-  json rivals = json::array();
-  for (const auto& r : f.rivals)
-    rivals.push_back({{"law", model::name(r.law)}, {"loo", json_number(r.loo)}, {"why", r.why}});
-  auto se = [&](int i) { return free_coefficient(f, i) ? json_number(std::sqrt(f.covariance(i, i))) : json(nullptr); };
-  return {{"law", model::name(f.law)},
-          {"formula", f.formula()},
-          {"gamma", f.gamma},
-          {"gamma_se", se(0)},
-          {"sigma", f.sigma},
-          {"sigma_se", se(1)},
-          {"kappa", f.kappa},
-          {"kappa_se", se(2)},
-          {"df", f.df},
-          {"residual_sd", json_number(f.residual_sd)},
-          {"peak_n", json_number(f.peak_n())},
-          {"loo", json_number(f.loo)},
-          {"n_min", f.n_min},
-          {"n_max", f.n_max},
-          {"rivals", rivals}};
-}
-
-json prediction_json(double n, const model::scaling_prediction& p) {
-  json j = {{"n", n},
-            {"predicted", p.value},
-            {"lo", json_number(p.lo)},
-            {"hi", json_number(p.hi)},
-            {"extrapolation", p.extrapolation}};
-  if (!p.has_interval) j["no_interval"] = p.no_interval;
-  return j;
 }
 
 json result_json(const model::scaling_result& r, const std::string& source) {
@@ -312,6 +278,35 @@ void write_result(const model::scaling_result& r, const std::string& source, out
   write(summary_table(r, csv));
 }
 
+// --from-cpus: the wider-machine protocol on each source (model/scaling_wider.hpp).
+int scale_wider(const po::variables_map& vm, const model::scaling_protocol& per_table,
+                const std::deque<model::observation_set>& data, output_format format) {
+  if (!per_table.train.empty()) throw usage_error("--from-cpus: trains on the narrow series itself; drop --train");
+  model::wider_protocol protocol;
+  protocol.from_cpus = vm["from-cpus"].as<long long>();
+  if (protocol.from_cpus < 1 || protocol.from_cpus > 100000)
+    throw usage_error("--from-cpus: " + std::to_string(protocol.from_cpus) + " is not a CPU count in 1..100000");
+  if (vm.count("cpus"))
+    for (double c : parse_counts(vm["cpus"].as<std::string>(), "--cpus"))
+      protocol.cpus.push_back(static_cast<std::int64_t>(c));
+  if (!protocol.cpus.empty() && per_table.at.empty()) throw usage_error("--cpus: needs --at (the N to predict there)");
+  protocol.at = per_table.at;
+  protocol.law = per_table.law;
+  std::vector<model::wider_result> results;
+  for (const auto& d : data) {
+    try {
+      results.push_back(model::predict_wider(d, protocol));
+    } catch (const std::invalid_argument& e) {
+      throw usage_error(std::string(vm.count("cpus") ? "--cpus: " : "--from-cpus: ") + e.what());
+    }
+  }
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    if (i > 0) std::cout << "\n";
+    write_wider(results[i], data[i].source, format);
+  }
+  return exit_ok;
+}
+
 }  // namespace
 
 int cmd_scale(const args_t& args) {
@@ -319,7 +314,9 @@ int cmd_scale(const args_t& args) {
   po::positional_options_description pos;
   pos.add("data", -1);
   po::variables_map vm;
-  if (!parse_command_line(args, opts, pos, vm, "usage: pollscale scale PATH... [--train EXPR] [--at N,N,...]"))
+  if (!parse_command_line(
+          args, opts, pos, vm,
+          "usage: pollscale scale PATH... [--train EXPR | --from-cpus C0 [--cpus C,..]] [--at N,N,...]"))
     return exit_ok;
   const output_format format = parse_format(vm["format"].as<std::string>());
   model::scaling_protocol protocol;
@@ -335,6 +332,7 @@ int cmd_scale(const args_t& args) {
   std::deque<model::observation_set> data;  // results point into it: stable addresses
   for (const auto& d : vm["data"].as<std::vector<std::string>>())
     for (const auto& s : model::find_sources(d)) data.push_back(model::load_observations(s, statistic));
+  if (vm.count("from-cpus")) return scale_wider(vm, protocol, data, format);
   std::vector<model::scaling_result> results;
   for (const auto& d : data) {
     try {

@@ -11,6 +11,7 @@ std::string_view output_kind_name(output_kind k) {
     case output_kind::validation_corpus: return "validation_corpus";
     case output_kind::scaling: return "scaling";
     case output_kind::scaling_corpus: return "scaling_corpus";
+    case output_kind::scaling_wider: return "scaling_wider";
     case output_kind::comparison: return "comparison";
     case output_kind::simulation: return "simulation";
     case output_kind::whatif: return "whatif";

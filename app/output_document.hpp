@@ -20,6 +20,7 @@ enum class output_kind {
   validation_corpus,      ///< validate on several: one row per dataset and the worst
   scaling,                ///< scale on one source
   scaling_corpus,         ///< scale on several
+  scaling_wider,          ///< scale --from-cpus: wider machines than were measured
   comparison,             ///< compare
   simulation,             ///< simulate
   whatif,                 ///< whatif

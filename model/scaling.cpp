@@ -79,22 +79,6 @@ void split(const std::vector<const observation*>& rows, const std::optional<row_
   }
 }
 
-validation_row row_of(const scaling_prediction& p, const observation& o) {
-  validation_row r;
-  r.o = &o;
-  r.group = {o.platform, o.kernel};
-  r.measured = o.value;
-  r.predicted = p.value;
-  r.lo = p.lo;
-  r.hi = p.hi;
-  r.has_interval = p.has_interval;
-  r.no_interval = p.no_interval;
-  r.rel_err = (p.value - o.value) / o.value;
-  r.extrapolation = p.extrapolation;
-  r.extrapolated = p.extrapolation > 1;
-  return r;
-}
-
 scaling_table fit_table(const table_id& id, const std::vector<const observation*>& rows,
                         const std::optional<row_filter>& filter, const scaling_protocol& protocol,
                         std::vector<const observation*>& held_out) {
@@ -130,18 +114,6 @@ const scaling_table* capacity_sibling(const scaling_table& t, const std::vector<
   return best;
 }
 
-// min(law, bound): the value, and each end of the interval, from whichever is lower.
-scaling_prediction lower_of(const scaling_prediction& law, const scaling_prediction& bound, bool& bound_wins) {
-  bound_wins = bound.value < law.value;
-  scaling_prediction p = bound_wins ? bound : law;
-  p.extrapolation = law.extrapolation;
-  if (law.has_interval && bound.has_interval) {
-    p.lo = std::min(law.lo, bound.lo);
-    p.hi = std::min(law.hi, bound.hi);
-  }
-  return p;
-}
-
 // Predicts n for table t: its law, capped by the capacity of its sibling on fewer CPUs.
 scaling_prediction predict_in(const scaling_table& t, const scaling_table* sibling, double n, bool& bound_wins) {
   const scaling_prediction law = predict_scaling(*t.fit, n);
@@ -152,7 +124,7 @@ scaling_prediction predict_in(const scaling_table& t, const scaling_table* sibli
   bound.value *= scale;
   bound.lo *= scale;
   bound.hi *= scale;
-  return lower_of(law, bound, bound_wins);
+  return capped(law, bound, bound_wins);
 }
 
 void predict_table(scaling_table& t, const scaling_table* sibling, const std::vector<const observation*>& held_out,
@@ -163,7 +135,7 @@ void predict_table(scaling_table& t, const scaling_table* sibling, const std::ve
   for (const auto* o : held_out) {
     bool bound_wins = false;
     const scaling_prediction p = predict_in(t, sibling, *scaling_axis(*o), bound_wins);
-    t.rows.push_back(row_of(p, *o));
+    t.rows.push_back(scaling_row(p, *o));
     t.row_cpu_bound.push_back(bound_wins);
   }
   for (const auto& r : t.rows) predicted.push_back(&r);
@@ -176,6 +148,33 @@ void predict_table(scaling_table& t, const scaling_table* sibling, const std::ve
 }
 
 }  // namespace
+
+validation_row scaling_row(const scaling_prediction& p, const observation& o) {
+  validation_row r;
+  r.o = &o;
+  r.group = {o.platform, o.kernel};
+  r.measured = o.value;
+  r.predicted = p.value;
+  r.lo = p.lo;
+  r.hi = p.hi;
+  r.has_interval = p.has_interval;
+  r.no_interval = p.no_interval;
+  r.rel_err = (p.value - o.value) / o.value;
+  r.extrapolation = p.extrapolation;
+  r.extrapolated = p.extrapolation > 1;
+  return r;
+}
+
+scaling_prediction capped(const scaling_prediction& law, const scaling_prediction& bound, bool& bound_wins) {
+  bound_wins = bound.value < law.value;
+  scaling_prediction p = bound_wins ? bound : law;
+  p.extrapolation = law.extrapolation;
+  if (law.has_interval && bound.has_interval) {
+    p.lo = std::min(law.lo, bound.lo);
+    p.hi = std::min(law.hi, bound.hi);
+  }
+  return p;
+}
 
 // Every scaling scenario so far is producers, whose load is its producer threads: n_fds.
 std::optional<double> scaling_axis(const observation& o) {

@@ -65,6 +65,15 @@ struct scaling_result {
 /// rows, std::invalid_argument for a bad --train expression or `at` value.
 scaling_result validate_scaling(const observation_set& data, const scaling_protocol& protocol);
 
+/// min(law, bound): the value, and each end of the 95% interval, from whichever is lower
+/// (where either has no interval, the winner's interval or its absence); the extrapolation
+/// is the law's.
+/// bound_wins says whether the bound gave the value.
+scaling_prediction capped(const scaling_prediction& law, const scaling_prediction& bound, bool& bound_wins);
+
+/// A held-out row of `o` predicted as `p`, for accuracy_of.
+validation_row scaling_row(const scaling_prediction& p, const observation& o);
+
 /// N of a scaling row (the producers: its n_fds); empty when the row has none (it then
 /// belongs to no table).
 std::optional<double> scaling_axis(const observation& o);

@@ -4,7 +4,9 @@
 # threads (calibrate's full grid for that scenario, a few minutes), then fit the scalability
 # law of each C on its smallest producer counts (capped, for C > 1, by C times the one-CPU
 # series' capacity) and print, per C, what it predicted for the others against what was
-# measured, and 64 and 128 producers.
+# measured, and 64 and 128 producers; then predict every series wider than two CPUs from the
+# one- and two-CPU series alone (scale --from-cpus 2, docs/scaling.md) and print the error
+# per C.
 #
 # Usage: scripts/cpu_scaling_campaign.sh [OUT_DIR] [TRAIN_MAX]
 #   OUT_DIR    where the dataset and the predictions go (default out/cpu-scaling-<UTC time>)
@@ -53,4 +55,11 @@ s = result["summary"]
 if s.get("n"):
     print(f"all: {s['n']} held out, median |error| {100 * s['median_rel_err']:.1f}%, max {100 * s['max_rel_err']:.1f}%")
 EOF
-echo "cpu_scaling_campaign: $out/scale.txt holds the laws; total $(( $(date +%s) - start )) s" >&2
+# The wider-machine protocol: every series of more than two CPUs predicted from the one- and
+# two-CPU series alone (what a 2-vCPU machine measures), and 32-128 CPUs nobody measured.
+"$bin" scale "$out/dataset" --from-cpus 2 --cpus 32,64,128 --at 16,64,128 --format json > "$out/wider.json"
+"$bin" scale "$out/dataset" --from-cpus 2 --cpus 32,64,128 --at 16,64,128 > "$out/wider.txt"
+echo
+echo "predicted from the 1- and 2-CPU series alone (scale --from-cpus 2):"
+sed -n '/^#  *C  *n /,$p' "$out/wider.txt"
+echo "cpu_scaling_campaign: $out/scale.txt holds the laws, $out/wider.txt the wider machines; total $(( $(date +%s) - start )) s" >&2

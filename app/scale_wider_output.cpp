@@ -1,0 +1,175 @@
+#include "app/scale_wider_output.hpp"
+
+#include <cmath>
+#include <iostream>
+
+#include "app/accuracy_output.hpp"
+#include "app/output_document.hpp"
+#include "app/scaling_json.hpp"
+#include "app/table_writer.hpp"
+#include "model/scaling.hpp"
+
+namespace pollscale::app {
+namespace {
+
+using nlohmann::json;
+
+std::string family_name(const model::wider_family& f) {
+  std::string s = datasets::describe(f.k) + ", " + f.k.unit;
+  if (!f.platform.empty() || !f.kernel.empty()) s += ": " + f.platform + "; " + f.kernel;
+  return s;
+}
+
+std::string widths_text(const std::vector<std::int64_t>& cs) {
+  std::string s;
+  for (auto c : cs) s += (s.empty() ? "" : ",") + std::to_string(c);
+  return s.empty() ? "-" : s;
+}
+
+std::string limit_text(const model::wider_family& f, std::int64_t c, bool capacity_bound) {
+  if (!capacity_bound) return "dedicated law";
+  return "capacity: " + std::to_string(c) + "/" + std::to_string(*f.capacity_cpus) + " x the " +
+         std::to_string(*f.capacity_cpus) + "-CPU series";
+}
+
+// "amdahl, γ = 1.2e+06 ± 3e+04, σ = 0.2 ± 0.05 on T = 1-3 (3 rows)".
+std::string law_text(const std::optional<model::scaling_fit>& fit, std::size_t rows, const std::string& note) {
+  if (!fit) return "none (" + (note.empty() ? std::string("no rows") : note) + ")";
+  const auto& f = *fit;
+  std::string s = std::string(model::name(f.law)) + ", γ = " + with_se(f.gamma, f.covariance(0, 0));
+  if (free_coefficient(f, 1)) s += ", σ = " + with_se(f.sigma, f.covariance(1, 1));
+  if (free_coefficient(f, 2)) s += ", κ = " + with_se(f.kappa, f.covariance(2, 2));
+  return s + "; fitted on T = " + count_text(f.n_min) + (f.n_max > f.n_min ? "-" + count_text(f.n_max) : "") + " (" +
+         std::to_string(rows) + " rows)";
+}
+
+void write_families(std::ostream& out, const model::wider_result& r) {
+  for (std::size_t i = 0; i < r.families.size(); ++i) {
+    const auto& f = r.families[i];
+    out << "#" << i + 1 << " " << family_name(f) << "; series measured on CPUs " << widths_text(f.measured_cpus)
+        << "\n   dedicated law (every thread its own CPU, C <= " << r.from_cpus
+        << "): " << law_text(f.dedicated_fit, f.dedicated.size(), f.dedicated_note) << "\n   capacity bound: ";
+    if (f.capacity_cpus)
+      out << "C/" << *f.capacity_cpus << " x the " << *f.capacity_cpus << "-CPU series, "
+          << law_text(f.capacity_fit, f.capacity_rows.size(), "one T") << "\n";
+    else
+      out << "none (no series of at most " << r.from_cpus << " CPUs with more threads than CPUs)\n";
+  }
+  out << "N: producer threads (T); C: the CPUs the series spreads them over\n";
+}
+
+text_table predictions_table(const model::wider_result& r, bool csv) {
+  text_table t{{"#", "C", "N", "measured", "predicted", "lo", "hi", "rel_err", "limited by", "no interval: why"},
+               {},
+               {true, true, true, true, true, true, true, true, false, false}};
+  auto cell = [&](double v) { return number_cell(v, 4, csv); };
+  auto add = [&](std::size_t i, std::int64_t c, double n, double measured, const model::scaling_prediction& p,
+                 double err, bool bound) {
+    t.rows.push_back({std::to_string(i + 1), std::to_string(c), count_text(n),
+                      std::isnan(measured) ? "" : cell(measured), cell(p.value), cell(p.lo), cell(p.hi),
+                      csv ? csv_number(err) : percent_text(err), limit_text(r.families[i], c, bound), p.no_interval});
+  };
+  for (std::size_t i = 0; i < r.families.size(); ++i)
+    for (const auto& s : r.families[i].series) {
+      for (std::size_t j = 0; j < s.rows.size(); ++j) {
+        const auto& v = s.rows[j];
+        add(i, s.cpus, *model::scaling_axis(*v.o), v.measured,
+            {v.predicted, v.lo, v.hi, v.has_interval, v.no_interval, v.extrapolation}, v.rel_err,
+            s.row_capacity_bound[j]);
+      }
+      for (std::size_t j = 0; j < s.at.size(); ++j)
+        add(i, s.cpus, s.at[j].first, std::nan(""), s.at[j].second, std::nan(""), s.at_capacity_bound[j]);
+    }
+  return t;
+}
+
+// One row per predicted width with measured rows, then "all" (each observation once).
+text_table accuracy_table(const model::wider_result& r, bool csv) {
+  text_table t{{"#", "C", "n", "median_rel_err", "max_rel_err", "coverage", "median_rel_halfwidth"},
+               {},
+               std::vector<bool>(7, true)};
+  auto f = [&](double v) { return csv ? csv_number(v) : percent_text(v); };
+  auto add = [&](const std::string& id, const std::string& c, const model::accuracy& a) {
+    t.rows.push_back({id, c, std::to_string(a.n), f(a.median_rel_err), f(a.max_rel_err),
+                      f(a.coverage) + (csv ? "" : " of " + std::to_string(a.n_with_interval)),
+                      a.n_with_interval ? f(a.median_rel_halfwidth) : (csv ? "" : "-")});
+  };
+  for (std::size_t i = 0; i < r.families.size(); ++i)
+    for (const auto& s : r.families[i].series)
+      if (!s.rows.empty()) add(std::to_string(i + 1), std::to_string(s.cpus), s.acc);
+  if (r.overall.n) add("all", "", r.overall);
+  return t;
+}
+
+json series_json(const model::wider_series& s) {
+  json rows = json::array(), at = json::array();
+  for (std::size_t j = 0; j < s.rows.size(); ++j) {
+    const auto& v = s.rows[j];
+    json row = prediction_json(*model::scaling_axis(*v.o),
+                               {v.predicted, v.lo, v.hi, v.has_interval, v.no_interval, v.extrapolation});
+    row["measured"] = v.measured;
+    row["rel_err"] = json_number(v.rel_err);
+    row["limited_by"] = s.row_capacity_bound[j] ? "cpu_capacity" : "dedicated_law";
+    rows.push_back(row);
+  }
+  for (std::size_t j = 0; j < s.at.size(); ++j) {
+    json row = prediction_json(s.at[j].first, s.at[j].second);
+    row["limited_by"] = s.at_capacity_bound[j] ? "cpu_capacity" : "dedicated_law";
+    at.push_back(row);
+  }
+  json j = {{"cpus", s.cpus}, {"measured", s.measured}, {"rows", rows}, {"at", at}};
+  if (!s.rows.empty()) j["accuracy"] = accuracy_json(s.acc);
+  return j;
+}
+
+json law_json(const std::optional<model::scaling_fit>& fit, const std::vector<const model::observation*>& rows) {
+  json train = json::array();
+  for (const auto* o : rows)
+    train.push_back({{"n", *model::scaling_axis(*o)}, {"cpus", *o->k.cpus}, {"measured", o->value}});
+  return {{"fit", fit ? fit_json(*fit) : json(nullptr)}, {"train", train}};
+}
+
+}  // namespace
+
+json wider_json(const model::wider_result& r, const std::string& source) {
+  json families = json::array();
+  for (const auto& f : r.families) {
+    json series = json::array();
+    for (const auto& s : f.series) series.push_back(series_json(s));
+    json fj = {{"table", datasets::describe(f.k)},
+               {"unit", f.k.unit},
+               {"platform", f.platform},
+               {"kernel", f.kernel},
+               {"source", f.source},
+               {"measured_cpus", f.measured_cpus},
+               {"dedicated", law_json(f.dedicated_fit, f.dedicated)},
+               {"capacity", law_json(f.capacity_fit, f.capacity_rows)},
+               {"capacity_cpus", f.capacity_cpus ? json(*f.capacity_cpus) : json(nullptr)},
+               {"series", series}};
+    if (!f.dedicated_note.empty()) fj["dedicated"]["note"] = f.dedicated_note;
+    if (f.acc.n) fj["accuracy"] = accuracy_json(f.acc);
+    families.push_back(fj);
+  }
+  return {
+      {"source", source}, {"from_cpus", r.from_cpus}, {"families", families}, {"summary", accuracy_json(r.overall)}};
+}
+
+void write_wider(const model::wider_result& r, const std::string& source, output_format format) {
+  if (format == output_format::json) {
+    std::cout << stamped(output_kind::scaling_wider, wider_json(r, source)).dump(2) << "\n";
+    return;
+  }
+  const bool csv = format == output_format::csv;
+  auto write = [&](const text_table& t) { csv ? write_csv(std::cout, t) : write_table(std::cout, t); };
+  if (!csv) {
+    std::cout << source << "\nwider machines predicted from the series of at most " << r.from_cpus
+              << (r.from_cpus == 1 ? " CPU\n" : " CPUs\n");
+    write_families(std::cout, r);
+    std::cout << "\n";
+  }
+  write(predictions_table(r, csv));
+  std::cout << "\n";
+  write(accuracy_table(r, csv));
+}
+
+}  // namespace pollscale::app

@@ -1,0 +1,202 @@
+#include "model/scaling_wider.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <tuple>
+
+#include "datasets/input_error.hpp"
+#include "datasets/vocabulary.hpp"
+#include "model/scaling.hpp"
+
+namespace pollscale::model {
+namespace {
+
+constexpr double not_available = std::numeric_limits<double>::quiet_NaN();
+
+using family_id = std::tuple<datasets::key, std::string, std::string, std::string>;
+
+// The key without N and every column that follows the threads and where they ran.
+family_id family_of(const observation& o) {
+  datasets::key k = o.k;
+  k.threads.reset();
+  k.n_fds.reset();
+  k.max_fd.reset();
+  k.n_active.reset();
+  k.pinning.clear();
+  k.cpus.reset();
+  return {k, o.platform, o.kernel, o.source};
+}
+
+bool usable(const observation& o) { return is_scaling_row(o) && scaling_axis(o) && o.k.cpus && o.k.threads; }
+
+// Every thread on a CPU of its own: the same experiment on any machine at least this wide.
+bool dedicated(const observation& o) { return *o.k.cpus >= *o.k.threads; }
+
+// The straight line through one point, X = γ·N: it fits exactly, so no interval.
+scaling_fit line_through(double n, double throughput) {
+  scaling_fit f;
+  f.law = scaling_law::linear;
+  f.gamma = throughput / n;
+  f.covariance.setConstant(not_available);
+  f.df = 0;
+  f.residual_sd = not_available;
+  f.loo = not_available;
+  f.points = 1;
+  f.n_min = f.n_max = n;
+  return f;
+}
+
+// The law of `rows` by the selection rules; one distinct N gives the line through their
+// mean. Empty (and `note` says why) when there are none or the fit refuses them.
+std::optional<scaling_fit> fit_rows(const std::vector<const observation*>& rows, const scaling_options& law,
+                                    std::string& note) {
+  std::vector<scaling_point> pts;
+  std::set<double> ns;
+  double sum = 0;
+  for (const auto* o : rows) {
+    pts.push_back({*scaling_axis(*o), o->value});
+    ns.insert(pts.back().n);
+    sum += o->value;
+  }
+  if (pts.empty()) {
+    note = "no rows";
+    return std::nullopt;
+  }
+  if (ns.size() == 1) return line_through(*ns.begin(), sum / static_cast<double>(pts.size()));
+  try {
+    return fit_scaling(pts, law);
+  } catch (const std::invalid_argument& e) {
+    note = e.what();
+    return std::nullopt;
+  }
+}
+
+// What the family says about T = n producers on c CPUs: the dedicated law capped by c/c0
+// times the capacity law.
+scaling_prediction predict_at(const wider_family& f, std::int64_t c, double n, bool& capacity_bound) {
+  capacity_bound = false;
+  std::optional<scaling_prediction> law, cap;
+  if (f.dedicated_fit) {
+    law = predict_scaling(*f.dedicated_fit, n);
+    if (f.dedicated_fit->points == 1) law->no_interval = "no interval: " + f.dedicated_note;
+  }
+  if (f.capacity_fit) {
+    const double scale = static_cast<double>(c) / static_cast<double>(*f.capacity_cpus);
+    cap = predict_scaling(*f.capacity_fit, n);
+    cap->value *= scale;
+    cap->lo *= scale;
+    cap->hi *= scale;
+  }
+  if (law && cap) return capped(*law, *cap, capacity_bound);
+  capacity_bound = !law;
+  return law ? *law : *cap;
+}
+
+// The rows of the series of c CPUs: those measured on exactly c, and the dedicated rows
+// that fit in c.
+std::vector<const observation*> series_rows(const std::vector<const observation*>& rows, std::int64_t c) {
+  std::vector<const observation*> out;
+  for (const auto* o : rows)
+    if (dedicated(*o) ? *o->k.cpus <= c : *o->k.cpus == c) out.push_back(o);
+  std::sort(out.begin(), out.end(), [](const auto* a, const auto* b) { return *a->k.n_fds < *b->k.n_fds; });
+  return out;
+}
+
+wider_family learn(const family_id& id, const std::vector<const observation*>& rows, const wider_protocol& p) {
+  wider_family f;
+  std::tie(f.k, f.platform, f.kernel, f.source) = id;
+  std::set<std::int64_t> widths;
+  for (const auto* o : rows)
+    if (!dedicated(*o)) widths.insert(*o->k.cpus);
+  f.measured_cpus.assign(widths.begin(), widths.end());
+  for (const auto* o : rows)
+    if (dedicated(*o) && *o->k.cpus <= p.from_cpus) f.dedicated.push_back(o);
+  f.dedicated_fit = fit_rows(f.dedicated, p.law, f.dedicated_note);
+  if (f.dedicated_fit && f.dedicated_fit->points == 1)
+    f.dedicated_note = "one dedicated row (T = " + std::to_string(std::llround(f.dedicated_fit->n_max)) +
+                       "): the straight line through it, an upper bound that cannot see the contention of more "
+                       "producers";
+  if (!widths.empty() && *widths.begin() <= p.from_cpus) {
+    f.capacity_cpus = *widths.begin();
+    f.capacity_rows = series_rows(rows, *f.capacity_cpus);
+    std::string note;
+    f.capacity_fit = fit_rows(f.capacity_rows, p.law, note);
+    if (f.capacity_fit && f.capacity_fit->points == 1) f.capacity_fit.reset();  // one T says nothing of N
+  }
+  return f;
+}
+
+void predict_series(wider_family& f, const std::vector<const observation*>& rows, const wider_protocol& p) {
+  std::set<std::int64_t> widths(p.cpus.begin(), p.cpus.end());
+  for (auto c : f.measured_cpus)
+    if (c > p.from_cpus) widths.insert(c);
+  std::map<const observation*, validation_row> first;  // each observation once, at its narrowest width
+  for (auto c : widths) {
+    wider_series s;
+    s.cpus = c;
+    s.measured = std::binary_search(f.measured_cpus.begin(), f.measured_cpus.end(), c);
+    for (const auto* o : s.measured ? series_rows(rows, c) : std::vector<const observation*>{}) {
+      if (dedicated(*o) && *o->k.cpus <= p.from_cpus) continue;  // trained on
+      bool bound = false;
+      s.rows.push_back(scaling_row(predict_at(f, c, *scaling_axis(*o), bound), *o));
+      s.row_capacity_bound.push_back(bound);
+      first.emplace(o, s.rows.back());
+    }
+    for (double n : p.at) {
+      bool bound = false;
+      s.at.emplace_back(n, predict_at(f, c, n, bound));
+      s.at_capacity_bound.push_back(bound);
+    }
+    std::vector<const validation_row*> predicted;
+    for (const auto& r : s.rows) predicted.push_back(&r);
+    if (!predicted.empty()) s.acc = accuracy_of(predicted);
+    f.series.push_back(std::move(s));
+  }
+  std::vector<const validation_row*> once;
+  for (const auto& [o, r] : first) once.push_back(&r);
+  if (!once.empty()) f.acc = accuracy_of(once);
+}
+
+void check(const wider_protocol& p) {
+  if (p.from_cpus < 1)
+    throw std::invalid_argument("the measured CPUs (C0) must be >= 1, got " + std::to_string(p.from_cpus));
+  for (auto c : p.cpus)
+    if (c <= p.from_cpus)
+      throw std::invalid_argument("a width to predict must exceed the measured " + std::to_string(p.from_cpus) +
+                                  " CPUs, got " + std::to_string(c));
+  for (double n : p.at)
+    if (!std::isfinite(n) || n < 1) throw std::invalid_argument("N to predict must be >= 1, got " + std::to_string(n));
+}
+
+}  // namespace
+
+wider_result predict_wider(const observation_set& data, const wider_protocol& protocol) {
+  check(protocol);
+  std::map<family_id, std::vector<const observation*>> families;
+  for (const auto& o : data.rows)
+    if (usable(o)) families[family_of(o)].push_back(&o);
+  if (families.empty())
+    throw datasets::input_error(data.source + ": no rows of a CPU-scaling scenario (" +
+                                std::string(datasets::name(datasets::scenario::producers)) +
+                                ") with its N, threads and cpus");
+  wider_result out;
+  out.from_cpus = protocol.from_cpus;
+  std::vector<const validation_row*> all;
+  for (const auto& [id, rows] : families) {
+    wider_family f = learn(id, rows, protocol);
+    if (f.dedicated_fit || f.capacity_fit) predict_series(f, rows, protocol);
+    out.families.push_back(std::move(f));
+  }
+  for (const auto& f : out.families)
+    for (const auto& s : f.series)
+      for (const auto& r : s.rows)
+        if (std::none_of(all.begin(), all.end(), [&](const auto* a) { return a->o == r.o; })) all.push_back(&r);
+  if (!all.empty()) out.overall = accuracy_of(all);
+  return out;
+}
+
+}  // namespace pollscale::model
