@@ -119,7 +119,7 @@ wider_family learn(const family_id& id, const std::vector<const observation*>& r
   if (f.dedicated_fit && f.dedicated_fit->points == 1)
     f.dedicated_note = "one dedicated row (T = " + std::to_string(std::llround(f.dedicated_fit->n_max)) +
                        "): the straight line through it, an upper bound that cannot see the contention of more "
-                       "producers";
+                       "threads";
   if (!widths.empty() && *widths.begin() <= p.from_cpus) {
     f.capacity_cpus = *widths.begin();
     f.capacity_rows = series_rows(rows, *f.capacity_cpus);

@@ -284,6 +284,46 @@ TEST_F(ModelCliTest, ScaleFitsTheLawAndPredictsUnmeasuredThreadCounts) {
   expect_bad_input("scale --data " + historical + "/kegel_2000_poller_bench.csv", "no rows of a CPU-scaling");
 }
 
+// scale --from-cpus on a corpus calibration (one- and two-CPU producers series): from one
+// CPU there is no row whose threads each have a CPU, so the two-CPU series is predicted by
+// the capacity bound alone — never below the measurement by more than the drift — and a
+// width nobody measured is predicted where asked.
+TEST_F(ModelCliTest, ScaleFromCpusPredictsWiderSeriesFromNarrowOnes) {
+  const std::string corpus = std::string(POLLSCALE_SOURCE_DIR) +
+                             "/datasets/machines/amd-epyc_l2-1m_l3-508m_2cpu_6.18.44-fc-v1252/quick-20261204T003706Z";
+  const auto r = run_pollscale("scale " + corpus + " --from-cpus 1 --cpus 8 --at 7 --format json");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["kind"], "scaling_wider");
+  ASSERT_EQ(j["families"].size(), 1u);
+  const auto& f = j["families"][0];
+  EXPECT_EQ(f["measured_cpus"], nlohmann::json::array({1, 2}));
+  EXPECT_TRUE(f["dedicated"]["fit"].is_null());
+  EXPECT_EQ(f["capacity_cpus"], 1);
+  ASSERT_EQ(f["series"].size(), 2u);  // 2 (measured) and 8 (asked)
+  const auto& two = f["series"][0];
+  EXPECT_EQ(two["cpus"], 2);
+  ASSERT_EQ(two["rows"].size(), 6u);  // T = 1, 2, 3, 4, 6, 8
+  for (const auto& row : two["rows"]) {
+    EXPECT_EQ(row["limited_by"], "cpu_capacity");
+    EXPECT_GT(row["rel_err"].get<double>(), -0.15) << row;
+  }
+  const auto& eight = f["series"][1];
+  EXPECT_FALSE(eight["measured"].get<bool>());
+  ASSERT_EQ(eight["at"].size(), 1u);
+  // Eight CPUs' capacity is four times two CPUs' at the same T.
+  EXPECT_GT(eight["at"][0]["predicted"].get<double>(), 3 * two["rows"][5]["predicted"].get<double>());
+  const auto table = run_pollscale("scale " + corpus + " --from-cpus 1");
+  ASSERT_EQ(table.rc, 0) << table.err;
+  EXPECT_NE(table.out.find("capacity: 2/1 x the 1-CPU series"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("series of at most 1 CPU\n"), std::string::npos) << table.out;
+  expect_bad_input("scale " + corpus + " --from-cpus 0", "--from-cpus: 0");
+  expect_bad_input("scale " + corpus + " --from-cpus 2 --cpus 2 --at 3", "--cpus: a width to predict must exceed");
+  expect_bad_input("scale " + corpus + " --from-cpus 1 --cpus 4", "--cpus: needs --at");
+  expect_bad_input("scale " + corpus + " --from-cpus 1 --train 'n_fds<=2'", "drop --train");
+  expect_bad_input("scale " + historical + "/scaling --from-cpus 2", "with its N, threads and cpus");
+}
+
 TEST_F(ModelCliTest, MalformedDatasetsNameFileAndLine) {
   const fs::path copy = dir_ / "ds";
   fs::copy(fixture, copy);

@@ -22,6 +22,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 SCHEMA = os.path.join(ROOT, "docs", "schema", "pollscale.schema.json")
 FIXTURE = os.path.join(ROOT, "tests", "model", "data", "synthetic")
 HISTORICAL = os.path.join(ROOT, "datasets", "historical")
+# A corpus calibration with producers rows on one and two CPUs.
+CORPUS_PRODUCERS = os.path.join(ROOT, "datasets", "machines", "amd-epyc_l2-1m_l3-508m_2cpu_6.18.44-fc-v1252",
+                                "quick-20261204T003706Z")
 TINY = ["--scenarios", "find_active", "--mechanisms", "poll,epoll", "--n", "4,16",
         "--max-seconds-per-point", "0.005", "--rounds", "2"]
 COSTS = ["--wait-per-call-ns", "1000", "--wait-per-fd-ns", "30", "--handler-ns", "20000",
@@ -60,6 +63,8 @@ def documents(pollscale, tmp):
     scaling = os.path.join(HISTORICAL, "scaling")
     out.append(("scale", json.loads(run(pollscale, "scale", scaling, "--at", "64", "--format", "json"))))
     out.append(("scale (several)", json.loads(run(pollscale, "scale", scaling, scaling, "--format", "json"))))
+    out.append(("scale --from-cpus", json.loads(run(pollscale, "scale", CORPUS_PRODUCERS, "--from-cpus", "1", "--cpus",
+                                                    "8", "--at", "7", "--format", "json"))))
     out.append(("compare", json.loads(run(pollscale, "compare", cal_a, cal_b, "--points", "all", "--format", "json"))))
     out.append(("simulate", json.loads(run(pollscale, "simulate", "--mechanism", "poll", *COSTS, "--format", "json"))))
     out.append(("simulate (model, costs drawn)", json.loads(run(pollscale, "simulate", model, "--mechanism", "poll",

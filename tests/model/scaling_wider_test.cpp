@@ -1,0 +1,159 @@
+// Wider machines than were measured (model/scaling_wider.hpp): planted series of 1-16 CPUs
+// built the way calibrate's producers grid lays them out (cpus = min(C, T + 1), a
+// dedicated row listed once for every series wide enough), recovered from the narrow ones.
+
+#include "model/scaling_wider.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "datasets/input_error.hpp"
+#include "datasets/vocabulary.hpp"
+
+namespace pollscale::model {
+namespace {
+
+// T producers on cpus CPUs, as the probe writes the row.
+observation producers_row(std::int64_t t, std::int64_t cpus, double value) {
+  observation o;
+  o.k.scenario = std::string(datasets::name(datasets::scenario::producers));
+  o.k.mechanism = "epoll";
+  o.k.variant = "lt";
+  o.k.fd_kind = "eventfd";
+  o.k.n_fds = t;
+  o.k.threads = t + 1;
+  o.k.cpus = cpus;
+  o.k.pinning = "0";
+  for (std::int64_t i = 1; i <= t; ++i) o.k.pinning += "+" + std::to_string(i % cpus);
+  o.k.metric = std::string(datasets::name(datasets::metric::throughput));
+  o.k.unit = "1/s";
+  o.value = value;
+  o.where = "test";
+  return o;
+}
+
+// Every thread on its own CPU: Amdahl with σ = 0.05 (the producers' contention).
+double dedicated_law(double t) { return 1e6 * t / (1 + 0.05 * (t - 1)); }
+// One CPU: the consumer and T producers take turns; batching makes an event cheaper with T.
+// T + 1 CPUs' worth of it never caps a dedicated row ((T + 1)·one_cpu(T) > dedicated_law(T)),
+// so the dedicated rows follow their law; 8 CPUs' worth caps 64 producers.
+double one_cpu(double t) { return 6e5 * t / (1 + 0.55 * (t - 1)); }
+double planted_value(std::int64_t t, std::int64_t c) {
+  const double n = static_cast<double>(t);
+  return c == 1 ? one_cpu(n) : std::min(dedicated_law(n), static_cast<double>(c) * one_cpu(n));
+}
+
+const std::vector<std::int64_t> widths = {1, 2, 4, 8, 16};
+const std::vector<std::int64_t> producers = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64};
+
+observation_set planted() {
+  observation_set s;
+  s.source = "planted";
+  std::set<std::pair<std::int64_t, std::int64_t>> listed;  // (T, cpus): a row measured once
+  for (auto c : widths)
+    for (auto t : producers) {
+      const std::int64_t cpus = std::min(c, t + 1);
+      if (listed.insert({t, cpus}).second) s.rows.push_back(producers_row(t, cpus, planted_value(t, cpus)));
+    }
+  return s;
+}
+
+TEST(ScalingWiderTest, FourCpusPredictEightAndSixteenExactlyOnPlantedSeries) {
+  const observation_set data = planted();
+  wider_protocol p;
+  p.from_cpus = 4;
+  const wider_result r = predict_wider(data, p);
+  ASSERT_EQ(r.families.size(), 1u);
+  const auto& f = r.families[0];
+  EXPECT_EQ(f.measured_cpus, (std::vector<std::int64_t>{1, 2, 4, 8, 16}));
+  // The dedicated rows of C <= 4: T = 1, 2, 3 on 2, 3, 4 CPUs.
+  ASSERT_EQ(f.dedicated.size(), 3u);
+  ASSERT_TRUE(f.dedicated_fit);
+  EXPECT_EQ(f.dedicated_fit->law, scaling_law::amdahl);
+  EXPECT_NEAR(f.dedicated_fit->sigma, 0.05, 1e-6);
+  ASSERT_TRUE(f.capacity_cpus);
+  EXPECT_EQ(*f.capacity_cpus, 1);
+  ASSERT_EQ(f.series.size(), 2u);
+  EXPECT_EQ(f.series[0].cpus, 8);
+  EXPECT_EQ(f.series[1].cpus, 16);
+  bool some_capacity = false, some_law = false;
+  for (const auto& s : f.series) {
+    EXPECT_TRUE(s.measured);
+    ASSERT_EQ(s.rows.size(), producers.size() - 3);  // all but the three trained on
+    for (std::size_t i = 0; i < s.rows.size(); ++i) {
+      EXPECT_NEAR(s.rows[i].rel_err, 0, 1e-6) << "C = " << s.cpus << ", T = " << *s.rows[i].o->k.n_fds;
+      (s.row_capacity_bound[i] ? some_capacity : some_law) = true;
+    }
+  }
+  EXPECT_TRUE(some_capacity);  // many producers on 8 CPUs: the one-CPU work caps them
+  EXPECT_TRUE(some_law);       // few producers: contention does
+}
+
+TEST(ScalingWiderTest, TwoCpusGiveAStraightLineThatBoundsFromAboveWithoutAnInterval) {
+  const observation_set data = planted();
+  wider_protocol p;
+  p.from_cpus = 2;
+  const wider_result r = predict_wider(data, p);
+  ASSERT_EQ(r.families.size(), 1u);
+  const auto& f = r.families[0];
+  ASSERT_TRUE(f.dedicated_fit);
+  EXPECT_EQ(f.dedicated_fit->law, scaling_law::linear);  // one dedicated row: T = 1 on 2 CPUs
+  EXPECT_NE(f.dedicated_note.find("one dedicated row"), std::string::npos);
+  ASSERT_EQ(f.series.size(), 3u);  // 4, 8 and 16 CPUs
+  std::size_t law_rows = 0;
+  for (const auto& s : f.series)
+    for (std::size_t i = 0; i < s.rows.size(); ++i) {
+      EXPECT_GE(s.rows[i].rel_err, -1e-9);  // without contention: never below the truth
+      if (!s.row_capacity_bound[i]) {
+        ++law_rows;
+        EXPECT_FALSE(s.rows[i].has_interval);
+        EXPECT_NE(s.rows[i].no_interval.find("cannot see the contention"), std::string::npos);
+      }
+    }
+  EXPECT_GT(law_rows, 0u);
+  // Each observation counted once overall: a dedicated row (T = 3 on 4 CPUs) belongs to
+  // the 4-, 8- and 16-CPU series but is one measurement.
+  std::size_t unique = 0;
+  for (const auto& o : data.rows)
+    if (!(*o.k.cpus >= *o.k.threads && *o.k.cpus <= 2) && !(*o.k.cpus <= 2 && *o.k.cpus < *o.k.threads)) ++unique;
+  EXPECT_EQ(r.overall.n, unique);
+}
+
+TEST(ScalingWiderTest, WidthsNobodyMeasuredArePredictedAtTheGivenN) {
+  wider_protocol p;
+  p.from_cpus = 4;
+  p.cpus = {64};
+  p.at = {63};
+  const wider_result r = predict_wider(planted(), p);
+  const auto& series = r.families[0].series;
+  const auto w = std::find_if(series.begin(), series.end(), [](const auto& s) { return s.cpus == 64; });
+  ASSERT_NE(w, series.end());
+  EXPECT_FALSE(w->measured);
+  EXPECT_TRUE(w->rows.empty());
+  ASSERT_EQ(w->at.size(), 1u);
+  EXPECT_NEAR(w->at[0].second.value / std::min(dedicated_law(63), 64 * one_cpu(63)), 1, 1e-6);
+  EXPECT_GT(w->at[0].second.extrapolation, 20);  // the law saw T <= 3
+  EXPECT_TRUE(w->at[0].second.has_interval || !w->at[0].second.no_interval.empty());
+}
+
+TEST(ScalingWiderTest, RefusesABadProtocolAndDataWithoutScalingRows) {
+  const observation_set data = planted();
+  wider_protocol p;
+  p.from_cpus = 0;
+  EXPECT_THROW(predict_wider(data, p), std::invalid_argument);
+  p.from_cpus = 4;
+  p.cpus = {4};
+  EXPECT_THROW(predict_wider(data, p), std::invalid_argument);
+  p.cpus = {8};
+  p.at = {0};
+  EXPECT_THROW(predict_wider(data, p), std::invalid_argument);
+  observation_set none;
+  none.source = "empty";
+  EXPECT_THROW(predict_wider(none, {}), datasets::input_error);
+}
+
+}  // namespace
+}  // namespace pollscale::model
