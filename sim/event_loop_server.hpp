@@ -125,11 +125,14 @@ std::string_view to_string(cpu_use u);
 std::array<cpu_use, cpu_use_count> cpu_uses();
 
 struct server_result {
-  double measured_s = 0;                ///< simulated time the figures cover
-  std::uint64_t replies = 0;            ///< replies received by active clients
-  double throughput = 0;                ///< replies per second
-  double mean_latency_s = 0;            ///< mean request-to-reply time, s
-  latency_histogram latency;            ///< request-to-reply times, s
+  double measured_s = 0;      ///< simulated time the figures cover
+  std::uint64_t replies = 0;  ///< replies received by active clients
+  double throughput = 0;      ///< replies per second
+  /// Requests unanswered when the run ended that were older than every answered one: they
+  /// count in the latencies at their age then (a lower bound on theirs).
+  std::uint64_t unanswered = 0;
+  double mean_latency_s = 0;            ///< mean request-to-reply time, s (with the unanswered)
+  latency_histogram latency;            ///< request-to-reply times, s (with the unanswered)
   std::vector<double> cpu_utilisation;  ///< busy fraction of each CPU
   /// CPU-seconds of bursts started in the measured span, summed over CPUs, by cpu_use:
   /// divided by (cpus x measured_s), the utilisation split by what it was spent on.

@@ -206,7 +206,21 @@ server_result server_model::finish() {
   r.measured_s = options_.duration_s;
   r.replies = replies_;
   r.throughput = static_cast<double>(replies_) / options_.duration_s;
-  r.mean_latency_s = replies_ ? latency_sum_ / static_cast<double>(replies_) : 0;
+  // A request still unanswered at the end that is already older than every answered one
+  // counts at its age then, a lower bound on its latency: an overloaded server's slowest
+  // requests never finish inside the run, and the few that do would otherwise stand for
+  // them (a run with no reply at all read p99 0 s). Younger ones are in flight, their
+  // latency unknown; counting them at their age would pull the figures down.
+  const double answered_max = latency_.count() ? latency_.max() : 0;
+  for (const auto& sent : clients_)
+    for (std::size_t i = 0; i < sent.size(); ++i)
+      if (const double age = end - sent[i]; age > answered_max) {
+        latency_sum_ += age;
+        latency_.add(age);
+        ++r.unanswered;
+      }
+  const std::uint64_t timed = replies_ + r.unanswered;
+  r.mean_latency_s = timed ? latency_sum_ / static_cast<double>(timed) : 0;
   r.latency = std::move(latency_);
   for (int c = 0; c < cpus_.size(); ++c) r.cpu_utilisation.push_back(cpus_.utilisation(c, end));
   r.cpu_s = cpu_s_;

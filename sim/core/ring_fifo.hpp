@@ -33,6 +33,11 @@ class ring_fifo {
     POLLSCALE_SIM_EXPECT(size_ > 0, "front() of an empty fifo");
     return buf_[head_];
   }
+  /// The i-th oldest element (0: front()). Precondition: i < size().
+  const T& operator[](std::size_t i) const {
+    POLLSCALE_SIM_EXPECT(i < size_, "index past the end of a fifo");
+    return buf_[(head_ + i) & (buf_.size() - 1)];
+  }
   bool empty() const { return size_ == 0; }
   std::size_t size() const { return size_; }
   void clear() { head_ = size_ = 0; }

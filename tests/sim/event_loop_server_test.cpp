@@ -56,6 +56,24 @@ TEST(EventLoopServerTest, BusyLoopServesOneRequestPerCallAndHandling) {
   EXPECT_DOUBLE_EQ(r.cpu_utilisation[0], 1.0);
 }
 
+TEST(EventLoopServerTest, RequestsLeftUnansweredCountAtTheirAgeWhenOlderThanEveryReply) {
+  // A handling of 100 s in a 30-s run after a 5-s warm-up: the first request (sent at 0,
+  // claimed at 1) is still being handled when the run ends at 35, so nothing is answered.
+  // It must not read as a latency of 0: it counts at its age, 35 s.
+  const server_result none = simulate_server(default_server_config("epoll"), closed_clients(1, 0),
+                                             integer_costs(1, 1, 100, 3, 5), run_for(30, 5));
+  EXPECT_EQ(none.replies, 0U);
+  EXPECT_EQ(none.unanswered, 1U);
+  EXPECT_DOUBLE_EQ(none.mean_latency_s, 35);
+  EXPECT_DOUBLE_EQ(none.latency.quantile(0.99), 35);
+  // The busy loop of the test above: the request in flight at the end (sent at 30) is
+  // younger than every reply (3 s), so the figures are the replies' alone.
+  const server_result some =
+      simulate_server(default_server_config("epoll"), closed_clients(1, 0), integer_costs(1, 1, 2, 3, 5), run_for(30));
+  EXPECT_EQ(some.unanswered, 0U);
+  EXPECT_DOUBLE_EQ(some.mean_latency_s, 3);
+}
+
 TEST(EventLoopServerTest, SleepingThreadPaysTheWakeUpAndTheRescan) {
   // Call 0..1 finds nothing and sleeps; the request at 10 wakes it (same CPU, 3 s), the
   // rescan runs 13..14, handling 14..16: latency 6. Next call 16..17, sleep; request at 26.
