@@ -1,11 +1,8 @@
 // pollscale capacity: the largest load - idle connections, active clients or request rate
 // - at which a simulated server still meets its targets (p99 latency, mean latency, CPU
-// utilisation), found by bisection. A target counts as met only when the upper end of
-// its 95% interval meets it, so the answer errs on the safe side; with a model each
-// replication runs on its own draw of the model's costs, so that interval is where one
-// run's answer lies and the capacity one that a run on this machine meets 97.5% of the
-// time as far as the model knows. Every evaluation uses the same seed (common random
-// numbers, the same cost draws too), which keeps the search monotone in practice.
+// utilisation): the flags parsed, the closed-form estimate (studies/capacity_estimate.hpp)
+// and the simulated search (studies/capacity_search.hpp) run, and their answers printed.
+// Every evaluation uses the same seed (common random numbers, the same cost draws too).
 
 #include <algorithm>
 #include <cmath>
@@ -24,6 +21,7 @@
 #include "sim/core/stop.hpp"
 #include "studies/binding_resource.hpp"
 #include "studies/capacity_estimate.hpp"
+#include "studies/capacity_search.hpp"
 
 namespace po = boost::program_options;
 
@@ -54,21 +52,6 @@ po::options_description capacity_options() {
   return o;
 }
 
-// A target is met when the upper end of the quantity's 95% interval is within it.
-struct targets {
-  std::optional<double> p99, mean, cpu;
-  bool met(const sim::experiment_result& r) const { return missed(r).empty(); }
-  /// The targets `r` misses, by their JSON names (max_p99_s, ...): at the first value past
-  /// the capacity, the ones that bind.
-  std::vector<std::string> missed(const sim::experiment_result& r) const {
-    std::vector<std::string> out;
-    if (p99 && !(r.latency_p99_s.ci95_hi <= *p99)) out.emplace_back("max_p99_s");
-    if (mean && !(r.latency_mean_s.ci95_hi <= *mean)) out.emplace_back("max_mean_latency_s");
-    if (cpu && !(r.cpu_utilisation.ci95_hi <= *cpu)) out.emplace_back("max_cpu_utilisation");
-    return out;
-  }
-};
-
 std::optional<double> positive(const po::variables_map& vm, const char* flag) {
   if (!vm.count(flag)) return std::nullopt;
   const double v = vm[flag].as<double>();
@@ -85,18 +68,11 @@ std::string quantity_text(double v) {
   return v == std::floor(v) && std::fabs(v) < 1e15 ? std::to_string(static_cast<long long>(v)) : format_number(v, 6);
 }
 
-struct evaluation {
-  double value;
-  sim::experiment_result result;
-  bool met;
-};
-
 // What to search: the quantity, its bracket and the targets.
 struct search {
   std::string vary;
-  bool integer = true;
-  double lo = 0, hi = 0, tolerance = 0.02;
-  targets goal;
+  studies::capacity_search_range range;
+  studies::capacity_targets goal;
 };
 
 search parse_search(const po::variables_map& vm) {
@@ -109,88 +85,40 @@ search parse_search(const po::variables_map& vm) {
     throw usage_error("--slo-p99: the same target as --max-p99; give one");
   const char* p99_flag = vm.count("slo-p99") ? "slo-p99" : "max-p99";
   q.goal = {duration(vm, p99_flag), duration(vm, "max-mean-latency"), positive(vm, "max-cpu")};
-  if (!q.goal.p99 && !q.goal.mean && !q.goal.cpu)
+  if (!q.goal.p99_s && !q.goal.mean_s && !q.goal.cpu)
     throw usage_error("give a target: --max-p99 (or --slo-p99), --max-mean-latency or --max-cpu");
-  q.integer = field->form == sim::field_form::integer;
-  q.lo = vm.count("lo") ? vm["lo"].as<double>() : field->search_from;
-  q.hi = vm["hi"].as<double>();
-  if (!std::isfinite(q.lo) || !std::isfinite(q.hi) || q.lo > q.hi) throw usage_error("--lo/--hi: need finite lo <= hi");
-  q.tolerance = vm["tolerance"].as<double>();
-  if (!(q.tolerance > 0 && q.tolerance < 1)) throw usage_error("--tolerance: must be in (0, 1)");
+  auto& r = q.range;
+  r.integer = field->form == sim::field_form::integer;
+  r.lo = vm.count("lo") ? vm["lo"].as<double>() : field->search_from;
+  r.hi = vm["hi"].as<double>();
+  if (!std::isfinite(r.lo) || !std::isfinite(r.hi) || r.lo > r.hi) throw usage_error("--lo/--hi: need finite lo <= hi");
+  r.tolerance = vm["tolerance"].as<double>();
+  if (!(r.tolerance > 0 && r.tolerance < 1)) throw usage_error("--tolerance: must be in (0, 1)");
   return q;
 }
 
-struct search_result {
-  std::optional<double> capacity;  ///< empty when even lo misses, or when interrupted
-  bool at_hi = false;              ///< hi itself met the targets: the search limit, not the capacity
-  std::vector<evaluation> evaluations;
-  /// A stop request ended the search: the bracket known so far (a value that meets the
-  /// targets, one that misses them; either may be unknown). An evaluation cut short is
-  /// left out: its few replications cannot say whether the targets are met.
-  bool interrupted = false;
-  std::optional<double> meets, misses;
-};
+using search_result = studies::capacity_search;
+using evaluation = studies::capacity_evaluation;
 
+// The simulated search on `costs` (studies/capacity_search.hpp), each evaluation reported
+// on stderr.
 search_result bisect(const search& q, const sim_setup& base, const sim_costs& costs) {
-  search_result out;
-  auto evaluate = [&](double v) {
+  const studies::capacity_experiment experiment = [&](double v) {
     sim_setup s = base;
     set_quantity(s, q.vary, v, "vary");
-    const sim::experiment_result r = run_experiment(s, costs);  // sim::stopped: none complete
-    if (r.interrupted) throw sim::stopped();                    // a few replications cannot judge the targets
-    out.evaluations.push_back({v, r, q.goal.met(r)});
-    std::cerr << "capacity: " << q.vary << " = " << quantity_text(v) << ": "
-              << (out.evaluations.back().met ? "meets" : "misses") << " the target (p99 "
-              << format_number(r.latency_p99_s.mean, 4) << " s, cpu " << format_number(r.cpu_utilisation.mean, 3)
-              << ")\n";
-    return out.evaluations.back().met;
+    return run_experiment(s, costs);
   };
-  double lo = q.lo, hi = q.hi;
-  try {
-    if (!evaluate(lo)) return out;
-    out.meets = lo;
-    if (evaluate(hi)) {
-      out.capacity = hi;
-      out.at_hi = true;
-      return out;
-    }
-    out.misses = hi;
-    // Invariant: lo meets the targets, hi does not.
-    while (hi - lo > std::max(q.integer ? 1.0 : 0.0, q.tolerance * lo)) {
-      const double mid = q.integer ? std::floor((lo + hi) / 2) : (lo + hi) / 2;
-      (evaluate(mid) ? lo : hi) = mid;
-      out.meets = lo;
-      out.misses = hi;
-    }
-  } catch (const sim::stopped&) {
-    out.interrupted = true;
-    return out;
-  }
-  out.capacity = lo;
-  return out;
+  return studies::search_capacity(experiment, q.range, q.goal, [&](const evaluation& e) {
+    std::cerr << "capacity: " << q.vary << " = " << quantity_text(e.value) << ": " << (e.met ? "meets" : "misses")
+              << " the target (p99 " << format_number(e.result.latency_p99_s.mean, 4) << " s, cpu "
+              << format_number(e.result.cpu_utilisation.mean, 3) << ")\n";
+  });
 }
 
 nlohmann::json optional_json(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); }
 
-// What ran out just past the capacity: the smallest value tried that misses the targets,
-// the targets it misses, and how busy the server's CPUs were there (near 1: the CPU is the
-// resource; well below: the latency of the calls themselves).
-const evaluation* first_miss(const search_result& r) {
-  const evaluation* out = nullptr;
-  for (const evaluation& e : r.evaluations)
-    if (!e.met && (!out || e.value < out->value)) out = &e;
-  return out;
-}
-
-// The resource that ran out at a missing evaluation (studies/binding_resource.hpp).
-studies::resource resource_at(const search& q, const evaluation& e) {
-  const auto missed = q.goal.missed(e.result);
-  const bool cpu = std::find(missed.begin(), missed.end(), "max_cpu_utilisation") != missed.end();
-  return studies::binding_resource(e.result, cpu);
-}
-
 std::string binding_text(const search& q, const search_result& r) {
-  const evaluation* e = first_miss(r);
+  const evaluation* e = r.first_miss();
   if (!e || !r.capacity) return "";
   const auto& x = e->result;
   std::string names;
@@ -205,13 +133,13 @@ std::string binding_text(const search& q, const search_result& r) {
   }
   return "limited by " + names + " at " + q.vary + " = " + quantity_text(e->value) + ", where the server's CPUs are " +
          format_number(100 * x.cpu_utilisation.mean, 3) +
-         "% busy; what ran out: " + studies::describe(resource_at(q, *e), x);
+         "% busy; what ran out: " + studies::describe(studies::resource_at(q.goal, *e), x);
 }
 
 nlohmann::json binding_json(const search& q, const search_result& r) {
-  const evaluation* e = first_miss(r);
+  const evaluation* e = r.first_miss();
   if (!e || !r.capacity) return nullptr;
-  nlohmann::json j = studies::binding_json(resource_at(q, *e), e->result);
+  nlohmann::json j = studies::binding_json(studies::resource_at(q.goal, *e), e->result);
   j["at"] = e->value;
   j["missed"] = q.goal.missed(e->result);
   j["cpu_utilisation"] = e->result.cpu_utilisation.mean;
@@ -222,8 +150,8 @@ nlohmann::json search_json(const search& q, const search_result& r, const sim_se
                            const cost_provenance& prov) {
   nlohmann::json j = inputs_json(base, prov);
   j["vary"] = q.vary;
-  j["targets"] = {{"max_p99_s", optional_json(q.goal.p99)},
-                  {"max_mean_latency_s", optional_json(q.goal.mean)},
+  j["targets"] = {{"max_p99_s", optional_json(q.goal.p99_s)},
+                  {"max_mean_latency_s", optional_json(q.goal.mean_s)},
                   {"max_cpu_utilisation", optional_json(q.goal.cpu)}};
   j["capacity"] = optional_json(r.capacity);
   j["capacity_is_search_limit"] = r.at_hi;
@@ -326,8 +254,7 @@ studies::capacity_estimate estimate_one(const search& q, const sim_setup& base, 
     set_quantity(s, q.vary, v, "vary");
     return std::pair{s.config, s.load};
   };
-  return studies::estimate_capacity(setup, costs.predicted, costs.draw, base.options.seed,
-                                    {q.lo, q.hi, q.integer, q.tolerance}, {q.goal.p99, q.goal.mean, q.goal.cpu});
+  return studies::estimate_capacity(setup, costs.predicted, costs.draw, base.options.seed, q.range, q.goal);
 }
 
 mechanism_capacity search_one(const po::variables_map& vm, const search& q, const std::string& mechanism) {
@@ -335,8 +262,8 @@ mechanism_capacity search_one(const po::variables_map& vm, const search& q, cons
   c.mechanism = mechanism;
   c.base = sim_setup_from(vm, mechanism);
   sim_setup probe = c.base;  // both ends of the bracket must be acceptable before any run
-  set_quantity(probe, q.vary, q.lo, "lo");
-  set_quantity(probe, q.vary, q.hi, "hi");
+  set_quantity(probe, q.vary, q.range.lo, "lo");
+  set_quantity(probe, q.vary, q.range.hi, "hi");
   const sim_costs costs = sim_costs_for(vm, mechanism, c.prov);
   c.estimate = estimate_one(q, c.base, costs);
   if (vm.count("analytic")) {
@@ -418,54 +345,38 @@ constexpr const char* drawn_note =
     "capacity: each evaluation ran every replication on its own draw of the model's costs, so the targets hold for "
     "the upper end of where one run's answer lies (97.5% of runs, as far as the model knows)\n";
 
-// Which mechanism to use: the largest capacity, and by how much it leads the next (its
-// margin; a capacity at the search limit is a lower bound, and so is the margin then).
-// Null when no mechanism meets the targets at all.
-struct recommendation {
-  const mechanism_capacity* best = nullptr;
-  const mechanism_capacity* next = nullptr;  ///< the runner-up with a capacity, if any
-  double margin = 0;                         ///< best / next capacity; 0 without a runner-up
-  bool within_tolerance = false;             ///< the two differ by less than the search resolves
-};
-
-recommendation recommend(const search& q, const std::vector<mechanism_capacity>& all) {
-  recommendation r;
-  for (const auto& c : all) {
-    if (!c.result.capacity) continue;
-    if (!r.best || *c.result.capacity > *r.best->result.capacity) {
-      r.next = r.best;
-      r.best = &c;
-    } else if (!r.next || *c.result.capacity > *r.next->result.capacity) {
-      r.next = &c;
-    }
-  }
-  if (r.best && r.next && *r.next->result.capacity > 0) {
-    r.margin = *r.best->result.capacity / *r.next->result.capacity;
-    r.within_tolerance = r.margin - 1 <= q.tolerance;
-  }
-  return r;
+// The searched mechanisms' answers as studies::recommend() takes them.
+studies::capacity_recommendation recommend(const search& q, const std::vector<mechanism_capacity>& all) {
+  std::vector<studies::capacity_choice> choices;
+  for (const auto& c : all) choices.push_back({c.mechanism, c.result.capacity, c.result.at_hi});
+  return studies::recommend(choices, q.range.tolerance);
 }
 
-std::string recommendation_text(const search& q, const recommendation& r) {
-  if (!r.best) return "no mechanism meets the targets even at " + quantity_text(q.lo);
-  const std::string at_least = r.best->result.at_hi ? "at least " : "";
-  std::string text = "recommend " + r.best->mechanism + ": " + at_least + quantity_text(*r.best->result.capacity) +
-                     " " + q.vary + (r.best->result.at_hi ? " (the search limit)" : "");
+std::string recommendation_text(const search& q, const std::vector<mechanism_capacity>& all,
+                                const studies::capacity_recommendation& r) {
+  if (!r.best) return "no mechanism meets the targets even at " + quantity_text(q.range.lo);
+  const mechanism_capacity& best = all[*r.best];
+  const std::string at_least = best.result.at_hi ? "at least " : "";
+  std::string text = "recommend " + best.mechanism + ": " + at_least + quantity_text(*best.result.capacity) + " " +
+                     q.vary + (best.result.at_hi ? " (the search limit)" : "");
   if (!r.next) return text + "; no other mechanism meets the targets";
+  const mechanism_capacity& next = all[*r.next];
   if (r.within_tolerance)
-    return "no clear choice: " + r.best->mechanism + " and " + r.next->mechanism +
-           " reach the same capacity within the search's --tolerance (" + quantity_text(*r.best->result.capacity) +
-           " and " + quantity_text(*r.next->result.capacity) + ")";
-  return text + ", " + at_least + format_number(r.margin, 3) + "x " + r.next->mechanism + "'s " +
-         quantity_text(*r.next->result.capacity);
+    return "no clear choice: " + best.mechanism + " and " + next.mechanism +
+           " reach the same capacity within the search's --tolerance (" + quantity_text(*best.result.capacity) +
+           " and " + quantity_text(*next.result.capacity) + ")";
+  return text + ", " + at_least + format_number(r.margin, 3) + "x " + next.mechanism + "'s " +
+         quantity_text(*next.result.capacity);
 }
 
-nlohmann::json recommendation_json(const recommendation& r) {
+nlohmann::json recommendation_json(const std::vector<mechanism_capacity>& all,
+                                   const studies::capacity_recommendation& r) {
   if (!r.best) return nullptr;
-  return {{"mechanism", r.best->mechanism},
-          {"capacity", optional_json(r.best->result.capacity)},
-          {"at_search_limit", r.best->result.at_hi},
-          {"runner_up", r.next ? nlohmann::json(r.next->mechanism) : nlohmann::json(nullptr)},
+  const mechanism_capacity& best = all[*r.best];
+  return {{"mechanism", best.mechanism},
+          {"capacity", optional_json(best.result.capacity)},
+          {"at_search_limit", best.result.at_hi},
+          {"runner_up", r.next ? nlohmann::json(all[*r.next].mechanism) : nlohmann::json(nullptr)},
           {"margin", r.next ? nlohmann::json(r.margin) : nlohmann::json(nullptr)},
           {"within_tolerance", r.within_tolerance}};
 }
@@ -488,13 +399,13 @@ text_table summary_table(const search& q, const std::vector<mechanism_capacity>&
                         e.ran_out ? studies::to_string(*e.ran_out) : "", estimate});
       continue;
     }
-    const evaluation* miss = first_miss(c.result);
+    const evaluation* miss = c.result.first_miss();
     std::string missed;
     if (miss)
       for (const auto& m : q.goal.missed(miss->result)) missed += (missed.empty() ? "" : "+") + m;
     t.rows.push_back({c.mechanism, capacity, at_hi, miss ? quantity_text(miss->value) : "", missed,
                       miss ? number_cell(miss->result.cpu_utilisation.mean, 3, csv) : "",
-                      miss ? studies::to_string(resource_at(q, *miss)) : "", estimate});
+                      miss ? studies::to_string(studies::resource_at(q.goal, *miss)) : "", estimate});
   }
   return t;
 }
@@ -533,11 +444,11 @@ int print_one(const search& q, const mechanism_capacity& c, output_format format
 
 int print_several(const search& q, const std::vector<mechanism_capacity>& all, output_format format) {
   const bool interrupted = all.back().result.interrupted;
-  const recommendation rec = recommend(q, all);
+  const studies::capacity_recommendation rec = recommend(q, all);
   if (format == output_format::json) {
     nlohmann::json j = {{"vary", q.vary}, {"mechanisms", nlohmann::json::array()}};
     for (const auto& c : all) j["mechanisms"].push_back(capacity_json(q, c));
-    j["recommendation"] = interrupted ? nlohmann::json(nullptr) : recommendation_json(rec);
+    j["recommendation"] = interrupted ? nlohmann::json(nullptr) : recommendation_json(all, rec);
     if (interrupted) j["interrupted"] = true;
     std::cout << stamped(output_kind::capacity_by_mechanism, std::move(j)).dump(2) << "\n";
   } else if (format == output_format::csv) {
@@ -548,7 +459,7 @@ int print_several(const search& q, const std::vector<mechanism_capacity>& all, o
     for (const auto& c : all) print_capacity_lines(q, c, "capacity: " + c.mechanism + ": ");
     if (std::any_of(all.begin(), all.end(), [](const auto& c) { return c.prov->drawn && !c.analytic; }))
       std::cout << drawn_note;
-    if (!interrupted) std::cout << "capacity: " << recommendation_text(q, rec) << "\n";
+    if (!interrupted) std::cout << "capacity: " << recommendation_text(q, all, rec) << "\n";
   }
   if (interrupted)
     std::cerr << "capacity: interrupted during " << all.back().mechanism << ": no recommendation; " << all.size() - 1

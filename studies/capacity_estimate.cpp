@@ -9,14 +9,6 @@
 
 namespace pollscale::studies {
 
-bool capacity_targets::met(const sim::server_estimate& e) const {
-  if (e.saturated) return false;
-  if (p99_s && !(e.latency_p99_s <= *p99_s)) return false;
-  if (mean_s && !(e.latency_mean_s <= *mean_s)) return false;
-  if (cpu && !(e.cpu_utilisation <= *cpu)) return false;
-  return true;
-}
-
 sim::experiment_result as_result(const sim::server_estimate& e) {
   sim::experiment_result r;
   r.throughput = {e.throughput, e.throughput, e.throughput};

@@ -15,23 +15,12 @@
 #include "sim/server_estimate.hpp"
 #include "sim/server_experiment.hpp"
 #include "studies/binding_resource.hpp"
+#include "studies/capacity_search.hpp"
 
 namespace pollscale::studies {
 
-/// The targets, each met when the estimate is at or below it; a saturated server meets none.
-struct capacity_targets {
-  std::optional<double> p99_s, mean_s, cpu;
-  bool met(const sim::server_estimate& e) const;
-};
-
 /// The server and workload at one value of the searched quantity.
 using capacity_setup = std::function<std::pair<sim::server_config, sim::workload>(double value)>;
-
-struct capacity_search_range {
-  double lo = 0, hi = 0;    ///< searched values, lo <= hi
-  bool integer = true;      ///< the quantity is a count
-  double tolerance = 0.02;  ///< stop when the bracket is within this fraction
-};
 
 struct capacity_estimate {
   /// Why there is no estimate (the configuration is not covered); empty otherwise.
