@@ -283,7 +283,7 @@ mechanism_capacity search_one(const po::variables_map& vm, const search& q, cons
   return c;
 }
 
-nlohmann::json estimate_json(const studies::capacity_estimate& e) {
+nlohmann::json estimate_json(const studies::capacity_targets& goal, const studies::capacity_estimate& e) {
   if (!e.not_covered.empty()) return {{"not_covered", e.not_covered}};
   const sim::server_estimate& f = e.figures;
   return {{"capacity", optional_json(e.capacity)},
@@ -292,6 +292,7 @@ nlohmann::json estimate_json(const studies::capacity_estimate& e) {
           {"ci95_hi", optional_json(e.ci95_hi)},
           {"draws", e.draws},
           {"missed_at", optional_json(e.missed_at)},
+          {"missed", e.missed_at ? nlohmann::json(goal.missed(e.past)) : nlohmann::json(nullptr)},
           {"resource", e.ran_out ? nlohmann::json(studies::to_string(*e.ran_out)) : nlohmann::json(nullptr)},
           {"there",
            {{"throughput", f.throughput},  // vocabulary: the estimate's figure, as the simulation's
@@ -327,7 +328,7 @@ nlohmann::json capacity_json(const search& q, const mechanism_capacity& c) {
   j["model_max_extrapolation"] = c.prov->max_extrapolation;
   j["model_uncertainty"] = c.prov->drawn ? "draw" : "fixed";
   j["method"] = c.analytic ? "analytic" : "simulation";
-  j["estimate"] = estimate_json(c.estimate);
+  j["estimate"] = estimate_json(q.goal, c.estimate);
   return j;
 }
 
@@ -394,7 +395,10 @@ text_table summary_table(const search& q, const std::vector<mechanism_capacity>&
     const std::string capacity = c.result.capacity ? quantity_text(*c.result.capacity) : "none";
     const std::string at_hi = c.result.at_hi ? "yes" : "no";
     if (c.analytic) {
-      t.rows.push_back({c.mechanism, capacity, at_hi, e.missed_at ? quantity_text(*e.missed_at) : "", "",
+      std::string missed;
+      if (e.missed_at)
+        for (const auto& m : q.goal.missed(e.past)) missed += (missed.empty() ? "" : "+") + m;
+      t.rows.push_back({c.mechanism, capacity, at_hi, e.missed_at ? quantity_text(*e.missed_at) : "", missed,
                         e.missed_at ? number_cell(e.past.cpu_utilisation, 3, csv) : "",
                         e.ran_out ? studies::to_string(*e.ran_out) : "", estimate});
       continue;

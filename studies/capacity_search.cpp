@@ -7,12 +7,12 @@
 
 namespace pollscale::studies {
 
-bool capacity_targets::met(const sim::server_estimate& e) const {
-  if (e.saturated) return false;
-  if (p99_s && !(e.latency_p99_s <= *p99_s)) return false;
-  if (mean_s && !(e.latency_mean_s <= *mean_s)) return false;
-  if (cpu && !(e.cpu_utilisation <= *cpu)) return false;
-  return true;
+std::vector<std::string> capacity_targets::missed(const sim::server_estimate& e) const {
+  std::vector<std::string> out;
+  if (p99_s && (e.saturated || !(e.latency_p99_s <= *p99_s))) out.emplace_back("max_p99_s");
+  if (mean_s && (e.saturated || !(e.latency_mean_s <= *mean_s))) out.emplace_back("max_mean_latency_s");
+  if (cpu && (e.saturated || !(e.cpu_utilisation <= *cpu))) out.emplace_back("max_cpu_utilisation");
+  return out;
 }
 
 std::vector<std::string> capacity_targets::missed(const sim::experiment_result& r) const {

@@ -25,7 +25,9 @@ namespace pollscale::studies {
 struct capacity_targets {
   std::optional<double> p99_s, mean_s, cpu;
   /// The estimate at or below every target; a saturated server meets none.
-  bool met(const sim::server_estimate& e) const;
+  bool met(const sim::server_estimate& e) const { return missed(e).empty(); }
+  /// The targets the estimate misses, by the same names (a saturated server: every one given).
+  std::vector<std::string> missed(const sim::server_estimate& e) const;
   /// The upper end of each simulated quantity's 95% interval within its target.
   bool met(const sim::experiment_result& r) const { return missed(r).empty(); }
   /// The targets `r` misses, by their JSON names (max_p99_s, max_mean_latency_s,

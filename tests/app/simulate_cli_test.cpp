@@ -452,6 +452,11 @@ TEST(CapacityCliTest, TheEstimateComesFirstAndAloneWithAnalytic) {
   EXPECT_EQ(a["capacity"].get<double>(), estimate);
   EXPECT_TRUE(a["evaluations"].empty());
   EXPECT_TRUE(a["estimate"]["resource"].is_string()) << a.dump();
+  EXPECT_EQ(a["estimate"]["missed"], nlohmann::json::array({"max_p99_s"})) << a.dump();
+  // The several-mechanism summary says which target the estimate missed, as the simulation's does.
+  const auto csv = run_pollscale(common + " --mechanisms poll --format csv --analytic");
+  ASSERT_EQ(csv.rc, 0) << csv.err;
+  EXPECT_NE(csv.out.find(",max_p99_s,"), std::string::npos) << csv.out;
   const auto text = run_pollscale(common + " --mechanism poll --analytic");
   EXPECT_NE(text.out.find("capacity: estimate (analytic): "), std::string::npos) << text.out;
   const auto crowded = run_pollscale(common + " --mechanism poll --threads 2 --analytic");
