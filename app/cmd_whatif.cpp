@@ -3,7 +3,9 @@
 // sat idle"). One row per (mechanism, value), each with its 95% intervals (docs/sim.md).
 // --change and --drop ask the same of a changed model ("what if poll's fixed cost were 2 µs
 // less"): each mechanism they name gets its rows again on the changed model
-// (studies/model_change.hpp), with the throughput against its baseline row.
+// (studies/model_change.hpp), with the throughput against its baseline row. --swap
+// poll=devpoll does the same with another mechanism's cells, of the same machine, in the
+// first one's place (studies/mechanism_swap.hpp).
 
 #include <algorithm>
 #include <cmath>
@@ -20,6 +22,7 @@
 #include "app/table_writer.hpp"
 #include "datasets/vocabulary.hpp"
 #include "sim/core/stop.hpp"
+#include "studies/mechanism_swap.hpp"
 #include "studies/model_change.hpp"
 
 namespace po = boost::program_options;
@@ -37,6 +40,7 @@ po::options_description whatif_options() {
       ("sweep", arg<std::string>("QTY=V,V,..."), ("NAME=V1,V2,... with NAME one of " + comma_list(quantity_names(true))).c_str())
       ("change", po::value<std::vector<std::string>>()->value_name("MECH.TERM*=F")->composing(), "a model term changed: MECH.TERM*=F, +=X, -=X or =X (X in the term's unit); repeatable; needs --model")
       ("drop", po::value<std::vector<std::string>>()->value_name("MECH.TERM")->composing(), "a model term removed (MECH.TERM=0); repeatable")
+      ("swap", po::value<std::vector<std::string>>()->value_name("FROM=TO")->composing(), "FROM's rows again with mechanism TO's cells of the same model in FROM's place (MECH or MECH/VARIANT, e.g. poll=devpoll, poll=epoll/lt); the server still behaves as FROM; repeatable, one per mechanism; needs --model")
       ("format", arg<std::string>("FORMAT")->default_value("table"), "table, csv or json");
   // clang-format on
   o.add(sim_server_options_description());
@@ -139,15 +143,54 @@ std::pair<std::string, std::shared_ptr<const model::model_set>> changed_model(
   return {label, changed};
 }
 
+// The --swap of the command line, parsed: at most one per mechanism of --mechanisms, not
+// beside --change/--drop (one kind of what-if at a time, as predict).
+std::vector<studies::mechanism_swap> swaps_of(const po::variables_map& vm, const std::vector<std::string>& mechanisms,
+                                              bool changes) {
+  std::vector<studies::mechanism_swap> out;
+  if (!vm.count("swap")) return out;
+  if (changes) throw usage_error("--swap: one kind of what-if at a time (--change/--drop, or --swap)");
+  if (!vm.count("model")) throw usage_error("--swap: swaps a model's cells: give --model");
+  for (const std::string& text : vm["swap"].as<std::vector<std::string>>()) {
+    try {
+      out.push_back(studies::parse_mechanism_swap(text));
+    } catch (const std::invalid_argument& e) {
+      throw usage_error(std::string("--swap: ") + e.what());
+    }
+    const std::string& from = out.back().from_mechanism;
+    if (std::find(mechanisms.begin(), mechanisms.end(), from) == mechanisms.end())
+      throw usage_error("--swap: '" + text + "': " + from + " is not among --mechanisms");
+    for (std::size_t i = 0; i + 1 < out.size(); ++i)
+      if (out[i].from_mechanism == from) throw usage_error("--swap: " + from + " is swapped twice");
+  }
+  return out;
+}
+
+// Mechanism m's swap, if any, and the model it makes (null when m has none).
+std::pair<std::string, std::shared_ptr<const model::model_set>> swapped_model(
+    const std::vector<studies::mechanism_swap>& swaps, const std::string& m,
+    const std::shared_ptr<const model::model_set>& base) {
+  for (const auto& s : swaps)
+    if (s.from_mechanism == m) {
+      try {
+        return {s.text, std::make_shared<const model::model_set>(studies::swap_cells(*base, s))};
+      } catch (const std::invalid_argument& e) {
+        throw usage_error(std::string("--swap: ") + e.what());
+      }
+    }
+  return {"", nullptr};
+}
+
 // Every (mechanism, value) combination, checked before the first (possibly long) run: each
-// mechanism's baseline rows, then its rows on the changed model when it has changes.
+// mechanism's baseline rows, then its rows on the changed (or swapped) model when it has one.
 std::vector<row> plan_rows(const po::variables_map& vm, const std::vector<std::string>& mechanisms, const sweep& sw) {
   refuse_shared_wait_flags(vm, mechanisms.size());
   const auto changes = changes_of(vm, mechanisms);
+  const auto swaps = swaps_of(vm, mechanisms, !changes.empty());
   const auto base = model_from(vm);
   std::vector<row> rows;
   for (const std::string& m : mechanisms) {
-    const auto [label, changed] = changed_model(changes, m, base);
+    const auto [label, changed] = swaps.empty() ? changed_model(changes, m, base) : swapped_model(swaps, m, base);
     for (const bool with_change : {false, true}) {
       if (with_change && !changed) continue;
       for (double v : sw.values) {

@@ -142,6 +142,12 @@ sim::cost_model sim_costs_from(const po::variables_map& vm, const std::string& m
   return build_costs(vm, mechanism, model_from(vm), prov, bound, 0);
 }
 
+sim::cost_model sim_costs_from(const po::variables_map& vm, const std::string& mechanism,
+                               std::shared_ptr<const model::model_set> models,
+                               const std::shared_ptr<cost_provenance>& provenance, studies::cost_bound bound) {
+  return build_costs(vm, mechanism, std::move(models), provenance, bound, 0);
+}
+
 std::shared_ptr<const model::model_set> model_from(const po::variables_map& vm) {
   if (!vm.count("model")) return nullptr;
   return std::make_shared<const model::model_set>(model::load_model(vm["model"].as<std::string>()));

@@ -30,6 +30,12 @@ sim::cost_model sim_costs_from(const boost::program_options::variables_map& vm, 
                                const std::shared_ptr<cost_provenance>& provenance,
                                studies::cost_bound bound = studies::cost_bound::predicted);
 
+/// The same with `models` (already read, perhaps changed or swapped) in place of --model's
+/// file; null: no model.
+sim::cost_model sim_costs_from(const boost::program_options::variables_map& vm, const std::string& mechanism,
+                               std::shared_ptr<const model::model_set> models,
+                               const std::shared_ptr<cost_provenance>& provenance, studies::cost_bound bound);
+
 /// Wait-cost flags (--wait-*) give every mechanism the same wait cost: a usage_error when
 /// `mechanisms` > 1, since comparing mechanisms then needs --costs or --model.
 void refuse_shared_wait_flags(const boost::program_options::variables_map& vm, std::size_t mechanisms);

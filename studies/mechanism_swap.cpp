@@ -26,6 +26,12 @@ std::pair<std::string, std::string> mechanism_and_variant(const std::string& sid
   return {mechanism, variant};
 }
 
+// A cell's variant as a swap side names it: "" for none.
+bool variant_is(const std::string& cell_variant, const std::string& wanted) {
+  const bool empty = cell_variant.empty() || cell_variant == model::empty_column;
+  return wanted.empty() ? empty : cell_variant == wanted;
+}
+
 }  // namespace
 
 mechanism_swap parse_mechanism_swap(const std::string& text) {
@@ -58,6 +64,29 @@ model::prediction answer_swapped(const model::model_set& models, const datasets:
     throw std::invalid_argument(why + " (a swap needs " + swap.to_mechanism +
                                 " measured on the machine the model was fitted on)");
   return *p;
+}
+
+model::model_set swap_cells(const model::model_set& models, const mechanism_swap& swap, std::size_t* moved) {
+  model::model_set out = models;
+  out.cells.clear();
+  std::vector<model::cell_model> copied;
+  for (const auto& c : models.cells) {
+    const bool from = c.cell.mechanism == swap.from_mechanism && variant_is(c.cell.variant, swap.from_variant);
+    const bool to = c.cell.mechanism == swap.to_mechanism && variant_is(c.cell.variant, swap.to_variant);
+    if (to) {
+      copied.push_back(c);
+      copied.back().cell.mechanism = swap.from_mechanism;
+      copied.back().cell.variant = swap.from_variant;
+    }
+    if (!from) out.cells.push_back(c);
+  }
+  if (copied.empty())
+    throw std::invalid_argument("'" + swap.text + "': the model has no cell of " + swap.to_mechanism +
+                                (swap.to_variant.empty() ? "" : "/" + swap.to_variant) +
+                                " (a swap needs it measured on the machine the model was fitted on)");
+  if (moved) *moved = copied.size();
+  out.cells.insert(out.cells.end(), copied.begin(), copied.end());
+  return out;
 }
 
 }  // namespace pollscale::studies

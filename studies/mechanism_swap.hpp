@@ -31,4 +31,13 @@ mechanism_swap parse_mechanism_swap(const std::string& text);
 model::prediction answer_swapped(const model::model_set& models, const datasets::key& query,
                                  const mechanism_swap& swap);
 
+/// `models` with TO's cells in FROM's place, for the simulator (whatif/simulate --swap):
+/// every cell of FROM (its variant as the swap names it; none named: the variantless cells)
+/// removed, and every cell of TO copied in with FROM's mechanism and variant, every other
+/// column kept. The costs the simulator then asks of FROM come from TO's measurements on the
+/// same machine; what the server does with them (a scan per call, a ready list) stays
+/// FROM's. `moved` (if given) receives the number of cells copied. Throws
+/// std::invalid_argument when the model has no cell of TO.
+model::model_set swap_cells(const model::model_set& models, const mechanism_swap& swap, std::size_t* moved = nullptr);
+
 }  // namespace pollscale::studies

@@ -285,6 +285,47 @@ TEST(WhatifCliTest, AChangedModelTermIsSimulatedBesideTheBaseline) {
   EXPECT_NE(no_model.err.find("give --model"), std::string::npos) << no_model.err;
 }
 
+// --swap FROM=TO: FROM simulated on TO's cells of the same model. The simulator treats
+// select as poll (a scan per call), so poll on select's cells, with fixed costs, is select
+// in every figure; whatif puts the swapped rows beside poll's with their ratio.
+TEST(WhatifCliTest, ASwappedMechanismRunsOnTheOtherMechanismsCells) {
+  const synthetic_model fitted;
+  ASSERT_EQ(fitted.fit_rc, 0);
+  const std::string common = "simulate " + fitted.path +
+                             " --fd-kind pipe --handler-ns 2000 --idle 500 --active 10 --duration 0.1"
+                             " --model-uncertainty fixed --format json";
+  const auto select = run_pollscale(common + " --mechanism select");
+  const auto swapped = run_pollscale(common + " --mechanism poll --swap poll=select");
+  ASSERT_EQ(select.rc, 0) << select.err;
+  ASSERT_EQ(swapped.rc, 0) << swapped.err;
+  auto a = nlohmann::json::parse(select.out), b = nlohmann::json::parse(swapped.out);
+  EXPECT_EQ(b["swap"], "poll=select");
+  for (auto* j : {&a, &b}) {
+    j->erase("mechanism");
+    j->erase("swap");
+  }
+  EXPECT_EQ(a, b);
+  const auto rows = run_pollscale("whatif " + fitted.path +
+                                  " --mechanisms poll --fd-kind pipe --handler-ns 2000 --sweep idle=0,5000 --active 10"
+                                  " --duration 0.1 --model-uncertainty fixed --swap poll=epoll/lt --format json");
+  ASSERT_EQ(rows.rc, 0) << rows.err;
+  const auto j = nlohmann::json::parse(rows.out);
+  ASSERT_EQ(j["rows"].size(), 4U);  // poll x 2, poll on epoll/lt's cells x 2
+  EXPECT_EQ(j["rows"][2]["change"], "poll=epoll/lt");
+  EXPECT_GT(j["rows"][3]["vs_baseline"].get<double>(), 1.2);  // 5000 idle fds: no scan to pay
+  const std::string w = "whatif " + fitted.path + " --mechanisms poll --fd-kind pipe --handler-ns 2000 --duration 0.05";
+  for (const std::string& bad :
+       {w + " --swap poll=devpoll", w + " --swap epoll=poll", w + " --swap poll=poll", w + " --swap poll",
+        w + " --swap poll=select --change poll.fixed*=2", common + " --mechanism poll --swap select=poll",
+        std::string("simulate --mechanism poll --handler-ns 2000 --wait-per-call-ns 100 --swap poll=epoll")}) {
+    SCOPED_TRACE(bad);
+    const auto e = run_pollscale(bad);
+    EXPECT_EQ(e.rc, 2);
+    EXPECT_EQ(lines(e.err), 1) << e.err;
+    EXPECT_NE(e.err.find("--swap"), std::string::npos) << e.err;
+  }
+}
+
 TEST(WhatifCliTest, BadInputIsOneLineAndExitTwo) {
   const std::vector<std::string> cases = {"whatif --sweep idle=1,x --costs " + write_costs(),
                                           "whatif --sweep bogus=1 --costs " + write_costs(),

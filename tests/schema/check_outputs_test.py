@@ -74,6 +74,12 @@ def documents(pollscale, tmp):
                                                   "--handler-ns", "2000", "--change", "poll.per_fd*=0.5",
                                                   "--duration", "0.05", "--model-uncertainty", "fixed",
                                                   "--format", "json"))))
+    out.append(("whatif --swap", json.loads(run(pollscale, "whatif", model, "--mechanisms", "poll", "--fd-kind", "pipe",
+                                                "--handler-ns", "2000", "--swap", "poll=epoll/lt", "--duration", "0.05",
+                                                "--model-uncertainty", "fixed", "--format", "json"))))
+    out.append(("simulate --swap", json.loads(run(pollscale, "simulate", model, "--mechanism", "poll", "--fd-kind",
+                                                  "pipe", "--handler-ns", "2000", "--swap", "poll=select",
+                                                  "--duration", "0.05", "--format", "json"))))
     out.append(("whatif", json.loads(run(pollscale, "whatif", "--mechanisms", "poll", "--sweep", "idle=0,100",
                                          *COSTS, "--format", "json"))))
     out.append(("capacity --mechanisms", json.loads(run(pollscale, "capacity", model, "--mechanisms", "poll,epoll",
