@@ -99,17 +99,14 @@ datasets::key query_of(const po::variables_map& vm) {
   return q;
 }
 
-// A historical model set holds one cell per machine for each key; --platform and --kernel
-// keep the named machine's (exact text, as `pollscale cells` prints it).
+// --platform and --kernel keep the named machine's cells of a historical model set.
 model::model_set of_machine(model::model_set models, const po::variables_map& vm) {
-  for (const std::string flag : {"platform", "kernel"}) {
-    if (!vm.count(flag)) continue;
-    const std::string want = vm[flag].as<std::string>();
-    std::erase_if(models.cells,
-                  [&](const model::cell_model& m) { return (flag == "platform" ? m.platform : m.kernel) != want; });
-    if (models.cells.empty()) throw usage_error("--" + flag + ": no cell of the model is of '" + want + "'");
+  const auto text = [&](const char* flag) { return vm.count(flag) ? vm[flag].as<std::string>() : std::string(); };
+  try {
+    return model::of_machine(std::move(models), text("platform"), text("kernel"));
+  } catch (const std::invalid_argument& e) {
+    throw usage_error(std::string("--") + e.what());
   }
-  return models;
 }
 
 std::string num(double v) { return std::isfinite(v) ? format_number(v, 5) : (std::isnan(v) ? "" : "inf"); }

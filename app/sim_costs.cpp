@@ -26,6 +26,8 @@ po::options_description sim_cost_options_description() {
       ("model-uncertainty", arg<std::string>("MODE")->default_value("draw"), "draw: each replication runs on its own draw of the model's costs from their 95% intervals, and the intervals reported are where one run's answer lies; fixed: every replication on the predictions")
       ("fd-kind", arg<std::string>("KIND")->default_value(""), "model cells to use: pipe, socketpair, tcp, ...")
       ("variant", arg<std::string>("NAME")->default_value(""), "model cells to use: lt, et, oneshot, ...")
+      ("platform", arg<std::string>("TEXT"), "a historical model: the machine whose cells to use, as `pollscale cells` lists it")
+      ("kernel", arg<std::string>("TEXT"), "a historical model: the kernel whose cells to use, as `pollscale cells` lists it")
       ("wait-per-call-ns", arg<double>("NS"), "wait call: fixed cost, ns")
       ("wait-per-fd-ns", arg<double>("NS"), "wait call: per registered fd scanned, ns")
       ("wait-per-ready-ns", arg<double>("NS"), "wait call: per ready event returned, ns")
@@ -149,8 +151,18 @@ sim::cost_model sim_costs_from(const po::variables_map& vm, const std::string& m
 }
 
 std::shared_ptr<const model::model_set> model_from(const po::variables_map& vm) {
-  if (!vm.count("model")) return nullptr;
-  return std::make_shared<const model::model_set>(model::load_model(vm["model"].as<std::string>()));
+  const auto text = [&](const char* flag) { return vm.count(flag) ? vm[flag].as<std::string>() : std::string(); };
+  if (!vm.count("model")) {
+    if (vm.count("platform") || vm.count("kernel"))
+      throw usage_error("--platform/--kernel: choose a model's cells: give --model");
+    return nullptr;
+  }
+  try {
+    return std::make_shared<const model::model_set>(
+        model::of_machine(model::load_model(vm["model"].as<std::string>()), text("platform"), text("kernel")));
+  } catch (const std::invalid_argument& e) {
+    throw usage_error(std::string("--") + e.what());
+  }
 }
 
 sim_costs sim_costs_for(const po::variables_map& vm, const std::string& mechanism,

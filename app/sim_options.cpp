@@ -355,6 +355,10 @@ void report_diagnostics(const std::string& label, const sim::experiment_result& 
   if (prov.max_extrapolation > 1)
     std::cerr << label << "warning: the model extrapolated up to " << format_number(prov.max_extrapolation, 3)
               << "x beyond its largest measured n\n";
+  if (r.wakeups_per_s > 0 && (!prov.sources.contains("wakeup_same_cpu") || !prov.sources.contains("wakeup_cross_cpu")))
+    std::cerr << label
+              << "note: threads slept and were woken, but no wake-up cost was given (no wakeup cell in the model, "
+                 "no --costs or --wakeup-same-ns/--wakeup-cross-ns): the missing ones cost 0\n";
   warn_undrawn(label, prov);
 }
 

@@ -174,4 +174,16 @@ prediction to_si(const prediction& p) {
   return out;
 }
 
+model_set of_machine(model_set models, const std::string& platform, const std::string& kernel) {
+  for (const bool by_platform : {true, false}) {
+    const std::string& want = by_platform ? platform : kernel;
+    if (want.empty()) continue;
+    std::erase_if(models.cells, [&](const cell_model& m) { return (by_platform ? m.platform : m.kernel) != want; });
+    if (models.cells.empty())
+      throw std::invalid_argument(std::string(by_platform ? "platform" : "kernel") + ": no cell of the model is of '" +
+                                  want + "'");
+  }
+  return models;
+}
+
 }  // namespace pollscale::model

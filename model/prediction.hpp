@@ -77,6 +77,11 @@ prediction predict(const model_set& models, const datasets::key& query);
 /// predict() would throw.
 std::optional<prediction> try_predict(const model_set& models, const datasets::key& query, std::string* why = nullptr);
 
+/// A historical model set holds one cell per machine for each key: the cells of the machine
+/// named by `platform` and `kernel` (exact text, as `pollscale cells` prints it; an empty one
+/// selects nothing). Throws std::invalid_argument naming the text when no cell is of it.
+model_set of_machine(model_set models, const std::string& platform, const std::string& kernel);
+
 /// The cells of `models` that `query` matches (the candidates predict() chooses among).
 std::vector<const cell_model*> matching_models(const model_set& models, const datasets::key& query);
 

@@ -10,12 +10,12 @@
 
 #include "datasets/input_error.hpp"
 #include "datasets/vocabulary.hpp"
+#include "model/model_set.hpp"
 #include "model/scaling.hpp"
 
 namespace pollscale::model {
 namespace {
 
-constexpr double not_available = std::numeric_limits<double>::quiet_NaN();
 
 using family_id = std::tuple<datasets::key, std::string, std::string, std::string>;
 

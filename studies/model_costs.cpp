@@ -32,8 +32,14 @@ class model_costs {
 
   // One timeout-0 wait call over n fds with k ready (find_active time_per_call).
   std::function<double(const sim::wait_query&)> wait_call(const std::string& mechanism) const {
-    return [self = *this, mechanism](const sim::wait_query& q) {
-      datasets::key k = self.base(scenario::find_active, mechanism, metric::time_per_call);
+    return wait_call(mechanism, metric::time_per_call);
+  }
+
+  // The same from `m`: time_per_call, or time_per_op for a historical table that timed
+  // the call with the write and read around it (Kegel's find-1-of-N).
+  std::function<double(const sim::wait_query&)> wait_call(const std::string& mechanism, metric m) const {
+    return [self = *this, mechanism, m](const sim::wait_query& q) {
+      datasets::key k = self.base(scenario::find_active, mechanism, m);
       k.n_fds = std::max<std::int64_t>(q.registered, 1);
       k.n_active = std::clamp<std::int64_t>(q.ready, 1, *k.n_fds);
       k.blocking = 0;
@@ -112,6 +118,14 @@ class model_costs {
       const double per_fd = (at(rt, n) - at(rt, 1)) / span - 2 * (at(call, n) - at(call, 1)) / span;
       return std::max(0.0, per_fd);
     };
+  }
+
+  // Whether some find_active cell of `mechanism` has metric `m` (of any fd kind).
+  bool has_find_active(const std::string& mechanism, metric m) const {
+    return std::any_of(models_->cells.begin(), models_->cells.end(), [&](const model::cell_model& c) {
+      return c.cell.scenario == datasets::name(scenario::find_active) && c.cell.mechanism == mechanism &&
+             c.cell.metric == datasets::name(m);
+    });
   }
 
   static std::string kind_label(const std::string& fd_kind) { return fd_kind.empty() ? "any fd kind" : fd_kind; }
@@ -262,7 +276,10 @@ sim::cost_model costs_from_model(std::shared_ptr<const model::model_set> models,
   const std::string& mechanism = query.mechanism;
   const model_costs m(std::move(models), query.fd_kind, query.variant, prov, query.bound, query.draw_seed);
   sim::cost_model c;
-  const auto pass = m.wait_call(mechanism);
+  // A historical table that timed only the call with its write and read gives that, and says so.
+  const bool per_op =
+      !m.has_find_active(mechanism, metric::time_per_call) && m.has_find_active(mechanism, metric::time_per_op);
+  const auto pass = m.wait_call(mechanism, per_op ? metric::time_per_op : metric::time_per_call);
   c.rescan_s = pass;  // the pass after a wake-up: a timeout-0 scan
   c.wait_call_s = pass;
   if (const auto reg = m.registration_per_fd(mechanism)) {
@@ -272,7 +289,10 @@ sim::cost_model costs_from_model(std::shared_ptr<const model::model_set> models,
   }
   if (mechanism == datasets::mechanism::rtsig)
     c.overflow_poll_s = m.wait_call(datasets::text(datasets::mechanism::poll));
-  prov->sources["wait_call"] = "model: find_active time_per_call (timeout 0)";
+  prov->sources["wait_call"] =
+      per_op ? "model: find_active time_per_op (timeout 0; no time_per_call cell: the call with the write and read "
+               "around it, as the historical table timed it)"
+             : "model: find_active time_per_call (timeout 0)";
   fill_from_model(m, mechanism, c, *prov);
   return c;
 }

@@ -326,6 +326,43 @@ TEST(WhatifCliTest, ASwappedMechanismRunsOnTheOtherMechanismsCells) {
   }
 }
 
+// A model fitted on a historical table drives the simulator: --platform and --kernel choose
+// the machine's cells, the table's time_per_op stands for the call (and the provenance says
+// so), and --swap poll=devpoll asks Kegel's /dev/poll question of a server: with 10 000
+// idle connections the /dev/poll kernel's poll is the dearer call.
+TEST(WhatifCliTest, AHistoricalModelDrivesTheSimulatorForOneMachine) {
+  const std::string path = own_file("kegel.json");
+  ASSERT_EQ(run_pollscale("fit " + std::string(POLLSCALE_SOURCE_DIR) +
+                          "/datasets/historical/kegel_2000_poller_bench.csv -o " + path)
+                .rc,
+            0);
+  const std::string machine = path +
+                              " --handler-ns 20000 --platform 'dual Pentium III 650 MHz'"
+                              " --kernel '2.2.14smp + /dev/poll patch' --active 10 --duration 0.2"
+                              " --model-uncertainty fixed --format json";
+  const auto r = run_pollscale("simulate " + machine + " --mechanism poll --idle 10000");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_NE(j["costs"]["sources"]["wait_call"].get<std::string>().find("time_per_op"), std::string::npos) << j;
+  const auto w = run_pollscale("whatif " + machine + " --mechanisms poll --sweep idle=0,10000 --swap poll=devpoll");
+  ASSERT_EQ(w.rc, 0) << w.err;
+  const auto rows = nlohmann::json::parse(w.out)["rows"];
+  ASSERT_EQ(rows.size(), 4U);
+  EXPECT_EQ(rows[1]["throughput"]["mean"], j["throughput"]["mean"]);  // the same run as simulate's
+  EXPECT_GT(rows[3]["vs_baseline"].get<double>(), 1.5) << rows;       // /dev/poll at 10 000 idle
+  // Several machines in one model and none chosen: the error says to choose.
+  const auto all = run_pollscale("simulate " + path + " --mechanism poll --handler-ns 20000 --duration 0.1");
+  EXPECT_EQ(all.rc, 2);
+  EXPECT_NE(all.err.find("platform/kernel"), std::string::npos) << all.err;
+  const auto wrong = run_pollscale("simulate " + path + " --mechanism poll --handler-ns 20000 --platform 'VAX'");
+  EXPECT_EQ(wrong.rc, 2);
+  EXPECT_EQ(wrong.err, "pollscale: --platform: no cell of the model is of 'VAX'\n");
+  const auto no_model = run_pollscale("simulate --mechanism poll --handler-ns 2 --wait-per-call-ns 1 --kernel x");
+  EXPECT_EQ(no_model.rc, 2);
+  EXPECT_NE(no_model.err.find("give --model"), std::string::npos) << no_model.err;
+  std::remove(path.c_str());
+}
+
 TEST(WhatifCliTest, BadInputIsOneLineAndExitTwo) {
   const std::vector<std::string> cases = {"whatif --sweep idle=1,x --costs " + write_costs(),
                                           "whatif --sweep bogus=1 --costs " + write_costs(),

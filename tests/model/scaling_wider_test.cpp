@@ -17,7 +17,7 @@ namespace pollscale::model {
 namespace {
 
 // T producers on cpus CPUs, as the probe writes the row.
-observation producers_row(std::int64_t t, std::int64_t cpus, double value) {
+observation wider_row(std::int64_t t, std::int64_t cpus, double value) {
   observation o;
   o.k.scenario = std::string(datasets::name(datasets::scenario::producers));
   o.k.mechanism = "epoll";
@@ -38,31 +38,31 @@ observation producers_row(std::int64_t t, std::int64_t cpus, double value) {
 // Every thread on its own CPU: Amdahl with σ = 0.05 (the producers' contention).
 double dedicated_law(double t) { return 1e6 * t / (1 + 0.05 * (t - 1)); }
 // One CPU: the consumer and T producers take turns; batching makes an event cheaper with T.
-// T + 1 CPUs' worth of it never caps a dedicated row ((T + 1)·one_cpu(T) > dedicated_law(T)),
+// T + 1 CPUs' worth of it never caps a dedicated row ((T + 1)·single_cpu(T) > dedicated_law(T)),
 // so the dedicated rows follow their law; 8 CPUs' worth caps 64 producers.
-double one_cpu(double t) { return 6e5 * t / (1 + 0.55 * (t - 1)); }
+double single_cpu(double t) { return 6e5 * t / (1 + 0.55 * (t - 1)); }
 double planted_value(std::int64_t t, std::int64_t c) {
   const double n = static_cast<double>(t);
-  return c == 1 ? one_cpu(n) : std::min(dedicated_law(n), static_cast<double>(c) * one_cpu(n));
+  return c == 1 ? single_cpu(n) : std::min(dedicated_law(n), static_cast<double>(c) * single_cpu(n));
 }
 
 const std::vector<std::int64_t> widths = {1, 2, 4, 8, 16};
-const std::vector<std::int64_t> producers = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64};
+const std::vector<std::int64_t> producer_counts = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64};
 
-observation_set planted() {
+observation_set planted_series() {
   observation_set s;
   s.source = "planted";
   std::set<std::pair<std::int64_t, std::int64_t>> listed;  // (T, cpus): a row measured once
   for (auto c : widths)
-    for (auto t : producers) {
+    for (auto t : producer_counts) {
       const std::int64_t cpus = std::min(c, t + 1);
-      if (listed.insert({t, cpus}).second) s.rows.push_back(producers_row(t, cpus, planted_value(t, cpus)));
+      if (listed.insert({t, cpus}).second) s.rows.push_back(wider_row(t, cpus, planted_value(t, cpus)));
     }
   return s;
 }
 
 TEST(ScalingWiderTest, FourCpusPredictEightAndSixteenExactlyOnPlantedSeries) {
-  const observation_set data = planted();
+  const observation_set data = planted_series();
   wider_protocol p;
   p.from_cpus = 4;
   const wider_result r = predict_wider(data, p);
@@ -82,7 +82,7 @@ TEST(ScalingWiderTest, FourCpusPredictEightAndSixteenExactlyOnPlantedSeries) {
   bool some_capacity = false, some_law = false;
   for (const auto& s : f.series) {
     EXPECT_TRUE(s.measured);
-    ASSERT_EQ(s.rows.size(), producers.size() - 3);  // all but the three trained on
+    ASSERT_EQ(s.rows.size(), producer_counts.size() - 3);  // all but the three trained on
     for (std::size_t i = 0; i < s.rows.size(); ++i) {
       EXPECT_NEAR(s.rows[i].rel_err, 0, 1e-6) << "C = " << s.cpus << ", T = " << *s.rows[i].o->k.n_fds;
       (s.row_capacity_bound[i] ? some_capacity : some_law) = true;
@@ -93,7 +93,7 @@ TEST(ScalingWiderTest, FourCpusPredictEightAndSixteenExactlyOnPlantedSeries) {
 }
 
 TEST(ScalingWiderTest, TwoCpusGiveAStraightLineThatBoundsFromAboveWithoutAnInterval) {
-  const observation_set data = planted();
+  const observation_set data = planted_series();
   wider_protocol p;
   p.from_cpus = 2;
   const wider_result r = predict_wider(data, p);
@@ -127,20 +127,20 @@ TEST(ScalingWiderTest, WidthsNobodyMeasuredArePredictedAtTheGivenN) {
   p.from_cpus = 4;
   p.cpus = {64};
   p.at = {63};
-  const wider_result r = predict_wider(planted(), p);
+  const wider_result r = predict_wider(planted_series(), p);
   const auto& series = r.families[0].series;
   const auto w = std::find_if(series.begin(), series.end(), [](const auto& s) { return s.cpus == 64; });
   ASSERT_NE(w, series.end());
   EXPECT_FALSE(w->measured);
   EXPECT_TRUE(w->rows.empty());
   ASSERT_EQ(w->at.size(), 1u);
-  EXPECT_NEAR(w->at[0].second.value / std::min(dedicated_law(63), 64 * one_cpu(63)), 1, 1e-6);
+  EXPECT_NEAR(w->at[0].second.value / std::min(dedicated_law(63), 64 * single_cpu(63)), 1, 1e-6);
   EXPECT_GT(w->at[0].second.extrapolation, 20);  // the law saw T <= 3
   EXPECT_TRUE(w->at[0].second.has_interval || !w->at[0].second.no_interval.empty());
 }
 
 TEST(ScalingWiderTest, RefusesABadProtocolAndDataWithoutScalingRows) {
-  const observation_set data = planted();
+  const observation_set data = planted_series();
   wider_protocol p;
   p.from_cpus = 0;
   EXPECT_THROW(predict_wider(data, p), std::invalid_argument);
