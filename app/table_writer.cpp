@@ -29,13 +29,14 @@ void write_table(std::ostream& out, const text_table& t) {
   for (const auto& r : t.rows) line(r);
 }
 
+void write_csv_line(std::ostream& out, const std::vector<std::string>& cells) {
+  for (std::size_t c = 0; c < cells.size(); ++c) out << (c ? "," : "") << datasets::csv_escape(cells[c]);
+  out << "\n";
+}
+
 void write_csv(std::ostream& out, const text_table& t) {
-  auto line = [&](const std::vector<std::string>& cells) {
-    for (std::size_t c = 0; c < cells.size(); ++c) out << (c ? "," : "") << datasets::csv_escape(cells[c]);
-    out << "\n";
-  };
-  line(t.columns);
-  for (const auto& r : t.rows) line(r);
+  write_csv_line(out, t.columns);
+  for (const auto& r : t.rows) write_csv_line(out, r);
 }
 
 std::string format_number(double v, int significant) {

@@ -19,6 +19,8 @@ struct text_table {
 
 void write_table(std::ostream& out, const text_table& t);
 void write_csv(std::ostream& out, const text_table& t);
+/// One CSV line (RFC 4180 quoting), for output written row by row rather than as a table.
+void write_csv_line(std::ostream& out, const std::vector<std::string>& cells);
 
 /// A number with `significant` significant digits, no exponent for 1e-3 <= |v| < 1e9.
 std::string format_number(double v, int significant = 4);

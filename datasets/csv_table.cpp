@@ -3,7 +3,9 @@
 #include <csv.h>
 
 #include <algorithm>
+#include <exception>
 #include <fstream>
+#include <iterator>
 #include <memory>
 #include <sstream>
 
@@ -13,21 +15,50 @@
 namespace pollscale::datasets {
 namespace {
 
+// The header is kept; every later record goes to the sink as soon as it is complete. An
+// exception from the sink (or a record of the wrong width) is caught here and rethrown
+// once libcsv has returned: it must not unwind through libcsv's C frames.
 struct parse_state {
   std::vector<std::string> current;
-  std::vector<csv_record> records;
   std::size_t line = 1;
+  csv_table head;  // path and header, no records
+  bool have_header = false;
+  const csv_record_sink* each = nullptr;
+  std::exception_ptr failed;
 };
 
 extern "C" void on_field(void* data, size_t len, void* ctx) {
   auto* st = static_cast<parse_state*>(ctx);
-  st->current.emplace_back(data ? static_cast<const char*>(data) : "", len);
+  if (st->failed) return;
+  try {
+    st->current.emplace_back(data ? static_cast<const char*>(data) : "", len);
+  } catch (...) {
+    st->failed = std::current_exception();
+  }
+}
+
+void take_record(parse_state& st) {
+  const bool blank = st.current.size() == 1 && st.current[0].empty();
+  if (blank) return;
+  csv_record r{st.line, std::move(st.current)};
+  if (!st.have_header) {
+    st.head.header = std::move(r.fields);
+    st.have_header = true;
+    return;
+  }
+  if (r.fields.size() != st.head.header.size())
+    throw input_error(st.head.where(r) + "expected " + std::to_string(st.head.header.size()) + " fields, found " +
+                      std::to_string(r.fields.size()));
+  (*st.each)(st.head, r);
 }
 
 extern "C" void on_record(int, void* ctx) {
   auto* st = static_cast<parse_state*>(ctx);
-  const bool blank = st->current.size() == 1 && st->current[0].empty();
-  if (!blank) st->records.push_back({st->line, std::move(st->current)});
+  if (!st->failed) try {
+      take_record(*st);
+    } catch (...) {
+      st->failed = std::current_exception();
+    }
   st->current.clear();
 }
 
@@ -53,49 +84,56 @@ std::size_t csv_table::require_column(std::string_view name) const {
 
 std::string csv_table::where(const csv_record& r) const { return path.string() + ":" + std::to_string(r.line) + ": "; }
 
-csv_table parse_csv(std::string_view text, const std::filesystem::path& name) {
+csv_table for_each_csv_record(std::string_view text, const std::filesystem::path& name, const csv_record_sink& each) {
   std::unique_ptr<csv_parser, csv_parser_deleter> p(new csv_parser);
   if (csv_init(p.get(), CSV_STRICT | CSV_APPEND_NULL | CSV_STRICT_FINI) != 0)
     throw std::runtime_error("libcsv: csv_init failed");
   parse_state st;
+  st.head.path = name;
+  st.each = &each;
   // Feed one line at a time so that each record knows the line it ended on.
   std::size_t pos = 0;
   while (pos < text.size()) {
     const std::size_t nl = text.find('\n', pos);
     const std::size_t end = nl == std::string_view::npos ? text.size() : nl + 1;
     const std::string_view chunk = text.substr(pos, end - pos);
-    if (csv_parse(p.get(), chunk.data(), chunk.size(), on_field, on_record, &st) != chunk.size())
+    const std::size_t parsed = csv_parse(p.get(), chunk.data(), chunk.size(), on_field, on_record, &st);
+    if (st.failed) std::rethrow_exception(st.failed);
+    if (parsed != chunk.size())
       throw input_error(name.string(), st.line, std::string("malformed CSV: ") + csv_strerror(csv_error(p.get())));
     pos = end;
     if (nl != std::string_view::npos) ++st.line;
     if (st.line % 8192 == 0) interruption_point();  // a long file: Ctrl-C within milliseconds
   }
   if (st.line > 1 && !text.empty() && text.back() == '\n') --st.line;
-  if (csv_fini(p.get(), on_field, on_record, &st) != 0)
-    throw input_error(name.string(), st.line, "malformed CSV: unterminated quoted field");
-  csv_table t;
-  t.path = name;
-  if (st.records.empty()) throw input_error(name.string(), 1, "empty file, no header");
-  t.header = std::move(st.records.front().fields);
-  for (auto& r : st.records) {
-    if (&r == &st.records.front()) continue;
-    if (r.fields.size() != t.header.size())
-      throw input_error(t.where(r) + "expected " + std::to_string(t.header.size()) + " fields, found " +
-                        std::to_string(r.fields.size()));
-    t.records.push_back(std::move(r));
-  }
+  const int fini = csv_fini(p.get(), on_field, on_record, &st);
+  if (st.failed) std::rethrow_exception(st.failed);
+  if (fini != 0) throw input_error(name.string(), st.line, "malformed CSV: unterminated quoted field");
+  if (!st.have_header) throw input_error(name.string(), 1, "empty file, no header");
+  return std::move(st.head);
+}
+
+csv_table parse_csv(std::string_view text, const std::filesystem::path& name) {
+  std::vector<csv_record> records;
+  csv_table t =
+      for_each_csv_record(text, name, [&](const csv_table&, csv_record& r) { records.push_back(std::move(r)); });
+  t.records = std::move(records);
   return t;
 }
 
-csv_table read_csv(const std::filesystem::path& path) {
-  if (path.extension() == ".gz") return parse_csv(read_gzip_file(path), path);
+std::string read_csv_text(const std::filesystem::path& path) {
+  if (path.extension() == ".gz") return read_gzip_file(path);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw input_error(path.string() + ": cannot open for reading");
-  std::ostringstream ss;
-  ss << in.rdbuf();
+  std::string text;
+  std::error_code ec;
+  if (const auto size = std::filesystem::file_size(path, ec); !ec) text.reserve(size);
+  text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   if (in.bad()) throw input_error(path.string() + ": read error");
-  return parse_csv(ss.str(), path);
+  return text;
 }
+
+csv_table read_csv(const std::filesystem::path& path) { return parse_csv(read_csv_text(path), path); }
 
 std::string csv_escape(std::string_view field) {
   if (field.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(field);

@@ -2,6 +2,8 @@
 // so every complaint about a value can name file:line.
 #pragma once
 
+#include <functional>
+
 #include <cstddef>
 #include <filesystem>
 #include <optional>
@@ -38,6 +40,20 @@ struct csv_table {
 /// header's throws input_error naming the line; so do an unterminated quote and an
 /// empty input without a header.
 csv_table parse_csv(std::string_view text, const std::filesystem::path& name);
+
+/// Called with each record after the header as it is parsed (it may take the record's
+/// fields); `head` holds the path and the header, and no records.
+using csv_record_sink = std::function<void(const csv_table& head, csv_record& record)>;
+
+/// The same checks as parse_csv, handing each record to `each` instead of keeping it: a
+/// file of a million rows is never held as strings (a summary of 10^6 points as a table
+/// took about 1 GB). Returns the head (path and header). An exception from `each`
+/// propagates.
+csv_table for_each_csv_record(std::string_view text, const std::filesystem::path& name, const csv_record_sink& each);
+
+/// The bytes of a file (gunzipped when its name ends in .gz); I/O failures and corrupt
+/// compressed data throw input_error naming the path.
+std::string read_csv_text(const std::filesystem::path& path);
 
 /// Reads and parses a file (gzip-compressed when its name ends in .gz); I/O failures and
 /// corrupt compressed data throw input_error naming the path.

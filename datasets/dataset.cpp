@@ -1,5 +1,7 @@
 #include "datasets/dataset.hpp"
 
+#include <unordered_map>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -7,10 +9,12 @@
 #include <map>
 #include <optional>
 #include <sstream>
+#include <unordered_map>
 
 #include "datasets/atomic_file.hpp"
 #include "datasets/csv_table.hpp"
 #include "datasets/dataset_files.hpp"
+#include "datasets/fnv1a.hpp"
 #include "datasets/interruption.hpp"
 #include "datasets/json_file.hpp"
 
@@ -189,22 +193,37 @@ std::int64_t count_value(const csv_table& t, const csv_record& r, std::string_vi
 
 }  // namespace
 
+namespace {
+
+sample_row sample_of(const csv_table& t, const csv_record& r) {
+  sample_row s;
+  s.k = parse_key(t, r);
+  s.value = parse_value(t, r, "value");
+  s.rep = count_value(t, r, "rep");
+  if (t.column("batch")) s.batch = std::max<std::int64_t>(1, count_value(t, r, "batch"));
+  if (t.column("visit")) s.visit = count_value(t, r, "visit");  // older datasets: one visit
+  s.t_s = optional_value(t, r, "t_s");
+  s.sentinel_ns = optional_value(t, r, "sentinel_ns");
+  s.wake_sentinel_ns = optional_value(t, r, "wake_sentinel_ns");
+  return s;
+}
+
+}  // namespace
+
 std::vector<sample_row> parse_samples(const csv_table& t) {
   std::vector<sample_row> rows;
   rows.reserve(t.records.size());
   for (const auto& r : t.records) {
     if (rows.size() % 8192 == 0) interruption_point();
-    sample_row s;
-    s.k = parse_key(t, r);
-    s.value = parse_value(t, r, "value");
-    s.rep = count_value(t, r, "rep");
-    if (t.column("batch")) s.batch = std::max<std::int64_t>(1, count_value(t, r, "batch"));
-    if (t.column("visit")) s.visit = count_value(t, r, "visit");  // older datasets: one visit
-    s.t_s = optional_value(t, r, "t_s");
-    s.sentinel_ns = optional_value(t, r, "sentinel_ns");
-    s.wake_sentinel_ns = optional_value(t, r, "wake_sentinel_ns");
-    rows.push_back(std::move(s));
+    rows.push_back(sample_of(t, r));
   }
+  return rows;
+}
+
+std::vector<sample_row> read_samples(std::string_view text, const std::filesystem::path& name) {
+  std::vector<sample_row> rows;
+  rows.reserve(static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')));  // one row a line
+  for_each_csv_record(text, name, [&](const csv_table& head, csv_record& r) { rows.push_back(sample_of(head, r)); });
   return rows;
 }
 
@@ -224,28 +243,71 @@ std::vector<sentinel_reading> parse_sentinel(const csv_table& t) { return parse_
 
 std::vector<sentinel_reading> parse_wake_sentinel(const csv_table& t) { return parse_series(t, wake_columns); }
 
+namespace {
+
+// One summary record, checked: its key, its nine statistics, and their order.
+summary_row summary_of(const csv_table& t, const csv_record& r) {
+  summary_row s{parse_key(t, r), {}};
+  double v[9];
+  v[0] = static_cast<double>(count_value(t, r, "n"));  // checked before the cast
+  for (int i = 1; i < 9; ++i) v[i] = parse_value(t, r, summary_stat_columns[i]);
+  s.s = {static_cast<std::size_t>(v[0]), v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8]};
+  if (s.s.n == 0) throw input_error(t.where(r) + "column 'n': a summary of no samples");
+  const auto& x = s.s;  // the mean may differ from min == max by rounding
+  if (!(x.min <= x.ci95_lo && x.ci95_lo <= x.median && x.median <= x.ci95_hi && x.ci95_hi <= x.max &&
+        x.min * (1 - 1e-9) <= x.mean && x.mean <= x.max * (1 + 1e-9)))
+    throw input_error(
+        t.where(r) +
+        "inconsistent summary (min <= ci95_lo <= median <= ci95_hi <= max mean within [min, max] violated)");
+  return s;
+}
+
+// One row per point: a second is a merge gone wrong. Keys are indexed by a 64-bit hash of
+// their text (16 bytes a row, where a map of the keys themselves took ~400 B), compared in
+// full on a hash match.
+class point_index {
+ public:
+  void add(const csv_table& t, const csv_record& r, const std::vector<summary_row>& rows) {
+    const key& k = rows.back().k;
+    const std::uint64_t h = fnv1a64(key_text(k));
+    auto [lo, hi] = by_hash_.equal_range(h);
+    for (auto it = lo; it != hi; ++it)
+      if (rows[it->second].k == k)
+        throw input_error(t.where(r) + "the same point as line " + std::to_string(lines_[it->second]) +
+                          " (one row per point; two calibrations merged by hand?)");
+    by_hash_.emplace_hint(hi, h, rows.size() - 1);
+    lines_.push_back(r.line);
+  }
+
+ private:
+  std::unordered_multimap<std::uint64_t, std::size_t> by_hash_;
+  std::vector<std::size_t> lines_;  // per row, its line
+};
+
+}  // namespace
+
 std::vector<summary_row> parse_summaries(const csv_table& t) {
   std::vector<summary_row> rows;
-  std::map<key, const csv_record*> seen;  // one row per point: a second is a merge gone wrong
+  point_index seen;
   for (const auto& r : t.records) {
     if (rows.size() % 8192 == 0) interruption_point();
-    summary_row s{parse_key(t, r), {}};
-    if (const auto [it, fresh] = seen.emplace(s.k, &r); !fresh)
-      throw input_error(t.where(r) + "the same point as line " + std::to_string(it->second->line) +
-                        " (one row per point; two calibrations merged by hand?)");
-    double v[9];
-    v[0] = static_cast<double>(count_value(t, r, "n"));  // checked before the cast
-    for (int i = 1; i < 9; ++i) v[i] = parse_value(t, r, summary_stat_columns[i]);
-    s.s = {static_cast<std::size_t>(v[0]), v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8]};
-    if (s.s.n == 0) throw input_error(t.where(r) + "column 'n': a summary of no samples");
-    const auto& x = s.s;  // the mean may differ from min == max by rounding
-    if (!(x.min <= x.ci95_lo && x.ci95_lo <= x.median && x.median <= x.ci95_hi && x.ci95_hi <= x.max &&
-          x.min * (1 - 1e-9) <= x.mean && x.mean <= x.max * (1 + 1e-9)))
-      throw input_error(
-          t.where(r) +
-          "inconsistent summary (min <= ci95_lo <= median <= ci95_hi <= max mean within [min, max] violated)");
-    rows.push_back(std::move(s));
+    rows.push_back(summary_of(t, r));
+    seen.add(t, r, rows);
   }
+  return rows;
+}
+
+std::vector<summary_row> read_summaries(std::string_view text, const std::filesystem::path& name,
+                                        std::vector<std::string>* consistency) {
+  std::vector<summary_row> rows;
+  rows.reserve(static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')));  // one row a line
+  point_index seen;
+  for_each_csv_record(text, name, [&](const csv_table& head, csv_record& r) {
+    rows.push_back(summary_of(head, r));
+    seen.add(head, r, rows);
+    if (consistency)
+      if (const auto c = head.column("consistency")) consistency->push_back(std::move(r.fields[*c]));
+  });
   return rows;
 }
 
@@ -270,16 +332,19 @@ dataset read_dataset(const std::filesystem::path& dir) {
     const auto it = checked.find(p.filename().string());
     return it == checked.end() || p.extension() == ".gz" ? read_csv(p) : parse_csv(it->second, p);
   };
+  // The two large tables are parsed record by record, never held as a table of strings.
+  const auto text = [&](const std::filesystem::path& p) {
+    const auto it = checked.find(p.filename().string());
+    return it == checked.end() || p.extension() == ".gz" ? read_csv_text(p) : it->second;
+  };
   dataset d;
   const auto context = dir / "context.json";
   const auto ctx = checked.find(context.filename().string());
   d.context =
       ctx == checked.end() ? read_context(context) : checked_context(parse_json_text(ctx->second, context), context);
-  d.samples = parse_samples(csv(plain_or_gzip(dir, "samples.csv").value_or(dir / "samples.csv")));
-  const auto summary_table = csv(dir / "summary.csv");
-  d.summaries = parse_summaries(summary_table);
-  if (const auto c = summary_table.column("consistency"))
-    for (const auto& r : summary_table.records) d.consistency.push_back(r.fields[*c]);
+  const auto samples = plain_or_gzip(dir, "samples.csv").value_or(dir / "samples.csv");
+  d.samples = read_samples(text(samples), samples);
+  d.summaries = read_summaries(text(dir / "summary.csv"), dir / "summary.csv", &d.consistency);
   if (const auto p = plain_or_gzip(dir, "sentinel.csv")) d.sentinel = parse_sentinel(csv(*p));
   if (const auto p = plain_or_gzip(dir, "wake_sentinel.csv")) d.wake_sentinel = parse_wake_sentinel(csv(*p));
   return d;

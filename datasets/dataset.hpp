@@ -100,4 +100,11 @@ std::vector<summary_row> parse_summaries(const csv_table& t);
 std::vector<sentinel_reading> parse_sentinel(const csv_table& t);
 std::vector<sentinel_reading> parse_wake_sentinel(const csv_table& t);
 
+/// The same from CSV text, record by record (read_dataset's way: a table of strings of a
+/// million-row summary took about 1 GB); `consistency` (if given) receives the column of
+/// that name, one entry per row, when the table has it.
+std::vector<sample_row> read_samples(std::string_view text, const std::filesystem::path& name);
+std::vector<summary_row> read_summaries(std::string_view text, const std::filesystem::path& name,
+                                        std::vector<std::string>* consistency = nullptr);
+
 }  // namespace pollscale::datasets

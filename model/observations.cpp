@@ -30,6 +30,7 @@ observation_set from_dataset(const fs::path& dir, point_statistic statistic) {
     visits[s.k][s.visit].push_back(s.value);
   }
   std::size_t line = 1;
+  out.rows.reserve(d.summaries.size());  // no doubling of a million rows on the way
   for (const auto& r : d.summaries) {
     ++line;  // summary.csv has one record per line after its header
     observation o;

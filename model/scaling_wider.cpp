@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -15,7 +14,6 @@
 
 namespace pollscale::model {
 namespace {
-
 
 using family_id = std::tuple<datasets::key, std::string, std::string, std::string>;
 
