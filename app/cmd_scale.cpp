@@ -126,15 +126,8 @@ json result_json(const model::scaling_result& r, const std::string& source) {
   json tables = json::array();
   for (const auto& t : r.tables) {
     json rows = json::array(), at = json::array();
-    for (std::size_t i = 0; i < t.rows.size(); ++i) {
-      const auto& v = t.rows[i];
-      json j = prediction_json(*model::scaling_axis(*v.o),
-                               {v.predicted, v.lo, v.hi, v.has_interval, v.no_interval, v.extrapolation});
-      j["measured"] = v.measured;
-      j["rel_err"] = json_number(v.rel_err);
-      j["limited_by"] = t.row_cpu_bound[i] ? "cpu_capacity" : "law";
-      rows.push_back(j);
-    }
+    for (std::size_t i = 0; i < t.rows.size(); ++i)
+      rows.push_back(held_out_json(t.rows[i], t.row_cpu_bound[i] ? "cpu_capacity" : "law"));
     for (std::size_t i = 0; i < t.at.size(); ++i) {
       json j = prediction_json(t.at[i].first, t.at[i].second);
       j["limited_by"] = t.at_cpu_bound[i] ? "cpu_capacity" : "law";

@@ -103,15 +103,8 @@ text_table accuracy_table(const model::wider_result& r, bool csv) {
 
 json series_json(const model::wider_series& s) {
   json rows = json::array(), at = json::array();
-  for (std::size_t j = 0; j < s.rows.size(); ++j) {
-    const auto& v = s.rows[j];
-    json row = prediction_json(*model::scaling_axis(*v.o),
-                               {v.predicted, v.lo, v.hi, v.has_interval, v.no_interval, v.extrapolation});
-    row["measured"] = v.measured;
-    row["rel_err"] = json_number(v.rel_err);
-    row["limited_by"] = s.row_capacity_bound[j] ? "cpu_capacity" : "dedicated_law";
-    rows.push_back(row);
-  }
+  for (std::size_t j = 0; j < s.rows.size(); ++j)
+    rows.push_back(held_out_json(s.rows[j], s.row_capacity_bound[j] ? "cpu_capacity" : "dedicated_law"));
   for (std::size_t j = 0; j < s.at.size(); ++j) {
     json row = prediction_json(s.at[j].first, s.at[j].second);
     row["limited_by"] = s.at_capacity_bound[j] ? "cpu_capacity" : "dedicated_law";

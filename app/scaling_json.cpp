@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "app/table_writer.hpp"
+#include "model/scaling.hpp"
 
 namespace pollscale::app {
 
@@ -45,6 +46,15 @@ json prediction_json(double n, const model::scaling_prediction& p) {
             {"hi", json_number(p.hi)},
             {"extrapolation", p.extrapolation}};
   if (!p.has_interval) j["no_interval"] = p.no_interval;
+  return j;
+}
+
+json held_out_json(const model::validation_row& v, const char* limited_by) {
+  json j = prediction_json(*model::scaling_axis(*v.o),
+                           {v.predicted, v.lo, v.hi, v.has_interval, v.no_interval, v.extrapolation});
+  j["measured"] = v.measured;
+  j["rel_err"] = json_number(v.rel_err);
+  j["limited_by"] = limited_by;
   return j;
 }
 

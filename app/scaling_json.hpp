@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/scaling_law.hpp"
+#include "model/validation.hpp"
 
 namespace pollscale::app {
 
@@ -23,5 +24,8 @@ nlohmann::json fit_json(const model::scaling_fit& f);
 
 /// {n, predicted, lo, hi, extrapolation[, no_interval]}.
 nlohmann::json prediction_json(double n, const model::scaling_prediction& p);
+
+/// A held-out row: prediction_json at its N, with measured, rel_err and limited_by.
+nlohmann::json held_out_json(const model::validation_row& v, const char* limited_by);
 
 }  // namespace pollscale::app

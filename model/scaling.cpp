@@ -16,17 +16,7 @@ namespace {
 
 using table_id = std::tuple<datasets::key, std::string, std::string, std::string>;
 
-table_id table_of(const observation& o) {
-  datasets::key k = o.k;
-  // N (n_fds) and the columns that follow it: all threads, the highest fd, how many are
-  // ready, where each thread ran.
-  k.threads.reset();
-  k.n_fds.reset();
-  k.max_fd.reset();
-  k.n_active.reset();
-  k.pinning.clear();
-  return {k, o.platform, o.kernel, o.source};
-}
+table_id table_of(const observation& o) { return {scaling_table_key(o), o.platform, o.kernel, o.source}; }
 
 // A row whose threads all found a CPU of their own (cpus == threads) ran the same
 // experiment in every series at least that wide: calibrate lists it once (a T = 1 point of
@@ -148,6 +138,18 @@ void predict_table(scaling_table& t, const scaling_table* sibling, const std::ve
 }
 
 }  // namespace
+
+datasets::key scaling_table_key(const observation& o) {
+  datasets::key k = o.k;
+  // N (n_fds) and the columns that follow it: all threads, the highest fd, how many are
+  // ready, where each thread ran.
+  k.threads.reset();
+  k.n_fds.reset();
+  k.max_fd.reset();
+  k.n_active.reset();
+  k.pinning.clear();
+  return k;
+}
 
 validation_row scaling_row(const scaling_prediction& p, const observation& o) {
   validation_row r;

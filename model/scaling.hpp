@@ -74,6 +74,10 @@ scaling_prediction capped(const scaling_prediction& law, const scaling_predictio
 /// A held-out row of `o` predicted as `p`, for accuracy_of.
 validation_row scaling_row(const scaling_prediction& p, const observation& o);
 
+/// The key of the table a scaling row belongs to: its key with N and the columns that
+/// follow it cleared (threads, n_fds, max_fd, n_active, pinning); the CPUs stay.
+datasets::key scaling_table_key(const observation& o);
+
 /// N of a scaling row (the producers: its n_fds); empty when the row has none (it then
 /// belongs to no table).
 std::optional<double> scaling_axis(const observation& o);

@@ -17,14 +17,9 @@ namespace {
 
 using family_id = std::tuple<datasets::key, std::string, std::string, std::string>;
 
-// The key without N and every column that follows the threads and where they ran.
+// The scaling table's key (scaling.hpp) without the CPUs: every series of the experiment.
 family_id family_of(const observation& o) {
-  datasets::key k = o.k;
-  k.threads.reset();
-  k.n_fds.reset();
-  k.max_fd.reset();
-  k.n_active.reset();
-  k.pinning.clear();
+  datasets::key k = scaling_table_key(o);
   k.cpus.reset();
   return {k, o.platform, o.kernel, o.source};
 }
