@@ -1,7 +1,5 @@
 #include "app/sim_options.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -13,6 +11,7 @@
 
 #include "app/cli.hpp"
 #include "calibrate/sys/syscall.hpp"
+#include "datasets/memory_budget.hpp"
 #include "datasets/vocabulary.hpp"
 
 namespace po = boost::program_options;
@@ -212,13 +211,6 @@ void set_quantity(sim_setup& s, const std::string& name, double value, const std
 
 namespace {
 
-// Half the machine's memory, bytes: the most a simulation's connections may take.
-std::uint64_t memory_allowance() {
-  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
-  if (pages <= 0 || page <= 0) return UINT64_MAX;
-  return static_cast<std::uint64_t>(pages) / 2 * static_cast<std::uint64_t>(page);
-}
-
 std::string gib(std::uint64_t bytes) { return format_number(static_cast<double>(bytes) / (1u << 30), 3) + " GiB"; }
 
 }  // namespace
@@ -229,7 +221,7 @@ namespace {
 // machine's memory, and with the event budget's message naming its flag.
 sim::experiment_result guarded(const sim_setup& s, const std::function<sim::experiment_result()>& experiment) {
   // Refused before allocating, with the arithmetic, rather than failing in the middle.
-  const std::uint64_t allowed = memory_allowance();
+  const std::uint64_t allowed = datasets::memory_allowance();  // half the machine's memory
   if (const std::uint64_t need = s.load.state_bytes(); need > allowed)
     throw usage_error("--idle " + std::to_string(s.load.idle) + " --active " + std::to_string(s.load.active) +
                       ": the simulated connections would take about " + gib(need) + " (" +

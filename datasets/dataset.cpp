@@ -17,6 +17,7 @@
 #include "datasets/fnv1a.hpp"
 #include "datasets/interruption.hpp"
 #include "datasets/json_file.hpp"
+#include "datasets/memory_budget.hpp"
 
 namespace pollscale::datasets {
 namespace {
@@ -323,8 +324,23 @@ std::optional<std::filesystem::path> plain_or_gzip(const std::filesystem::path& 
 
 }  // namespace
 
+void check_dataset_memory(const std::filesystem::path& dir, std::uint64_t allowance) {
+  const auto samples = plain_or_gzip(dir, "samples.csv").value_or(dir / "samples.csv");
+  const std::uint64_t summary_bytes = content_bytes(dir / "summary.csv"), samples_bytes = content_bytes(samples);
+  const double need = read_bytes_per_summary_byte * static_cast<double>(summary_bytes) +
+                      read_bytes_per_samples_byte * static_cast<double>(samples_bytes);
+  if (need <= static_cast<double>(allowance)) return;
+  throw input_error(dir.string() + ": reading it would take about " + gib_text(static_cast<std::uint64_t>(need)) +
+                    " (" + std::to_string(summary_bytes) + " B of summary.csv x " +
+                    std::to_string(static_cast<int>(read_bytes_per_summary_byte)) + ", " +
+                    std::to_string(samples_bytes) + " B of samples x " +
+                    std::to_string(static_cast<int>(read_bytes_per_samples_byte)) +
+                    ", as measured), more than half of this machine's memory (" + gib_text(2 * allowance) + ")");
+}
+
 dataset read_dataset(const std::filesystem::path& dir) {
   if (!std::filesystem::is_directory(dir)) throw input_error(dir.string() + ": not a dataset directory");
+  check_dataset_memory(dir, memory_allowance());
   const auto checked = check_dataset_files(dir);
   // A file files.json lists is parsed from the bytes its check read; the others (no
   // files.json, or a gzipped copy, which pollscale never writes) from the file.

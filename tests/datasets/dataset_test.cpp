@@ -1,5 +1,6 @@
 #include "datasets/dataset.hpp"
 #include "datasets/interruption.hpp"
+#include "datasets/memory_budget.hpp"
 
 #include <gtest/gtest.h>
 #include <zlib.h>
@@ -17,6 +18,7 @@
 #include "datasets/dataset_files.hpp"
 #include "datasets/historical.hpp"
 #include "datasets/json_file.hpp"
+#include "datasets/memory_budget.hpp"
 
 namespace pollscale::datasets {
 namespace {
@@ -250,6 +252,37 @@ TEST_F(DatasetTest, RejectsMissingFilesAndBadContext) {
 
 // The machine corpus keeps samples.csv (and sentinel.csv) gzipped; a dataset reads the same
 // from either form, and a damaged or mislabelled .gz is named, not parsed as garbage.
+// A dataset too large for half the machine's memory is refused before it is read, with the
+// arithmetic; a gzipped samples file counts at its uncompressed size (its gzip trailer).
+TEST_F(DatasetTest, ADatasetTooLargeForMemoryIsRefusedWithTheArithmetic) {
+  write_dataset(dir_, small());
+  hand_edited();
+  EXPECT_NO_THROW(check_dataset_memory(dir_, UINT64_MAX));
+  const std::uint64_t summary = fs::file_size(dir_ / "summary.csv"), samples = fs::file_size(dir_ / "samples.csv");
+  try {
+    check_dataset_memory(dir_, 1000);
+    FAIL() << "not refused";
+  } catch (const input_error& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find(": reading it would take about "), std::string::npos) << m;
+    EXPECT_NE(
+        m.find(std::to_string(summary) + " B of summary.csv x 6, " + std::to_string(samples) + " B of samples x 5"),
+        std::string::npos)
+        << m;
+    EXPECT_NE(m.find("more than half of this machine's memory"), std::string::npos) << m;
+  }
+  {
+    std::ifstream in(dir_ / "samples.csv", std::ios::binary);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    gzFile f = gzopen((dir_ / "samples.csv.gz").c_str(), "wb9");
+    ASSERT_NE(f, nullptr);
+    ASSERT_EQ(gzwrite(f, text.data(), static_cast<unsigned>(text.size())), static_cast<int>(text.size()));
+    ASSERT_EQ(gzclose(f), Z_OK);
+  }
+  EXPECT_EQ(content_bytes(dir_ / "samples.csv.gz"), samples);
+  EXPECT_EQ(content_bytes(dir_ / "no-such-file"), 0u);
+}
+
 TEST_F(DatasetTest, GzippedSamplesReadLikePlainOnesAndDamageIsNamed) {
   dataset d = small();
   d.sentinel = {{0.0, 1001.5, 360}};
