@@ -8,6 +8,7 @@
 #include <cmath>
 #include <deque>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "app/accuracy_output.hpp"
@@ -272,8 +273,13 @@ void write_result(const model::scaling_result& r, const std::string& source, out
 }
 
 // --from-cpus: the wider-machine protocol on each source (model/scaling_wider.hpp).
-int scale_wider(const po::variables_map& vm, const model::scaling_protocol& per_table,
-                const std::deque<model::observation_set>& data, output_format format) {
+// --from-cpus and --cpus, checked before any data is read; empty without --from-cpus.
+std::optional<model::wider_protocol> wider_protocol_of(const po::variables_map& vm,
+                                                       const model::scaling_protocol& per_table) {
+  if (!vm.count("from-cpus")) {
+    if (vm.count("cpus")) throw usage_error("--cpus: widths to predict from narrow series: give --from-cpus");
+    return std::nullopt;
+  }
   if (!per_table.train.empty()) throw usage_error("--from-cpus: trains on the narrow series itself; drop --train");
   model::wider_protocol protocol;
   protocol.from_cpus = vm["from-cpus"].as<long long>();
@@ -285,14 +291,19 @@ int scale_wider(const po::variables_map& vm, const model::scaling_protocol& per_
   if (!protocol.cpus.empty() && per_table.at.empty()) throw usage_error("--cpus: needs --at (the N to predict there)");
   protocol.at = per_table.at;
   protocol.law = per_table.law;
-  std::vector<model::wider_result> results;
-  for (const auto& d : data) {
-    try {
-      results.push_back(model::predict_wider(d, protocol));
-    } catch (const std::invalid_argument& e) {
-      throw usage_error(std::string(vm.count("cpus") ? "--cpus: " : "--from-cpus: ") + e.what());
-    }
+  try {
+    model::check_wider_protocol(protocol);
+  } catch (const std::invalid_argument& e) {
+    throw usage_error(std::string("--cpus: ") + e.what());
   }
+  return protocol;
+}
+
+// --from-cpus: the wider-machine protocol on each source (model/scaling_wider.hpp).
+int scale_wider(const model::wider_protocol& protocol, const std::deque<model::observation_set>& data,
+                output_format format) {
+  std::vector<model::wider_result> results;
+  for (const auto& d : data) results.push_back(model::predict_wider(d, protocol));
   for (std::size_t i = 0; i < results.size(); ++i) {
     if (i > 0) std::cout << "\n";
     write_wider(results[i], data[i].source, format);
@@ -322,10 +333,11 @@ int cmd_scale(const args_t& args) {
   } catch (const std::invalid_argument& e) {
     throw usage_error(std::string("--statistic: ") + e.what());
   }
+  const auto wider = wider_protocol_of(vm, protocol);
   std::deque<model::observation_set> data;  // results point into it: stable addresses
   for (const auto& d : vm["data"].as<std::vector<std::string>>())
     for (const auto& s : model::find_sources(d)) data.push_back(model::load_observations(s, statistic));
-  if (vm.count("from-cpus")) return scale_wider(vm, protocol, data, format);
+  if (wider) return scale_wider(*wider, data, format);
   std::vector<model::scaling_result> results;
   for (const auto& d : data) {
     try {

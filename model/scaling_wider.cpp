@@ -154,7 +154,9 @@ void predict_series(wider_family& f, const std::vector<const observation*>& rows
   if (!once.empty()) f.acc = accuracy_of(once);
 }
 
-void check(const wider_protocol& p) {
+}  // namespace
+
+void check_wider_protocol(const wider_protocol& p) {
   if (p.from_cpus < 1)
     throw std::invalid_argument("the measured CPUs (C0) must be >= 1, got " + std::to_string(p.from_cpus));
   for (auto c : p.cpus)
@@ -165,10 +167,8 @@ void check(const wider_protocol& p) {
     if (!std::isfinite(n) || n < 1) throw std::invalid_argument("N to predict must be >= 1, got " + std::to_string(n));
 }
 
-}  // namespace
-
 wider_result predict_wider(const observation_set& data, const wider_protocol& protocol) {
-  check(protocol);
+  check_wider_protocol(protocol);
   std::map<family_id, std::vector<const observation*>> families;
   for (const auto& o : data.rows)
     if (usable(o)) families[family_of(o)].push_back(&o);

@@ -71,6 +71,10 @@ struct wider_result {
   accuracy overall;  ///< every family's `acc` rows together
 };
 
+/// Throws std::invalid_argument for a bad protocol (C0 < 1, a width <= C0, N < 1), before
+/// any data is read.
+void check_wider_protocol(const wider_protocol& protocol);
+
 /// Runs the protocol over `data`'s scaling rows. Throws datasets::input_error when `data`
 /// has no scaling rows with CPUs and threads, std::invalid_argument for a bad protocol (C0
 /// < 1, a width <= C0, N < 1).

@@ -321,6 +321,7 @@ TEST_F(ModelCliTest, ScaleFromCpusPredictsWiderSeriesFromNarrowOnes) {
   expect_bad_input("scale " + corpus + " --from-cpus 2 --cpus 2 --at 3", "--cpus: a width to predict must exceed");
   expect_bad_input("scale " + corpus + " --from-cpus 1 --cpus 4", "--cpus: needs --at");
   expect_bad_input("scale " + corpus + " --from-cpus 1 --train 'n_fds<=2'", "drop --train");
+  expect_bad_input("scale " + corpus + " --cpus 4 --at 3", "--cpus: widths to predict from narrow series");
   expect_bad_input("scale " + historical + "/scaling --from-cpus 2", "with its N, threads and cpus");
 }
 
