@@ -74,6 +74,9 @@ TEST_F(ModelCliTest, ValidateReportsRowsAndSummaryUnderTheirNames) {
   const auto r = run_pollscale("validate --data " + fixture + " --train 'n_fds<=1000' --format json");
   ASSERT_EQ(r.rc, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
+  // The rows are written one at a time into the document; it is still exactly what the JSON
+  // library writes for the whole value.
+  EXPECT_EQ(j.dump(2) + "\n", r.out);
   ASSERT_EQ(j["rows"].size(), 24u);
   for (const char* k : {"measured", "predicted", "lo", "hi", "rel_err", "extrapolation", "n_fds", "mechanism"})
     EXPECT_TRUE(j["rows"][0].contains(k)) << k;
