@@ -26,7 +26,7 @@ datasets::cache_facts cache(int level, const char* type, std::uint64_t size_byte
 
 #if defined(__x86_64__) || defined(__i386__)
 std::optional<cpuid_registers> query(std::uint32_t leaf, std::uint32_t subleaf) {
-  const std::uint32_t max = __get_cpuid_max(leaf & 0x80000000U, nullptr);
+  const auto max = static_cast<std::uint32_t>(__get_cpuid_max(leaf & 0x80000000U, nullptr));  // clang declares it int
   if (max < leaf) return std::nullopt;
   cpuid_registers r{};
   __cpuid_count(leaf, subleaf, r[0], r[1], r[2], r[3]);

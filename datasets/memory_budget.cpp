@@ -30,7 +30,8 @@ std::uint64_t content_bytes(const std::filesystem::path& path) {
   std::array<unsigned char, 4> tail{};
   if (!in.seekg(-4, std::ios::end) || !in.read(reinterpret_cast<char*>(tail.data()), 4)) return size;
   // ISIZE: the uncompressed length modulo 2^32, little-endian (RFC 1952).
-  const std::uint64_t isize = tail[0] | (tail[1] << 8) | (tail[2] << 16) | (std::uint64_t{tail[3]} << 24);
+  const std::uint64_t isize = std::uint64_t{tail[0]} | (std::uint64_t{tail[1]} << 8) | (std::uint64_t{tail[2]} << 16) |
+                              (std::uint64_t{tail[3]} << 24);
   return std::max(isize, size);
 }
 
