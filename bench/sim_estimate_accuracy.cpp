@@ -14,6 +14,7 @@
 #include <cstring>
 #include <string>
 
+#include "sim/costs.hpp"
 #include "sim/server_estimate.hpp"
 #include "sim/server_experiment.hpp"
 
@@ -22,14 +23,13 @@ namespace {
 using namespace pollscale::sim;
 
 cost_model linear(double call, double per_fd, double per_fd_blocking, double per_ready) {
-  const linear_wait_cost c{call, per_fd, per_ready, per_fd_blocking};
-  cost_model m;
-  m.wait_call_s = [c](const wait_query& q) { return c.call_s(q); };
-  m.rescan_s = [c](const wait_query& q) { return c.rescan_s(q); };
-  m.handler_s = 20e-6;
-  m.wakeup_same_cpu_s = 3e-6;
-  m.wakeup_cross_cpu_s = 30e-6;
-  return m;
+  cost_table t;  // one entry, as a costs file would give it (its name matters only for rtsig)
+  t.wait["linear"] = {call, per_fd, per_ready, per_fd_blocking};
+  t.rearm_s["linear"] = 0;
+  t.handler_s = 20e-6;
+  t.wakeup_same_cpu_s = 3e-6;
+  t.wakeup_cross_cpu_s = 30e-6;
+  return make_cost_model(t, "linear");
 }
 
 workload load_of(int which, std::int64_t idle, std::string& label) {

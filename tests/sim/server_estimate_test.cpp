@@ -1,4 +1,5 @@
 #include "sim/server_estimate.hpp"
+#include "sim/costs.hpp"
 
 #include <gtest/gtest.h>
 
@@ -13,14 +14,13 @@ namespace {
 // poll-like (1 us a call, 40 ns a registered fd, 60 ns a blocking registration) and
 // epoll-like (1.5 us a call, 100 ns a ready event) costs, 20 us to handle an event.
 cost_model linear_costs(double call, double per_fd, double per_fd_blocking, double per_ready) {
-  const linear_wait_cost c{call, per_fd, per_ready, per_fd_blocking};
-  cost_model m;
-  m.wait_call_s = [c](const wait_query& q) { return c.call_s(q); };
-  m.rescan_s = [c](const wait_query& q) { return c.rescan_s(q); };
-  m.handler_s = 20e-6;
-  m.wakeup_same_cpu_s = 3e-6;
-  m.wakeup_cross_cpu_s = 30e-6;
-  return m;
+  cost_table t;  // one entry, as a costs file would give it (its name matters only for rtsig)
+  t.wait["linear"] = {call, per_fd, per_ready, per_fd_blocking};
+  t.rearm_s["linear"] = 0;
+  t.handler_s = 20e-6;
+  t.wakeup_same_cpu_s = 3e-6;
+  t.wakeup_cross_cpu_s = 30e-6;
+  return make_cost_model(t, "linear");
 }
 cost_model poll_like() { return linear_costs(1e-6, 40e-9, 60e-9, 0); }
 cost_model epoll_like() { return linear_costs(1.5e-6, 0, 0, 100e-9); }
