@@ -141,7 +141,7 @@ bool draws_wanted(const po::variables_map& vm) {
 
 sim::cost_model sim_costs_from(const po::variables_map& vm, const std::string& mechanism,
                                const std::shared_ptr<cost_provenance>& prov, studies::cost_bound bound) {
-  return build_costs(vm, mechanism, model_from(vm), prov, bound, 0);
+  return sim_costs_from(vm, mechanism, model_from(vm), prov, bound);
 }
 
 sim::cost_model sim_costs_from(const po::variables_map& vm, const std::string& mechanism,

@@ -342,16 +342,15 @@ dataset read_dataset(const std::filesystem::path& dir) {
   if (!std::filesystem::is_directory(dir)) throw input_error(dir.string() + ": not a dataset directory");
   check_dataset_memory(dir, memory_allowance());
   const auto checked = check_dataset_files(dir);
-  // A file files.json lists is parsed from the bytes its check read; the others (no
-  // files.json, or a gzipped copy, which pollscale never writes) from the file.
-  const auto csv = [&](const std::filesystem::path& p) {
+  // A file files.json lists is parsed from the bytes its check read, not a copy of them; the
+  // others (no files.json, or a gzipped copy, which pollscale never writes) are read here,
+  // one at a time into `read`, each parsed before the next is read.
+  std::string read;
+  const auto bytes = [&](const std::filesystem::path& p) -> std::string_view {
     const auto it = checked.find(p.filename().string());
-    return it == checked.end() || p.extension() == ".gz" ? read_csv(p) : parse_csv(it->second, p);
-  };
-  // The two large tables are parsed record by record, never held as a table of strings.
-  const auto text = [&](const std::filesystem::path& p) {
-    const auto it = checked.find(p.filename().string());
-    return it == checked.end() || p.extension() == ".gz" ? read_csv_text(p) : it->second;
+    if (it != checked.end() && p.extension() != ".gz") return it->second;
+    read = read_csv_text(p);
+    return read;
   };
   dataset d;
   const auto context = dir / "context.json";
@@ -359,10 +358,12 @@ dataset read_dataset(const std::filesystem::path& dir) {
   d.context =
       ctx == checked.end() ? read_context(context) : checked_context(parse_json_text(ctx->second, context), context);
   const auto samples = plain_or_gzip(dir, "samples.csv").value_or(dir / "samples.csv");
-  d.samples = read_samples(text(samples), samples);
-  d.summaries = read_summaries(text(dir / "summary.csv"), dir / "summary.csv", &d.consistency);
-  if (const auto p = plain_or_gzip(dir, "sentinel.csv")) d.sentinel = parse_sentinel(csv(*p));
-  if (const auto p = plain_or_gzip(dir, "wake_sentinel.csv")) d.wake_sentinel = parse_wake_sentinel(csv(*p));
+  // The two large tables are parsed record by record, never held as a table of strings.
+  d.samples = read_samples(bytes(samples), samples);
+  d.summaries = read_summaries(bytes(dir / "summary.csv"), dir / "summary.csv", &d.consistency);
+  if (const auto p = plain_or_gzip(dir, "sentinel.csv")) d.sentinel = parse_sentinel(parse_csv(bytes(*p), *p));
+  if (const auto p = plain_or_gzip(dir, "wake_sentinel.csv"))
+    d.wake_sentinel = parse_wake_sentinel(parse_csv(bytes(*p), *p));
   return d;
 }
 

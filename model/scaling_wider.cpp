@@ -178,16 +178,18 @@ wider_result predict_wider(const observation_set& data, const wider_protocol& pr
                                 ") with its N, threads and cpus");
   wider_result out;
   out.from_cpus = protocol.from_cpus;
-  std::vector<const validation_row*> all;
   for (const auto& [id, rows] : families) {
     wider_family f = learn(id, rows, protocol);
     if (f.dedicated_fit || f.capacity_fit) predict_series(f, rows, protocol);
     out.families.push_back(std::move(f));
   }
+  // Each measurement once, at its narrowest series (as each family's accuracy counts it).
+  std::vector<const validation_row*> all;
+  std::set<const observation*> counted;
   for (const auto& f : out.families)
     for (const auto& s : f.series)
       for (const auto& r : s.rows)
-        if (std::none_of(all.begin(), all.end(), [&](const auto* a) { return a->o == r.o; })) all.push_back(&r);
+        if (counted.insert(r.o).second) all.push_back(&r);
   if (!all.empty()) out.overall = accuracy_of(all);
   return out;
 }
