@@ -86,7 +86,7 @@ void write_dataset(const std::filesystem::path& dir, const dataset& d);
 /// Memory a dataset takes read in full (its points, their samples, and what fit and validate
 /// build on them), per byte of its summary.csv and of its samples.csv: measured on a
 /// 10^6-row summary (187 MB: 1.04 GB read, 1.05 GB for a whole fit) and a 880 000-row
-/// samples.csv (91 MB: 0.45 GB read), rounded up.
+/// samples.csv (91 MB: 0.47 GB read), rounded up.
 inline constexpr double read_bytes_per_summary_byte = 6, read_bytes_per_samples_byte = 5;
 
 /// Throws input_error, with the arithmetic, when reading `dir` in full would take more than
