@@ -199,16 +199,18 @@ struct model_bracket {
 };
 
 std::optional<model_bracket> bracket_by_model(const search& q, const sim_setup& base, const po::variables_map& vm,
-                                              const std::string& mechanism) {
-  if (!vm.count("model")) return std::nullopt;
+                                              const std::string& mechanism,
+                                              const std::shared_ptr<const model::model_set>& models) {
+  if (!models) return std::nullopt;
+  const auto at = [&](studies::cost_bound end) {
+    return sim_costs{sim_costs_from(vm, mechanism, models, std::make_shared<cost_provenance>(), end), {}};
+  };
   model_bracket b;
   std::cerr << "capacity: again with every model cost at the dear end of its 95% interval\n";
-  b.dear = bisect(q, base,
-                  {sim_costs_from(vm, mechanism, std::make_shared<cost_provenance>(), studies::cost_bound::dear), {}});
+  b.dear = bisect(q, base, at(studies::cost_bound::dear));
   if (b.dear.interrupted) return std::nullopt;
   std::cerr << "capacity: again with every model cost at the cheap end of its 95% interval\n";
-  b.cheap = bisect(
-      q, base, {sim_costs_from(vm, mechanism, std::make_shared<cost_provenance>(), studies::cost_bound::cheap), {}});
+  b.cheap = bisect(q, base, at(studies::cost_bound::cheap));
   if (b.cheap.interrupted) return std::nullopt;
   return b;
 }
@@ -257,14 +259,16 @@ studies::capacity_estimate estimate_one(const search& q, const sim_setup& base, 
   return studies::estimate_capacity(setup, costs.predicted, costs.draw, base.options.seed, q.range, q.goal);
 }
 
-mechanism_capacity search_one(const po::variables_map& vm, const search& q, const std::string& mechanism) {
+// `models`: --model's file, read once for every mechanism and both ends of the bracket.
+mechanism_capacity search_one(const po::variables_map& vm, const search& q, const std::string& mechanism,
+                              const std::shared_ptr<const model::model_set>& models) {
   mechanism_capacity c;
   c.mechanism = mechanism;
   c.base = sim_setup_from(vm, mechanism);
   sim_setup probe = c.base;  // both ends of the bracket must be acceptable before any run
   set_quantity(probe, q.vary, q.range.lo, "lo");
   set_quantity(probe, q.vary, q.range.hi, "hi");
-  const sim_costs costs = sim_costs_for(vm, mechanism, c.prov);
+  const sim_costs costs = sim_costs_for(vm, mechanism, c.prov, models);
   c.estimate = estimate_one(q, c.base, costs);
   if (vm.count("analytic")) {
     if (!c.estimate.not_covered.empty())
@@ -279,7 +283,7 @@ mechanism_capacity search_one(const po::variables_map& vm, const search& q, cons
   warn_undrawn("capacity: " + mechanism + ": ", *c.prov);
   // Drawn costs put the model's uncertainty into every evaluation's interval already; the
   // envelope is the view of it that runs on fixed costs have.
-  if (!c.result.interrupted && !costs.draw) c.bracket = bracket_by_model(q, c.base, vm, mechanism);
+  if (!c.result.interrupted && !costs.draw) c.bracket = bracket_by_model(q, c.base, vm, mechanism, models);
   return c;
 }
 
@@ -489,9 +493,10 @@ int cmd_capacity(const args_t& args) {
   const search q = parse_search(vm);
   refuse_shared_wait_flags(vm, mechanisms.size());
   for (const auto& m : mechanisms) sim_setup_from(vm, m);  // every mechanism's input checked before any run
+  const auto models = model_from(vm);
   std::vector<mechanism_capacity> all;
   for (const auto& m : mechanisms) {
-    all.push_back(search_one(vm, q, m));
+    all.push_back(search_one(vm, q, m, models));
     if (all.back().result.interrupted) break;
   }
   return mechanisms.size() == 1 && !vm.count("mechanisms") ? print_one(q, all.front(), format)

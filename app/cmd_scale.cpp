@@ -1,5 +1,5 @@
 // pollscale scale PATH [--train EXPR] [--at N,N,...]: the scalability law of each
-// CPU-scaling table (producers: throughput against N producer threads) fitted on its
+// CPU-scaling table (producers, private_sets: throughput against N threads) fitted on its
 // training rows, its other rows predicted with errors and 95% intervals, and N nobody
 // measured predicted with intervals that widen as they leave the data (docs/scaling.md).
 // Errors are fractions in csv/json (0.05 = 5%) and percentages in the table.
@@ -38,9 +38,9 @@ po::options_description scale_options() {
        "historical CSV or directory of them (e.g. datasets/historical/scaling), dataset directory, or a directory "
        "with datasets beneath it; positional, may be repeated")
       ("train", arg<std::string>("EXPR")->default_value(""),
-       "rows to fit on, e.g. 'n_fds<=2' or 'n_fds<max' (N, the producer threads, is the n_fds column); default: "
+       "rows to fit on, e.g. 'n_fds<=2' or 'n_fds<max' (N, the threads measured, is the n_fds column); default: "
        "each table's smaller half of its N")
-      ("at", arg<std::string>("N,N,..."), "comma-separated N (producer threads) to predict for every table, e.g. 16,32,128")
+      ("at", arg<std::string>("N,N,..."), "comma-separated N (threads) to predict for every table, e.g. 16,32,128")
       ("from-cpus", arg<long long>("C0"),
        "predict the series of machines wider than C0 CPUs from the series of at most C0 (what a C0-CPU machine "
        "measures): the law of the rows whose threads each have a CPU, capped by C/c0 x the narrowest series "
@@ -157,7 +157,9 @@ void write_legend(std::ostream& out, const model::scaling_result& r) {
   for (std::size_t i = 0; i < r.tables.size(); ++i)
     out << "#" << i + 1 << " " << table_name(r.tables[i]) << ", " << r.tables[i].k.unit << ": " << where(r.tables[i])
         << "\n";
-  if (!r.tables.empty()) out << "N: " << model::scaling_axis_meaning(r.tables.front().k) << "\n";
+  std::vector<datasets::key> keys;
+  for (const auto& t : r.tables) keys.push_back(t.k);
+  if (!keys.empty()) out << "N: " << model::scaling_axis_legend(keys) << "\n";
 }
 
 text_table laws_table(const model::scaling_result& r) {

@@ -55,14 +55,16 @@ void write_families(std::ostream& out, const model::wider_result& r) {
     else
       out << "none (no series of at most " << r.from_cpus << " CPUs with more threads than CPUs)\n";
   }
-  out << "N: producer threads (T); C: the CPUs the series spreads them over\n";
+  std::vector<datasets::key> keys;
+  for (const auto& f : r.families) keys.push_back(f.k);
+  out << "N: " << model::scaling_axis_legend(keys) << "; C: the CPUs the series spreads them over\n";
 }
 
 text_table predictions_table(const model::wider_result& r, bool csv) {
   text_table t{{"#", "C", "N", "measured", "predicted", "lo", "hi", "rel_err", "limited by", "no interval: why"},
                {},
                {true, true, true, true, true, true, true, true, false, false}};
-  auto cell = [&](double v) { return number_cell(v, 4, csv); };
+  auto cell = [&](double v) { return std::isnan(v) && !csv ? std::string("-") : number_cell(v, 4, csv); };
   auto add = [&](std::size_t i, std::int64_t c, double n, double measured, const model::scaling_prediction& p,
                  double err, bool bound) {
     t.rows.push_back({std::to_string(i + 1), std::to_string(c), count_text(n),

@@ -1,4 +1,4 @@
-// The output of `pollscale scale --from-cpus C0`: the producers series of machines wider
+// The output of `pollscale scale --from-cpus C0`: the CPU-scaling series of machines wider
 // than the C0 CPUs measured, predicted from the narrow series (model/scaling_wider.hpp):
 // per family the two laws it learned, then every predicted row with what gave it, then the
 // accuracy per width and overall. Errors are fractions in csv/json, percentages in the table.

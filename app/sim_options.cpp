@@ -211,12 +211,6 @@ void set_quantity(sim_setup& s, const std::string& name, double value, const std
 
 namespace {
 
-std::string gib(std::uint64_t bytes) { return format_number(static_cast<double>(bytes) / (1u << 30), 3) + " GiB"; }
-
-}  // namespace
-
-namespace {
-
 // Runs `experiment` (the replications), refused before allocating more than half this
 // machine's memory, and with the event budget's message naming its flag.
 sim::experiment_result guarded(const sim_setup& s, const std::function<sim::experiment_result()>& experiment) {
@@ -224,10 +218,10 @@ sim::experiment_result guarded(const sim_setup& s, const std::function<sim::expe
   const std::uint64_t allowed = datasets::memory_allowance();  // half the machine's memory
   if (const std::uint64_t need = s.load.state_bytes(); need > allowed)
     throw usage_error("--idle " + std::to_string(s.load.idle) + " --active " + std::to_string(s.load.active) +
-                      ": the simulated connections would take about " + gib(need) + " (" +
+                      ": the simulated connections would take about " + datasets::gib_text(need) + " (" +
                       std::to_string(sim::workload::state_bytes_per_idle) + " B per idle, " +
                       std::to_string(sim::workload::state_bytes_per_active) +
-                      " B per active one), more than half of this machine's " + gib(allowed * 2));
+                      " B per active one), more than half of this machine's " + datasets::gib_text(allowed * 2));
   try {
     return as_usage("", experiment);
   } catch (const sim::event_budget_exceeded& e) {

@@ -8,9 +8,9 @@ namespace pollscale::calibrate {
 
 std::span<const probe_def> all_probes() {
   static const std::vector<probe_def> table = {
-      probes::find_active(),    probes::interest_churn(), probes::wakeup(),   probes::ipc(),
-      probes::handler(),        probes::server(),         probes::fd_range(), probes::token_ring(),
-      probes::memory_latency(), probes::producers(),
+      probes::find_active(),    probes::interest_churn(), probes::wakeup(),       probes::ipc(),
+      probes::handler(),        probes::server(),         probes::fd_range(),     probes::token_ring(),
+      probes::memory_latency(), probes::producers(),      probes::private_sets(),
   };
   return table;
 }

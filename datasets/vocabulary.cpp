@@ -18,11 +18,12 @@ struct table {
   }
 };
 
-constexpr table<scenario, 10> scenario_table{
+constexpr table<scenario, 11> scenario_table{
     {scenario::find_active, scenario::fd_range, scenario::token_ring, scenario::interest_churn, scenario::wakeup,
-     scenario::ipc, scenario::server, scenario::handler, scenario::memory_latency, scenario::producers},
+     scenario::ipc, scenario::server, scenario::handler, scenario::memory_latency, scenario::producers,
+     scenario::private_sets},
     {"find_active", "fd_range", "token_ring", "interest_churn", "wakeup", "ipc", "server", "handler", "memory_latency",
-     "producers"}};
+     "producers", "private_sets"}};
 
 constexpr table<metric, 12> metric_table{
     {metric::time_per_call, metric::time_per_op, metric::throughput, metric::latency, metric::latency_p99,
@@ -49,7 +50,7 @@ constexpr table<position, 6> position_table{
 
 }  // namespace
 
-bool scales_with_threads(scenario s) { return s == scenario::producers; }
+bool scales_with_threads(scenario s) { return s == scenario::producers || s == scenario::private_sets; }
 
 // Why each row: select/pselect copy three fd_set bitmaps in and out and walk every bit up
 // to nfds; poll/ppoll copy the pollfd array and call each file's ->poll; the historical

@@ -178,7 +178,8 @@ scaling_prediction capped(const scaling_prediction& law, const scaling_predictio
   return p;
 }
 
-// Every scaling scenario so far is producers, whose load is its producer threads: n_fds.
+// N is n_fds in every scaling scenario: producers' producer threads (one eventfd each),
+// private_sets' threads (one pipe each).
 std::optional<double> scaling_axis(const observation& o) {
   if (!is_scaling_row(o) || !o.k.n_fds || *o.k.n_fds < 1) return std::nullopt;
   return static_cast<double>(*o.k.n_fds);
@@ -186,8 +187,26 @@ std::optional<double> scaling_axis(const observation& o) {
 
 std::string_view scaling_axis_column(const datasets::key&) { return "n_fds"; }
 
-std::string_view scaling_axis_meaning(const datasets::key&) {
+std::string_view scaling_axis_meaning(const datasets::key& k) {
+  if (datasets::parse<datasets::scenario>(k.scenario) == datasets::scenario::private_sets)
+    return "threads (n_fds: one pipe each, every thread its own)";
   return "producer threads (n_fds: one eventfd each; the consumer is not counted)";
+}
+
+std::string scaling_axis_legend(const std::vector<datasets::key>& keys) {
+  std::map<std::string, std::string_view> meanings;  // by scenario
+  for (const auto& k : keys) meanings.emplace(k.scenario, scaling_axis_meaning(k));
+  std::string out;
+  for (const auto& [scenario, meaning] : meanings)
+    out += (out.empty() ? "" : "; ") + (meanings.size() > 1 ? scenario + ": " : std::string()) + std::string(meaning);
+  return out;
+}
+
+std::string scaling_scenario_names() {
+  std::string out;
+  for (auto s : datasets::all<datasets::scenario>())
+    if (datasets::scales_with_threads(s)) out += (out.empty() ? "" : ", ") + std::string(datasets::name(s));
+  return out;
 }
 
 scaling_result validate_scaling(const observation_set& data, const scaling_protocol& protocol) {
@@ -197,8 +216,8 @@ scaling_result validate_scaling(const observation_set& data, const scaling_proto
   if (!protocol.train.empty()) filter = row_filter::parse(protocol.train);
   const auto tables = tables_of(data);
   if (tables.empty())
-    throw datasets::input_error(data.source + ": no rows of a CPU-scaling scenario (" +
-                                std::string(datasets::name(datasets::scenario::producers)) + ") with its N");
+    throw datasets::input_error(data.source + ": no rows of a CPU-scaling scenario (" + scaling_scenario_names() +
+                                ") with its N");
   scaling_result out;
   std::vector<std::vector<const observation*>> held_out;
   for (const auto& [id, rows] : tables) {

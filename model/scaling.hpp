@@ -88,4 +88,11 @@ std::string_view scaling_axis_column(const datasets::key& k);
 /// What N counts for `k`'s scenario, in words ("producer threads (n_fds: one eventfd each)").
 std::string_view scaling_axis_meaning(const datasets::key& k);
 
+/// What N counts for every scenario among `keys`, each named when there are several
+/// ("producers: producer threads (...); private_sets: threads (...)").
+std::string scaling_axis_legend(const std::vector<datasets::key>& keys);
+
+/// The scenarios measured against threads, comma-separated (for messages).
+std::string scaling_scenario_names();
+
 }  // namespace pollscale::model

@@ -173,8 +173,7 @@ wider_result predict_wider(const observation_set& data, const wider_protocol& pr
   for (const auto& o : data.rows)
     if (usable(o)) families[family_of(o)].push_back(&o);
   if (families.empty())
-    throw datasets::input_error(data.source + ": no rows of a CPU-scaling scenario (" +
-                                std::string(datasets::name(datasets::scenario::producers)) +
+    throw datasets::input_error(data.source + ": no rows of a CPU-scaling scenario (" + scaling_scenario_names() +
                                 ") with its N, threads and cpus");
   wider_result out;
   out.from_cpus = protocol.from_cpus;

@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # The CPU-scaling campaign, ready for a machine with many CPUs (docs/scaling.md): measure
-# the producers scenario at C = 1, 2, 4, ... up to min(CPUs, 16) with up to 4 x C producer
-# threads (calibrate's full grid for that scenario, a few minutes), then fit the scalability
-# law of each C on its smallest producer counts (capped, for C > 1, by C times the one-CPU
-# series' capacity) and print, per C, what it predicted for the others against what was
-# measured, and 64 and 128 producers; then predict every series wider than two CPUs from the
-# one- and two-CPU series alone (scale --from-cpus 2, docs/scaling.md) and print the error
-# per C.
+# the producers scenario (T threads feed one epoll consumer) and the private_sets scenario
+# (T threads each poll a pipe of their own, epoll) at C = 1, 2, 4, ... up to min(CPUs, 16)
+# with up to 4 x C threads (calibrate's full grids for the two, a few minutes), then fit
+# the scalability law of each C on its smallest thread counts (capped, for C > 1, by C
+# times the one-CPU series' capacity) and print, per C, what it predicted for the others
+# against what was measured, and 64 and 128 threads; then predict every series wider than
+# two CPUs from the one- and two-CPU series alone (scale --from-cpus 2, docs/scaling.md)
+# and print the error per C.
 #
 # Usage: scripts/cpu_scaling_campaign.sh [OUT_DIR] [TRAIN_MAX]
 #   OUT_DIR    where the dataset and the predictions go (default out/cpu-scaling-<UTC time>)
-#   TRAIN_MAX  largest producer count each law is fitted on (default 4)
+#   TRAIN_MAX  largest thread count (N) each law is fitted on (default 4)
 # Needs a release build (scripts/study.sh makes one; POLLSCALE=PATH names another binary,
 # e.g. one copied to the bigger machine) and python3. Exit status: 0, or the failing step's.
 set -euo pipefail
@@ -29,9 +30,10 @@ if ! [[ $train_max =~ ^[1-9][0-9]*$ ]]; then
 fi
 mkdir -p "$out"
 
-echo "cpu_scaling_campaign: $(nproc) CPUs; measuring producers into $out/dataset" >&2
+echo "cpu_scaling_campaign: $(nproc) CPUs; measuring producers and private_sets into $out/dataset" >&2
 start=$(date +%s)
-"$bin" calibrate --full --scenarios producers --out "$out/dataset" --format csv > "$out/calibration.csv"
+"$bin" calibrate --full --scenarios producers,private_sets --mechanisms epoll/lt --out "$out/dataset" \
+  --format csv > "$out/calibration.csv"
 echo "cpu_scaling_campaign: measured in $(( $(date +%s) - start )) s" >&2
 
 "$bin" scale "$out/dataset" --train "n_fds<=$train_max" --at 64,128 --format json > "$out/scale.json"
@@ -40,10 +42,11 @@ echo "cpu_scaling_campaign: measured in $(( $(date +%s) - start )) s" >&2
 python3 - "$out/scale.json" "$train_max" <<'EOF'
 import json, sys
 result = json.load(open(sys.argv[1]))
-print(f"fitted on <= {sys.argv[2]} producers; per CPU count C, the held-out producer counts:")
+print(f"fitted on N <= {sys.argv[2]} threads; per table (scenario, C CPUs), the held-out thread counts:")
 print(f"{'C':>3} {'N':>4} {'measured/s':>12} {'predicted/s':>12} {'error':>8}  limited by")
 for t in result["tables"]:
     c = t["table"].rsplit("cpus=", 1)[-1] if "cpus=" in t["table"] else "?"
+    print(t["table"].split(" ", 1)[0])
     if "fit" not in t:
         print(f"{c:>3}  not fitted: {t.get('not_fitted', '')}")
         continue

@@ -122,10 +122,12 @@ report::extra_section scaling_section(const std::vector<scaling_run>& runs) {
   std::ostringstream md;
   md << "## CPU scaling\n\n"
      << "Throughput of the producers scenario (N threads write eventfds, one epoll consumer drains them) "
-        "against N, fitted by the Universal Scalability Law (Amdahl unless a coherency term earns its "
+        "and of the private_sets scenario (N threads each make timeout-0 wait calls on a pipe of their own: "
+        "what the machine gives when nothing is shared) against N, fitted by the Universal Scalability Law (Amdahl "
+        "unless a coherency term earns its "
         "place; σ is the share of each event serialised, κ a cost every pair of CPUs pays) and asked "
         "about N it did not see (docs/scaling.md).\n\n";
-  if (runs.empty()) md << "No producers rows were measured, and no published table was found.\n\n";
+  if (runs.empty()) md << "No CPU-scaling rows were measured, and no published table was found.\n\n";
   report::extra_section s;
   for (const auto& run : runs) {
     const json summary = run.result.value("summary", json::object());

@@ -58,6 +58,13 @@ probe_def producers();
 /// (producers_points.cpp).
 std::vector<datasets::key> producers_points(const selection& sel, std::span<const flavour> mechs);
 
+/// private_sets: T pinned threads each make timeout-0 wait calls on a pipe of their own (calls/s).
+probe_def private_sets();
+
+/// private_sets' grid: T = 1..2 x C (full 4 x C) threads at C = 1 and C = min(CPUs, 4 quick /
+/// 16 full), for epoll/lt (full: and poll, io_uring/oneshot) (private_sets_points.cpp).
+std::vector<datasets::key> private_sets_points(const selection& sel, std::span<const flavour> mechs);
+
 /// The largest n of `kind` that fits in sel.max_fds with `kept` trigger ends kept and
 /// `extra` other descriptors open.
 std::int64_t max_channels(fd_kind kind, std::size_t kept, std::size_t extra, const selection& sel);

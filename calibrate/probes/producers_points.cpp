@@ -19,35 +19,13 @@
 
 #include "calibrate/probes/probes.hpp"
 #include "calibrate/probes/producers.hpp"
+#include "calibrate/probes/thread_series.hpp"
 #include "datasets/pinning.hpp"
 
 namespace pollscale::calibrate::probes {
 namespace {
 
 constexpr std::int64_t quick_max_cpus = 4, full_max_cpus = 16;
-
-/// 1, 2, 3, 4, 6, 8, 12, 16, 24, ... up to t_max, then t_max.
-std::vector<std::int64_t> producer_grid(std::int64_t t_max) {
-  std::vector<std::int64_t> ts = {1};
-  for (std::int64_t p = 2; p <= t_max; p *= 2) {
-    ts.push_back(p);
-    if (p + p / 2 <= t_max) ts.push_back(p + p / 2);
-  }
-  ts.push_back(t_max);
-  std::sort(ts.begin(), ts.end());
-  ts.erase(std::unique(ts.begin(), ts.end()), ts.end());
-  return ts;
-}
-
-/// The first `count` CPUs of the mask; where it holds fewer, numbers above its last CPU
-/// (not in the mask: make() skips the points that use them).
-std::vector<int> first_cpus(const selection& sel, std::int64_t count) {
-  std::vector<int> cpus(sel.cpus.begin(), sel.cpus.begin() + std::min<std::ptrdiff_t>(
-                                                                 static_cast<std::ptrdiff_t>(sel.cpus.size()), count));
-  int next = cpus.empty() ? 0 : cpus.back() + 1;
-  while (static_cast<std::int64_t>(cpus.size()) < count) cpus.push_back(next++);
-  return cpus;
-}
 
 /// "consumer+producer0+...": the consumer on cpus[0], producer i on cpus[(i + 1) % C].
 std::string spread_pinning(const std::vector<int>& cpus, std::int64_t t) {
@@ -66,14 +44,11 @@ std::vector<datasets::key> producers_points(const selection& sel, std::span<cons
                               [&](const flavour& m) { return m.mech == mechanism::epoll && m.variant == lt; });
   if (f == mechs.end()) return {};
   const bool full = sel.profile == profile_kind::full;
-  const std::int64_t c_max = std::max<std::int64_t>(
-      2, std::min<std::int64_t>(static_cast<std::int64_t>(sel.cpus.size()), full ? full_max_cpus : quick_max_cpus));
-  std::vector<std::int64_t> cs = {1};
-  for (std::int64_t c = 2; full && c < c_max; c *= 2) cs.push_back(c);
-  cs.push_back(c_max);
+  const std::int64_t c_max = widest_series(sel, full ? full_max_cpus : quick_max_cpus);
+  const auto cs = series_widths(sel, c_max);
   std::vector<std::int64_t> ts;
   if (sel.n_override.empty()) {
-    ts = producer_grid(4 * c_max);
+    ts = thread_counts(4 * c_max);
   } else {
     for (auto t : sel.n_override)
       if (t >= 1 && t <= producers_driver::max_producers) ts.push_back(t);

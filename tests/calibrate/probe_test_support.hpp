@@ -1,9 +1,18 @@
-// What the probe tests share: a small selection (few descriptors, this machine's CPUs).
+// What the probe tests share: a small selection (few descriptors, this machine's CPUs), the
+// placements a threaded probe can run here, and a count of this process's threads.
 #pragma once
 
+#include <dirent.h>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
 #include <cstdint>
+#include <string>
+#include <thread>
 #include <vector>
 
+#include "calibrate/mechanism.hpp"
 #include "calibrate/probe.hpp"
 #include "calibrate/sys/process.hpp"
 
@@ -17,6 +26,58 @@ inline selection small_selection(std::vector<std::int64_t> n_override = {}, std:
   s.cpus = sys::allowed_cpus();
   s.n_override = std::move(n_override);
   return s;
+}
+
+/// The placements this machine can run: one CPU, and two where the mask holds two.
+inline std::vector<std::vector<int>> placements() {
+  const auto cpus = sys::allowed_cpus();
+  std::vector<std::vector<int>> out = {{cpus[0]}};
+  if (cpus.size() > 1) out.push_back({cpus[0], cpus[1]});
+  return out;
+}
+
+/// Threads of this process (/proc/self/task).
+inline std::size_t task_count() {
+  DIR* d = ::opendir("/proc/self/task");
+  if (!d) return 0;
+  std::size_t n = 0;
+  while (const dirent* e = ::readdir(d))
+    if (e->d_name[0] != '.') ++n;
+  ::closedir(d);
+  return n;
+}
+
+/// A joined thread may linger in /proc for a moment after join returns (it wakes the
+/// joiner before it is reaped): the count is read until it reaches `expected`, up to 2 s.
+inline std::size_t task_count_settled(std::size_t expected) {
+  std::size_t n = task_count();
+  for (int i = 0; i < 200 && n != expected; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    n = task_count();
+  }
+  return n;
+}
+
+/// Makes every point of `probe` (of every flavour) that spreads over more than one CPU with
+/// a one-CPU affinity mask; each must be skipped as outside the mask, leaving no descriptor
+/// or thread behind. Returns how many were; a point that runs is a test failure.
+inline int skipped_outside_one_cpu(const probe_def& probe, selection sel) {
+  sel.cpus = {sel.cpus.front()};
+  const std::size_t fds = sys::open_fd_count(), tasks = task_count();
+  int skipped = 0;
+  for (const auto& k : probe.points(sel, all_flavours())) {
+    if (*k.cpus == 1) continue;
+    try {
+      probe.make(k, sel);
+      ADD_FAILURE() << k.pinning << " was not skipped";
+    } catch (const probe_skipped& e) {
+      EXPECT_NE(std::string(e.what()).find("not in the affinity mask"), std::string::npos) << e.what();
+      ++skipped;
+    }
+  }
+  EXPECT_EQ(sys::open_fd_count(), fds);
+  EXPECT_EQ(task_count_settled(tasks), tasks);
+  return skipped;
 }
 
 }  // namespace pollscale::calibrate::test

@@ -4,8 +4,6 @@
 // joins its threads and closes its descriptors — also when its set-up or a batch fails.
 // No timing assertions.
 
-#include <dirent.h>
-
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -51,35 +49,9 @@ datasets::key producers_key(int t, const std::string& pinning) {
   return k;
 }
 
-/// Threads of this process (/proc/self/task).
-std::size_t task_count() {
-  DIR* d = ::opendir("/proc/self/task");
-  if (!d) return 0;
-  std::size_t n = 0;
-  while (const dirent* e = ::readdir(d))
-    if (e->d_name[0] != '.') ++n;
-  ::closedir(d);
-  return n;
-}
-
-/// A joined thread may linger in /proc for a moment after join returns (it wakes the
-/// joiner before it is reaped): the count is read until it reaches `expected`, up to 2 s.
-std::size_t task_count_settled(std::size_t expected) {
-  std::size_t n = task_count();
-  for (int i = 0; i < 200 && n != expected; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    n = task_count();
-  }
-  return n;
-}
-
-/// The placements this machine can run: one CPU, and two where the mask holds two.
-std::vector<std::vector<int>> placements() {
-  const auto cpus = sys::allowed_cpus();
-  std::vector<std::vector<int>> out = {{cpus[0]}};
-  if (cpus.size() > 1) out.push_back({cpus[0], cpus[1]});
-  return out;
-}
+using test::placements;
+using test::task_count;
+using test::task_count_settled;
 
 TEST(ProducersTest, EveryEventWrittenIsConsumedExactlyOnce) {
   const auto sel = test::small_selection();
@@ -202,23 +174,8 @@ TEST(ProducersTest, WiderMachinesSpreadOverMoreCpusAndDuplicatesAreListedOnce) {
 
 TEST(ProducersTest, OneCpuListsTheTwoCpuPointsAndSkipsThem) {
   const auto* probe = find_probe("producers");
-  auto sel = test::small_selection();
-  sel.cpus = {sel.cpus.front()};
-  const std::size_t fds = sys::open_fd_count(), tasks = task_count();
-  int skipped = 0;
-  for (const auto& k : probe->points(sel, all_flavours())) {
-    if (*k.cpus == 1) continue;
-    try {
-      probe->make(k, sel);
-      ADD_FAILURE() << k.pinning << " was not skipped";
-    } catch (const probe_skipped& e) {
-      EXPECT_NE(std::string(e.what()).find("not in the affinity mask"), std::string::npos) << e.what();
-      ++skipped;
-    }
-  }
-  EXPECT_EQ(skipped, 6);
-  EXPECT_EQ(sys::open_fd_count(), fds);
-  EXPECT_EQ(task_count_settled(tasks), tasks);
+  ASSERT_NE(probe, nullptr);
+  EXPECT_EQ(test::skipped_outside_one_cpu(*probe, test::small_selection()), 6);
 }
 
 TEST(ProducersTest, NothingWithoutEpollLtAndNReplacesTheProducerCounts) {

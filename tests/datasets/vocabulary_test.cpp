@@ -32,7 +32,7 @@ void expect_round_trip(std::size_t count) {
 }
 
 TEST(VocabularyTest, EveryNameReadsBackToItsValue) {
-  expect_round_trip<scenario>(10);
+  expect_round_trip<scenario>(11);
   expect_round_trip<metric>(12);
   expect_round_trip<mechanism>(10);
   expect_round_trip<variant>(6);
@@ -97,8 +97,9 @@ TEST(VocabularyTest, AFlavourLabelSplitsIntoMechanismAndVariant) {
   EXPECT_EQ(split_flavour("").mechanism, "");
 }
 
-TEST(VocabularyTest, OnlyTheProducersScenarioScalesWithThreads) {
-  for (auto s : all<scenario>()) EXPECT_EQ(scales_with_threads(s), s == scenario::producers) << name(s);
+TEST(VocabularyTest, OnlyTheThreadScalingScenariosScaleWithThreads) {
+  for (auto s : all<scenario>())
+    EXPECT_EQ(scales_with_threads(s), s == scenario::producers || s == scenario::private_sets) << name(s);
 }
 
 TEST(VocabularyTest, SchemaListsAreTheVocabulary) {

@@ -1,0 +1,259 @@
+// private_sets — wait calls per second from T threads that each wait on a descriptor of
+// their own.
+//
+// will-it-scale's poll1 ("poll of 1 fd") run as it runs every test: the same loop in 1, 2,
+// ... T threads at once, each on its own descriptor, and the calls of all of them counted.
+// Each thread owns one pipe whose byte is never read (readable throughout) and a waiter of
+// the point's mechanism over it, and calls it with timeout 0 in a loop: poll over one
+// pollfd, epoll_wait (level-triggered) on its own epoll instance, or — for io_uring's
+// one-shot poll — one io_uring_enter that submits a POLL_ADD for the pipe and reaps its
+// completion (the file is ready, so the request completes inside the submit). One
+// operation is one such call and the check of its answer; metric throughput, unit 1/s:
+// the calls of all threads per second.
+//
+// Nothing the threads write is shared: each has its own file, pipe, epoll instance or
+// ring. They share the process — one descriptor table, read under RCU, and one address
+// space — and, in a multi-threaded process, each call takes and drops a reference on its
+// own file (fdget), a line no other thread touches. So on C CPUs with a thread each the
+// answer should be C times one thread's, and what falls short of that is the machine, not
+// the mechanism: two vCPUs that are hyperthreads of one core, a hypervisor that runs them
+// in turn, a frequency that drops when both are busy, caches they share. That is the
+// primitive the CPU-scaling model needs beside the producers scenario, whose threads do
+// share kernel structures: how much one more CPU adds to syscall-bound work here, with no
+// lock or contended line in the way (docs/scaling.md). With more threads than CPUs the
+// threads take turns; the total should then stay at the C-thread level, less the cost of
+// switching between them.
+//
+// Threads do not run ahead. Between batches they sleep (a futex, std::atomic::wait).
+// calls(ops) starts the clock, raises a shared budget by ops and wakes them; each thread —
+// the calling thread too — claims up to 64 calls at a time from the budget (one
+// compare-and-swap per claim) and makes them; the calling thread, once nothing is left to
+// claim, sleeps until the last claimed call is done and stops the clock. A batch is the
+// time the machine takes to make exactly ops calls. A batch holds at least 8192 calls
+// (min_batch), 5-10 ms at the 0.7-0.8 M calls/s one thread makes on a 2-vCPU KVM guest:
+// waking the threads at its start costs a futex wake and, across CPUs, an IPI (tens of µs
+// there), under 1% of it.
+//
+// Timed: raising the budget and waking the threads, every call and its check, the
+// caller's sleep until the others finish. Not timed: the pipes, waiters and threads, one
+// untimed call per thread that proves the path, and the counts checked after each batch.
+// Checked: every call reports exactly its thread's descriptor; after each batch the calls
+// of all threads add up to what was asked. A thread's error is rethrown by the caller.
+// Every thread is started once per instance and joined when it goes, on every path.
+//
+// Key columns: scenario private_sets, mechanism poll, epoll/lt or io_uring/oneshot,
+// fd_kind pipe; n_fds = T (one descriptor per thread: the descriptors watched in all, and
+// the law's N as for producers); n_active = T (every one is ready); blocking 0; threads = T;
+// pinning = the CPU of each thread, the calling thread's first, thread i on the (i mod C)-th
+// of the series' C CPUs; cpus = the distinct CPUs among them, min(C, T); max_fd = the
+// highest watched descriptor.
+
+#include "calibrate/probes/private_sets.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <string>
+
+#include "calibrate/probe_support.hpp"
+#include "calibrate/probes/probes.hpp"
+#include "calibrate/sys/process.hpp"
+#include "calibrate/timer.hpp"
+#include "datasets/pinning.hpp"
+
+namespace pollscale::calibrate::probes {
+namespace {
+
+constexpr std::uint64_t claim_chunk = 64;                 // calls a thread claims at a time
+constexpr std::uint64_t start_limit_ns = 10'000'000'000;  // threads must be running by then
+constexpr std::size_t batch_calls = 8192;                 // min_batch (see the essay)
+
+std::size_t thread_count(const datasets::key& key) {
+  const std::int64_t t = key.n_fds.value_or(0);
+  if (t < 1) throw std::invalid_argument("private_sets point " + datasets::describe(key) + " needs n_fds >= 1");
+  if (t > private_sets_driver::max_threads)
+    throw probe_skipped(std::to_string(t) + " threads: the probe starts at most " +
+                        std::to_string(private_sets_driver::max_threads));
+  return static_cast<std::size_t>(t);
+}
+
+/// The CPUs of a point, one per thread, the calling thread's first.
+std::vector<int> thread_cpus(const datasets::key& key, std::size_t threads, const selection& sel) {
+  const auto p = datasets::pinning::parse(key.pinning);
+  if (p.cpus().size() != threads)
+    throw std::invalid_argument("private_sets point " + datasets::describe(key) + ": pinning '" + key.pinning +
+                                "' must name " + std::to_string(threads) + " CPUs, one per thread");
+  for (int cpu : p.cpus())
+    if (std::find(sel.cpus.begin(), sel.cpus.end(), cpu) == sel.cpus.end())
+      throw probe_skipped("CPU " + std::to_string(cpu) + " is not in the affinity mask (" +
+                          std::to_string(sel.cpus.size()) + " CPUs; this point spreads its threads over " +
+                          std::to_string(p.distinct_cpus()) + ")");
+  return p.cpus();
+}
+
+}  // namespace
+
+private_sets_driver::private_sets_driver(const datasets::key& key, const selection& sel)
+    : n_(thread_count(key)), crew_(*this) {
+  const auto cpus = thread_cpus(key, n_, sel);
+  const flavour f = flavour_of(key);
+  require_fds(n_ * (channel_set::fds_needed(fd_kind::pipe, 1, 1) + 1) + 4, sel);
+  workers_ = std::make_unique<worker[]>(n_);
+  channel_options ready;
+  ready.ready_initially = [](std::size_t) { return true; };
+  for (std::size_t i = 0; i < n_; ++i) {
+    worker& w = workers_[i];
+    w.cpu = cpus[i];
+    w.ch = std::make_unique<channel_set>(fd_kind::pipe, 1, ready);
+    w.w = make_waiter(f, 1);
+    w.w->add(w.ch->watched(0), static_cast<std::uint32_t>(i));
+    w.scratch.reserve(1);
+    max_fd_ = std::max(max_fd_, w.ch->watched(0));
+  }
+  call_once(workers_[0], 0);  // the caller's path works before any thread starts
+  crew_.start(n_);
+  wait_until_started();
+}
+
+private_sets_driver::~private_sets_driver() = default;  // crew_ (last member) stops and joins first
+
+void private_sets_driver::crew::start(std::size_t count) {
+  threads_.reserve(count);
+  for (std::size_t i = 1; i < count; ++i) threads_.emplace_back([this, i] { d_.serve(i); });
+}
+
+private_sets_driver::crew::~crew() {
+  if (threads_.empty()) return;
+  d_.stop_all();
+  for (auto& t : threads_) t.join();
+}
+
+void private_sets_driver::stop_all() noexcept {
+  stop_.store(true);
+  gen_.fetch_add(1);
+  gen_.notify_all();
+}
+
+void private_sets_driver::call_once(worker& me, std::uint32_t tag) {
+  if (me.w->wait(me.scratch, 0) != 1 || me.scratch[0] != tag)
+    throw probe_failure("private_sets: thread " + std::to_string(tag) + "'s call reported " +
+                        std::to_string(me.scratch.size()) + " descriptors, expected its own readable pipe");
+  if (!me.w->level_triggered()) me.w->rearm(me.ch->watched(0), tag);
+}
+
+bool private_sets_driver::claim_and_call(std::size_t i) {
+  worker& me = workers_[i];
+  const std::uint64_t target = target_.load(std::memory_order_acquire);
+  std::uint64_t claimed = claimed_.load(std::memory_order_relaxed);
+  for (;;) {
+    if (claimed >= target) return false;
+    const std::uint64_t take = std::min(claim_chunk, target - claimed);
+    if (!claimed_.compare_exchange_weak(claimed, claimed + take, std::memory_order_acq_rel, std::memory_order_relaxed))
+      continue;
+    for (std::uint64_t k = 0; k < take; ++k) call_once(me, static_cast<std::uint32_t>(i));
+    me.made.store(me.made.load(std::memory_order_relaxed) + take, std::memory_order_release);
+    // The last chunk of the budget wakes the caller; budgets rise only when all are done.
+    if (done_.fetch_add(take, std::memory_order_acq_rel) + take == target) done_.notify_all();
+    return true;
+  }
+}
+
+void private_sets_driver::serve(std::size_t i) {
+  worker& me = workers_[i];
+  try {
+    sys::pin_current_thread(me.cpu);
+    started_.fetch_add(1, std::memory_order_release);
+    for (;;) {
+      // gen_ before the budget: a raise after these loads changes gen_, so the wait returns.
+      const std::uint32_t gen = gen_.load(std::memory_order_acquire);
+      if (stop_.load(std::memory_order_acquire)) return;
+      if (!claim_and_call(i)) gen_.wait(gen, std::memory_order_acquire);
+    }
+  } catch (...) {
+    fail(me);
+  }
+}
+
+void private_sets_driver::fail(worker& me) noexcept {
+  me.error = std::current_exception();
+  me.failed.store(true, std::memory_order_release);
+  failed_.store(true, std::memory_order_release);
+  done_.fetch_add(1, std::memory_order_acq_rel);  // changes what the caller sleeps on
+  done_.notify_all();
+}
+
+void private_sets_driver::wait_until_started() {
+  const std::uint64_t t0 = clock_ns();
+  while (started_.load(std::memory_order_acquire) + 1 < n_) {
+    rethrow_if_failed();
+    if (clock_ns() - t0 > start_limit_ns)
+      throw probe_failure("private_sets: " + std::to_string(started_.load()) + " of " + std::to_string(n_ - 1) +
+                          " threads were running after 10 s");
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
+  rethrow_if_failed();
+}
+
+void private_sets_driver::rethrow_if_failed() const {
+  if (!failed_.load(std::memory_order_acquire)) return;
+  for (std::size_t i = 0; i < n_; ++i)
+    if (workers_[i].failed.load(std::memory_order_acquire)) std::rethrow_exception(workers_[i].error);
+  throw probe_failure("private_sets: a thread failed");
+}
+
+std::uint64_t private_sets_driver::calls(std::size_t ops) {
+  const std::uint64_t goal = target_.load(std::memory_order_relaxed) + ops;
+  const std::uint64_t t0 = clock_ns();
+  target_.store(goal, std::memory_order_release);
+  gen_.fetch_add(1, std::memory_order_release);
+  gen_.notify_all();
+  while (claim_and_call(0)) {
+  }
+  for (std::uint64_t d = done_.load(std::memory_order_acquire); d < goal; d = done_.load(std::memory_order_acquire)) {
+    rethrow_if_failed();
+    done_.wait(d, std::memory_order_acquire);
+  }
+  const std::uint64_t elapsed = clock_ns() - t0;
+  rethrow_if_failed();
+  const auto made = calls_per_thread();
+  std::uint64_t sum = 0;
+  for (auto m : made) sum += m;
+  if (sum != goal || done_.load() != goal)
+    throw probe_failure("private_sets: " + std::to_string(n_) + " threads made " + std::to_string(sum) +
+                        " calls where " + std::to_string(goal) + " were asked");
+  return elapsed;
+}
+
+std::vector<std::uint64_t> private_sets_driver::calls_per_thread() const {
+  std::vector<std::uint64_t> out(n_);
+  for (std::size_t i = 0; i < n_; ++i) out[i] = workers_[i].made.load(std::memory_order_acquire);
+  return out;
+}
+
+namespace {
+
+class private_sets_instance final : public probe_instance {
+ public:
+  private_sets_instance(const datasets::key& key, const selection& sel) : d_(key, sel) {}
+
+  std::uint64_t run(std::size_t ops) override { return d_.calls(ops); }
+
+  std::size_t min_batch() const override { return batch_calls; }
+  void annotate(datasets::key& k) const override { k.max_fd = d_.max_watched_fd(); }
+
+ private:
+  private_sets_driver d_;
+};
+
+std::unique_ptr<probe_instance> make_instance(const datasets::key& key, const selection& sel) {
+  return std::make_unique<private_sets_instance>(key, sel);
+}
+
+}  // namespace
+
+probe_def private_sets() {
+  return {datasets::name(datasets::scenario::private_sets),
+          "one wait call: T pinned threads each poll their own readable pipe, timeout 0 (will-it-scale's poll1)",
+          private_sets_points, make_instance};
+}
+
+}  // namespace pollscale::calibrate::probes

@@ -1,0 +1,83 @@
+// The grid of private_sets points (private_sets.cpp holds the essay): the CPU-scaling
+// series of thread_series.hpp — C = 1 (every thread on the first CPU of the mask) and C =
+// Cmax = min(CPUs, 4 quick / 16 full), with the powers of two between them in the full
+// profile — at T = 1, 2, 3, 4, 6, ... threads up to 2 x Cmax in the quick profile and 4 x Cmax
+// in the full one; thread i on the (i mod C)-th CPU of the series. The full profile measures
+// poll, epoll/lt and io_uring/oneshot, the quick one epoll/lt alone (the per-thread loop of a
+// multi-threaded server; on two CPUs T = 1-4, seven points, about 2 s: the quick profile's
+// three minutes have no room for three mechanisms' 21), each where --mechanisms selects it.
+// cpus = min(C, T), so T = 1 of every series is one point, listed once.
+// --n replaces the T grid (values from 1 to private_sets_driver::max_threads).
+
+#include <algorithm>
+#include <set>
+
+#include "calibrate/probes/private_sets.hpp"
+#include "calibrate/probes/probes.hpp"
+#include "calibrate/probes/thread_series.hpp"
+#include "datasets/pinning.hpp"
+
+namespace pollscale::calibrate::probes {
+namespace {
+
+constexpr std::int64_t quick_max_cpus = 4, full_max_cpus = 16;
+constexpr std::int64_t quick_threads_per_cpu = 2, full_threads_per_cpu = 4;
+
+/// The flavours this probe measures, in --mechanisms order: poll, epoll/lt, io_uring/oneshot
+/// (full), epoll/lt (quick).
+std::vector<flavour> measured(std::span<const flavour> mechs, bool full) {
+  const auto lt = std::string(datasets::name(datasets::variant::lt));
+  const auto oneshot = std::string(datasets::name(datasets::variant::oneshot));
+  std::vector<flavour> out;
+  for (const auto& m : mechs)
+    if ((m.mech == mechanism::epoll && m.variant == lt) ||
+        (full && (m.mech == mechanism::poll || (m.mech == mechanism::io_uring && m.variant == oneshot))))
+      out.push_back(m);
+  return out;
+}
+
+/// Thread i on cpus[i % C], the calling thread (i = 0) first.
+std::string round_robin(const std::vector<int>& cpus, std::int64_t t) {
+  std::string pin;
+  for (std::int64_t i = 0; i < t; ++i)
+    pin += (i ? "+" : "") + datasets::pinning::on(cpus[static_cast<std::size_t>(i) % cpus.size()]).text();
+  return pin;
+}
+
+}  // namespace
+
+std::vector<datasets::key> private_sets_points(const selection& sel, std::span<const flavour> mechs) {
+  const bool full = sel.profile == profile_kind::full;
+  const auto flavours = measured(mechs, full);
+  if (flavours.empty()) return {};
+  const std::int64_t c_max = widest_series(sel, full ? full_max_cpus : quick_max_cpus);
+  std::vector<std::int64_t> ts;
+  if (sel.n_override.empty()) {
+    ts = thread_counts((full ? full_threads_per_cpu : quick_threads_per_cpu) * c_max);
+  } else {
+    for (auto t : sel.n_override)
+      if (t >= 1 && t <= private_sets_driver::max_threads) ts.push_back(t);
+  }
+  std::vector<datasets::key> out;
+  for (const auto& f : flavours) {
+    std::set<datasets::key> points;
+    for (auto c : series_widths(sel, c_max)) {
+      const auto cpus = first_cpus(sel, c);
+      for (auto t : ts) {
+        datasets::key k =
+            base_key(datasets::scenario::private_sets, f, fd_kind::pipe, datasets::metric::throughput, "1/s");
+        k.n_fds = t;
+        k.n_active = t;
+        k.blocking = 0;
+        k.threads = t;
+        k.pinning = round_robin(cpus, t);
+        k.cpus = distinct_cpus(k.pinning);
+        points.insert(std::move(k));
+      }
+    }
+    out.insert(out.end(), points.begin(), points.end());
+  }
+  return out;
+}
+
+}  // namespace pollscale::calibrate::probes
