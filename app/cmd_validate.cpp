@@ -6,11 +6,14 @@
 // datasets such as the machine corpus) each is validated on its own and one summary row per
 // dataset is printed, then the worst of each column: a model is judged on every machine.
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
-#include <deque>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
@@ -109,30 +112,43 @@ json result_json(const model::validation_result& v, const std::string& train, bo
                                            {"skipped", v.skipped}});
 }
 
-// The same document as result_json(v, train).dump(2), byte for byte, with the rows dumped
-// one at a time into the stream: a million rows as one JSON value took 6.6 GB.
-void write_result_json(std::ostream& out, const model::validation_result& v, const std::string& train) {
-  const std::string doc = result_json(v, train, false).dump(2);
+// Writes `text` with `extra` more spaces at the start of every line but the first: a
+// document's dump(2) placed inside another one's, as nlohmann would indent it there.
+void write_indented(std::ostream& out, std::string_view text, int extra) {
+  const std::string pad(static_cast<std::size_t>(extra), ' ');
+  for (char c : text) {
+    out << c;
+    if (c == '\n') out << pad;
+  }
+}
+
+// `doc` (a result_json(v, train, false).dump(2)) written as result_json(v, train).dump(2)
+// would be, byte for byte, `extra` spaces further in after its first line, with the rows
+// dumped one at a time into the stream: a million rows as one JSON value took 6.6 GB.
+void write_with_rows(std::ostream& out, const std::string& doc, const model::validation_result& v, int extra) {
   const std::string marker = std::string("\"") + rows_placeholder + "\"";
   const std::size_t at = doc.find(marker);
-  out << doc.substr(0, at);
+  write_indented(out, std::string_view(doc).substr(0, at), extra);
   if (v.rows.empty()) {
     out << "[]";
   } else {
+    // An element of a member's array sits 4 spaces (plus `extra`) in: so does every line of its dump.
+    const std::string pad(static_cast<std::size_t>(extra + 4), ' ');
     out << "[\n";
     for (std::size_t i = 0; i < v.rows.size(); ++i) {
-      // An element of a top-level member's array sits 4 spaces in: indent every line of its dump.
-      const std::string one = row_json(v.rows[i]).dump(2);
-      out << "    ";
-      for (char c : one) {
-        out << c;
-        if (c == '\n') out << "    ";
-      }
+      out << pad;
+      write_indented(out, row_json(v.rows[i]).dump(2), extra + 4);
       out << (i + 1 < v.rows.size() ? ",\n" : "\n");
     }
-    out << "  ]";
+    out << std::string(static_cast<std::size_t>(extra + 2), ' ') << "]";
   }
-  out << doc.substr(at + marker.size()) << "\n";
+  write_indented(out, std::string_view(doc).substr(at + marker.size()), extra);
+}
+
+// The same document as result_json(v, train).dump(2), byte for byte, rows streamed.
+void write_result_json(std::ostream& out, const model::validation_result& v, const std::string& train) {
+  write_with_rows(out, result_json(v, train, false).dump(2), v, 0);
+  out << "\n";
 }
 
 std::string row_label(const model::validation_row& r) {
@@ -141,15 +157,21 @@ std::string row_label(const model::validation_row& r) {
   return s;
 }
 
-text_table rows_table(const model::validation_result& v) {
-  text_table t{{"point", "measured", "predicted", "lo", "hi", "rel_err", "extrapolation", "no interval: why"},
-               {},
-               {false, true, true, true, true, true, true, false}};
-  for (const auto& r : v.rows)
-    t.rows.push_back({row_label(r), text_num(r.measured), text_num(r.predicted), text_num(r.lo), text_num(r.hi),
-                      percent_text(r.rel_err), r.extrapolated ? format_number(r.extrapolation, 3) + "x" : "-",
-                      r.no_interval});
-  return t;
+// One line per row, made as it is printed (write_table_rows): a table of a million rows'
+// strings took about 1 GB.
+void write_rows_table(std::ostream& out, const model::validation_result& v) {
+  write_table_rows(out, {"point", "measured", "predicted", "lo", "hi", "rel_err", "extrapolation", "no interval: why"},
+                   {false, true, true, true, true, true, true, false}, v.rows.size(), [&](std::size_t i) {
+                     const auto& r = v.rows[i];
+                     return std::vector<std::string>{row_label(r),
+                                                     text_num(r.measured),
+                                                     text_num(r.predicted),
+                                                     text_num(r.lo),
+                                                     text_num(r.hi),
+                                                     percent_text(r.rel_err),
+                                                     r.extrapolated ? format_number(r.extrapolation, 3) + "x" : "-",
+                                                     r.no_interval};
+                   });
 }
 
 // Every key column for scripts, then the numbers (errors as fractions), written row by row:
@@ -196,10 +218,17 @@ void add_accuracy_row(text_table& t, std::vector<std::string> row, std::size_t n
 // The worst of each accuracy figure over several validations: the largest errors, widths
 // and scores, the smallest coverage (and the fewest rows, so a thin dataset shows).
 // Precondition: `results` is not empty.
-model::accuracy worst_of(const std::vector<std::pair<std::string, model::validation_result>>& results) {
-  model::accuracy w = results.front().second.overall;
-  for (const auto& [source, v] : results) {
-    const auto& a = v.overall;
+// What the corpus summary keeps of each dataset once its rows are written.
+struct dataset_accuracy {
+  std::string source;
+  std::size_t n_train = 0;
+  model::accuracy overall;
+};
+
+model::accuracy worst_of(const std::vector<dataset_accuracy>& results) {
+  model::accuracy w = results.front().overall;
+  for (const auto& r : results) {
+    const auto& a = r.overall;
     auto worse = [](double& into, double x, bool larger_is_worse) {
       if (std::isnan(x)) return;
       if (std::isnan(into) || (larger_is_worse ? x > into : x < into)) into = x;
@@ -230,34 +259,81 @@ text_table summary_table(const model::validation_result& v, bool fractions) {
 }
 
 // One summary row per dataset, then the worst of each column over them.
-text_table datasets_table(const std::vector<std::pair<std::string, model::validation_result>>& results,
-                          bool fractions) {
+text_table datasets_table(const std::vector<dataset_accuracy>& results, bool fractions) {
   text_table t;
   t.columns = {"dataset"};
   add_accuracy_columns(t);
   t.numeric.assign(1, false);
   t.numeric.resize(t.columns.size(), true);
-  for (const auto& [source, v] : results) add_accuracy_row(t, {source}, v.n_train, v.overall, fractions);
+  for (const auto& r : results) add_accuracy_row(t, {r.source}, r.n_train, r.overall, fractions);
   add_accuracy_row(t, {"(worst)"}, 0, worst_of(results), fractions);
   t.rows.back()[1] = "";  // a worst row has no training set of its own
   return t;
 }
 
-void write_several(const std::vector<std::pair<std::string, model::validation_result>>& results,
-                   const std::string& train, output_format format) {
-  if (format == output_format::json) {
-    json all = json::array();
-    for (const auto& [source, v] : results) {
-      json one = result_json(v, train);
+// Where the corpus document's dataset parts wait until every dataset has been validated: a
+// file, unlinked at once, so that memory holds one dataset at a time and a dataset that fails
+// half-way leaves nothing on stdout.
+class parts_file {
+ public:
+  parts_file() {
+    std::string path = (std::filesystem::temp_directory_path() / "pollscale-validate-XXXXXX").string();
+    const int fd = ::mkstemp(path.data());
+    if (fd < 0) throw std::runtime_error("validate: cannot create a temporary file in " + path);
+    ::close(fd);
+    f_.open(path, std::ios::in | std::ios::out | std::ios::binary | std::ios::trunc);
+    std::filesystem::remove(path);
+    if (!f_) throw std::runtime_error("validate: cannot open the temporary file " + path);
+  }
+  std::ostream& out() { return f_; }
+  /// Copies everything written so far to `to`; a failed write to the file is reported here.
+  void copy_to(std::ostream& to) {
+    f_.flush();
+    if (!f_) throw std::runtime_error("validate: writing the temporary file failed (is its disk full?)");
+    f_.seekg(0);
+    to << f_.rdbuf();
+  }
+
+ private:
+  std::fstream f_;
+};
+
+// Validates each source in turn (its data released before the next is read), the JSON
+// parts of the corpus document streamed into a file meanwhile; then the summary.
+void validate_several(const std::vector<std::filesystem::path>& sources, const model::validation_options& vo,
+                      output_format format) {
+  std::vector<dataset_accuracy> results;
+  std::optional<parts_file> parts;
+  if (format == output_format::json) parts.emplace();
+  for (const auto& source : sources) {
+    const model::observation_set data = model::load_observations(source, vo.fit.statistic);
+    model::validation_result v;
+    try {
+      v = model::validate(data, vo);
+    } catch (const std::invalid_argument& e) {
+      throw usage_error(e.what());
+    }
+    report_left_out("validate: " + source.string(), v.skipped);
+    if (parts) {
+      json one = result_json(v, vo.train, false);
       one.erase("kind");  // each is a part of the corpus document, not one of its own
       one.erase("schema_version");
-      one["source"] = source;
-      all.push_back(std::move(one));
+      one["source"] = source.string();
+      parts->out() << (results.empty() ? "" : ",\n") << "    ";
+      write_with_rows(parts->out(), one.dump(2), v, 4);
     }
-    std::cout << stamped(output_kind::validation_corpus,
-                         {{"train", train}, {"datasets", all}, {"worst", accuracy_json(worst_of(results))}})
-                     .dump(2)
-              << "\n";
+    results.push_back({source.string(), v.n_train, v.overall});
+  }
+  if (format == output_format::json) {
+    const std::string datasets_placeholder = "@@pollscale-validation-datasets@@";
+    const std::string doc =
+        stamped(output_kind::validation_corpus,
+                {{"train", vo.train}, {"datasets", datasets_placeholder}, {"worst", accuracy_json(worst_of(results))}})
+            .dump(2);
+    const std::size_t at = doc.find("\"" + datasets_placeholder + "\"");
+    std::cout << doc.substr(0, at) << "[\n";
+    parts->copy_to(std::cout);
+    std::cout << "\n  ]" << doc.substr(at + datasets_placeholder.size() + 2) << "\n";
   } else if (format == output_format::csv) {
     write_csv(std::cout, datasets_table(results, true));
   } else {
@@ -283,22 +359,18 @@ int cmd_validate(const args_t& args) {
   std::vector<std::filesystem::path> sources;
   for (const auto& d : vm["data"].as<std::vector<std::string>>())
     for (auto& s : model::find_sources(d)) sources.push_back(std::move(s));
-  std::vector<std::pair<std::string, model::validation_result>> results;
-  std::deque<model::observation_set> data;  // the results point into it: stable addresses
-  for (const auto& source : sources) {
-    data.push_back(model::load_observations(source, vo.fit.statistic));
-    try {
-      results.emplace_back(source.string(), model::validate(data.back(), vo));
-    } catch (const std::invalid_argument& e) {
-      throw usage_error(e.what());
-    }
-    report_left_out(sources.size() > 1 ? "validate: " + source.string() : "validate", results.back().second.skipped);
-  }
-  if (results.size() > 1) {
-    write_several(results, vo.train, format);
+  if (sources.size() > 1) {
+    validate_several(sources, vo, format);
     return exit_ok;
   }
-  const auto& v = results.front().second;
+  const model::observation_set data = model::load_observations(sources.front(), vo.fit.statistic);
+  model::validation_result v;
+  try {
+    v = model::validate(data, vo);
+  } catch (const std::invalid_argument& e) {
+    throw usage_error(e.what());
+  }
+  report_left_out("validate", v.skipped);
   if (format == output_format::json) {
     write_result_json(std::cout, v, vo.train);
   } else if (format == output_format::csv) {
@@ -306,7 +378,7 @@ int cmd_validate(const args_t& args) {
     std::cout << "\n";
     write_csv(std::cout, summary_table(v, true));
   } else {
-    write_table(std::cout, rows_table(v));
+    write_rows_table(std::cout, v);
     std::cout << "\n";
     write_table(std::cout, summary_table(v, false));
   }

@@ -10,23 +10,30 @@
 namespace pollscale::app {
 
 void write_table(std::ostream& out, const text_table& t) {
-  std::vector<std::size_t> width(t.columns.size());
-  for (std::size_t c = 0; c < t.columns.size(); ++c) width[c] = t.columns[c].size();
-  for (const auto& r : t.rows)
+  write_table_rows(out, t.columns, t.numeric, t.rows.size(), [&](std::size_t i) { return t.rows[i]; });
+}
+
+void write_table_rows(std::ostream& out, const std::vector<std::string>& columns, const std::vector<bool>& numeric,
+                      std::size_t n, const std::function<std::vector<std::string>(std::size_t)>& row) {
+  std::vector<std::size_t> width(columns.size());
+  for (std::size_t c = 0; c < columns.size(); ++c) width[c] = columns[c].size();
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto r = row(i);
     for (std::size_t c = 0; c < r.size() && c < width.size(); ++c) width[c] = std::max(width[c], r[c].size());
+  }
   auto line = [&](const std::vector<std::string>& cells) {
     for (std::size_t c = 0; c < width.size(); ++c) {
-      const bool right = c < t.numeric.size() && t.numeric[c];
+      const bool right = c < numeric.size() && numeric[c];
       const std::string& cell = c < cells.size() ? cells[c] : std::string{};
       out << (c ? "  " : "") << (right ? std::right : std::left) << std::setw(static_cast<int>(width[c])) << cell;
     }
     out << "\n";
   };
-  line(t.columns);
+  line(columns);
   std::vector<std::string> rule;
   for (auto w : width) rule.emplace_back(w, '-');
   line(rule);
-  for (const auto& r : t.rows) line(r);
+  for (std::size_t i = 0; i < n; ++i) line(row(i));
 }
 
 void write_csv_line(std::ostream& out, const std::vector<std::string>& cells) {

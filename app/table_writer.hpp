@@ -2,6 +2,7 @@
 // by each command with nlohmann::json, because its shape is richer than a table's.
 #pragma once
 
+#include <functional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -18,6 +19,11 @@ struct text_table {
 };
 
 void write_table(std::ostream& out, const text_table& t);
+/// The table write_table prints for rows row(0) .. row(n - 1), each made twice — once to
+/// measure the widths, once to print it — so that no more than one row's strings are held
+/// at a time: for tables of every row of a dataset (a million rows' strings took ~1 GB).
+void write_table_rows(std::ostream& out, const std::vector<std::string>& columns, const std::vector<bool>& numeric,
+                      std::size_t n, const std::function<std::vector<std::string>(std::size_t)>& row);
 void write_csv(std::ostream& out, const text_table& t);
 /// One CSV line (RFC 4180 quoting), for output written row by row rather than as a table.
 void write_csv_line(std::ostream& out, const std::vector<std::string>& cells);

@@ -105,14 +105,26 @@ TEST_F(ModelCliTest, ValidateJudgesEveryDatasetAndPrintsTheWorst) {
        {"host-a/quick-1", "host-b/quick-1", "synthetic", "(worst)", "median_rel_halfwidth", "median_interval_score"})
     EXPECT_NE(table.out.find(s), std::string::npos) << s << "\n" << table.out;
   EXPECT_EQ(lines(table.out), 2 + 3 + 1);  // header, rule, three datasets, the worst
-  const auto j =
-      nlohmann::json::parse(run_pollscale("validate --data " + (dir_ / "corpus").string() + " --format json").out);
+  const auto json_run = run_pollscale("validate --data " + (dir_ / "corpus").string() + " --format json");
+  ASSERT_EQ(json_run.rc, 0) << json_run.err;
+  const auto j = nlohmann::json::parse(json_run.out);
+  // Each dataset's part, rows and all, is written as it is validated; the document is still
+  // exactly what the JSON library writes for the whole value.
+  EXPECT_EQ(j.dump(2) + "\n", json_run.out);
   ASSERT_EQ(j["datasets"].size(), 2u);
+  EXPECT_EQ(j["datasets"][0]["rows"].size(), 24u);
   EXPECT_EQ(j["datasets"][1]["source"], (dir_ / "corpus" / "host-b" / "quick-1").string());
   EXPECT_EQ(j["worst"]["mape"], j["datasets"][0]["summary"]["mape"]);  // the same data twice
   EXPECT_TRUE(j["worst"].contains("median_interval_score"));
   fs::create_directories(dir_ / "empty");
   expect_bad_input("validate --data " + (dir_ / "empty").string(), "datasets beneath it");
+  // A dataset that fails after others were validated: one line, exit 2, and nothing of the
+  // ones before it on stdout (a document cut short would read as an answer).
+  fs::create_directories(dir_ / "corpus" / "host-c");
+  fs::copy(fixture, dir_ / "corpus" / "host-c" / "quick-1", fs::copy_options::recursive);
+  std::ofstream(dir_ / "corpus" / "host-c" / "quick-1" / "summary.csv", std::ios::app) << "find_active,poll,,pipe,x\n";
+  for (const char* format : {"json", "csv", "table"})
+    expect_bad_input("validate --data " + (dir_ / "corpus").string() + " --format " + format, "host-c");
 }
 
 // Output that never reached its destination is a failure, named once on stderr.
