@@ -39,6 +39,14 @@ bool parse_command_line(const std::vector<std::string>& args, const po::options_
   return true;
 }
 
+std::uint64_t parse_seed(const std::string& text) {
+  std::uint64_t seed = 0;
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), seed);
+  if (text.empty() || ec != std::errc{} || ptr != text.data() + text.size())
+    throw usage_error("--seed: '" + text + "' is not a non-negative integer (0 .. 2^64 - 1)");
+  return seed;
+}
+
 double parse_duration_s(const std::string& text, const char* flag) {
   static const std::pair<std::string_view, double> units[] = {
       {"ns", 1e-9}, {"us", 1e-6}, {"\u00b5s", 1e-6}, {"ms", 1e-3}, {"s", 1.0}};

@@ -2,6 +2,7 @@
 // signature of a subcommand's entry point.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <stdexcept>
 #include <string>
@@ -59,5 +60,9 @@ std::vector<std::string> split_list(const std::string& text, const char* flag);
 /// default), ms, us or µs, ns — such as "2ms", "500us", "0.002". Finite and > 0, else a
 /// usage_error naming --flag and the text.
 double parse_duration_s(const std::string& text, const char* flag);
+
+/// A seed from --seed's text: a decimal integer in 0 .. 2^64 - 1, else a usage_error naming
+/// the text (Boost would read "-1" as 2^64 - 1 without a word).
+std::uint64_t parse_seed(const std::string& text);
 
 }  // namespace pollscale::app

@@ -92,7 +92,7 @@ po::options_description calibrate_options() {
       "out,o", arg<std::string>("DIR"), "dataset directory (default out/calibrate-<UTC time>); created and "
       "checked for writing before anything is measured")(
       "force", "replace a dataset already in --out (without it such a directory is refused)")(
-      "seed", arg<std::uint64_t>("N")->default_value(1), "seed for random active positions and the order of every round")(
+      "seed", arg<std::string>("N")->default_value("1"), "seed for random active positions and the order of every round")(
       "max-seconds-per-point", arg<double>("SECONDS"), "time cap for one point's repetitions (quick 0.25, full 2)")(
       "rounds", arg<int>("N")->default_value(3),
       "visits per point: the whole plan is measured R times, each round in a new seeded random order, each "
@@ -114,7 +114,7 @@ calibrate::calibration_request make_request(const po::variables_map& vm, const c
   if (vm.count("n")) req.sel.n_override = parse_n_list(vm["n"].as<std::string>());
   req.sel.max_fds = lim.soft > reserved_fds ? lim.soft - reserved_fds : 0;
   req.sel.cpus = calibrate::sys::allowed_cpus();
-  req.sel.seed = vm["seed"].as<std::uint64_t>();
+  req.sel.seed = parse_seed(vm["seed"].as<std::string>());
   req.scenarios = split_list(vm["scenarios"].as<std::string>(), "scenarios");
   for (const auto& s : req.scenarios)
     if (!calibrate::find_probe(s)) throw usage_error("--scenarios: unknown scenario '" + s + "' (see --list)");

@@ -68,7 +68,7 @@ po::options_description study_options() {
                                                                "the sources' datasets/historical"),
       "directory of historical CSVs to validate against")("active", arg<std::int64_t>("N")->default_value(8),
                                                           "closed-loop clients of the simulated server")(
-      "seed", arg<std::uint64_t>("N")->default_value(1), "seed for calibration positions and simulation")(
+      "seed", arg<std::string>("N")->default_value("1"), "seed for calibration positions and simulation")(
       "force", "replace the dataset an earlier study left in the folder (without it such a folder is refused)");
   // clang-format on
   return o;
@@ -89,7 +89,7 @@ study_plan make_plan(const po::variables_map& vm) {
     throw usage_error("--out: '" + p.out.string() + "' already holds a study's dataset (--force replaces it)");
   p.historical = vm["historical"].as<std::string>();
   p.profile = vm.count("full") ? "--full" : "--quick";
-  p.seed = std::to_string(vm["seed"].as<std::uint64_t>());
+  p.seed = std::to_string(parse_seed(vm["seed"].as<std::string>()));
   p.active = vm["active"].as<std::int64_t>();
   if (p.active < 1) throw usage_error("--active: '" + std::to_string(p.active) + "' is not a positive integer");
   return p;

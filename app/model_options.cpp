@@ -58,10 +58,7 @@ model::fit_options fit_options_from(const po::variables_map& vm) {
   const long long reps = vm["bootstrap"].as<long long>();
   if (reps < 0 || reps > 100000) throw usage_error("--bootstrap: " + std::to_string(reps) + " is not in 0..100000");
   o.bootstrap_replicates = static_cast<std::size_t>(reps);
-  const std::string seed = vm["seed"].as<std::string>();
-  const auto [ptr, ec] = std::from_chars(seed.data(), seed.data() + seed.size(), o.seed);
-  if (seed.empty() || ec != std::errc{} || ptr != seed.data() + seed.size())
-    throw usage_error("--seed: '" + seed + "' is not a non-negative integer");
+  o.seed = parse_seed(vm["seed"].as<std::string>());
   o.robust.huber = vm.count("no-huber") == 0;
   try {
     o.statistic = model::parse_point_statistic(vm["statistic"].as<std::string>());

@@ -103,7 +103,7 @@ std::pair<sim::run_options, sim::stopping_rule> run_of(const po::variables_map& 
   if (!std::isfinite(o.duration_s) || o.duration_s <= 0) throw usage_error("--duration: must be finite and > 0 s");
   o.warmup_s = vm.count("warmup") ? vm["warmup"].as<double>() : o.duration_s / 10;
   if (!std::isfinite(o.warmup_s) || o.warmup_s < 0) throw usage_error("--warmup: must be finite and >= 0 s");
-  o.seed = vm["seed"].as<unsigned long long>();
+  o.seed = parse_seed(vm["seed"].as<std::string>());
   const double budget = vm["event-budget"].as<double>();
   if (!(budget >= 1e3 && budget <= 1e15)) throw usage_error("--event-budget: must be in 1e3..1e15");
   o.max_events = static_cast<std::uint64_t>(budget);
@@ -134,7 +134,7 @@ po::options_description sim_server_options_description() {
   o.add_options()
       ("duration", arg<double>("SECONDS")->default_value(10), "simulated seconds measured per replication")
       ("warmup", arg<double>("SECONDS"), "simulated seconds discarded first (default: duration / 10)")
-      ("seed", arg<unsigned long long>("N")->default_value(1), "seed of the run (replication i uses a derived one)")
+      ("seed", arg<std::string>("N")->default_value("1"), "seed of the run (replication i uses a derived one)")
       ("event-budget", arg<double>("N")->default_value(5e8, "5e8"), "events one replication may fire before the run is refused (about 6 min at 1.4 M events/s)")
       ("workload", arg<std::string>("FILE"), "workload file (JSON, see docs/sim.md); flags given override it")
       ("scheduler", arg<std::string>("KIND")->default_value("heap"), "event queue: heap or calendar")

@@ -27,7 +27,8 @@ TEST(CalibrateCliTest, BadInputIsOneLineAndExitTwo) {
         "calibrate --scenarios nowhere", "calibrate --format xml", "calibrate --quick --full",
         "calibrate --max-seconds-per-point -1", "calibrate --rounds 0", "calibrate --rounds 101",
         "calibrate --rounds two", "calibrate --n 10,,20", "calibrate --n 10,", "calibrate --mechanisms poll,",
-        "calibrate --scenarios ,find_active", "calibrate --scen find_active", "nosuchcommand"}) {
+        "calibrate --scenarios ,find_active", "calibrate --scen find_active", "calibrate --seed -1",
+        "calibrate --seed 18446744073709551616", "nosuchcommand"}) {
     SCOPED_TRACE(args);
     const auto r = run_pollscale(args);
     EXPECT_EQ(r.rc, 2);

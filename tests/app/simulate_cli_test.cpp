@@ -73,23 +73,22 @@ TEST(SimulateCliTest, BadInputIsOneLineAndExitTwo) {
   const std::string bad_workload = own_file("bad_workload.json"), bad_costs = own_file("bad_costs.json");
   std::ofstream(bad_workload) << R"({"active": "many"})";
   std::ofstream(bad_costs) << R"({"handler_ns": -5})";
-  const std::vector<std::string> cases = {"simulate --mechanism kqueue" + fixed_costs,
-                                          "simulate --mechanism poll --think exp:-1" + fixed_costs,
-                                          "simulate --mechanism poll --duration -1" + fixed_costs,
-                                          "simulate --mechanism poll --duration nan" + fixed_costs,
-                                          "simulate --mechanism poll --handler-ns 5",
-                                          "simulate --mechanism poll --wait-per-fd-ns 5",
-                                          "simulate --mechanism poll --costs /nonexistent.json",
-                                          "simulate --mechanism poll --cpus 0" + fixed_costs,
-                                          "simulate --mechanism poll --arrivals poisson" + fixed_costs,
-                                          "simulate --mechanism poll --format xml" + fixed_costs,
-                                          "simulate --mechanism poll --workload " + bad_workload + fixed_costs,
-                                          "simulate --mechanism poll --costs " + bad_costs,
-                                          "simulate --mechanism poll --model /nonexistent/model.json --handler-ns 1",
-                                          "simulate --mechanism poll --handler-ns -3 --wait-per-fd-ns 1",
-                                          "simulate --mechanism poll --scheduler ladder" + fixed_costs,
-                                          "simulate --mechanism poll --min-replications 1" + fixed_costs,
-                                          "simulate" + fixed_costs};
+  const std::vector<std::string> cases = {
+      "simulate --mechanism kqueue" + fixed_costs, "simulate --mechanism poll --think exp:-1" + fixed_costs,
+      "simulate --mechanism poll --duration -1" + fixed_costs, "simulate --mechanism poll --duration nan" + fixed_costs,
+      "simulate --mechanism poll --handler-ns 5", "simulate --mechanism poll --wait-per-fd-ns 5",
+      "simulate --mechanism poll --costs /nonexistent.json", "simulate --mechanism poll --cpus 0" + fixed_costs,
+      "simulate --mechanism poll --arrivals poisson" + fixed_costs,
+      "simulate --mechanism poll --format xml" + fixed_costs,
+      "simulate --mechanism poll --workload " + bad_workload + fixed_costs,
+      "simulate --mechanism poll --costs " + bad_costs,
+      "simulate --mechanism poll --model /nonexistent/model.json --handler-ns 1",
+      "simulate --mechanism poll --handler-ns -3 --wait-per-fd-ns 1",
+      "simulate --mechanism poll --scheduler ladder" + fixed_costs,
+      "simulate --mechanism poll --min-replications 1" + fixed_costs,
+      // Boost alone would read -1 as 2^64 - 1: refused, as fit refuses it.
+      "simulate --mechanism poll --seed -1" + fixed_costs, "simulate --mechanism poll --seed 1e3" + fixed_costs,
+      "simulate" + fixed_costs};
   for (const std::string& args : cases) {
     SCOPED_TRACE(args);
     const auto r = run_pollscale(args);
