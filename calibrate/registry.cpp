@@ -10,7 +10,7 @@ std::span<const probe_def> all_probes() {
   static const std::vector<probe_def> table = {
       probes::find_active(),    probes::interest_churn(), probes::wakeup(),       probes::ipc(),
       probes::handler(),        probes::server(),         probes::fd_range(),     probes::token_ring(),
-      probes::memory_latency(), probes::producers(),      probes::private_sets(),
+      probes::memory_latency(), probes::producers(),      probes::private_sets(), probes::shared_epoll(),
   };
   return table;
 }

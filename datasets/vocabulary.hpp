@@ -33,6 +33,7 @@ enum class scenario : std::uint8_t {
   memory_latency,  ///< a dependent load chain over a working set (the cache curve)
   producers,       ///< T threads write eventfds that one epoll consumer drains (CPU scaling)
   private_sets,    ///< T threads each wait on a descriptor of their own (CPU scaling)
+  shared_epoll,    ///< T threads pass tokens through epoll over shared pipes (CPU scaling)
 };
 
 /// What was measured of one operation.

@@ -179,7 +179,7 @@ scaling_prediction capped(const scaling_prediction& law, const scaling_predictio
 }
 
 // N is n_fds in every scaling scenario: producers' producer threads (one eventfd each),
-// private_sets' threads (one pipe each).
+// private_sets' threads (one pipe each), shared_epoll's threads (one pipe of the ring each).
 std::optional<double> scaling_axis(const observation& o) {
   if (!is_scaling_row(o) || !o.k.n_fds || *o.k.n_fds < 1) return std::nullopt;
   return static_cast<double>(*o.k.n_fds);
@@ -188,8 +188,9 @@ std::optional<double> scaling_axis(const observation& o) {
 std::string_view scaling_axis_column(const datasets::key&) { return "n_fds"; }
 
 std::string_view scaling_axis_meaning(const datasets::key& k) {
-  if (datasets::parse<datasets::scenario>(k.scenario) == datasets::scenario::private_sets)
-    return "threads (n_fds: one pipe each, every thread its own)";
+  const auto s = datasets::parse<datasets::scenario>(k.scenario);
+  if (s == datasets::scenario::private_sets) return "threads (n_fds: one pipe each, every thread its own)";
+  if (s == datasets::scenario::shared_epoll) return "threads (n_fds: the ring's pipes, one per thread, all shared)";
   return "producer threads (n_fds: one eventfd each; the consumer is not counted)";
 }
 

@@ -122,8 +122,10 @@ report::extra_section scaling_section(const std::vector<scaling_run>& runs) {
   std::ostringstream md;
   md << "## CPU scaling\n\n"
      << "Throughput of the producers scenario (N threads write eventfds, one epoll consumer drains them) "
-        "and of the private_sets scenario (N threads each make timeout-0 wait calls on a pipe of their own: "
-        "what the machine gives when nothing is shared) against N, fitted by the Universal Scalability Law (Amdahl "
+        "of the private_sets scenario (N threads each make timeout-0 wait calls on a pipe of their own: "
+        "what the machine gives when nothing is shared) and of the shared_epoll scenario (N threads pass "
+        "tokens through one epoll instance over a shared ring of pipes) against N, fitted by the Universal Scalability "
+        "Law (Amdahl "
         "unless a coherency term earns its "
         "place; σ is the share of each event serialised, κ a cost every pair of CPUs pays) and asked "
         "about N it did not see (docs/scaling.md).\n\n";

@@ -56,6 +56,7 @@
 
 #include "calibrate/probe_support.hpp"
 #include "calibrate/probes/probes.hpp"
+#include "calibrate/probes/thread_series.hpp"
 #include "calibrate/sys/process.hpp"
 #include "calibrate/timer.hpp"
 #include "datasets/pinning.hpp"
@@ -67,34 +68,11 @@ constexpr std::uint64_t claim_chunk = 64;                 // calls a thread clai
 constexpr std::uint64_t start_limit_ns = 10'000'000'000;  // threads must be running by then
 constexpr std::size_t batch_calls = 8192;                 // min_batch (see the essay)
 
-std::size_t thread_count(const datasets::key& key) {
-  const std::int64_t t = key.n_fds.value_or(0);
-  if (t < 1) throw std::invalid_argument("private_sets point " + datasets::describe(key) + " needs n_fds >= 1");
-  if (t > private_sets_driver::max_threads)
-    throw probe_skipped(std::to_string(t) + " threads: the probe starts at most " +
-                        std::to_string(private_sets_driver::max_threads));
-  return static_cast<std::size_t>(t);
-}
-
-/// The CPUs of a point, one per thread, the calling thread's first.
-std::vector<int> thread_cpus(const datasets::key& key, std::size_t threads, const selection& sel) {
-  const auto p = datasets::pinning::parse(key.pinning);
-  if (p.cpus().size() != threads)
-    throw std::invalid_argument("private_sets point " + datasets::describe(key) + ": pinning '" + key.pinning +
-                                "' must name " + std::to_string(threads) + " CPUs, one per thread");
-  for (int cpu : p.cpus())
-    if (std::find(sel.cpus.begin(), sel.cpus.end(), cpu) == sel.cpus.end())
-      throw probe_skipped("CPU " + std::to_string(cpu) + " is not in the affinity mask (" +
-                          std::to_string(sel.cpus.size()) + " CPUs; this point spreads its threads over " +
-                          std::to_string(p.distinct_cpus()) + ")");
-  return p.cpus();
-}
-
 }  // namespace
 
 private_sets_driver::private_sets_driver(const datasets::key& key, const selection& sel)
-    : n_(thread_count(key)), crew_(*this) {
-  const auto cpus = thread_cpus(key, n_, sel);
+    : n_(point_threads(datasets::name(datasets::scenario::private_sets), key, max_threads)), crew_(*this) {
+  const auto cpus = point_thread_cpus(datasets::name(datasets::scenario::private_sets), key, n_, sel);
   const flavour f = flavour_of(key);
   require_fds(n_ * (channel_set::fds_needed(fd_kind::pipe, 1, 1) + 1) + 4, sel);
   workers_ = std::make_unique<worker[]>(n_);

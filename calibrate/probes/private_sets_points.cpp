@@ -36,14 +36,6 @@ std::vector<flavour> measured(std::span<const flavour> mechs, bool full) {
   return out;
 }
 
-/// Thread i on cpus[i % C], the calling thread (i = 0) first.
-std::string round_robin(const std::vector<int>& cpus, std::int64_t t) {
-  std::string pin;
-  for (std::int64_t i = 0; i < t; ++i)
-    pin += (i ? "+" : "") + datasets::pinning::on(cpus[static_cast<std::size_t>(i) % cpus.size()]).text();
-  return pin;
-}
-
 }  // namespace
 
 std::vector<datasets::key> private_sets_points(const selection& sel, std::span<const flavour> mechs) {
@@ -51,13 +43,8 @@ std::vector<datasets::key> private_sets_points(const selection& sel, std::span<c
   const auto flavours = measured(mechs, full);
   if (flavours.empty()) return {};
   const std::int64_t c_max = widest_series(sel, full ? full_max_cpus : quick_max_cpus);
-  std::vector<std::int64_t> ts;
-  if (sel.n_override.empty()) {
-    ts = thread_counts((full ? full_threads_per_cpu : quick_threads_per_cpu) * c_max);
-  } else {
-    for (auto t : sel.n_override)
-      if (t >= 1 && t <= private_sets_driver::max_threads) ts.push_back(t);
-  }
+  const auto ts = series_thread_counts(sel, c_max, full ? full_threads_per_cpu : quick_threads_per_cpu,
+                                       private_sets_driver::max_threads);
   std::vector<datasets::key> out;
   for (const auto& f : flavours) {
     std::set<datasets::key> points;
@@ -70,7 +57,7 @@ std::vector<datasets::key> private_sets_points(const selection& sel, std::span<c
         k.n_active = t;
         k.blocking = 0;
         k.threads = t;
-        k.pinning = round_robin(cpus, t);
+        k.pinning = round_robin_pinning(cpus, t);
         k.cpus = distinct_cpus(k.pinning);
         points.insert(std::move(k));
       }

@@ -65,6 +65,13 @@ probe_def private_sets();
 /// 16 full), for epoll/lt (full: and poll, io_uring/oneshot) (private_sets_points.cpp).
 std::vector<datasets::key> private_sets_points(const selection& sel, std::span<const flavour> mechs);
 
+/// shared_epoll: T pinned threads pass T tokens around a ring of pipes through epoll (passes/s).
+probe_def shared_epoll();
+
+/// shared_epoll's grid: T = 1..2 x C (full 4 x C) threads at C = 1 and C = min(CPUs, 4 quick /
+/// 16 full), variant lt (full: and exclusive) (shared_epoll_points.cpp).
+std::vector<datasets::key> shared_epoll_points(const selection& sel, std::span<const flavour> mechs);
+
 /// The largest n of `kind` that fits in sel.max_fds with `kept` trigger ends kept and
 /// `extra` other descriptors open.
 std::int64_t max_channels(fd_kind kind, std::size_t kept, std::size_t extra, const selection& sel);

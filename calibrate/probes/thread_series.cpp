@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <stdexcept>
+
+#include "datasets/pinning.hpp"
 
 namespace pollscale::calibrate::probes {
 
@@ -34,6 +37,45 @@ std::vector<int> first_cpus(const selection& sel, std::int64_t count) {
   int next = cpus.empty() ? 0 : cpus.back() + 1;
   while (static_cast<std::int64_t>(cpus.size()) < count) cpus.push_back(next++);
   return cpus;
+}
+
+std::vector<std::int64_t> series_thread_counts(const selection& sel, std::int64_t c_max, std::int64_t per_cpu,
+                                               std::int64_t max_threads) {
+  if (sel.n_override.empty()) return thread_counts(per_cpu * c_max);
+  std::vector<std::int64_t> ts;
+  for (auto t : sel.n_override)
+    if (t >= 1 && t <= max_threads) ts.push_back(t);
+  return ts;
+}
+
+std::string round_robin_pinning(const std::vector<int>& cpus, std::int64_t threads) {
+  std::string pin;
+  for (std::int64_t i = 0; i < threads; ++i)
+    pin += (i ? "+" : "") + datasets::pinning::on(cpus[static_cast<std::size_t>(i) % cpus.size()]).text();
+  return pin;
+}
+
+std::size_t point_threads(std::string_view scenario, const datasets::key& key, std::int64_t max_threads) {
+  const std::int64_t t = key.n_fds.value_or(0);
+  if (t < 1)
+    throw std::invalid_argument(std::string(scenario) + " point " + datasets::describe(key) + " needs n_fds >= 1");
+  if (t > max_threads)
+    throw probe_skipped(std::to_string(t) + " threads: the probe starts at most " + std::to_string(max_threads));
+  return static_cast<std::size_t>(t);
+}
+
+std::vector<int> point_thread_cpus(std::string_view scenario, const datasets::key& key, std::size_t threads,
+                                   const selection& sel) {
+  const auto p = datasets::pinning::parse(key.pinning);
+  if (p.cpus().size() != threads)
+    throw std::invalid_argument(std::string(scenario) + " point " + datasets::describe(key) + ": pinning '" +
+                                key.pinning + "' must name " + std::to_string(threads) + " CPUs, one per thread");
+  for (int cpu : p.cpus())
+    if (std::find(sel.cpus.begin(), sel.cpus.end(), cpu) == sel.cpus.end())
+      throw probe_skipped("CPU " + std::to_string(cpu) + " is not in the affinity mask (" +
+                          std::to_string(sel.cpus.size()) + " CPUs; this point spreads its threads over " +
+                          std::to_string(p.distinct_cpus()) + ")");
+  return p.cpus();
 }
 
 }  // namespace pollscale::calibrate::probes

@@ -4,7 +4,10 @@
 // measured at the thread counts T = 1, 2, 3, 4, 6, 8, 12, 16, ... up to a multiple of Cmax.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "calibrate/probe.hpp"
@@ -24,5 +27,22 @@ std::vector<std::int64_t> series_widths(const selection& sel, std::int64_t c_max
 /// The first `count` CPUs of the mask; where it holds fewer, numbers above its last CPU
 /// (not in the mask: a probe's make() skips the points that use them).
 std::vector<int> first_cpus(const selection& sel, std::int64_t count);
+
+/// The thread counts of a series grid: thread_counts(per_cpu x Cmax), or --n's values from 1
+/// to max_threads when it is given.
+std::vector<std::int64_t> series_thread_counts(const selection& sel, std::int64_t c_max, std::int64_t per_cpu,
+                                               std::int64_t max_threads);
+
+/// "c0+c1+...": thread i on cpus[i % C].
+std::string round_robin_pinning(const std::vector<int>& cpus, std::int64_t threads);
+
+/// T = key.n_fds of a point whose threads each take one descriptor: std::invalid_argument
+/// below 1, probe_skipped above max_threads (the message names `scenario`).
+std::size_t point_threads(std::string_view scenario, const datasets::key& key, std::int64_t max_threads);
+
+/// The CPU of each of a point's `threads` threads, from key.pinning: std::invalid_argument
+/// when it names another number of CPUs, probe_skipped when one is outside the mask.
+std::vector<int> point_thread_cpus(std::string_view scenario, const datasets::key& key, std::size_t threads,
+                                   const selection& sel);
 
 }  // namespace pollscale::calibrate::probes

@@ -1,0 +1,289 @@
+// shared_epoll — tokens passed per second by T threads that wait on epoll over descriptors
+// they all share.
+//
+// The multi-threaded server's other choice beside private_sets (every thread its own
+// descriptors and epoll instance): T threads waiting on the same descriptors. T pipes form
+// a ring and hold T one-byte tokens (one each at the start). Every thread loops: epoll_wait
+// (blocking, one event at most), read one byte from the reported pipe, write it to the
+// next pipe of the ring. One operation is one token passed on — one wait, one read, one
+// write; metric throughput, unit 1/s. A read takes one token even when a pipe holds
+// several, so tokens never merge and every pass costs the same work (an eventfd's read
+// takes its whole counter: tokens would clump and a pass would count several). Two ways to
+// share, the variant column:
+//  - lt: one epoll instance for all threads, level-triggered — an item stays on the ready
+//    list after it is reported, so another thread may be handed the same pipe and find it
+//    already read (a futile wake-up: its read returns EAGAIN, counted by futile());
+//  - exclusive: every thread its own epoll instance watching all T pipes with
+//    EPOLLEXCLUSIVE (level-triggered): a write wakes one waiting instance, not every one —
+//    the accept-herd fix of Linux 4.5, here on pipes.
+// Edge-triggered sharing is left out: a pipe written twice before its one report would
+// strand the second token unless the reader drained it, and a draining read is the
+// clumping above.
+// What the threads share is the question: with one instance, its ready list, its lock and
+// its wait queue are taken by every write (ep_poll_callback) and every wait; with
+// exclusive instances, each pipe's wait queue. So against private_sets (nothing shared)
+// on the same CPUs, the gap is what sharing costs, and its growth with T and C is the
+// contention the CPU-scaling law's σ and κ read (docs/scaling.md).
+//
+// Threads do not run ahead. Between batches they sleep (a futex). pass(ops) starts the
+// clock, raises a shared target by ops and wakes them; a thread waits for an event only
+// while fewer than the target have passed, and the caller — the measuring thread, which
+// itself passes nothing — sleeps on a condition variable that the pass reaching the target
+// signals, and stops the clock. Threads already waiting when the target is reached may
+// pass up to T - 1 more after it (untimed; the next batch's target starts from what has
+// passed). A batch holds at least 2048 passes (min_batch): 8 ms at the 0.25 M passes/s of
+// one CPU of a 2-vCPU KVM guest, against the tens of µs that waking the threads costs. The threads' epoll_wait times
+// out every 100 ms (never in a correct run: T tokens are always somewhere in the ring, each with an event pending) so
+// that a stop is seen; 10 s without a pass is a stall.
+//
+// Timed: raising the target and waking the threads, their waits, reads and writes, the
+// caller's wake-up. Not timed: the pipes, instances and threads, one untimed pass of every
+// token that proves the ring, and the checks. Checked: every token read is written on; the
+// set-up's untimed pass ends with exactly T tokens in the ring (the tests check it after
+// batches too); futile wake-ups are counted (futile()).
+//
+// Key columns: scenario shared_epoll, mechanism epoll, variant lt or exclusive, fd_kind
+// pipe; n_fds = T (the ring's pipes, one per thread: the law's N, as for producers and
+// private_sets); n_active = T (tokens); blocking 1; threads = T (the measuring thread
+// sleeps through a batch and is not counted); pinning = the CPU of each thread, thread i on
+// the (i mod C)-th of the series' C CPUs; cpus = min(C, T); max_fd = the highest watched
+// (read) end.
+
+#include "calibrate/probes/shared_epoll.hpp"
+
+#include <fcntl.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <string>
+
+#include "calibrate/probe_support.hpp"
+#include "calibrate/probes/probes.hpp"
+#include "calibrate/probes/thread_series.hpp"
+#include "calibrate/sys/process.hpp"
+#include "calibrate/sys/syscall.hpp"
+#include "calibrate/timer.hpp"
+#include "datasets/pinning.hpp"
+
+namespace pollscale::calibrate::probes {
+namespace {
+
+constexpr int wait_timeout_ms = 100;                      // a thread's epoll_wait (see the essay)
+constexpr auto stall_limit = std::chrono::seconds(10);    // no pass for this long: a stall
+constexpr std::uint64_t start_limit_ns = 10'000'000'000;  // threads must be running by then
+constexpr std::size_t batch_passes = 2048;                // min_batch
+
+/// EPOLLEXCLUSIVE or 0 for the variant; std::invalid_argument for another.
+std::uint32_t mode_of(const datasets::key& key) {
+  const auto v = datasets::parse<datasets::variant>(key.variant);
+  if (v == datasets::variant::lt) return 0;
+  if (v == datasets::variant::exclusive) return EPOLLEXCLUSIVE;
+  throw std::invalid_argument("shared_epoll point " + datasets::describe(key) + ": variant '" + key.variant +
+                              "' is not lt or exclusive");
+}
+
+}  // namespace
+
+shared_epoll_driver::shared_epoll_driver(const datasets::key& key, const selection& sel)
+    : n_(point_threads(datasets::name(datasets::scenario::shared_epoll), key, max_threads)),
+      mode_(mode_of(key)),
+      crew_(*this) {
+  exclusive_ = mode_ == EPOLLEXCLUSIVE;
+  const auto cpus = point_thread_cpus(datasets::name(datasets::scenario::shared_epoll), key, n_, sel);
+  require_fds(2 * n_ + (exclusive_ ? n_ : 1) + 4, sel);
+  for (std::size_t i = 0; i < n_; ++i) {
+    int p[2];
+    sys::call("pipe2", [&] { return ::pipe2(p, O_NONBLOCK | O_CLOEXEC); });
+    fds_.emplace_back(p[0]);
+    ends_.emplace_back(p[1]);
+    const char token = 't';
+    sys::call("write(pipe)", [&] { return ::write(p[1], &token, 1); });
+  }
+  for (std::size_t e = 0; e < (exclusive_ ? n_ : 1); ++e) {
+    epfds_.emplace_back(sys::call("epoll_create1", [] { return ::epoll_create1(EPOLL_CLOEXEC); }));
+    for (std::size_t i = 0; i < n_; ++i) {
+      epoll_event ev{};
+      ev.events = EPOLLIN | mode_;
+      ev.data.u32 = static_cast<std::uint32_t>(i);
+      sys::call("epoll_ctl(ADD)", [&] { return ::epoll_ctl(epfds_.back().get(), EPOLL_CTL_ADD, fds_[i].get(), &ev); });
+    }
+  }
+  workers_ = std::make_unique<worker[]>(n_);
+  for (std::size_t i = 0; i < n_; ++i) {
+    workers_[i].cpu = cpus[i];
+    workers_[i].epfd = epfds_[exclusive_ ? i : 0].get();
+  }
+  crew_.start(n_);
+  wait_until_started();
+  pass(n_);  // untimed: every token can move
+  if (const auto t = tokens_in_ring(); t != n_)
+    throw probe_failure("shared_epoll: " + std::to_string(t) + " tokens in the ring after the set-up's pass, " +
+                        std::to_string(n_) + " were put in");
+}
+
+shared_epoll_driver::~shared_epoll_driver() = default;  // crew_ (last member) stops and joins first
+
+void shared_epoll_driver::crew::start(std::size_t count) {
+  threads_.reserve(count);
+  for (std::size_t i = 0; i < count; ++i) threads_.emplace_back([this, i] { d_.serve(i); });
+}
+
+shared_epoll_driver::crew::~crew() {
+  if (threads_.empty()) return;
+  d_.stop_all();
+  for (auto& t : threads_) t.join();
+}
+
+void shared_epoll_driver::stop_all() noexcept {
+  stop_.store(true);
+  gen_.fetch_add(1);
+  gen_.notify_all();
+}
+
+void shared_epoll_driver::count(std::uint64_t tokens) {
+  const std::uint64_t target = target_.load(std::memory_order_acquire);
+  const std::uint64_t before = passed_.fetch_add(tokens, std::memory_order_acq_rel);
+  if (before < target && before + tokens >= target) {
+    const std::lock_guard lock(done_mutex_);  // the caller is inside wait_for, or has not checked yet
+    done_.notify_all();
+  }
+}
+
+bool shared_epoll_driver::move_one(worker& me) {
+  epoll_event ev{};
+  if (sys::call("epoll_wait", [&] { return ::epoll_wait(me.epfd, &ev, 1, wait_timeout_ms); }) == 0) return false;
+  const std::uint32_t i = ev.data.u32;
+  if (i >= n_) throw probe_failure("shared_epoll: epoll reported unknown tag " + std::to_string(i));
+  char token = 0;
+  if (sys::call("read(pipe)", [&] { return ::read(fds_[i].get(), &token, 1); }, {EAGAIN}) < 0) {
+    futile_.fetch_add(1, std::memory_order_relaxed);  // another thread emptied it first
+    return true;
+  }
+  const int next = ends_[(i + 1) % n_].get();
+  sys::call("write(pipe)", [&] { return ::write(next, &token, 1); });
+  count(1);
+  return true;
+}
+
+void shared_epoll_driver::serve(std::size_t i) {
+  worker& me = workers_[i];
+  try {
+    sys::pin_current_thread(me.cpu);
+    started_.fetch_add(1, std::memory_order_release);
+    for (;;) {
+      // gen_ before the target: a raise after these loads changes gen_, so the wait returns.
+      const std::uint32_t gen = gen_.load(std::memory_order_acquire);
+      if (stop_.load(std::memory_order_acquire)) return;
+      if (passed_.load(std::memory_order_acquire) >= target_.load(std::memory_order_acquire)) {
+        parked_.fetch_add(1, std::memory_order_acq_rel);
+        gen_.wait(gen, std::memory_order_acquire);
+        parked_.fetch_sub(1, std::memory_order_acq_rel);
+        continue;
+      }
+      move_one(me);
+    }
+  } catch (...) {
+    me.error = std::current_exception();
+    me.failed.store(true, std::memory_order_release);
+    failed_.store(true, std::memory_order_release);
+    const std::lock_guard lock(done_mutex_);
+    done_.notify_all();
+  }
+}
+
+void shared_epoll_driver::wait_until_started() {
+  const std::uint64_t t0 = clock_ns();
+  while (started_.load(std::memory_order_acquire) < n_) {
+    rethrow_if_failed();
+    if (clock_ns() - t0 > start_limit_ns)
+      throw probe_failure("shared_epoll: " + std::to_string(started_.load()) + " of " + std::to_string(n_) +
+                          " threads were running after 10 s");
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
+}
+
+void shared_epoll_driver::rethrow_if_failed() const {
+  if (!failed_.load(std::memory_order_acquire)) return;
+  for (std::size_t i = 0; i < n_; ++i)
+    if (workers_[i].failed.load(std::memory_order_acquire)) std::rethrow_exception(workers_[i].error);
+  throw probe_failure("shared_epoll: a thread failed");
+}
+
+std::uint64_t shared_epoll_driver::pass(std::size_t passes) {
+  const std::uint64_t goal = passed_.load(std::memory_order_acquire) + passes;
+  std::unique_lock lock(done_mutex_);
+  const std::uint64_t t0 = clock_ns();
+  target_.store(goal, std::memory_order_release);
+  gen_.fetch_add(1, std::memory_order_release);
+  gen_.notify_all();
+  std::uint64_t seen = passed_.load(std::memory_order_acquire);
+  auto last_progress = std::chrono::steady_clock::now();
+  while (passed_.load(std::memory_order_acquire) < goal) {
+    done_.wait_for(lock, std::chrono::seconds(1));
+    rethrow_if_failed();
+    if (const auto now = passed_.load(std::memory_order_acquire); now != seen) {
+      seen = now;
+      last_progress = std::chrono::steady_clock::now();
+    } else if (std::chrono::steady_clock::now() - last_progress > stall_limit) {
+      throw probe_failure("shared_epoll: no token passed for 10 s; " + std::to_string(seen + passes - goal) + " of " +
+                          std::to_string(passes) + " passes of this batch made, " + std::to_string(n_) + " threads");
+    }
+  }
+  const std::uint64_t elapsed = clock_ns() - t0;
+  rethrow_if_failed();
+  return elapsed;
+}
+
+std::uint64_t shared_epoll_driver::tokens_in_ring() {
+  // Quiet first: past the target, each thread parks after its current pass (its wait ends
+  // at once while tokens are in the ring, and within 100 ms in any case).
+  target_.store(passed_.load(std::memory_order_acquire), std::memory_order_release);
+  const std::uint64_t t0 = clock_ns();
+  while (parked_.load(std::memory_order_acquire) < n_) {
+    rethrow_if_failed();
+    if (clock_ns() - t0 > start_limit_ns) throw probe_failure("shared_epoll: threads still passing tokens after 10 s");
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
+  std::uint64_t total = 0;
+  std::vector<char> bytes(n_ + 1);
+  for (std::size_t i = 0; i < n_; ++i) {
+    const auto got =
+        sys::call("read(pipe)", [&] { return ::read(fds_[i].get(), bytes.data(), bytes.size()); }, {EAGAIN});
+    if (got <= 0) continue;
+    total += static_cast<std::uint64_t>(got);
+    sys::call("write(pipe)", [&] { return ::write(ends_[i].get(), bytes.data(), static_cast<std::size_t>(got)); });
+  }
+  return total;
+}
+
+namespace {
+
+class shared_epoll_instance final : public probe_instance {
+ public:
+  shared_epoll_instance(const datasets::key& key, const selection& sel) : d_(key, sel) {}
+
+  std::uint64_t run(std::size_t ops) override { return d_.pass(ops); }
+
+  std::size_t min_batch() const override { return batch_passes; }
+  void annotate(datasets::key& k) const override { k.max_fd = d_.max_watched_fd(); }
+
+ private:
+  shared_epoll_driver d_;
+};
+
+std::unique_ptr<probe_instance> make_instance(const datasets::key& key, const selection& sel) {
+  return std::make_unique<shared_epoll_instance>(key, sel);
+}
+
+}  // namespace
+
+probe_def shared_epoll() {
+  return {datasets::name(datasets::scenario::shared_epoll),
+          "one token passed: T pinned threads wait on epoll over a shared ring of pipes (one instance, or "
+          "EPOLLEXCLUSIVE)",
+          shared_epoll_points, make_instance};
+}
+
+}  // namespace pollscale::calibrate::probes

@@ -1,0 +1,99 @@
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "calibrate/probe.hpp"
+#include "calibrate/sys/unique_fd.hpp"
+
+namespace pollscale::calibrate::probes {
+
+/// T threads passing T one-byte tokens around a ring of T pipes through epoll: one
+/// instance shared by all (variant lt) or one per thread over every pipe with
+/// EPOLLEXCLUSIVE (variant exclusive). shared_epoll.cpp holds the essay.
+class shared_epoll_driver {
+ public:
+  /// The most threads one point may start (a --n beyond it is left out of the plan).
+  static constexpr std::int64_t max_threads = 256;
+
+  /// Builds the pipes (a token in each) and the epoll instance(s), starts T = key.n_fds
+  /// threads pinned as key.pinning says, and passes every token once, untimed.
+  /// probe_skipped: a CPU outside the mask, too few descriptors, too many threads;
+  /// std::invalid_argument: a malformed key. Every thread started is joined before the
+  /// constructor throws.
+  shared_epoll_driver(const datasets::key& key, const selection& sel);
+  ~shared_epoll_driver();
+  shared_epoll_driver(const shared_epoll_driver&) = delete;
+  shared_epoll_driver& operator=(const shared_epoll_driver&) = delete;
+
+  /// Lets the threads pass `passes` more tokens and returns the nanoseconds until the
+  /// last of them was passed. probe_failure on a stall (no pass for 10 s), a lost or
+  /// duplicated token (checked once the threads are quiet), or a thread's error.
+  std::uint64_t pass(std::size_t passes);
+
+  std::size_t threads() const { return n_; }
+  /// Tokens passed so far (each counted once, when its reader wrote it on).
+  std::uint64_t passed() const { return passed_.load(std::memory_order_acquire); }
+  /// Wake-ups that found their pipe already emptied by another thread, so far.
+  std::uint64_t futile() const { return futile_.load(std::memory_order_acquire); }
+  /// The tokens in the ring, counted from the pipes (and put back) once every thread
+  /// is parked; ends the batch in progress. probe_failure when they do not park in 10 s.
+  std::uint64_t tokens_in_ring();
+  int max_watched_fd() const { return fds_.back().get(); }
+
+ private:
+  struct alignas(64) worker {
+    int cpu = -1;
+    int epfd = -1;  // the instance this thread waits on
+    std::exception_ptr error;
+    std::atomic<bool> failed{false};
+  };
+
+  class crew {
+   public:
+    explicit crew(shared_epoll_driver& d) : d_(d) {}
+    ~crew();
+    crew(const crew&) = delete;
+    crew& operator=(const crew&) = delete;
+    void start(std::size_t count);
+
+   private:
+    shared_epoll_driver& d_;
+    std::vector<std::thread> threads_;
+  };
+
+  void serve(std::size_t i);
+  bool move_one(worker& me);  // waits for one event and passes its tokens on; false: none came
+  void count(std::uint64_t tokens);
+  void stop_all() noexcept;
+  void wait_until_started();
+  void rethrow_if_failed() const;
+
+  std::size_t n_;
+  bool exclusive_ = false;
+  std::uint32_t mode_ = 0;            // EPOLLEXCLUSIVE or 0
+  std::vector<sys::unique_fd> fds_;   // the ring's read ends, watched: pipe i passes to i + 1
+  std::vector<sys::unique_fd> ends_;  // their write ends
+  std::vector<sys::unique_fd> epfds_;
+  std::unique_ptr<worker[]> workers_;
+  std::atomic<std::uint64_t> target_{0};  // passes allowed so far
+  std::atomic<std::uint64_t> passed_{0};
+  std::atomic<std::uint64_t> futile_{0};
+  std::atomic<std::uint32_t> gen_{0};  // bumped to wake the threads (budget or stop)
+  std::atomic<bool> stop_{false};
+  std::atomic<bool> failed_{false};
+  std::atomic<std::size_t> started_{0};
+  std::atomic<std::size_t> parked_{0};  // threads asleep between batches
+  std::mutex done_mutex_;
+  std::condition_variable done_;  // the pass that reaches the target notifies the caller
+  crew crew_;                     // last: joins before the rest goes
+};
+
+}  // namespace pollscale::calibrate::probes

@@ -1,0 +1,168 @@
+// shared_epoll at small T: a batch passes at least the tokens it asked for and never loses
+// or makes one (T tokens in the ring after every batch), threads on CPUs of their own all
+// pass tokens, the grid has the promised T, C, variants and columns, a point that cannot
+// run here is skipped, and every instance joins its threads and closes its descriptors —
+// also when a call fails in the middle of a batch. No timing assertions.
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+#include "calibrate/probes/probes.hpp"
+#include "calibrate/probes/shared_epoll.hpp"
+#include "calibrate/registry.hpp"
+#include "calibrate/sys/process.hpp"
+#include "calibrate/sys/syscall.hpp"
+#include "datasets/pinning.hpp"
+#include "tests/calibrate/probe_test_support.hpp"
+
+namespace pollscale::calibrate {
+namespace {
+
+using probes::shared_epoll_driver;
+using test::placements;
+using test::task_count;
+using test::task_count_settled;
+
+/// Thread i on cpus[i % cpus.size()].
+std::string ring_pinning(const std::vector<int>& cpus, int t) {
+  std::string s;
+  for (int i = 0; i < t; ++i) s += (i ? "+" : "") + std::to_string(cpus[static_cast<std::size_t>(i) % cpus.size()]);
+  return s;
+}
+
+datasets::key shared_epoll_key(int t, const std::string& pinning, const std::string& variant = "lt") {
+  datasets::key k;
+  k.scenario = "shared_epoll";
+  k.mechanism = "epoll";
+  k.variant = variant;
+  k.fd_kind = "pipe";
+  k.n_fds = t;
+  k.n_active = t;
+  k.blocking = 1;
+  k.threads = t;
+  k.pinning = pinning;
+  k.cpus = static_cast<std::int64_t>(datasets::pinning::parse(pinning).distinct_cpus());
+  k.metric = "throughput";
+  k.unit = "1/s";
+  return k;
+}
+
+TEST(SharedEpollTest, BatchesPassWhatTheyAskAndTheRingKeepsItsTokens) {
+  const auto sel = test::small_selection();
+  for (const char* variant : {"lt", "exclusive"})
+    for (const auto& cpus : placements())
+      for (int t : {1, 2, 3}) {
+        const auto k = shared_epoll_key(t, ring_pinning(cpus, t), variant);
+        SCOPED_TRACE(datasets::describe(k) + " " + k.pinning);
+        shared_epoll_driver d(k, sel);
+        ASSERT_EQ(d.threads(), static_cast<std::size_t>(t));
+        for (std::size_t passes : std::initializer_list<std::size_t>{1, 7, 1000, 5000}) {
+          const std::uint64_t before = d.passed();
+          EXPECT_GT(d.pass(passes), 0u);
+          // At least what was asked; threads already waiting may pass up to T - 1 more.
+          EXPECT_GE(d.passed(), before + passes);
+          EXPECT_EQ(d.tokens_in_ring(), static_cast<std::uint64_t>(t));
+          EXPECT_LT(d.passed(), before + passes + static_cast<std::uint64_t>(t));
+        }
+        EXPECT_GT(d.max_watched_fd(), 2);
+      }
+}
+
+TEST(SharedEpollTest, ThreadsOnCpusOfTheirOwnShareTheWork) {
+  const auto sel = test::small_selection();
+  const auto cpus = placements().back();
+  if (cpus.size() < 2) GTEST_SKIP() << "one CPU in the affinity mask";
+  // With one shared level-triggered instance, futile wake-ups are possible but the ring
+  // keeps moving: 50 batches of 2000 passes, every token still there.
+  shared_epoll_driver d(shared_epoll_key(2, ring_pinning(cpus, 2)), sel);
+  for (int i = 0; i < 50; ++i) d.pass(2000);
+  EXPECT_GE(d.passed(), 100000u);
+  EXPECT_EQ(d.tokens_in_ring(), 2u);
+}
+
+TEST(SharedEpollTest, QuickGridIsLtOverTwiceTheCpusFullAddsExclusive) {
+  const auto* probe = find_probe("shared_epoll");
+  ASSERT_NE(probe, nullptr);
+  selection sel;
+  sel.max_fds = 19968;
+  sel.cpus = {0, 1};
+  std::map<std::int64_t, std::set<std::int64_t>> t_by_c;
+  for (const auto& k : probe->points(sel, all_flavours())) {
+    EXPECT_EQ(k.scenario, "shared_epoll");
+    EXPECT_EQ(k.mechanism, "epoll");
+    EXPECT_EQ(k.variant, "lt");
+    EXPECT_EQ(k.fd_kind, "pipe");
+    EXPECT_EQ(k.metric, "throughput");
+    EXPECT_EQ(k.blocking, 1);
+    const auto t = *k.n_fds;
+    EXPECT_EQ(k.n_active, t);
+    EXPECT_EQ(k.threads, t);
+    EXPECT_EQ(k.pinning,
+              ring_pinning(*k.cpus == 1 ? std::vector<int>{0} : std::vector<int>{0, 1}, static_cast<int>(t)));
+    t_by_c[*k.cpus].insert(t);
+  }
+  EXPECT_EQ(t_by_c, (std::map<std::int64_t, std::set<std::int64_t>>{{1, {1, 2, 3, 4}}, {2, {2, 3, 4}}}));
+  sel.profile = profile_kind::full;
+  std::map<std::string, std::size_t> per_variant;
+  for (const auto& k : probe->points(sel, all_flavours())) ++per_variant[k.variant];
+  EXPECT_EQ(per_variant, (std::map<std::string, std::size_t>{{"exclusive", 11}, {"lt", 11}}));
+  // Nothing without epoll/lt; --n replaces the thread counts.
+  EXPECT_TRUE(probe->points(sel, std::vector<flavour>{{mechanism::epoll, "et"}, {mechanism::poll, ""}}).empty());
+  sel.n_override = {0, 5, 300, 10};
+  std::set<std::int64_t> ts;
+  for (const auto& k : probe->points(sel, std::vector<flavour>{{mechanism::epoll, "lt"}})) ts.insert(*k.n_fds);
+  EXPECT_EQ(ts, (std::set<std::int64_t>{5, 10}));
+}
+
+TEST(SharedEpollTest, OneCpuListsTheTwoCpuPointsAndSkipsThem) {
+  const auto* probe = find_probe("shared_epoll");
+  ASSERT_NE(probe, nullptr);
+  EXPECT_EQ(test::skipped_outside_one_cpu(*probe, test::small_selection()), 3);
+}
+
+TEST(SharedEpollTest, MalformedPointsAreRefusedBeforeAnyThreadStarts) {
+  const auto sel = test::small_selection();
+  const std::string c = std::to_string(sel.cpus.front());
+  const std::size_t fds = sys::open_fd_count(), tasks = task_count();
+  EXPECT_THROW(shared_epoll_driver(shared_epoll_key(3, c + "+" + c), sel), std::invalid_argument);  // 2 CPUs for 3
+  EXPECT_THROW(shared_epoll_driver(shared_epoll_key(0, c), sel), std::invalid_argument);
+  EXPECT_THROW(shared_epoll_driver(shared_epoll_key(2, c + "+" + c, "et"), sel), std::invalid_argument);
+  EXPECT_THROW(shared_epoll_driver(shared_epoll_key(1000, ring_pinning({sel.cpus.front()}, 1000)), sel), probe_skipped);
+  auto few = sel;
+  few.max_fds = 10;
+  EXPECT_THROW(shared_epoll_driver(shared_epoll_key(8, ring_pinning({sel.cpus.front()}, 8)), few), probe_skipped);
+  EXPECT_EQ(sys::open_fd_count(), fds);
+  EXPECT_EQ(task_count_settled(tasks), tasks);
+}
+
+TEST(SharedEpollTest, AFailedCallInABatchJoinsEveryThread) {
+  const auto sel = test::small_selection();
+  const auto cpus = placements().back();
+  const std::size_t fds = sys::open_fd_count(), tasks = task_count();
+  // A thread that cannot pin itself (a CPU the selection claims but the kernel refuses):
+  // its error reaches the constructor, which joins the others.
+  auto wrong = sel;
+  wrong.cpus.push_back(1000);
+  EXPECT_THROW(shared_epoll_driver(
+                   shared_epoll_key(3, std::to_string(cpus[0]) + "+" + std::to_string(cpus[0]) + "+1000"), wrong),
+               std::system_error);
+  // Instances made and dropped in a loop, some after a batch: nothing left behind.
+  const auto* probe = find_probe("shared_epoll");
+  for (int i = 0; i < 20; ++i) {
+    const auto places = placements();
+    const auto place = places[static_cast<std::size_t>(i) % places.size()];
+    const int t = 1 + i % 4;
+    auto inst = probe->make(shared_epoll_key(t, ring_pinning(place, t), i % 2 ? "lt" : "exclusive"), sel);
+    EXPECT_EQ(inst->min_batch(), 2048u);
+    if (i % 3 == 0) {
+      EXPECT_GT(inst->run(500), 0u);
+    }
+  }
+  EXPECT_EQ(sys::open_fd_count(), fds);
+  EXPECT_EQ(task_count_settled(tasks), tasks);
+}
+
+}  // namespace
+}  // namespace pollscale::calibrate
