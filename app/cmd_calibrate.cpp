@@ -193,6 +193,13 @@ int cmd_calibrate(const args_t& args) {
             << outcome.failed << " failed of " << outcome.planned << " in " << outcome.wall_s << " s; dataset in "
             << req.out.string() << "\n";
   if (outcome.interrupted) return exit_interrupted;
+  if (outcome.measured == 0 && outcome.planned > 0) {
+    // A dataset of skips answers nothing: say so rather than succeed (ulimit -n 16 did).
+    std::cerr << "pollscale: nothing was measured: every planned point was skipped or failed (the reasons are "
+                 "under \"skipped\" and \"failures\" in "
+              << (req.out / "context.json").string() << ")\n";
+    return exit_failure;
+  }
   return outcome.failed ? exit_failure : exit_ok;
 }
 

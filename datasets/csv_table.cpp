@@ -122,6 +122,10 @@ csv_table parse_csv(std::string_view text, const std::filesystem::path& name) {
 }
 
 std::string read_csv_text(const std::filesystem::path& path) {
+  // A directory opens as a stream and fails at the first read with the library's words.
+  std::error_code is_dir;
+  if (std::filesystem::is_directory(path, is_dir))
+    throw input_error(path.string() + ": is a directory, not a CSV file");
   if (path.extension() == ".gz") return read_gzip_file(path);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw input_error(path.string() + ": cannot open for reading");

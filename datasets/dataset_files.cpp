@@ -12,6 +12,8 @@ namespace pollscale::datasets {
 namespace {
 
 std::string read_bytes(const std::filesystem::path& p) {
+  std::error_code is_dir;
+  if (std::filesystem::is_directory(p, is_dir)) throw input_error(p.string() + ": is a directory, not a file");
   std::ifstream in(p, std::ios::binary);
   if (!in) throw input_error(p.string() + ": cannot be read");
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};

@@ -90,6 +90,21 @@ TEST(CalibrateCliTest, TinyCalibrationWritesAReadableDataset) {
   std::filesystem::remove_all(dir);
 }
 
+// Every point skipped (here: more descriptors than the limit allows) is not a success: exit
+// 1 with one line saying so after the summary line, and the dataset of skips is kept.
+TEST(CalibrateCliTest, ACalibrationThatMeasuredNothingFails) {
+  const auto dir = std::filesystem::temp_directory_path() / ("pollscale_nothing_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  const auto r = run_pollscale("calibrate --scenarios find_active --mechanisms poll --n 1000000 --out " + dir.string());
+  EXPECT_EQ(r.rc, 1) << r.err;
+  EXPECT_NE(r.err.find("0 points measured"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("pollscale: nothing was measured: every planned point was skipped"), std::string::npos) << r.err;
+  const auto d = datasets::read_dataset(dir);
+  EXPECT_TRUE(d.summaries.empty());
+  EXPECT_FALSE(d.context["skipped"].empty());
+  std::filesystem::remove_all(dir);
+}
+
 TEST(CalibrateCliTest, RoundsPoolEachPointsSamplesNumberedOnAcrossRounds) {
   const auto dir = std::filesystem::temp_directory_path() / ("pollscale_rounds_" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);

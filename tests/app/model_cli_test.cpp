@@ -369,6 +369,14 @@ TEST_F(ModelCliTest, MalformedDatasetsNameFileAndLine) {
   fs::remove(copy / "context.json");
   fs::create_directory(copy / "context.json");
   expect_bad_input("fit " + copy.string(), "context.json: is a directory");
+  // A summary.csv that is a directory is named as one (it read as the library's
+  // "basic_filebuf::underflow" with exit 1), whether the context is sound or not.
+  fs::remove(copy / "context.json");
+  fs::copy(fixture + "/context.json", copy / "context.json");
+  fs::remove(copy / "summary.csv");
+  fs::create_directory(copy / "summary.csv");
+  expect_bad_input("fit " + copy.string(), "summary.csv: is a directory, not a CSV file");
+  expect_bad_input("validate " + copy.string(), "summary.csv: is a directory, not a CSV file");
 }
 
 }  // namespace
