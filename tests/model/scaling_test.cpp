@@ -152,7 +152,28 @@ TEST(ScalingProtocolTest, ATableWithOneThreadCountIsReportedNotFitted) {
 TEST(ScalingProtocolTest, DataWithoutScalingRowsIsRefused) {
   observation_set data = planted();
   data.rows.erase(data.rows.begin(), data.rows.end() - 1);
-  EXPECT_THROW(validate_scaling(data, {}), datasets::input_error);
+  try {
+    validate_scaling(data, {});
+    ADD_FAILURE() << "no scaling rows, yet validated";
+  } catch (const datasets::input_error& e) {
+    // The message lists every scenario that would do.
+    for (const char* s : {"producers", "private_sets", "shared_epoll"})
+      EXPECT_NE(std::string(e.what()).find(s), std::string::npos) << e.what();
+  }
+}
+
+// What N counts is said per scenario, each named only when there are several.
+TEST(ScalingProtocolTest, TheAxisLegendNamesTheScenariosWhenThereAreSeveral) {
+  datasets::key producers, private_sets, shared;
+  producers.scenario = "producers";
+  private_sets.scenario = "private_sets";
+  shared.scenario = "shared_epoll";
+  EXPECT_EQ(scaling_axis_legend({producers, producers}), std::string(scaling_axis_meaning(producers)));
+  const std::string both = scaling_axis_legend({shared, private_sets, shared});
+  EXPECT_EQ(both, "private_sets: " + std::string(scaling_axis_meaning(private_sets)) +
+                      "; shared_epoll: " + std::string(scaling_axis_meaning(shared)));
+  EXPECT_NE(scaling_axis_meaning(producers), scaling_axis_meaning(private_sets));
+  EXPECT_NE(scaling_axis_meaning(private_sets), scaling_axis_meaning(shared));
 }
 
 TEST(ScalingProtocolTest, CostFormFitsLeaveScalingRowsToTheLaw) {
