@@ -143,8 +143,10 @@ void shared_epoll_driver::stop_all() noexcept {
 }
 
 void shared_epoll_driver::count(std::uint64_t tokens) {
-  const std::uint64_t target = target_.load(std::memory_order_acquire);
   const std::uint64_t before = passed_.fetch_add(tokens, std::memory_order_acq_rel);
+  // The target read after the add: a pass that lands after the caller last looked at
+  // passed_ also lands after it raised the target, so it sees that target and signals.
+  const std::uint64_t target = target_.load(std::memory_order_acquire);
   if (before < target && before + tokens >= target) {
     const std::lock_guard lock(done_mutex_);  // the caller is inside wait_for, or has not checked yet
     done_.notify_all();
