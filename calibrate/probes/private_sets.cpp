@@ -207,31 +207,10 @@ std::vector<std::uint64_t> private_sets_driver::calls_per_thread() const {
   return out;
 }
 
-namespace {
-
-class private_sets_instance final : public probe_instance {
- public:
-  private_sets_instance(const datasets::key& key, const selection& sel) : d_(key, sel) {}
-
-  std::uint64_t run(std::size_t ops) override { return d_.calls(ops); }
-
-  std::size_t min_batch() const override { return batch_calls; }
-  void annotate(datasets::key& k) const override { k.max_fd = d_.max_watched_fd(); }
-
- private:
-  private_sets_driver d_;
-};
-
-std::unique_ptr<probe_instance> make_instance(const datasets::key& key, const selection& sel) {
-  return std::make_unique<private_sets_instance>(key, sel);
-}
-
-}  // namespace
-
 probe_def private_sets() {
   return {datasets::name(datasets::scenario::private_sets),
           "one wait call: T pinned threads each poll their own readable pipe, timeout 0 (will-it-scale's poll1)",
-          private_sets_points, make_instance};
+          private_sets_points, driver_instance<private_sets_driver, &private_sets_driver::calls, batch_calls>::make};
 }
 
 }  // namespace pollscale::calibrate::probes

@@ -10,7 +10,6 @@
 // --n replaces the T grid (values from 1 to private_sets_driver::max_threads).
 
 #include <algorithm>
-#include <set>
 
 #include "calibrate/probes/private_sets.hpp"
 #include "calibrate/probes/probes.hpp"
@@ -19,9 +18,6 @@
 
 namespace pollscale::calibrate::probes {
 namespace {
-
-constexpr std::int64_t quick_max_cpus = 4, full_max_cpus = 16;
-constexpr std::int64_t quick_threads_per_cpu = 2, full_threads_per_cpu = 4;
 
 /// The flavours this probe measures, in --mechanisms order: poll, epoll/lt, io_uring/oneshot
 /// (full), epoll/lt (quick).
@@ -39,32 +35,12 @@ std::vector<flavour> measured(std::span<const flavour> mechs, bool full) {
 }  // namespace
 
 std::vector<datasets::key> private_sets_points(const selection& sel, std::span<const flavour> mechs) {
-  const bool full = sel.profile == profile_kind::full;
-  const auto flavours = measured(mechs, full);
-  if (flavours.empty()) return {};
-  const std::int64_t c_max = widest_series(sel, full ? full_max_cpus : quick_max_cpus);
-  const auto ts = series_thread_counts(sel, c_max, full ? full_threads_per_cpu : quick_threads_per_cpu,
-                                       private_sets_driver::max_threads);
-  std::vector<datasets::key> out;
-  for (const auto& f : flavours) {
-    std::set<datasets::key> points;
-    for (auto c : series_widths(sel, c_max)) {
-      const auto cpus = first_cpus(sel, c);
-      for (auto t : ts) {
-        datasets::key k =
-            base_key(datasets::scenario::private_sets, f, fd_kind::pipe, datasets::metric::throughput, "1/s");
-        k.n_fds = t;
-        k.n_active = t;
-        k.blocking = 0;
-        k.threads = t;
-        k.pinning = round_robin_pinning(cpus, t);
-        k.cpus = distinct_cpus(k.pinning);
-        points.insert(std::move(k));
-      }
-    }
-    out.insert(out.end(), points.begin(), points.end());
+  std::vector<datasets::key> bases;
+  for (const auto& f : measured(mechs, sel.profile == profile_kind::full)) {
+    bases.push_back(base_key(datasets::scenario::private_sets, f, fd_kind::pipe, datasets::metric::throughput, "1/s"));
+    bases.back().blocking = 0;
   }
-  return out;
+  return round_robin_grid(sel, bases, private_sets_driver::max_threads);
 }
 
 }  // namespace pollscale::calibrate::probes

@@ -67,6 +67,7 @@
 
 #include "calibrate/probe_support.hpp"
 #include "calibrate/probes/probes.hpp"
+#include "calibrate/probes/thread_series.hpp"
 #include "calibrate/sys/process.hpp"
 #include "calibrate/sys/syscall.hpp"
 #include "calibrate/timer.hpp"
@@ -250,31 +251,10 @@ std::vector<std::uint64_t> producers_driver::written() const {
   return out;
 }
 
-namespace {
-
-class producers_instance final : public probe_instance {
- public:
-  producers_instance(const datasets::key& key, const selection& sel) : d_(key, sel) {}
-
-  std::uint64_t run(std::size_t ops) override { return d_.deliver(ops); }
-
-  std::size_t min_batch() const override { return batch_events; }
-  void annotate(datasets::key& k) const override { k.max_fd = d_.max_watched_fd(); }
-
- private:
-  producers_driver d_;
-};
-
-std::unique_ptr<probe_instance> make_instance(const datasets::key& key, const selection& sel) {
-  return std::make_unique<producers_instance>(key, sel);
-}
-
-}  // namespace
-
 probe_def producers() {
   return {datasets::name(datasets::scenario::producers),
           "one event consumed: T pinned threads write 1 to their eventfds, one thread drains them with epoll",
-          producers_points, make_instance};
+          producers_points, driver_instance<producers_driver, &producers_driver::deliver, batch_events>::make};
 }
 
 }  // namespace pollscale::calibrate::probes

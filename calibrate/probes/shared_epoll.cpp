@@ -260,32 +260,11 @@ std::uint64_t shared_epoll_driver::tokens_in_ring() {
   return total;
 }
 
-namespace {
-
-class shared_epoll_instance final : public probe_instance {
- public:
-  shared_epoll_instance(const datasets::key& key, const selection& sel) : d_(key, sel) {}
-
-  std::uint64_t run(std::size_t ops) override { return d_.pass(ops); }
-
-  std::size_t min_batch() const override { return batch_passes; }
-  void annotate(datasets::key& k) const override { k.max_fd = d_.max_watched_fd(); }
-
- private:
-  shared_epoll_driver d_;
-};
-
-std::unique_ptr<probe_instance> make_instance(const datasets::key& key, const selection& sel) {
-  return std::make_unique<shared_epoll_instance>(key, sel);
-}
-
-}  // namespace
-
 probe_def shared_epoll() {
   return {datasets::name(datasets::scenario::shared_epoll),
           "one token passed: T pinned threads wait on epoll over a shared ring of pipes (one instance, or "
           "EPOLLEXCLUSIVE)",
-          shared_epoll_points, make_instance};
+          shared_epoll_points, driver_instance<shared_epoll_driver, &shared_epoll_driver::pass, batch_passes>::make};
 }
 
 }  // namespace pollscale::calibrate::probes

@@ -9,7 +9,6 @@
 // --n replaces the T grid (values from 1 to shared_epoll_driver::max_threads).
 
 #include <algorithm>
-#include <set>
 
 #include "calibrate/probes/probes.hpp"
 #include "calibrate/probes/shared_epoll.hpp"
@@ -18,9 +17,6 @@
 
 namespace pollscale::calibrate::probes {
 namespace {
-
-constexpr std::int64_t quick_max_cpus = 4, full_max_cpus = 16;
-constexpr std::int64_t quick_threads_per_cpu = 2, full_threads_per_cpu = 4;
 
 /// The variants to measure where --mechanisms selects epoll/lt: lt (quick), lt and
 /// exclusive (full).
@@ -36,33 +32,14 @@ std::vector<datasets::variant> measured(std::span<const flavour> mechs, bool ful
 }  // namespace
 
 std::vector<datasets::key> shared_epoll_points(const selection& sel, std::span<const flavour> mechs) {
-  const bool full = sel.profile == profile_kind::full;
-  const auto variants = measured(mechs, full);
-  if (variants.empty()) return {};
-  const std::int64_t c_max = widest_series(sel, full ? full_max_cpus : quick_max_cpus);
-  const auto ts = series_thread_counts(sel, c_max, full ? full_threads_per_cpu : quick_threads_per_cpu,
-                                       shared_epoll_driver::max_threads);
-  std::vector<datasets::key> out;
-  for (auto v : variants) {
-    std::set<datasets::key> points;
-    for (auto c : series_widths(sel, c_max)) {
-      const auto cpus = first_cpus(sel, c);
-      for (auto t : ts) {
-        datasets::key k = base_key(datasets::scenario::shared_epoll, flavour{mechanism::epoll, ""}, fd_kind::pipe,
-                                   datasets::metric::throughput, "1/s");
-        k.variant = std::string(datasets::name(v));
-        k.n_fds = t;
-        k.n_active = t;
-        k.blocking = 1;
-        k.threads = t;
-        k.pinning = round_robin_pinning(cpus, t);
-        k.cpus = distinct_cpus(k.pinning);
-        points.insert(std::move(k));
-      }
-    }
-    out.insert(out.end(), points.begin(), points.end());
+  std::vector<datasets::key> bases;
+  for (auto v : measured(mechs, sel.profile == profile_kind::full)) {
+    bases.push_back(base_key(datasets::scenario::shared_epoll,
+                             flavour{mechanism::epoll, std::string(datasets::name(v))}, fd_kind::pipe,
+                             datasets::metric::throughput, "1/s"));
+    bases.back().blocking = 1;
   }
-  return out;
+  return round_robin_grid(sel, bases, shared_epoll_driver::max_threads);
 }
 
 }  // namespace pollscale::calibrate::probes

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <set>
 #include <stdexcept>
 
+#include "calibrate/probes/probes.hpp"
 #include "datasets/pinning.hpp"
 
 namespace pollscale::calibrate::probes {
@@ -53,6 +55,33 @@ std::string round_robin_pinning(const std::vector<int>& cpus, std::int64_t threa
   for (std::int64_t i = 0; i < threads; ++i)
     pin += (i ? "+" : "") + datasets::pinning::on(cpus[static_cast<std::size_t>(i) % cpus.size()]).text();
   return pin;
+}
+
+std::vector<datasets::key> round_robin_grid(const selection& sel, const std::vector<datasets::key>& bases,
+                                            std::int64_t max_threads) {
+  constexpr std::int64_t quick_max_cpus = 4, full_max_cpus = 16;
+  constexpr std::int64_t quick_threads_per_cpu = 2, full_threads_per_cpu = 4;
+  const bool full = sel.profile == profile_kind::full;
+  const std::int64_t c_max = widest_series(sel, full ? full_max_cpus : quick_max_cpus);
+  const auto ts = series_thread_counts(sel, c_max, full ? full_threads_per_cpu : quick_threads_per_cpu, max_threads);
+  std::vector<datasets::key> out;
+  for (const auto& base : bases) {
+    std::set<datasets::key> points;
+    for (auto c : series_widths(sel, c_max)) {
+      const auto cpus = first_cpus(sel, c);
+      for (auto t : ts) {
+        datasets::key k = base;
+        k.n_fds = t;
+        k.n_active = t;
+        k.threads = t;
+        k.pinning = round_robin_pinning(cpus, t);
+        k.cpus = distinct_cpus(k.pinning);
+        points.insert(std::move(k));
+      }
+    }
+    out.insert(out.end(), points.begin(), points.end());
+  }
+  return out;
 }
 
 std::size_t point_threads(std::string_view scenario, const datasets::key& key, std::int64_t max_threads) {

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,6 +36,34 @@ std::vector<std::int64_t> series_thread_counts(const selection& sel, std::int64_
 
 /// "c0+c1+...": thread i on cpus[i % C].
 std::string round_robin_pinning(const std::vector<int>& cpus, std::int64_t threads);
+
+/// The grid private_sets and shared_epoll share: for each key of `bases` (scenario,
+/// flavour, fd kind, metric, unit, blocking filled in), the series C = 1 .. min(CPUs, 4
+/// quick / 16 full) at T = 1 .. 2 x Cmax (full 4 x Cmax) threads, or --n's T up to
+/// max_threads; n_fds = n_active = threads = T, thread i on the (i mod C)-th CPU, cpus =
+/// min(C, T). A point two series share (T = 1) is listed once; bases in the order given.
+std::vector<datasets::key> round_robin_grid(const selection& sel, const std::vector<datasets::key>& bases,
+                                            std::int64_t max_threads);
+
+/// A probe instance that owns one threaded driver: run(ops) is one batch of the driver's
+/// `Batch`, at least `MinBatch` operations, and max_fd the driver's highest watched
+/// descriptor. The drivers build everything in their constructors from (key, sel).
+template <class Driver, std::uint64_t (Driver::*Batch)(std::size_t), std::size_t MinBatch>
+class driver_instance final : public probe_instance {
+ public:
+  driver_instance(const datasets::key& key, const selection& sel) : d_(key, sel) {}
+  std::uint64_t run(std::size_t ops) override { return (d_.*Batch)(ops); }
+  std::size_t min_batch() const override { return MinBatch; }
+  void annotate(datasets::key& k) const override { k.max_fd = d_.max_watched_fd(); }
+
+  /// For probe_def::make.
+  static std::unique_ptr<probe_instance> make(const datasets::key& key, const selection& sel) {
+    return std::make_unique<driver_instance>(key, sel);
+  }
+
+ private:
+  Driver d_;
+};
 
 /// T = key.n_fds of a point whose threads each take one descriptor: std::invalid_argument
 /// below 1, probe_skipped above max_threads (the message names `scenario`).

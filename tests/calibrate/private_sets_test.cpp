@@ -23,15 +23,9 @@ namespace {
 
 using probes::private_sets_driver;
 using test::placements;
+using test::round_robin_pinning;
 using test::task_count;
 using test::task_count_settled;
-
-/// Thread i on cpus[i % cpus.size()].
-std::string round_robin_pinning(const std::vector<int>& cpus, int t) {
-  std::string s;
-  for (int i = 0; i < t; ++i) s += (i ? "+" : "") + std::to_string(cpus[static_cast<std::size_t>(i) % cpus.size()]);
-  return s;
-}
 
 datasets::key private_sets_key(int t, const std::string& pinning, const std::string& mech = "epoll",
                                const std::string& variant = "lt") {

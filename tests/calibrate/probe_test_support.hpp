@@ -36,6 +36,15 @@ inline std::vector<std::vector<int>> placements() {
   return out;
 }
 
+/// "c0+c1+...": thread i on cpus[i % cpus.size()] — the threaded grids' pinning, written
+/// out here independently of calibrate's own.
+inline std::string round_robin_pinning(const std::vector<int>& cpus, int threads) {
+  std::string s;
+  for (int i = 0; i < threads; ++i)
+    s += (i ? "+" : "") + std::to_string(cpus[static_cast<std::size_t>(i) % cpus.size()]);
+  return s;
+}
+
 /// Threads of this process (/proc/self/task).
 inline std::size_t task_count() {
   DIR* d = ::opendir("/proc/self/task");

@@ -22,15 +22,9 @@ namespace {
 
 using probes::shared_epoll_driver;
 using test::placements;
+using test::round_robin_pinning;
 using test::task_count;
 using test::task_count_settled;
-
-/// Thread i on cpus[i % cpus.size()].
-std::string ring_pinning(const std::vector<int>& cpus, int t) {
-  std::string s;
-  for (int i = 0; i < t; ++i) s += (i ? "+" : "") + std::to_string(cpus[static_cast<std::size_t>(i) % cpus.size()]);
-  return s;
-}
 
 datasets::key shared_epoll_key(int t, const std::string& pinning, const std::string& variant = "lt") {
   datasets::key k;
@@ -54,7 +48,7 @@ TEST(SharedEpollTest, BatchesPassWhatTheyAskAndTheRingKeepsItsTokens) {
   for (const char* variant : {"lt", "exclusive"})
     for (const auto& cpus : placements())
       for (int t : {1, 2, 3}) {
-        const auto k = shared_epoll_key(t, ring_pinning(cpus, t), variant);
+        const auto k = shared_epoll_key(t, round_robin_pinning(cpus, t), variant);
         SCOPED_TRACE(datasets::describe(k) + " " + k.pinning);
         shared_epoll_driver d(k, sel);
         ASSERT_EQ(d.threads(), static_cast<std::size_t>(t));
@@ -76,7 +70,7 @@ TEST(SharedEpollTest, ThreadsOnCpusOfTheirOwnShareTheWork) {
   if (cpus.size() < 2) GTEST_SKIP() << "one CPU in the affinity mask";
   // With one shared level-triggered instance, futile wake-ups are possible but the ring
   // keeps moving: 50 batches of 2000 passes, every token still there.
-  shared_epoll_driver d(shared_epoll_key(2, ring_pinning(cpus, 2)), sel);
+  shared_epoll_driver d(shared_epoll_key(2, round_robin_pinning(cpus, 2)), sel);
   for (int i = 0; i < 50; ++i) d.pass(2000);
   EXPECT_GE(d.passed(), 100000u);
   EXPECT_EQ(d.tokens_in_ring(), 2u);
@@ -100,7 +94,7 @@ TEST(SharedEpollTest, QuickGridIsLtOverTwiceTheCpusFullAddsExclusive) {
     EXPECT_EQ(k.n_active, t);
     EXPECT_EQ(k.threads, t);
     EXPECT_EQ(k.pinning,
-              ring_pinning(*k.cpus == 1 ? std::vector<int>{0} : std::vector<int>{0, 1}, static_cast<int>(t)));
+              round_robin_pinning(*k.cpus == 1 ? std::vector<int>{0} : std::vector<int>{0, 1}, static_cast<int>(t)));
     t_by_c[*k.cpus].insert(t);
   }
   EXPECT_EQ(t_by_c, (std::map<std::int64_t, std::set<std::int64_t>>{{1, {1, 2, 3, 4}}, {2, {2, 3, 4}}}));
@@ -129,10 +123,12 @@ TEST(SharedEpollTest, MalformedPointsAreRefusedBeforeAnyThreadStarts) {
   EXPECT_THROW(shared_epoll_driver(shared_epoll_key(3, c + "+" + c), sel), std::invalid_argument);  // 2 CPUs for 3
   EXPECT_THROW(shared_epoll_driver(shared_epoll_key(0, c), sel), std::invalid_argument);
   EXPECT_THROW(shared_epoll_driver(shared_epoll_key(2, c + "+" + c, "et"), sel), std::invalid_argument);
-  EXPECT_THROW(shared_epoll_driver(shared_epoll_key(1000, ring_pinning({sel.cpus.front()}, 1000)), sel), probe_skipped);
+  EXPECT_THROW(shared_epoll_driver(shared_epoll_key(1000, round_robin_pinning({sel.cpus.front()}, 1000)), sel),
+               probe_skipped);
   auto few = sel;
   few.max_fds = 10;
-  EXPECT_THROW(shared_epoll_driver(shared_epoll_key(8, ring_pinning({sel.cpus.front()}, 8)), few), probe_skipped);
+  EXPECT_THROW(shared_epoll_driver(shared_epoll_key(8, round_robin_pinning({sel.cpus.front()}, 8)), few),
+               probe_skipped);
   EXPECT_EQ(sys::open_fd_count(), fds);
   EXPECT_EQ(task_count_settled(tasks), tasks);
 }
@@ -154,7 +150,7 @@ TEST(SharedEpollTest, AFailedCallInABatchJoinsEveryThread) {
     const auto places = placements();
     const auto place = places[static_cast<std::size_t>(i) % places.size()];
     const int t = 1 + i % 4;
-    auto inst = probe->make(shared_epoll_key(t, ring_pinning(place, t), i % 2 ? "lt" : "exclusive"), sel);
+    auto inst = probe->make(shared_epoll_key(t, round_robin_pinning(place, t), i % 2 ? "lt" : "exclusive"), sel);
     EXPECT_EQ(inst->min_batch(), 2048u);
     if (i % 3 == 0) {
       EXPECT_GT(inst->run(500), 0u);
