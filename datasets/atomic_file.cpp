@@ -13,14 +13,6 @@ namespace {
 
 thread_local write_fault_hook fault_hook;
 
-// The errno a test injects at this step (0: none): set, so that the step fails as the call would.
-bool injected(std::string_view step, const std::filesystem::path& path) {
-  if (!fault_hook) return false;
-  const int e = fault_hook(step, path);
-  if (e != 0) errno = e;
-  return e != 0;
-}
-
 [[noreturn]] void fail(const std::string& what, const std::filesystem::path& p) {
   throw std::system_error(errno, std::generic_category(), what + " " + p.string());
 }
@@ -36,7 +28,8 @@ bool injected(std::string_view step, const std::filesystem::path& path) {
 void write_all(int fd, std::string_view content, const std::filesystem::path& path) {
   std::size_t done = 0;
   while (done < content.size()) {
-    const ssize_t w = injected("write", path) ? -1 : ::write(fd, content.data() + done, content.size() - done);
+    const ssize_t w =
+        injected_write_fault("write", path) ? -1 : ::write(fd, content.data() + done, content.size() - done);
     if (w < 0 && errno == EINTR) continue;
     if (w < 0) fail("cannot write", path);
     done += static_cast<std::size_t>(w);
@@ -92,7 +85,7 @@ void replace_regular(const std::filesystem::path& path, std::string_view content
   std::string hidden(1, '.');
   hidden.append(path.filename().string()).append(".XXXXXX");
   std::string tmpl = (dir / hidden).string();
-  const int fd = injected("create", path) ? -1 : ::mkstemp(tmpl.data());
+  const int fd = injected_write_fault("create", path) ? -1 : ::mkstemp(tmpl.data());
   if (fd < 0) fail("cannot create a temporary file for", path);
   try {
     write_all(fd, content, path);
@@ -101,14 +94,14 @@ void replace_regular(const std::filesystem::path& path, std::string_view content
     ::unlink(tmpl.c_str());
     throw;
   }
-  if (injected("flush", path) || ::fchmod(fd, 0644) != 0 || ::fsync(fd) != 0) {
+  if (injected_write_fault("flush", path) || ::fchmod(fd, 0644) != 0 || ::fsync(fd) != 0) {
     const int e = errno;
     ::close(fd);
     errno = e;
     discard(tmpl, "cannot flush", path);
   }
   if (::close(fd) != 0) discard(tmpl, "cannot flush", path);
-  if (injected("rename", path) || ::rename(tmpl.c_str(), path.c_str()) != 0)
+  if (injected_write_fault("rename", path) || ::rename(tmpl.c_str(), path.c_str()) != 0)
     discard(tmpl, "cannot rename into place", path);
 }
 
@@ -119,5 +112,13 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view c
 }
 
 void set_write_fault_hook(write_fault_hook hook) { fault_hook = std::move(hook); }
+
+// The errno a test injects at this step (0: none): set, so that the step fails as the call would.
+bool injected_write_fault(std::string_view step, const std::filesystem::path& path) {
+  if (!fault_hook) return false;
+  const int e = fault_hook(step, path);
+  if (e != 0) errno = e;
+  return e != 0;
+}
 
 }  // namespace pollscale::datasets

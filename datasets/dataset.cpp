@@ -11,7 +11,6 @@
 #include <sstream>
 #include <unordered_map>
 
-#include "datasets/atomic_file.hpp"
 #include "datasets/csv_table.hpp"
 #include "datasets/dataset_files.hpp"
 #include "datasets/fnv1a.hpp"
@@ -159,19 +158,12 @@ std::string sentinel_csv(const std::vector<sentinel_reading>& rows) { return ser
 std::string wake_sentinel_csv(const std::vector<sentinel_reading>& rows) { return series_csv(rows, wake_columns); }
 
 void write_dataset(const std::filesystem::path& dir, const dataset& d) {
-  std::filesystem::create_directories(dir);
   std::map<std::string, std::string> files = {{"samples.csv", samples_csv(d.samples)},
                                               {"summary.csv", summary_csv(d.summaries, d.consistency)},
                                               {"context.json", d.context.dump(2) + "\n"}};
   if (!d.sentinel.empty()) files["sentinel.csv"] = sentinel_csv(d.sentinel);
   if (!d.wake_sentinel.empty()) files["wake_sentinel.csv"] = wake_sentinel_csv(d.wake_sentinel);
-  for (const auto& [name, bytes] : files) write_file_atomically(dir / name, bytes);
-  // Files of an earlier write that this one does not replace would be read with it.
-  for (const char* stale : dataset_file_names)
-    if (!files.contains(stale)) std::filesystem::remove(dir / stale);
-  // Last: the commit point. Until it is renamed into place the old list names the old files,
-  // and a reader refuses the mixture (dataset_files.hpp).
-  write_file_atomically(dir / dataset_files_name, dataset_files_json(files).dump(2) + "\n");
+  commit_dataset_files(dir, files);  // one unit: the previous dataset or this one (dataset_files.hpp)
 }
 
 namespace {

@@ -79,8 +79,9 @@ std::string sentinel_csv(const std::vector<sentinel_reading>& rows);
 /// The same series with the wake sentinel's columns: t_s, ns_per_round_trip, round_trips.
 std::string wake_sentinel_csv(const std::vector<sentinel_reading>& rows);
 
-/// Creates `dir` if needed and writes the files (each sentinel's file only when it has readings),
-/// each atomically.
+/// Creates `dir` if needed and writes the files (each sentinel's file only when it has readings)
+/// as one unit: a reader, or a kill at any moment, finds the previous dataset or this one
+/// (datasets/dataset_files.hpp).
 void write_dataset(const std::filesystem::path& dir, const dataset& d);
 
 /// Memory a dataset takes read in full (its points, their samples, and what fit and validate

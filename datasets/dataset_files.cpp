@@ -1,9 +1,12 @@
 #include "datasets/dataset_files.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iterator>
 
+#include "datasets/atomic_file.hpp"
+#include "datasets/directory_swap.hpp"
 #include "datasets/fnv1a.hpp"
 #include "datasets/input_error.hpp"
 #include "datasets/json_file.hpp"
@@ -19,7 +22,31 @@ std::string read_bytes(const std::filesystem::path& p) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
+bool is_dataset_file(std::string_view name) {
+  return name == dataset_files_name ||
+         std::find(dataset_file_names.begin(), dataset_file_names.end(), name) != dataset_file_names.end();
+}
+
 }  // namespace
+
+directory_swap commit_dataset_files(const std::filesystem::path& dir, const std::map<std::string, std::string>& files) {
+  const std::string list = dataset_files_json(files).dump(2) + "\n";
+  const auto fill = [&](const std::filesystem::path& fresh) {
+    for (const auto& [name, bytes] : files) write_file_atomically(fresh / name, bytes);
+    write_file_atomically(fresh / dataset_files_name, list);
+  };
+  const directory_swap how = replace_directory(dir, fill, is_dataset_file);
+  if (how != directory_swap::unavailable) return how;
+  // File by file: files.json last, so that until it lands the old list names the old files
+  // and a reader refuses the mixture.
+  std::filesystem::create_directories(dir);
+  for (const auto& [name, bytes] : files) write_file_atomically(dir / name, bytes);
+  // Files of an earlier write that this one does not replace would be read with it.
+  for (const char* stale : dataset_file_names)
+    if (!files.contains(stale)) std::filesystem::remove(dir / stale);
+  write_file_atomically(dir / dataset_files_name, list);
+  return how;
+}
 
 std::string fnv1a64_hex(std::string_view bytes) {
   char out[17];

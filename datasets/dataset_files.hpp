@@ -1,13 +1,17 @@
-// Which files make one dataset: files.json, written last by write_dataset, is the commit
-// point of a dataset spread over several files. Each file is replaced atomically on its own
-// (datasets/atomic_file.hpp), but a dataset is three or four of them; a run killed between
-// two renames, or two writers taking turns, would leave new samples beside an old summary,
-// and nothing in the CSVs tells them apart. files.json lists every file of the write with
-// its size and FNV-1a 64-bit hash; reading checks them, so a mixed or half-written dataset
-// is refused, naming the file that does not belong, instead of being fitted. The hash guards
-// against accidents (an interrupted write, two writers), not against forgery. A directory
-// without files.json (datasets written before 2026-12-02, the machine corpus, hand-made
-// test data) is read as before.
+// Which files make one dataset, written as one unit. A dataset is three to six files, each
+// replaced atomically on its own (datasets/atomic_file.hpp); a run killed between two renames,
+// or two writers taking turns, would leave new samples beside an old summary, and nothing in
+// the CSVs tells them apart. Two defences:
+// - The files are written into a fresh directory swapped in whole (datasets/directory_swap.hpp):
+//   a kill at any moment leaves the previous dataset or the new one.
+// - files.json lists every file of the write with its size and FNV-1a 64-bit hash; reading
+//   checks them. Where the swap cannot be made (see directory_swap.hpp) the files are
+//   replaced one by one with files.json last, the commit point: a mixture is then refused,
+//   naming the file that does not belong, instead of being fitted. The same check catches
+//   files copied or edited into a dataset by hand. The hash guards against accidents (an
+//   interrupted write, two writers), not against forgery.
+// A directory without files.json (datasets written before 2026-12-02, the machine corpus,
+// hand-made test data) is read as before.
 #pragma once
 
 #include <array>
@@ -18,6 +22,8 @@
 #include <string_view>
 
 #include <nlohmann/json.hpp>
+
+#include "datasets/directory_swap.hpp"
 
 namespace pollscale::datasets {
 
@@ -35,6 +41,12 @@ std::string fnv1a64_hex(std::string_view bytes);
 
 /// The files.json document of a write: for each file name its "bytes" and "fnv1a64".
 nlohmann::json dataset_files_json(const std::map<std::string, std::string>& contents);
+
+/// Makes `dir` hold exactly `files` (name -> bytes, names of dataset_file_names) and their
+/// files.json, as one unit where the directory can be swapped (returns how, for tests), else
+/// file by file with files.json last. Dataset files of an earlier write that `files` does not
+/// hold are removed; other entries of `dir` stay. Throws std::system_error naming the path.
+directory_swap commit_dataset_files(const std::filesystem::path& dir, const std::map<std::string, std::string>& files);
 
 /// Checks `dir` against its files.json, if it has one: every listed file present with its
 /// size and hash, and no other dataset file (samples, summary, sentinels, context, plain or

@@ -147,11 +147,19 @@ std::vector<fs::path> find_sources(const fs::path& path) {
     has_csv |= e.is_regular_file() && e.path().extension() == ".csv";
   if (has_csv) return {path};  // a directory of historical CSVs
   for (auto it = fs::recursive_directory_iterator(path, ec); !ec && it != fs::recursive_directory_iterator();
-       it.increment(ec))
-    if (it->is_directory() && fs::exists(it->path() / "context.json")) {
+       it.increment(ec)) {
+    if (!it->is_directory()) continue;
+    if (it->path().filename().string().starts_with(".")) {
+      // Hidden: the old contents a killed write left beside a dataset (".NAME.XXXXXX",
+      // datasets/directory_swap.hpp), or a tool's own; never a source of its own.
+      it.disable_recursion_pending();
+      continue;
+    }
+    if (fs::exists(it->path() / "context.json")) {
       found.push_back(it->path());
       it.disable_recursion_pending();  // a dataset holds no datasets
     }
+  }
   if (ec) throw input_error(path.string() + ": " + ec.message());
   if (found.empty())
     throw input_error(path.string() +

@@ -387,39 +387,6 @@ TEST_F(DatasetTest, AFaultAtAnyStepOfAWriteLeavesTheOldFileWholeAndNoTemporary) 
   EXPECT_EQ(text_of(file), "new content");
 }
 
-// A dataset is several files; a write that fails after some were replaced (a full disk at
-// the third file, a kill between two renames) must leave either the old dataset or one a
-// reader refuses, never a mixture read as if whole. files.json, renamed last, is the
-// commit point (datasets/dataset_files.hpp).
-TEST_F(DatasetTest, ADatasetWriteThatFailsMidwayIsNeverReadAsAMixture) {
-  const dataset old = small();
-  dataset next = small();
-  for (auto& x : next.samples) x.value *= 2;
-  next.summaries = summarise_samples(next.samples);
-  next.context["host"] = "next";
-  // Fail the rename of each file in turn (files are written in name order, files.json last):
-  // before any is replaced the old dataset is read whole; after, the reader refuses.
-  for (const auto& [failing, old_is_whole] : std::vector<std::pair<std::string, bool>>{
-           {"context.json", true}, {"samples.csv", false}, {"summary.csv", false}, {"files.json", false}}) {
-    SCOPED_TRACE(failing);
-    fs::remove_all(dir_);
-    write_dataset(dir_, old);
-    set_write_fault_hook(
-        [&](std::string_view s, const fs::path& p) { return s == "rename" && p.filename() == failing ? ENOSPC : 0; });
-    EXPECT_THROW(write_dataset(dir_, next), std::system_error);
-    set_write_fault_hook({});
-    if (old_is_whole) {
-      const dataset back = read_dataset(dir_);
-      EXPECT_EQ(back.context["host"], "test");
-      ASSERT_EQ(back.summaries.size(), old.summaries.size());
-      for (std::size_t i = 0; i < old.summaries.size(); ++i)
-        EXPECT_EQ(back.summaries[i].s.median, old.summaries[i].s.median);
-    } else {  // refused, naming a file the last whole write's list does not hold
-      EXPECT_NE(read_error().find("not the file files.json lists"), std::string::npos) << read_error();
-    }
-  }
-}
-
 TEST_F(DatasetTest, HistoricalReaderValidatesProvenance) {
   fs::create_directories(dir_);
   const std::string header =
@@ -444,11 +411,11 @@ TEST_F(DatasetTest, HistoricalReaderValidatesProvenance) {
   }
 }
 
-// A dataset is several files, each replaced atomically on its own; files.json, written
-// last, says which belong together. A file of another write (a run killed between two
-// renames, two writers taking turns) is refused naming it, where it used to be read with
-// the rest; a file the write did not list (an older sentinel.csv) likewise. Deleting
-// files.json reads the files as they are.
+// A dataset is several files; files.json says which belong together. A file of another
+// write (copied in, or left by a write replaced file by file that was killed between two
+// renames: dataset_commit_test.cpp) is refused naming it, where it used to be read with the
+// rest; a file the write did not list (an older sentinel.csv) likewise. Deleting files.json
+// reads the files as they are.
 TEST_F(DatasetTest, FilesOfAnotherWriteAreRefusedNamingThem) {
   dataset a = small(), b = small();
   b.samples.back().value += 1;
