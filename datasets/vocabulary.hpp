@@ -34,6 +34,7 @@ enum class scenario : std::uint8_t {
   producers,       ///< T threads write eventfds that one epoll consumer drains (CPU scaling)
   private_sets,    ///< T threads each wait on a descriptor of their own (CPU scaling)
   shared_epoll,    ///< T threads pass tokens through epoll over shared pipes (CPU scaling)
+  cache_line,      ///< one cache line handed between two CPUs and back (round trip)
 };
 
 /// What was measured of one operation.
@@ -98,6 +99,11 @@ mechanism_traits traits(mechanism m);
 /// Scenarios measured against the number of threads (CPU scaling): the scalability law
 /// (model/scaling_law.hpp, `pollscale scale`) fits them, not the per-descriptor cost forms.
 bool scales_with_threads(scenario s);
+
+/// Scenarios that measure the machine rather than a mechanism's cost (memory_latency's cache
+/// curve, cache_line's transfer between CPUs): inputs of the models (the working-set term,
+/// the contention primitives of docs/scaling.md), never fitted or validated as cost cells.
+bool is_machine_primitive(scenario s);
 
 std::string_view name(scenario v);
 std::string_view name(metric v);

@@ -52,7 +52,7 @@ fit_environment environment_of(const observation_set& data) {
 std::vector<std::pair<cell_id, std::vector<const observation*>>> cells_of(const std::vector<const observation*>& rows) {
   std::map<cell_id, std::vector<const observation*>> groups;
   for (const auto* o : rows)
-    if (o->k.scenario != memory_scenario && !is_scaling_row(*o)) groups[cell_of(*o)].push_back(o);
+    if (!is_machine_primitive_row(*o) && !is_scaling_row(*o)) groups[cell_of(*o)].push_back(o);
   return {groups.begin(), groups.end()};
 }
 

@@ -252,7 +252,7 @@ bool is_rate(const datasets::key& cell) { return cell.unit == "1/s" || cell.unit
 bool has_mechanistic_family(const cell_id& c) {
   const auto& k = c.k;
   const auto s = datasets::parse<scenario>(k.scenario);
-  if (!s || *s == scenario::handler || *s == scenario::memory_latency) return false;
+  if (!s || *s == scenario::handler || datasets::is_machine_primitive(*s)) return false;
   return k.mechanism.empty() || datasets::is_known_mechanism(k.mechanism);
 }
 

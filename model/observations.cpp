@@ -94,6 +94,11 @@ bool is_scaling_row(const observation& o) {
   return s && datasets::scales_with_threads(*s);
 }
 
+bool is_machine_primitive_row(const observation& o) {
+  const auto s = datasets::parse<datasets::scenario>(o.k.scenario);
+  return s && datasets::is_machine_primitive(*s);
+}
+
 void rank_n_within_cells(observation_set& set) {
   std::map<cell_id, std::vector<std::int64_t>> ns;
   for (const auto& o : set.rows)

@@ -72,6 +72,10 @@ std::vector<std::filesystem::path> find_sources(const std::filesystem::path& pat
 /// fits it (model/scaling.hpp), the per-descriptor cost forms leave it out.
 bool is_scaling_row(const observation& o);
 
+/// A row that measures the machine, not a mechanism (datasets::is_machine_primitive:
+/// memory_latency, cache_line): an input of the models, never a cost cell of its own.
+bool is_machine_primitive_row(const observation& o);
+
 /// Sets every row's n_rank (load_observations does this; call again after editing rows).
 void rank_n_within_cells(observation_set& set);
 

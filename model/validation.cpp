@@ -36,8 +36,7 @@ std::pair<std::vector<const observation*>, std::vector<const observation*>> spli
     const observation_set& data, const row_filter& f, const std::vector<std::string>& group_by) {
   std::map<group_key, std::vector<const observation*>> groups;
   for (const auto& o : data.rows)
-    if (o.k.scenario != datasets::scenario::memory_latency && !is_scaling_row(o))
-      groups[group_of(o, group_by)].push_back(&o);
+    if (!is_machine_primitive_row(o) && !is_scaling_row(o)) groups[group_of(o, group_by)].push_back(&o);
   std::vector<const observation*> train, test;
   for (const auto& [g, rows] : groups) {
     const column_extremes ext = extremes_of(rows, f.columns_needing_extremes());
@@ -46,10 +45,10 @@ std::pair<std::vector<const observation*>, std::vector<const observation*>> spli
   return {train, test};
 }
 
-// Machine facts (memory_latency rows) always belong to the training side.
+// Machine facts (memory_latency, cache_line rows) always belong to the training side.
 std::vector<const observation*> with_machine_facts(const observation_set& data, std::vector<const observation*> train) {
   for (const auto& o : data.rows)
-    if (o.k.scenario == datasets::scenario::memory_latency) train.push_back(&o);
+    if (is_machine_primitive_row(o)) train.push_back(&o);
   return train;
 }
 

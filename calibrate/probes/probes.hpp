@@ -58,6 +58,9 @@ probe_def producers();
 /// (producers_points.cpp).
 std::vector<datasets::key> producers_points(const selection& sel, std::span<const flavour> mechs);
 
+/// cache_line: one cache line handed to another CPU and back by two spinning threads (ns).
+probe_def cache_line();
+
 /// private_sets: T pinned threads each make timeout-0 wait calls on a pipe of their own (calls/s).
 probe_def private_sets();
 

@@ -32,7 +32,7 @@ void expect_round_trip(std::size_t count) {
 }
 
 TEST(VocabularyTest, EveryNameReadsBackToItsValue) {
-  expect_round_trip<scenario>(12);
+  expect_round_trip<scenario>(13);
   expect_round_trip<metric>(12);
   expect_round_trip<mechanism>(10);
   expect_round_trip<variant>(6);
@@ -102,6 +102,11 @@ TEST(VocabularyTest, OnlyTheThreadScalingScenariosScaleWithThreads) {
     EXPECT_EQ(scales_with_threads(s),
               s == scenario::producers || s == scenario::private_sets || s == scenario::shared_epoll)
         << name(s);
+}
+
+TEST(VocabularyTest, OnlyTheMachineScenariosArePrimitives) {
+  for (auto s : all<scenario>())
+    EXPECT_EQ(is_machine_primitive(s), s == scenario::memory_latency || s == scenario::cache_line) << name(s);
 }
 
 TEST(VocabularyTest, SchemaListsAreTheVocabulary) {
