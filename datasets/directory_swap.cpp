@@ -165,8 +165,8 @@ directory_swap replace_directory(const fs::path& dir_given, const std::function<
     fs::remove_all(*stage, ec);
     throw;
   }
+  if (exists) remove_old(*stage, owned, carried);  // first: the instant a kill leaves it behind is short
   sync_directory(parent);  // the swap is made; a parent that cannot be flushed (no read permission) changes nothing
-  if (exists) remove_old(*stage, owned, carried);
   return exists ? directory_swap::exchanged : directory_swap::created;
 }
 
