@@ -4,7 +4,8 @@
 # threads each poll a pipe of their own, epoll) and the shared_epoll scenario (T threads
 # pass tokens through epoll over a shared ring of pipes: one instance, or EPOLLEXCLUSIVE)
 # at C = 1, 2, 4, ... up to min(CPUs, 16) with up to 4 x C threads (calibrate's full grids
-# for the three, a few minutes), then fit
+# for the three, a few minutes), and the contention primitive beside them (cache_line: one
+# cache line handed from the first CPU to each of up to 16 others and back), then fit
 # the scalability law of each C on its smallest thread counts (capped, for C > 1, by C
 # times the one-CPU series' capacity) and print, per C, what it predicted for the others
 # against what was measured, and 64 and 128 threads; then predict every series wider than
@@ -32,9 +33,10 @@ if ! [[ $train_max =~ ^[1-9][0-9]*$ ]]; then
 fi
 mkdir -p "$out"
 
-echo "cpu_scaling_campaign: $(nproc) CPUs; measuring producers, private_sets, shared_epoll into $out/dataset" >&2
+echo "cpu_scaling_campaign: $(nproc) CPUs; measuring producers, private_sets, shared_epoll, cache_line into $out/dataset" >&2
 start=$(date +%s)
-"$bin" calibrate --full --scenarios producers,private_sets,shared_epoll --mechanisms epoll/lt --out "$out/dataset" \
+"$bin" calibrate --full --scenarios producers,private_sets,shared_epoll,cache_line --mechanisms epoll/lt \
+  --out "$out/dataset" \
   --format csv > "$out/calibration.csv"
 echo "cpu_scaling_campaign: measured in $(( $(date +%s) - start )) s" >&2
 
