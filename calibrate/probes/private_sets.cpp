@@ -64,14 +64,14 @@
 namespace pollscale::calibrate::probes {
 namespace {
 
-constexpr std::uint64_t claim_chunk = 64;                 // calls a thread claims at a time
-constexpr std::uint64_t start_limit_ns = 10'000'000'000;  // threads must be running by then
-constexpr std::size_t batch_calls = 8192;                 // min_batch (see the essay)
+constexpr std::uint64_t claim_chunk = 64;  // calls a thread claims at a time
+constexpr std::size_t batch_calls = 8192;  // min_batch (see the essay)
 
 }  // namespace
 
 private_sets_driver::private_sets_driver(const datasets::key& key, const selection& sel)
-    : n_(point_threads(datasets::name(datasets::scenario::private_sets), key, max_threads)), crew_(*this) {
+    : n_(point_threads(datasets::name(datasets::scenario::private_sets), key, max_threads)),
+      crew_(std::string(datasets::name(datasets::scenario::private_sets)), [this] { stop_all(); }) {
   const auto cpus = point_thread_cpus(datasets::name(datasets::scenario::private_sets), key, n_, sel);
   const flavour f = flavour_of(key);
   require_fds(n_ * (channel_set::fds_needed(fd_kind::pipe, 1, 1) + 1) + 4, sel);
@@ -88,22 +88,11 @@ private_sets_driver::private_sets_driver(const datasets::key& key, const selecti
     max_fd_ = std::max(max_fd_, w.ch->watched(0));
   }
   call_once(workers_[0], 0);  // the caller's path works before any thread starts
-  crew_.start(n_);
-  wait_until_started();
+  crew_.start(1, n_, [this](std::size_t i) { serve(i); });
+  crew_.wait_until_running();
 }
 
 private_sets_driver::~private_sets_driver() = default;  // crew_ (last member) stops and joins first
-
-void private_sets_driver::crew::start(std::size_t count) {
-  threads_.reserve(count);
-  for (std::size_t i = 1; i < count; ++i) threads_.emplace_back([this, i] { d_.serve(i); });
-}
-
-private_sets_driver::crew::~crew() {
-  if (threads_.empty()) return;
-  d_.stop_all();
-  for (auto& t : threads_) t.join();
-}
 
 void private_sets_driver::stop_all() noexcept {
   stop_.store(true);
@@ -139,7 +128,7 @@ void private_sets_driver::serve(std::size_t i) {
   worker& me = workers_[i];
   try {
     sys::pin_current_thread(me.cpu);
-    started_.fetch_add(1, std::memory_order_release);
+    crew_.running();
     for (;;) {
       // gen_ before the budget: a raise after these loads changes gen_, so the wait returns.
       const std::uint32_t gen = gen_.load(std::memory_order_acquire);
@@ -147,35 +136,14 @@ void private_sets_driver::serve(std::size_t i) {
       if (!claim_and_call(i)) gen_.wait(gen, std::memory_order_acquire);
     }
   } catch (...) {
-    fail(me);
+    crew_.failed(std::current_exception());
+    fail();
   }
 }
 
-void private_sets_driver::fail(worker& me) noexcept {
-  me.error = std::current_exception();
-  me.failed.store(true, std::memory_order_release);
-  failed_.store(true, std::memory_order_release);
+void private_sets_driver::fail() noexcept {
   done_.fetch_add(1, std::memory_order_acq_rel);  // changes what the caller sleeps on
   done_.notify_all();
-}
-
-void private_sets_driver::wait_until_started() {
-  const std::uint64_t t0 = clock_ns();
-  while (started_.load(std::memory_order_acquire) + 1 < n_) {
-    rethrow_if_failed();
-    if (clock_ns() - t0 > start_limit_ns)
-      throw probe_failure("private_sets: " + std::to_string(started_.load()) + " of " + std::to_string(n_ - 1) +
-                          " threads were running after 10 s");
-    std::this_thread::sleep_for(std::chrono::microseconds(100));
-  }
-  rethrow_if_failed();
-}
-
-void private_sets_driver::rethrow_if_failed() const {
-  if (!failed_.load(std::memory_order_acquire)) return;
-  for (std::size_t i = 0; i < n_; ++i)
-    if (workers_[i].failed.load(std::memory_order_acquire)) std::rethrow_exception(workers_[i].error);
-  throw probe_failure("private_sets: a thread failed");
 }
 
 std::uint64_t private_sets_driver::calls(std::size_t ops) {
@@ -187,11 +155,11 @@ std::uint64_t private_sets_driver::calls(std::size_t ops) {
   while (claim_and_call(0)) {
   }
   for (std::uint64_t d = done_.load(std::memory_order_acquire); d < goal; d = done_.load(std::memory_order_acquire)) {
-    rethrow_if_failed();
+    crew_.rethrow_if_failed();
     done_.wait(d, std::memory_order_acquire);
   }
   const std::uint64_t elapsed = clock_ns() - t0;
-  rethrow_if_failed();
+  crew_.rethrow_if_failed();
   const auto made = calls_per_thread();
   std::uint64_t sum = 0;
   for (auto m : made) sum += m;

@@ -10,6 +10,7 @@
 
 #include "calibrate/channel.hpp"
 #include "calibrate/probe.hpp"
+#include "calibrate/probes/thread_crew.hpp"
 #include "calibrate/waiter.hpp"
 
 namespace pollscale::calibrate::probes {
@@ -53,32 +54,14 @@ class private_sets_driver {
     std::unique_ptr<waiter> w;
     std::vector<std::uint32_t> scratch;
     std::atomic<std::uint64_t> made{0};
-    std::exception_ptr error;         // set by the thread before `failed` (release)
-    std::atomic<bool> failed{false};  // read before `error`
     int cpu = -1;
-  };
-
-  /// Joins threads 1..T-1 whatever happens: declared last, so it runs first on destruction.
-  class crew {
-   public:
-    explicit crew(private_sets_driver& d) : d_(d) {}
-    ~crew();
-    crew(const crew&) = delete;
-    crew& operator=(const crew&) = delete;
-    void start(std::size_t count);  ///< starts threads 1..count-1
-
-   private:
-    private_sets_driver& d_;
-    std::vector<std::thread> threads_;
   };
 
   void serve(std::size_t i);           // a started thread's loop
   bool claim_and_call(std::size_t i);  // one chunk of the budget; false when none is left
   void call_once(worker& me, std::uint32_t tag);
-  void fail(worker& me) noexcept;
+  void fail() noexcept;
   void stop_all() noexcept;
-  void wait_until_started();
-  void rethrow_if_failed() const;
 
   std::size_t n_;
   int max_fd_ = -1;
@@ -88,9 +71,7 @@ class private_sets_driver {
   std::atomic<std::uint64_t> done_{0};     // calls finished; the caller sleeps on it
   std::atomic<std::uint32_t> gen_{0};      // bumped to wake the threads (budget or stop)
   std::atomic<bool> stop_{false};
-  std::atomic<bool> failed_{false};
-  std::atomic<std::size_t> started_{0};
-  crew crew_;  // last: joins before the rest goes
+  thread_crew crew_;  // threads 1..T-1; last: joins before the rest goes
 };
 
 }  // namespace pollscale::calibrate::probes

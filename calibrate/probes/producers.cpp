@@ -76,11 +76,10 @@
 namespace pollscale::calibrate::probes {
 namespace {
 
-constexpr std::uint64_t claim_chunk = 16;                 // events a producer claims at a time
-constexpr int wait_timeout_ms = 1000;                     // the consumer's epoll_wait
-constexpr int stall_waits = 10;                           // empty waits in a row: a stall (10 s)
-constexpr std::uint64_t start_limit_ns = 10'000'000'000;  // producers must be running by then
-constexpr std::size_t batch_events = 16384;               // min_batch (see the essay)
+constexpr std::uint64_t claim_chunk = 16;    // events a producer claims at a time
+constexpr int wait_timeout_ms = 1000;        // the consumer's epoll_wait
+constexpr int stall_waits = 10;              // empty waits in a row: a stall (10 s)
+constexpr std::size_t batch_events = 16384;  // min_batch (see the essay)
 
 /// The CPUs of a point: the consumer's, then one per producer.
 std::vector<int> thread_cpus(const datasets::key& key, std::size_t producers) {
@@ -104,7 +103,9 @@ std::size_t producer_count(const datasets::key& key) {
 }  // namespace
 
 producers_driver::producers_driver(const datasets::key& key, const selection& sel)
-    : n_(producer_count(key)), consumed_(n_, 0), crew_(*this) {
+    : n_(producer_count(key)),
+      consumed_(n_, 0),
+      crew_(std::string(datasets::name(datasets::scenario::producers)), [this] { stop_all(); }) {
   const auto cpus = thread_cpus(key, n_);
   const std::size_t distinct = datasets::pinning::parse(key.pinning).distinct_cpus();
   for (int cpu : cpus)
@@ -122,23 +123,12 @@ producers_driver::producers_driver(const datasets::key& key, const selection& se
   scratch_.reserve(n_);
   slots_ = std::make_unique<slot[]>(n_);
   for (std::size_t i = 0; i < n_; ++i) slots_[i].cpu = cpus[i + 1];
-  crew_.start(n_);
-  wait_until_started();
+  crew_.start(0, n_, [this](std::size_t i) { produce(i); });
+  crew_.wait_until_running();
   deliver(claim_chunk * n_);  // untimed: the whole path works
 }
 
 producers_driver::~producers_driver() = default;  // crew_ (last member) stops and joins first
-
-void producers_driver::crew::start(std::size_t count) {
-  threads_.reserve(count);
-  for (std::size_t i = 0; i < count; ++i) threads_.emplace_back([this, i] { d_.produce(i); });
-}
-
-producers_driver::crew::~crew() {
-  if (threads_.empty()) return;
-  d_.stop_all();
-  for (auto& t : threads_) t.join();
-}
 
 void producers_driver::stop_all() noexcept {
   stop_.store(true);
@@ -151,7 +141,7 @@ void producers_driver::produce(std::size_t i) {
   try {
     sys::pin_current_thread(me.cpu);
     const int fd = ch_->trigger_fd(i);
-    started_.fetch_add(1, std::memory_order_release);
+    crew_.running();
     const std::uint64_t one = 1;
     for (;;) {
       // gen_ before the budget: a raise after these loads changes gen_, so the wait returns.
@@ -174,28 +164,8 @@ void producers_driver::produce(std::size_t i) {
       }
     }
   } catch (...) {
-    me.error = std::current_exception();
-    me.failed.store(true, std::memory_order_release);
-    failed_.store(true, std::memory_order_release);
+    crew_.failed(std::current_exception());
   }
-}
-
-void producers_driver::wait_until_started() {
-  const std::uint64_t t0 = clock_ns();
-  while (started_.load(std::memory_order_acquire) < n_) {
-    rethrow_if_failed();
-    if (clock_ns() - t0 > start_limit_ns)
-      throw probe_failure("producers: " + std::to_string(started_.load()) + " of " + std::to_string(n_) +
-                          " producer threads were running after 10 s");
-    std::this_thread::sleep_for(std::chrono::microseconds(100));
-  }
-}
-
-void producers_driver::rethrow_if_failed() const {
-  if (!failed_.load(std::memory_order_acquire)) return;
-  for (std::size_t i = 0; i < n_; ++i)
-    if (slots_[i].failed.load(std::memory_order_acquire)) std::rethrow_exception(slots_[i].error);
-  throw probe_failure("producers: a producer thread failed");
 }
 
 std::uint64_t producers_driver::drain(std::uint32_t tag) {
@@ -217,7 +187,7 @@ std::uint64_t producers_driver::deliver(std::size_t events) {
   int empty = 0;
   while (delivered_ < goal) {
     if (w_->wait(scratch_, wait_timeout_ms) == 0) {
-      rethrow_if_failed();
+      crew_.rethrow_if_failed();
       if (++empty >= stall_waits)
         throw probe_failure("producers: no event for " + std::to_string(stall_waits * wait_timeout_ms / 1000) + " s; " +
                             std::to_string(delivered_ + events - goal) + " of " + std::to_string(events) +
@@ -235,7 +205,7 @@ std::uint64_t producers_driver::deliver(std::size_t events) {
                           " events where the producers may write only " + std::to_string(events));
   }
   const std::uint64_t elapsed = clock_ns() - t0;
-  rethrow_if_failed();
+  crew_.rethrow_if_failed();
   for (std::size_t i = 0; i < n_; ++i) {
     const std::uint64_t w = slots_[i].written.load(std::memory_order_acquire);
     if (w != consumed_[i])

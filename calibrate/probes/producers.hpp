@@ -15,6 +15,7 @@
 
 #include "calibrate/channel.hpp"
 #include "calibrate/probe.hpp"
+#include "calibrate/probes/thread_crew.hpp"
 #include "calibrate/waiter.hpp"
 
 namespace pollscale::calibrate::probes {
@@ -57,31 +58,11 @@ class producers_driver {
   /// One producer's state, on its own cache line: only its thread writes `written`.
   struct alignas(64) slot {
     std::atomic<std::uint64_t> written{0};
-    std::exception_ptr error;         // set by the thread before `failed` (release)
-    std::atomic<bool> failed{false};  // read before `error`
     int cpu = -1;
-  };
-
-  /// Joins the producers whatever happens: declared last, so it runs first on destruction
-  /// (also when the constructor throws after starting some), while the rest is alive.
-  class crew {
-   public:
-    explicit crew(producers_driver& d) : d_(d) {}
-    ~crew();
-    crew(const crew&) = delete;
-    crew& operator=(const crew&) = delete;
-    /// Starts producers 0..count-1; those started are joined even if a later one fails to.
-    void start(std::size_t count);
-
-   private:
-    producers_driver& d_;
-    std::vector<std::thread> threads_;
   };
 
   void produce(std::size_t i);
   void stop_all() noexcept;
-  void wait_until_started();
-  void rethrow_if_failed() const;
   std::uint64_t drain(std::uint32_t tag);
 
   std::size_t n_;
@@ -95,13 +76,11 @@ class producers_driver {
   alignas(64) std::atomic<std::uint64_t> claimed_{0};
   alignas(64) std::atomic<std::uint32_t> gen_{0};
   std::atomic<bool> stop_{false};
-  std::atomic<bool> failed_{false};
-  std::atomic<std::size_t> started_{0};
   // The consumer's own bookkeeping.
   std::vector<std::uint64_t> consumed_;
   std::uint64_t delivered_ = 0;
   std::vector<std::uint32_t> scratch_;
-  crew crew_;  // last
+  thread_crew crew_;  // the producers; last: joins them before the rest goes
 };
 
 }  // namespace pollscale::calibrate::probes

@@ -72,7 +72,7 @@ namespace {
 
 constexpr int wait_timeout_ms = 100;                      // a thread's epoll_wait (see the essay)
 constexpr auto stall_limit = std::chrono::seconds(10);    // no pass for this long: a stall
-constexpr std::uint64_t start_limit_ns = 10'000'000'000;  // threads must be running by then
+constexpr std::uint64_t quiet_limit_ns = 10'000'000'000;  // threads must park by then
 constexpr std::size_t batch_passes = 2048;                // min_batch
 
 /// EPOLLEXCLUSIVE or 0 for the variant; std::invalid_argument for another.
@@ -89,7 +89,7 @@ std::uint32_t mode_of(const datasets::key& key) {
 shared_epoll_driver::shared_epoll_driver(const datasets::key& key, const selection& sel)
     : n_(point_threads(datasets::name(datasets::scenario::shared_epoll), key, max_threads)),
       mode_(mode_of(key)),
-      crew_(*this) {
+      crew_(std::string(datasets::name(datasets::scenario::shared_epoll)), [this] { stop_all(); }) {
   exclusive_ = mode_ == EPOLLEXCLUSIVE;
   const auto cpus = point_thread_cpus(datasets::name(datasets::scenario::shared_epoll), key, n_, sel);
   require_fds(2 * n_ + (exclusive_ ? n_ : 1) + 4, sel);
@@ -115,8 +115,8 @@ shared_epoll_driver::shared_epoll_driver(const datasets::key& key, const selecti
     workers_[i].cpu = cpus[i];
     workers_[i].epfd = epfds_[exclusive_ ? i : 0].get();
   }
-  crew_.start(n_);
-  wait_until_started();
+  crew_.start(0, n_, [this](std::size_t i) { serve(i); });
+  crew_.wait_until_running();
   pass(n_);  // untimed: every token can move
   if (const auto t = tokens_in_ring(); t != n_)
     throw probe_failure("shared_epoll: " + std::to_string(t) + " tokens in the ring after the set-up's pass, " +
@@ -124,17 +124,6 @@ shared_epoll_driver::shared_epoll_driver(const datasets::key& key, const selecti
 }
 
 shared_epoll_driver::~shared_epoll_driver() = default;  // crew_ (last member) stops and joins first
-
-void shared_epoll_driver::crew::start(std::size_t count) {
-  threads_.reserve(count);
-  for (std::size_t i = 0; i < count; ++i) threads_.emplace_back([this, i] { d_.serve(i); });
-}
-
-shared_epoll_driver::crew::~crew() {
-  if (threads_.empty()) return;
-  d_.stop_all();
-  for (auto& t : threads_) t.join();
-}
 
 void shared_epoll_driver::stop_all() noexcept {
   stop_.store(true);
@@ -173,7 +162,7 @@ void shared_epoll_driver::serve(std::size_t i) {
   worker& me = workers_[i];
   try {
     sys::pin_current_thread(me.cpu);
-    started_.fetch_add(1, std::memory_order_release);
+    crew_.running();
     for (;;) {
       // gen_ before the target: a raise after these loads changes gen_, so the wait returns.
       const std::uint32_t gen = gen_.load(std::memory_order_acquire);
@@ -187,30 +176,10 @@ void shared_epoll_driver::serve(std::size_t i) {
       move_one(me);
     }
   } catch (...) {
-    me.error = std::current_exception();
-    me.failed.store(true, std::memory_order_release);
-    failed_.store(true, std::memory_order_release);
-    const std::lock_guard lock(done_mutex_);
+    crew_.failed(std::current_exception());
+    const std::lock_guard lock(done_mutex_);  // the caller, in its wait_for, sees it at once
     done_.notify_all();
   }
-}
-
-void shared_epoll_driver::wait_until_started() {
-  const std::uint64_t t0 = clock_ns();
-  while (started_.load(std::memory_order_acquire) < n_) {
-    rethrow_if_failed();
-    if (clock_ns() - t0 > start_limit_ns)
-      throw probe_failure("shared_epoll: " + std::to_string(started_.load()) + " of " + std::to_string(n_) +
-                          " threads were running after 10 s");
-    std::this_thread::sleep_for(std::chrono::microseconds(100));
-  }
-}
-
-void shared_epoll_driver::rethrow_if_failed() const {
-  if (!failed_.load(std::memory_order_acquire)) return;
-  for (std::size_t i = 0; i < n_; ++i)
-    if (workers_[i].failed.load(std::memory_order_acquire)) std::rethrow_exception(workers_[i].error);
-  throw probe_failure("shared_epoll: a thread failed");
 }
 
 std::uint64_t shared_epoll_driver::pass(std::size_t passes) {
@@ -224,7 +193,7 @@ std::uint64_t shared_epoll_driver::pass(std::size_t passes) {
   auto last_progress = std::chrono::steady_clock::now();
   while (passed_.load(std::memory_order_acquire) < goal) {
     done_.wait_for(lock, std::chrono::seconds(1));
-    rethrow_if_failed();
+    crew_.rethrow_if_failed();
     if (const auto now = passed_.load(std::memory_order_acquire); now != seen) {
       seen = now;
       last_progress = std::chrono::steady_clock::now();
@@ -234,7 +203,7 @@ std::uint64_t shared_epoll_driver::pass(std::size_t passes) {
     }
   }
   const std::uint64_t elapsed = clock_ns() - t0;
-  rethrow_if_failed();
+  crew_.rethrow_if_failed();
   return elapsed;
 }
 
@@ -244,8 +213,8 @@ std::uint64_t shared_epoll_driver::tokens_in_ring() {
   target_.store(passed_.load(std::memory_order_acquire), std::memory_order_release);
   const std::uint64_t t0 = clock_ns();
   while (parked_.load(std::memory_order_acquire) < n_) {
-    rethrow_if_failed();
-    if (clock_ns() - t0 > start_limit_ns) throw probe_failure("shared_epoll: threads still passing tokens after 10 s");
+    crew_.rethrow_if_failed();
+    if (clock_ns() - t0 > quiet_limit_ns) throw probe_failure("shared_epoll: threads still passing tokens after 10 s");
     std::this_thread::sleep_for(std::chrono::microseconds(100));
   }
   std::uint64_t total = 0;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "calibrate/probe.hpp"
+#include "calibrate/probes/thread_crew.hpp"
 #include "calibrate/sys/unique_fd.hpp"
 
 namespace pollscale::calibrate::probes {
@@ -52,29 +53,12 @@ class shared_epoll_driver {
   struct alignas(64) worker {
     int cpu = -1;
     int epfd = -1;  // the instance this thread waits on
-    std::exception_ptr error;
-    std::atomic<bool> failed{false};
-  };
-
-  class crew {
-   public:
-    explicit crew(shared_epoll_driver& d) : d_(d) {}
-    ~crew();
-    crew(const crew&) = delete;
-    crew& operator=(const crew&) = delete;
-    void start(std::size_t count);
-
-   private:
-    shared_epoll_driver& d_;
-    std::vector<std::thread> threads_;
   };
 
   void serve(std::size_t i);
   bool move_one(worker& me);  // waits for one event and passes its tokens on; false: none came
   void count(std::uint64_t tokens);
   void stop_all() noexcept;
-  void wait_until_started();
-  void rethrow_if_failed() const;
 
   std::size_t n_;
   bool exclusive_ = false;
@@ -88,12 +72,10 @@ class shared_epoll_driver {
   std::atomic<std::uint64_t> futile_{0};
   std::atomic<std::uint32_t> gen_{0};  // bumped to wake the threads (budget or stop)
   std::atomic<bool> stop_{false};
-  std::atomic<bool> failed_{false};
-  std::atomic<std::size_t> started_{0};
   std::atomic<std::size_t> parked_{0};  // threads asleep between batches
   std::mutex done_mutex_;
   std::condition_variable done_;  // the pass that reaches the target notifies the caller
-  crew crew_;                     // last: joins before the rest goes
+  thread_crew crew_;              // last: joins before the rest goes
 };
 
 }  // namespace pollscale::calibrate::probes
