@@ -82,7 +82,13 @@ def host_id(ctx, where):
 
 
 def dataset_name(ctx):
-    profile = (ctx.get("calibration") or {}).get("profile") or "dataset"
+    calibration = ctx.get("calibration") or {}
+    profile = calibration.get("profile") or "dataset"
+    # A calibration of some scenarios only (the CPU-scaling campaign's four, say) is no
+    # quick or full profile of the machine: "full-part-..." keeps tools and readers from
+    # taking it for one.
+    if calibration.get("scenarios"):
+        profile += "-part"
     when = re.sub(r"[^0-9TZ]", "", ctx.get("time_utc") or "")  # 20261201T125036Z
     return f"{slug(profile)}-{when}" if when else slug(profile)
 

@@ -77,6 +77,19 @@ class CorpusAddTest(unittest.TestCase):
         self.assertEqual(v.returncode, 0, v.stderr)
         self.assertEqual(json.loads(v.stdout)["summary"]["n"], 24)
 
+    def test_calibration_of_some_scenarios_is_named_part(self):
+        # The CPU-scaling campaign measures four scenarios with the full profile: it must not
+        # land as "full-...", which readers and tools take for a whole-machine calibration.
+        path = os.path.join(self.dataset, "context.json")
+        with open(path) as f:
+            ctx = json.load(f)
+        ctx["calibration"] = {"profile": "full", "scenarios": ["producers", "cache_line"]}
+        with open(path, "w") as f:
+            json.dump(ctx, f)
+        r = run(self.dataset, "--corpus", self.corpus)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(os.listdir(os.path.join(self.corpus, HOST)), ["full-part-20261201T120000Z"])
+
     def test_bad_input_is_one_line_and_a_documented_code(self):
         run(self.dataset, "--corpus", self.corpus)
         again = run(self.dataset, "--corpus", self.corpus)
