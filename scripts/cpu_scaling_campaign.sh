@@ -10,7 +10,8 @@
 # times the one-CPU series' capacity) and print, per C, what it predicted for the others
 # against what was measured, and 64 and 128 threads; then predict every series wider than
 # two CPUs from the one- and two-CPU series alone (scale --from-cpus 2, docs/scaling.md)
-# and print the error per C.
+# and print the error per C; then the protocol judged from 2, 4 and 8 CPUs, per table
+# (bench/scaling_wider.py, also in OUT_DIR/judged.md).
 #
 # Usage: scripts/cpu_scaling_campaign.sh [OUT_DIR] [TRAIN_MAX]
 #   OUT_DIR    where the dataset and the predictions go (default out/cpu-scaling-<UTC time>)
@@ -69,4 +70,8 @@ EOF
 echo
 echo "predicted from the 1- and 2-CPU series alone (scale --from-cpus 2):"
 sed -n '/^#  *C  *n /,$p' "$out/wider.txt"
+# The protocol's judgement as fixed (docs/scaling.md): from 2, 4 and 8 CPUs, per table.
+echo
+echo "the wider-machine protocol judged from C0 = 2, 4, 8 CPUs (bench/scaling_wider.py):"
+python3 "$root/bench/scaling_wider.py" --pollscale "$bin" "$out/dataset" | tee "$out/judged.md"
 echo "cpu_scaling_campaign: $out/scale.txt holds the laws, $out/wider.txt the wider machines; total $(( $(date +%s) - start )) s" >&2
