@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iostream>
+#include <optional>
 
 #include "app/cli.hpp"
 #include "app/commands.hpp"
@@ -107,7 +108,20 @@ json group_json(const studies::group_comparison& g) {
       {"p_holm", g.p_holm},     {"significant", g.significant}, {"regression", g.regression}};
 }
 
-json result_json(const studies::comparison& c, const po::variables_map& vm, const studies::compare_options& o) {
+json optional_json(const std::optional<double>& v) { return v ? json_number(*v) : json(nullptr); }
+
+// One line for the reader when the two sides met different speed modes of their machine:
+// every mechanism moves with it, and a comparison cannot tell that from what was changed.
+std::string machine_shift_line(const studies::machine_shift& s) {
+  if (!s.shifted) return {};
+  return "pollscale compare: the drift sentinel read " + format_number(*s.sentinel_b_ns) + " ns in B against " +
+         format_number(*s.sentinel_a_ns) + " ns in A (B/A " + format_number(*s.ratio, 3) +
+         "): the two sides met different speed modes of their machine, and every mechanism moves with that; "
+         "compare several runs of each side, interleaved (A,A2 B,B2; docs/compare.md)";
+}
+
+json result_json(const studies::comparison& c, const studies::machine_shift& shift, const po::variables_map& vm,
+                 const studies::compare_options& o) {
   json mechanisms = json::array(), series = json::array(), points = json::array();
   for (const auto& m : c.mechanisms) mechanisms.push_back(group_json(m));
   for (const auto& s : c.series) series.push_back(group_json(s));
@@ -134,6 +148,11 @@ json result_json(const studies::comparison& c, const po::variables_map& vm, cons
           {"between_series_sd", c.between_series_sd},
           {"between_mechanism_sd", c.between_mechanism_sd},
           {"median_ratio", {{"ratio", c.median_ratio}, {"lo", c.median_ratio_lo}, {"hi", c.median_ratio_hi}}},
+          {"sentinel",
+           {{"a_ns", optional_json(shift.sentinel_a_ns)},
+            {"b_ns", optional_json(shift.sentinel_b_ns)},
+            {"ratio", optional_json(shift.ratio)},
+            {"shifted", shift.shifted}}},
           {"only_a", c.only_a},
           {"only_b", c.only_b},
           {"point_regressions", c.point_regressions},
@@ -204,7 +223,8 @@ text_table csv_table(const studies::comparison& c) {
 }
 
 // `level`: what the gate counts (gate_level); a row reads REGRESSION only at those levels.
-void write_text(const studies::comparison& c, const po::variables_map& vm, int level) {
+void write_text(const studies::comparison& c, const studies::machine_shift& shift, const po::variables_map& vm,
+                int level) {
   std::size_t significant = 0;
   for (const auto& p : c.points) significant += p.significant;
   std::cout << "A: " << vm["a"].as<std::string>() << "\nB: " << vm["b"].as<std::string>() << "\n"
@@ -213,7 +233,11 @@ void write_text(const studies::comparison& c, const po::variables_map& vm, int l
             << "between-run scatter (τ) of a point " << percent_text(c.between_run_sd) << ", of a series "
             << percent_text(c.between_series_sd) << ", of a mechanism " << percent_text(c.between_mechanism_sd)
             << "; median B/A over all points " << ratio_text(c.median_ratio, c.median_ratio_lo, c.median_ratio_hi)
-            << "\n\n";
+            << "\n";
+  if (shift.ratio)
+    std::cout << "drift sentinel (the machine's speed): " << format_number(*shift.sentinel_a_ns) << " ns in A, "
+              << format_number(*shift.sentinel_b_ns) << " ns in B (B/A " << format_number(*shift.ratio) << ")\n";
+  std::cout << "\n";
   const bool gated = vm.count("fail-on-regression") > 0;
   write_table(std::cout, groups_table(c.mechanisms, true, gated));
   std::cout << "\n";
@@ -246,15 +270,17 @@ int cmd_compare(const args_t& args) {
   for (const auto& d : a) pa.push_back(&d);
   for (const auto& d : b) pb.push_back(&d);
   const auto c = studies::compare_runs(pa, pb, o);
+  const auto shift = studies::sentinel_shift(pa, pb);
   if (c.points.empty())
     throw usage_error("compare: " + vm["a"].as<std::string>() + " and " + vm["b"].as<std::string>() +
                       " have no point in common");
   if (format == output_format::json)
-    std::cout << stamped(output_kind::comparison, result_json(c, vm, o)).dump(2) << "\n";
+    std::cout << stamped(output_kind::comparison, result_json(c, shift, vm, o)).dump(2) << "\n";
   else if (format == output_format::csv)
     write_csv(std::cout, csv_table(c));
   else
-    write_text(c, vm, level);
+    write_text(c, shift, vm, level);
+  if (const auto line = machine_shift_line(shift); !line.empty()) std::cerr << line << "\n";
   const bool gated = vm.count("fail-on-regression") > 0;
   const std::size_t found =
       c.mechanism_regressions + (level >= 1 ? c.series_regressions : 0) + (level >= 2 ? c.point_regressions : 0);

@@ -9,6 +9,7 @@
 
 #include <boost/math/distributions/students_t.hpp>
 
+#include "datasets/run_facts.hpp"
 #include "datasets/statistics.hpp"
 
 namespace pollscale::studies {
@@ -377,6 +378,35 @@ comparison compare_runs(const std::vector<const datasets::dataset*>& a, const st
 
 comparison compare_datasets(const datasets::dataset& a, const datasets::dataset& b, const compare_options& o) {
   return compare_runs({&a}, {&b}, o);
+}
+
+namespace {
+
+// Geometric mean of the runs' sentinel medians; nullopt when any run lacks one (a level
+// from some runs only would compare unlike things).
+std::optional<double> sentinel_level(const std::vector<const datasets::dataset*>& runs) {
+  if (runs.empty()) return std::nullopt;
+  double ln_sum = 0;
+  for (const auto* d : runs) {
+    const auto facts = datasets::read_run_facts(d->context);
+    if (!facts.drift || !facts.drift->median_ns || !(*facts.drift->median_ns > 0)) return std::nullopt;
+    ln_sum += std::log(*facts.drift->median_ns);
+  }
+  return std::exp(ln_sum / static_cast<double>(runs.size()));
+}
+
+}  // namespace
+
+machine_shift sentinel_shift(const std::vector<const datasets::dataset*>& a,
+                             const std::vector<const datasets::dataset*>& b) {
+  machine_shift s;
+  s.sentinel_a_ns = sentinel_level(a);
+  s.sentinel_b_ns = sentinel_level(b);
+  if (s.sentinel_a_ns && s.sentinel_b_ns) {
+    s.ratio = *s.sentinel_b_ns / *s.sentinel_a_ns;
+    s.shifted = *s.ratio >= machine_shift::slow_factor || *s.ratio <= 1 / machine_shift::slow_factor;
+  }
+  return s;
 }
 
 }  // namespace pollscale::studies

@@ -113,6 +113,24 @@ comparison compare_datasets(const datasets::dataset& a, const datasets::dataset&
 comparison compare_runs(const std::vector<const datasets::dataset*>& a, const std::vector<const datasets::dataset*>& b,
                         const compare_options& o);
 
+/// What each side's drift sentinel read (context "stability": one CPU's speed through the
+/// run, a poll(2) over 64 pipes) — the machine's state behind the numbers. A comparison
+/// tests B against A; a machine that ran slower for one side moves every mechanism with it
+/// and looks like a regression (docs/compare.md: two runs of one build on a 16-CPU machine
+/// whose sentinels read 1.93x apart differed by a median 1.49x).
+struct machine_shift {
+  std::optional<double> sentinel_a_ns, sentinel_b_ns;  ///< geometric mean of each side's runs' medians
+  std::optional<double> ratio;                         ///< B / A; nullopt unless both sides have a level
+  /// True when B's level is at least slow_factor times A's or at most 1/slow_factor.
+  bool shifted = false;
+  /// The factor calibrate's sentinel calls a reading slow (calibrate/sentinel.cpp): a side
+  /// this far from the other met another speed mode of the machine.
+  static constexpr double slow_factor = 1.15;
+};
+
+machine_shift sentinel_shift(const std::vector<const datasets::dataset*>& a,
+                             const std::vector<const datasets::dataset*>& b);
+
 /// Compares points already reduced to one side each (a published table's rows), matched by
 /// key; points without a partner are counted in only_a / only_b.
 comparison compare_sides(const std::vector<std::pair<datasets::key, side>>& a,

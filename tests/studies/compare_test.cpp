@@ -9,9 +9,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <optional>
 #include <random>
 
 #include "datasets/historical.hpp"
+#include "datasets/run_facts.hpp"
 
 namespace pollscale::studies {
 namespace {
@@ -262,6 +264,44 @@ TEST(CompareTest, ReproducesTheAim9SlabTablesVerdicts) {
       }
     }
   }
+}
+
+}  // namespace
+}  // namespace pollscale::studies
+
+namespace pollscale::studies {
+namespace {
+
+datasets::dataset with_sentinel(std::optional<double> median_ns) {
+  datasets::dataset d;
+  if (median_ns) {
+    datasets::stability_facts f;
+    f.readings = 40;
+    f.median_ns = median_ns;
+    datasets::write_stability(d.context, f, std::nullopt);
+  }
+  return d;
+}
+
+// The drift sentinel of each side says whether the two met one machine state: each side's
+// level is the geometric mean of its runs, and a ratio past calibrate's slow factor (1.15)
+// either way marks the comparison as shifted; a run without a sentinel gives no level.
+TEST(CompareTest, TheDriftSentinelsSayWhetherBothSidesMetOneMachineState) {
+  const auto a = with_sentinel(800), a2 = with_sentinel(1250), b = with_sentinel(1500), c = with_sentinel(900);
+  auto s = sentinel_shift({&a}, {&b});
+  ASSERT_TRUE(s.ratio);
+  EXPECT_NEAR(*s.ratio, 1.875, 1e-12);
+  EXPECT_TRUE(s.shifted);
+  EXPECT_FALSE(sentinel_shift({&a}, {&c}).shifted);  // 1.125: within one mode
+  EXPECT_TRUE(sentinel_shift({&b}, {&a}).shifted);   // faster by as much: shifted too
+  s = sentinel_shift({&a, &a2}, {&b});               // A's level: sqrt(800 x 1250) = 1000
+  EXPECT_NEAR(*s.sentinel_a_ns, 1000, 1e-9);
+  EXPECT_NEAR(*s.ratio, 1.5, 1e-12);
+  const auto none = with_sentinel(std::nullopt);
+  s = sentinel_shift({&a, &none}, {&b});
+  EXPECT_FALSE(s.sentinel_a_ns);
+  EXPECT_FALSE(s.ratio);
+  EXPECT_FALSE(s.shifted);
 }
 
 }  // namespace
