@@ -59,7 +59,7 @@ void write_families(std::ostream& out, const model::wider_result& r) {
     // campaign every producers prediction past C0 = 2, 4 and 8 was above the measurement.
     if (f.k.scenario == datasets::scenario::producers)
       out << "   caveat: one consumer thread drains every event, a serial stage neither rule models; on the "
-             "first 16-CPU campaign every prediction past 2, 4 or 8 CPUs lay above the measurement, by 4% to 32x "
+             "first 16-CPU campaign every prediction past 2, 4 or 8 CPUs lay above the measurement, by 4% to 33x "
              "(docs/scaling.md): read them as upper bounds\n";
   }
   std::vector<datasets::key> keys;
