@@ -115,8 +115,6 @@ search_result bisect(const search& q, const sim_setup& base, const sim_costs& co
   });
 }
 
-nlohmann::json optional_json(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); }
-
 std::string binding_text(const search& q, const search_result& r) {
   const evaluation* e = r.first_miss();
   if (!e || !r.capacity) return "";
@@ -150,15 +148,15 @@ nlohmann::json search_json(const search& q, const search_result& r, const sim_se
                            const cost_provenance& prov) {
   nlohmann::json j = inputs_json(base, prov);
   j["vary"] = q.vary;
-  j["targets"] = {{"max_p99_s", optional_json(q.goal.p99_s)},
-                  {"max_mean_latency_s", optional_json(q.goal.mean_s)},
-                  {"max_cpu_utilisation", optional_json(q.goal.cpu)}};
-  j["capacity"] = optional_json(r.capacity);
+  j["targets"] = {{"max_p99_s", json_number(q.goal.p99_s)},
+                  {"max_mean_latency_s", json_number(q.goal.mean_s)},
+                  {"max_cpu_utilisation", json_number(q.goal.cpu)}};
+  j["capacity"] = json_number(r.capacity);
   j["capacity_is_search_limit"] = r.at_hi;
   j["binding"] = binding_json(q, r);
   if (r.interrupted) {
     j["interrupted"] = true;
-    j["bracket"] = {{"meets", optional_json(r.meets)}, {"misses", optional_json(r.misses)}};
+    j["bracket"] = {{"meets", json_number(r.meets)}, {"misses", json_number(r.misses)}};
   }
   j["evaluations"] = nlohmann::json::array();
   for (const evaluation& e : r.evaluations) {
@@ -290,12 +288,12 @@ mechanism_capacity search_one(const po::variables_map& vm, const search& q, cons
 nlohmann::json estimate_json(const studies::capacity_targets& goal, const studies::capacity_estimate& e) {
   if (!e.not_covered.empty()) return {{"not_covered", e.not_covered}};
   const sim::server_estimate& f = e.figures;
-  return {{"capacity", optional_json(e.capacity)},
+  return {{"capacity", json_number(e.capacity)},
           {"at_search_limit", e.at_hi},
-          {"ci95_lo", optional_json(e.ci95_lo)},
-          {"ci95_hi", optional_json(e.ci95_hi)},
+          {"ci95_lo", json_number(e.ci95_lo)},
+          {"ci95_hi", json_number(e.ci95_hi)},
           {"draws", e.draws},
-          {"missed_at", optional_json(e.missed_at)},
+          {"missed_at", json_number(e.missed_at)},
           {"missed", e.missed_at ? nlohmann::json(goal.missed(e.past)) : nlohmann::json(nullptr)},
           {"resource", e.ran_out ? nlohmann::json(studies::to_string(*e.ran_out)) : nlohmann::json(nullptr)},
           {"there",
@@ -326,8 +324,8 @@ std::string estimate_text(const search& q, const mechanism_capacity& c) {
 nlohmann::json capacity_json(const search& q, const mechanism_capacity& c) {
   auto j = search_json(q, c.result, c.base, *c.prov);
   if (c.bracket)
-    j["capacity_bracket"] = {{"dear", optional_json(c.bracket->dear.capacity)},
-                             {"cheap", optional_json(c.bracket->cheap.capacity)},
+    j["capacity_bracket"] = {{"dear", json_number(c.bracket->dear.capacity)},
+                             {"cheap", json_number(c.bracket->cheap.capacity)},
                              {"method", "every model cost at the same end of its 95% prediction interval"}};
   j["model_max_extrapolation"] = c.prov->max_extrapolation;
   j["model_uncertainty"] = c.prov->drawn ? "draw" : "fixed";
@@ -379,7 +377,7 @@ nlohmann::json recommendation_json(const std::vector<mechanism_capacity>& all,
   if (!r.best) return nullptr;
   const mechanism_capacity& best = all[*r.best];
   return {{"mechanism", best.mechanism},
-          {"capacity", optional_json(best.result.capacity)},
+          {"capacity", json_number(best.result.capacity)},
           {"at_search_limit", best.result.at_hi},
           {"runner_up", r.next ? nlohmann::json(all[*r.next].mechanism) : nlohmann::json(nullptr)},
           {"margin", r.next ? nlohmann::json(r.margin) : nlohmann::json(nullptr)},

@@ -108,8 +108,6 @@ json group_json(const studies::group_comparison& g) {
       {"p_holm", g.p_holm},     {"significant", g.significant}, {"regression", g.regression}};
 }
 
-json optional_json(const std::optional<double>& v) { return v ? json_number(*v) : json(nullptr); }
-
 // One line for the reader when the two sides met different speed modes of their machine:
 // every mechanism moves with it, and a comparison cannot tell that from what was changed.
 std::string machine_shift_line(const studies::machine_shift& s) {
@@ -149,9 +147,9 @@ json result_json(const studies::comparison& c, const studies::machine_shift& shi
           {"between_mechanism_sd", c.between_mechanism_sd},
           {"median_ratio", {{"ratio", c.median_ratio}, {"lo", c.median_ratio_lo}, {"hi", c.median_ratio_hi}}},
           {"sentinel",
-           {{"a_ns", optional_json(shift.sentinel_a_ns)},
-            {"b_ns", optional_json(shift.sentinel_b_ns)},
-            {"ratio", optional_json(shift.ratio)},
+           {{"a_ns", json_number(shift.sentinel_a_ns)},
+            {"b_ns", json_number(shift.sentinel_b_ns)},
+            {"ratio", json_number(shift.ratio)},
             {"shifted", shift.shifted}}},
           {"only_a", c.only_a},
           {"only_b", c.only_b},

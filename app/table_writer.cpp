@@ -95,4 +95,6 @@ std::string percent_text(double fraction) {
 
 nlohmann::json json_number(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
 
+nlohmann::json json_number(const std::optional<double>& v) { return v ? json_number(*v) : nlohmann::json(nullptr); }
+
 }  // namespace pollscale::app

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -50,5 +51,8 @@ std::string percent_text(double fraction);
 
 /// A number for JSON, which has neither NaN nor infinity: those become null.
 nlohmann::json json_number(double v);
+
+/// The same for a value that may be absent: absent becomes null too.
+nlohmann::json json_number(const std::optional<double>& v);
 
 }  // namespace pollscale::app
