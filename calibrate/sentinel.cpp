@@ -15,7 +15,7 @@ namespace pollscale::calibrate {
 namespace {
 
 constexpr std::size_t ready_index = sentinel::pipes / 2;
-constexpr double episode_factor = 1.15;  // a reading this much above p10 met the slow mode
+constexpr double episode_factor = datasets::slow_reading_factor;  // a reading this much above p10 met the slow mode
 constexpr double unstable_spread = 1.15;
 constexpr double unstable_episode_s = 5.0;
 

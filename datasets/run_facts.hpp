@@ -27,6 +27,11 @@
 
 namespace pollscale::datasets {
 
+/// A sentinel reading at least this many times its p10 met the machine's slow mode (what
+/// slow_share counts and a worst episode is made of); two runs whose sentinel levels are
+/// this far apart met different speed modes (studies::sentinel_shift).
+inline constexpr double slow_reading_factor = 1.15;
+
 /// One sentinel's series, judged: its level, its spread and its worst slow stretch.
 struct stability_facts {
   std::string sentinel;  ///< what one operation is

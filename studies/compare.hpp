@@ -43,6 +43,7 @@
 #include <vector>
 
 #include "datasets/dataset.hpp"
+#include "datasets/run_facts.hpp"
 #include "datasets/schema.hpp"
 
 namespace pollscale::studies {
@@ -123,9 +124,9 @@ struct machine_shift {
   std::optional<double> ratio;                         ///< B / A; nullopt unless both sides have a level
   /// True when B's level is at least slow_factor times A's or at most 1/slow_factor.
   bool shifted = false;
-  /// The factor calibrate's sentinel calls a reading slow (calibrate/sentinel.cpp): a side
-  /// this far from the other met another speed mode of the machine.
-  static constexpr double slow_factor = 1.15;
+  /// The factor at which calibrate's sentinel calls a reading slow: a side this far from
+  /// the other met another speed mode of the machine.
+  static constexpr double slow_factor = datasets::slow_reading_factor;
 };
 
 machine_shift sentinel_shift(const std::vector<const datasets::dataset*>& a,
