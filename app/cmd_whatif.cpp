@@ -226,10 +226,7 @@ nlohmann::json rows_json(const std::vector<row>& rows, const sweep& sw) {
     one["change"] = r.change.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.change);
     one["vs_baseline"] = vs_baseline(rows, r);
     if (!sw.name.empty()) one[sw.name] = r.value;
-    one["costs"] = {{"sources", r.prov->sources},
-                    {"model_max_extrapolation", r.prov->max_extrapolation},
-                    {"model_uncertainty", r.prov->drawn ? "draw" : "fixed"},
-                    {"undrawn", undrawn_json(*r.prov)}};
+    one["costs"] = costs_json(*r.prov);
     j["rows"].push_back(one);
   }
   return j;

@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "app/cli.hpp"
+#include "app/table_writer.hpp"
 #include "calibrate/sys/syscall.hpp"
 #include "datasets/memory_budget.hpp"
 #include "datasets/vocabulary.hpp"
@@ -270,11 +271,15 @@ nlohmann::json inputs_json(const sim_setup& s, const cost_provenance& prov) {
             {"rel_halfwidth", rule.relative_half_width},
             {"min_replications", rule.min_replications},
             {"max_replications", rule.max_replications}}},
-          {"costs",
-           {{"sources", prov.sources},
-            {"model_max_extrapolation", prov.max_extrapolation},
-            {"model_uncertainty", prov.drawn ? "draw" : "fixed"},
-            {"undrawn", undrawn_json(prov)}}}};
+          {"costs", costs_json(prov)}};
+}
+
+nlohmann::json costs_json(const cost_provenance& prov) {
+  return {{"sources", prov.sources},
+          {"model_max_extrapolation", prov.max_extrapolation},
+          {"model_uncertainty", prov.drawn ? "draw" : "fixed"},
+          {"draw_correlation", prov.drawn ? json_number(prov.draw_correlation) : nlohmann::json(nullptr)},
+          {"undrawn", undrawn_json(prov)}};
 }
 
 text_table result_table(const sim::experiment_result& r, bool csv) {
@@ -321,8 +326,11 @@ void report_diagnostics(const std::string& label, const sim::experiment_result& 
                         const cost_provenance& prov) {
   const double hw = r.throughput.mean > 0 ? (r.throughput.ci95_hi - r.throughput.mean) / r.throughput.mean : 0;
   if (r.costs_drawn)
-    std::cerr << label << r.replications << " replications, each on its own draw of the model's costs: throughput "
-              << "of one run within +-" << format_number(100 * hw, 3) << "% (95%)"
+    std::cerr << label << r.replications << " replications, each on its own draw of the model's costs"
+              << (prov.draw_correlation ? " (cells moving together by " + format_number(*prov.draw_correlation, 2) +
+                                              ", as the machine moved them)"
+                                        : std::string())
+              << ": throughput of one run within +-" << format_number(100 * hw, 3) << "% (95%)"
               << (r.converged
                       ? ""
                       : " - fewer than " + std::to_string(draw_replications) + " draws, raise --max-replications")

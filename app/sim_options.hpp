@@ -60,6 +60,11 @@ nlohmann::json inputs_json(const sim_setup& s, const cost_provenance& prov);
 
 /// The model cells a drawn run could not draw (no interval), each with why: {cell: why}.
 nlohmann::json undrawn_json(const cost_provenance& prov);
+/// The `costs` block of simulate's, whatif's and capacity's JSON: where each cost came from,
+/// how far the model extrapolated, whether the costs were drawn, how correlated the cells'
+/// draws were (null: not drawn, or drawn independently for want of a drift estimate) and
+/// which cells had no interval to draw from.
+nlohmann::json costs_json(const cost_provenance& prov);
 
 /// The result as rows metric | mean | ci95_lo | ci95_hi | unit.
 text_table result_table(const sim::experiment_result& r, bool csv);

@@ -91,10 +91,18 @@ json cell_model_json(const cell_model& m) {
 json to_json(const model_set& models) {
   json cells = json::array();
   for (const auto& m : models.cells) cells.push_back(cell_model_json(m));
+  json drift = nullptr;
+  if (models.drift)
+    drift = {{"correlation", models.drift->correlation},
+             {"raw_correlation", models.drift->raw_correlation},
+             {"pairs", models.drift->pairs},
+             {"points", models.drift->points},
+             {"window_s", models.drift->window_s}};
   return {{"schema_version", model_schema_version},
           {"kind", model_kind},
           {"source", models.source},
           {"statistic", models.statistic},
+          {"drift", drift},
           {"context", models.context},
           {"models", cells},
           {"skipped", models.skipped}};

@@ -147,6 +147,23 @@ cell_model read_cell(const json& j) {
   return m;
 }
 
+// The "drift" block (to_json): absent or null in files written before it existed.
+std::optional<datasets::simultaneous_drift> read_drift(const json& j) {
+  if (!j.contains("drift") || j["drift"].is_null()) return std::nullopt;
+  if (!j["drift"].is_object()) throw std::invalid_argument("'drift' is not an object or null");
+  const json& d = j["drift"];
+  datasets::simultaneous_drift out;
+  out.correlation = num(d, "correlation");
+  if (out.correlation < 0 || out.correlation > 1)
+    throw std::invalid_argument("'drift': correlation " + d["correlation"].dump() + " is not within [0, 1]");
+  out.raw_correlation = num(d, "raw_correlation");
+  out.pairs = count(d, "pairs");
+  out.points = count(d, "points");
+  out.window_s = num(d, "window_s");
+  if (!(out.window_s > 0)) throw std::invalid_argument("'drift': window_s " + d["window_s"].dump() + " is not > 0");
+  return out;
+}
+
 }  // namespace
 
 model_set model_set_from_json(const json& j, const std::string& where) {
@@ -167,6 +184,7 @@ model_set model_set_from_json(const json& j, const std::string& where) {
     out.statistic = j.contains("statistic") ? text(j, "statistic") : "median";
     if (out.statistic != "median" && out.statistic != "fastest")
       throw std::invalid_argument("statistic '" + out.statistic + "' is not one of median, fastest");
+    out.drift = read_drift(j);
     if (j.contains("skipped"))
       for (const auto& s : array(j, "skipped"))
         if (s.is_string()) out.skipped.push_back(s.get<std::string>());

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "datasets/schema.hpp"
+#include "datasets/simultaneous_drift.hpp"
 #include "model/basis.hpp"
 
 namespace pollscale::model {
@@ -90,6 +92,11 @@ struct model_set {
   std::vector<cell_model> cells;
   /// Cells left out of the fit, each "cell: reason" (only with fit_options::skip_unfittable).
   std::vector<std::string> skipped;
+  /// The share of a point's movement between visits that the machine shared at that moment,
+  /// from the fitted dataset's visits (datasets/simultaneous_drift.hpp): a drawn cost model
+  /// moves its cells together by this much (studies/model_costs.hpp). None: historical
+  /// tables, runs without visit times, model files written before it existed.
+  std::optional<datasets::simultaneous_drift> drift;
 };
 
 }  // namespace pollscale::model

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "datasets/schema.hpp"
+#include "datasets/simultaneous_drift.hpp"
 
 namespace pollscale::model {
 
@@ -53,6 +55,9 @@ struct observation_set {
   std::string source;      ///< the path that was read
   bool historical = false;
   point_statistic statistic = point_statistic::median;  ///< what a dataset row's value is
+  /// How much of its points' movement between visits the machine shared at each moment
+  /// (datasets/simultaneous_drift.hpp); none for historical data or a run without visit times.
+  std::optional<datasets::simultaneous_drift> drift;
   std::vector<observation> rows;
 };
 

@@ -186,7 +186,8 @@ class model_costs {
       prov_->undrawn.emplace(p.model, p.no_interval);
       return p.value;
     }
-    return drawn_from_interval(p.value, p.lo, p.hi, cell_draw_z(draw_seed_, p.model));
+    const double shared = models_->drift ? models_->drift->correlation : 0.0;
+    return drawn_from_interval(p.value, p.lo, p.hi, cell_draw_z(draw_seed_, p.model, shared));
   }
 
   std::shared_ptr<const model::model_set> models_;
@@ -259,9 +260,12 @@ void fill_from_model(const model_costs& m, const std::string& mechanism, sim::co
 
 }  // namespace
 
-double cell_draw_z(std::uint64_t draw_seed, const std::string& cell) {
+double cell_draw_z(std::uint64_t draw_seed, const std::string& cell, double shared) {
   sim::rng g(sim::derive_seed(draw_seed, datasets::fnv1a64(cell)));  // the cell's name, mixed with the seed
-  return sim::standard_normal(g);
+  const double own = sim::standard_normal(g);
+  if (!(shared > 0)) return own;  // independent cells: the same z as before the shared part existed
+  sim::rng machine(sim::derive_seed(draw_seed, datasets::fnv1a64("(the machine)")));  // no cell has this name
+  return std::sqrt(shared) * sim::standard_normal(machine) + std::sqrt(1 - std::min(shared, 1.0)) * own;
 }
 
 double drawn_from_interval(double value, double lo, double hi, double z) {
@@ -274,6 +278,7 @@ double drawn_from_interval(double value, double lo, double hi, double z) {
 sim::cost_model costs_from_model(std::shared_ptr<const model::model_set> models, const model_cost_query& query,
                                  const std::shared_ptr<cost_provenance>& prov) {
   const std::string& mechanism = query.mechanism;
+  if (query.bound == cost_bound::drawn && models->drift) prov->draw_correlation = models->drift->correlation;
   const model_costs m(std::move(models), query.fd_kind, query.variant, prov, query.bound, query.draw_seed);
   sim::cost_model c;
   // A historical table that timed only the call with its write and read gives that, and says so.

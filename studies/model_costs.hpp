@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -37,6 +38,9 @@ struct cost_provenance {
   std::map<std::string, std::string> undrawn;
   /// Each replication runs on its own draw of the model's costs (set by whoever draws them).
   bool drawn = false;
+  /// The correlation between any two cells' draws (cell_draw_z's `shared`); none when the
+  /// model has no drift estimate and the cells are drawn independently.
+  std::optional<double> draw_correlation;
 };
 
 /// The cost components as cost_provenance names them.
@@ -65,8 +69,12 @@ struct model_cost_query {
 
 /// One cell's draw: a standard normal variate determined by the draw's seed and the cell's
 /// name, so every question one draw asks of a cell gets the same z (its whole curve moves, as
-/// a refit on fresh measurements would move it), and different cells independent ones.
-double cell_draw_z(std::uint64_t draw_seed, const std::string& cell);
+/// a refit on fresh measurements would move it). z = sqrt(shared)·m + sqrt(1 − shared)·e,
+/// m the draw's one machine variate (the same for every cell) and e the cell's own: any two
+/// cells' draws correlate by `shared`, the share of the points' movement the machine shared
+/// while they were measured (model_set::drift; 0: independent cells). Precondition:
+/// 0 <= shared <= 1.
+double cell_draw_z(std::uint64_t draw_seed, const std::string& cell, double shared = 0);
 
 /// The answer `value` drawn at z from its 95% interval [lo, hi]: a two-piece log-normal whose
 /// 2.5% and 97.5% points are lo and hi (costs vary by factors; an interval clamped at 0 takes

@@ -217,6 +217,8 @@ TEST(SimulateCliTest, AModelsUncertaintyIsDrawnIntoEveryReplication) {
   const auto f = nlohmann::json::parse(fixed.out);
   EXPECT_EQ(f["intervals"], "mean");
   EXPECT_EQ(f["costs"]["model_uncertainty"], "fixed");
+  EXPECT_TRUE(f["costs"]["draw_correlation"].is_null());  // nothing drawn, nothing correlated
+  EXPECT_TRUE(d["costs"].contains("draw_correlation"));
   auto width = [](const nlohmann::json& doc) {
     return doc["throughput"]["ci95_hi"].get<double>() / doc["throughput"]["ci95_lo"].get<double>();
   };

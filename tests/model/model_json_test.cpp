@@ -105,6 +105,37 @@ TEST_F(ModelJsonTest, MalformedFilesAreNamedWithTheField) {
   EXPECT_NE(load_error("x").find("invalid JSON"), std::string::npos);
 }
 
+// The machine's shared drift travels with the model (a drawn simulation reads it back) and
+// is checked like every other field; files without it (written before it, or fitted on
+// historical tables) read as none.
+TEST_F(ModelJsonTest, TheSharedDriftRoundTripsAndIsCheckedWhenRead) {
+  auto m = small_models();
+  EXPECT_FALSE(m.drift.has_value());  // the synthetic observations have no visit times
+  EXPECT_TRUE(to_json(m)["drift"].is_null());
+  m.drift = datasets::simultaneous_drift{0.42, 0.4375, 1234, 700, 1.0};
+  save_model(path_, m);
+  const auto back = load_model(path_);
+  ASSERT_TRUE(back.drift.has_value());
+  EXPECT_DOUBLE_EQ(back.drift->correlation, 0.42);
+  EXPECT_DOUBLE_EQ(back.drift->raw_correlation, 0.4375);
+  EXPECT_EQ(back.drift->pairs, 1234u);
+  EXPECT_EQ(back.drift->points, 700u);
+  EXPECT_DOUBLE_EQ(back.drift->window_s, 1.0);
+  auto j = to_json(m);
+  j.erase("drift");
+  std::ofstream(path_) << j.dump();
+  EXPECT_FALSE(load_model(path_).drift.has_value());
+  j = to_json(m);
+  j["drift"]["correlation"] = 1.5;
+  EXPECT_NE(load_error(j.dump()).find("correlation 1.5"), std::string::npos) << load_error(j.dump());
+  j = to_json(m);
+  j["drift"]["pairs"] = -3;
+  EXPECT_NE(load_error(j.dump()).find("pairs"), std::string::npos);
+  j = to_json(m);
+  j["drift"] = "strong";
+  EXPECT_NE(load_error(j.dump()).find("drift"), std::string::npos);
+}
+
 TEST_F(ModelJsonTest, AMissingFileIsAFormatError) {
   EXPECT_THROW(load_model(path_.string() + ".absent"), datasets::input_error);
 }

@@ -1,6 +1,7 @@
 // The simulator's costs drawn from a fitted model's intervals (studies/model_costs.hpp):
 // each cell's draw lands at one point of its interval, its 2.5% and 97.5% points at the
-// interval's ends, the same seed gives the same costs, and cells draw independently.
+// interval's ends, the same seed gives the same costs, and cells draw together as much as
+// the model's drift says (independently without one).
 
 #include "studies/model_costs.hpp"
 
@@ -9,6 +10,8 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <numbers>
+#include <optional>
 #include <vector>
 
 #include "model/prediction.hpp"
@@ -44,6 +47,29 @@ TEST(ModelCostsTest, CellDrawsAreStandardNormalAndIndependentBetweenCells) {
   EXPECT_NE(cell_draw_z(7, "x"), cell_draw_z(8, "x"));
 }
 
+// With a shared part, each cell's draw stays standard normal (so its interval is still
+// reproduced) and any two cells correlate by the share; 0 gives the independent draws above.
+TEST(ModelCostsTest, CellDrawsCorrelateByTheMachinesSharedDrift) {
+  const int draws = 20000;
+  for (const double shared : {0.0, 0.3, 0.7, 1.0}) {
+    double sum = 0, sum2 = 0, cross = 0, b2 = 0;
+    for (int i = 0; i < draws; ++i) {
+      const double a = cell_draw_z(static_cast<std::uint64_t>(i), "find_active/poll/-/pipe time_per_call", shared);
+      const double b = cell_draw_z(static_cast<std::uint64_t>(i), "handler/-/tcp time_per_op", shared);
+      sum += a;
+      sum2 += a * a;
+      b2 += b * b;
+      cross += a * b;
+    }
+    EXPECT_NEAR(sum / draws, 0, 0.03) << shared;
+    EXPECT_NEAR(sum2 / draws, 1, 0.05) << shared;
+    EXPECT_NEAR(b2 / draws, 1, 0.05) << shared;
+    EXPECT_NEAR(cross / draws, shared, 0.03) << shared;  // se of the correlation about 0.01
+  }
+  EXPECT_EQ(cell_draw_z(7, "x", 0.0), cell_draw_z(7, "x"));
+  EXPECT_EQ(cell_draw_z(7, "x", 0.5), cell_draw_z(7, "x", 0.5));  // same seed, same draw
+}
+
 // On a model fitted to the synthetic fixture: the drawn wait-call cost at n = 500 spreads
 // over the model's 95% prediction interval there (its 2.5% and 97.5% points within a few
 // percent of the interval's ends over 2000 draws), one draw moves the cell's whole curve
@@ -71,6 +97,41 @@ TEST(ModelCostsTest, DrawnCostsSpanTheModelsPredictionInterval) {
       costs_from_model(models, {"poll", "pipe", "", cost_bound::predicted, 0}, std::make_shared<cost_provenance>())
           .wait_call_s(at50);
   EXPECT_EQ(one.wait_call_s(at500) > p.value, one.wait_call_s(at50) > pred50);
+}
+
+// The model's drift moves different cells' draws together: poll's and select's wait calls
+// (two cells) drawn with one seed correlate by the drift correlation, the provenance says
+// by how much, and without a drift they are independent as before.
+TEST(ModelCostsTest, CellsOfOneDrawMoveTogetherByTheModelsDrift) {
+  auto correlation_of_draws = [](const model::model_set& fitted, std::optional<double>& reported) {
+    const auto models = std::make_shared<const model::model_set>(fitted);
+    const sim::wait_query at500{500, 1, false};
+    auto log_move = [&](const std::string& mechanism, std::uint64_t seed, cost_bound bound) {
+      auto prov = std::make_shared<cost_provenance>();
+      const double v = costs_from_model(models, {mechanism, "pipe", "", bound, seed}, prov).wait_call_s(at500);
+      if (bound == cost_bound::drawn) reported = prov->draw_correlation;
+      return std::log(v);
+    };
+    const double poll0 = log_move("poll", 0, cost_bound::predicted),
+                 select0 = log_move("select", 0, cost_bound::predicted);
+    std::vector<double> a, b;
+    for (std::uint64_t seed = 0; seed < 3000; ++seed) {
+      a.push_back(log_move("poll", seed, cost_bound::drawn) - poll0);
+      b.push_back(log_move("select", seed, cost_bound::drawn) - select0);
+    }
+    double agree = 0;  // the signs' concordance, as the drift itself is estimated
+    for (std::size_t i = 0; i < a.size(); ++i) agree += (a[i] > 0) == (b[i] > 0) ? 1 : 0;
+    return std::sin(std::numbers::pi * (agree / static_cast<double>(a.size()) - 0.5));
+  };
+  model::model_set fitted = test::synthetic_model();
+  std::optional<double> reported;
+  fitted.drift.reset();
+  EXPECT_NEAR(correlation_of_draws(fitted, reported), 0, 0.06);
+  EXPECT_FALSE(reported.has_value());
+  fitted.drift = datasets::simultaneous_drift{0.6, 0.6, 1000, 300, 1.0};
+  EXPECT_NEAR(correlation_of_draws(fitted, reported), 0.6, 0.06);
+  ASSERT_TRUE(reported.has_value());
+  EXPECT_DOUBLE_EQ(*reported, 0.6);
 }
 
 }  // namespace
