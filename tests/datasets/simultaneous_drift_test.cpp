@@ -15,8 +15,8 @@ namespace {
 // random moments of a 3000-s run, 5 samples per visit around the visit's level.
 // `loud`: every other point moves ten times as far, both parts (a scan past the caches feels a
 // slow mode more than a cached call does), so points' spreads differ tenfold.
-std::vector<sample_row> planted_run(double machine_sd, double own_sd, int visits, std::uint64_t seed, bool rate = false,
-                                    bool loud = false) {
+std::vector<sample_row> drifting_run(double machine_sd, double own_sd, int visits, std::uint64_t seed,
+                                     bool rate = false, bool loud = false) {
   std::mt19937_64 g(seed);
   std::normal_distribution<double> normal;
   std::uniform_real_distribution<double> when(0, 3000);
@@ -60,7 +60,7 @@ TEST(SimultaneousDriftTest, RecoversThePlantedShareOfAMachineThatMovesEveryPoint
     for (const int visits : {2, 3, 5}) {
       double sum = 0;
       for (std::uint64_t seed = 1; seed <= 4; ++seed) {
-        const auto d = estimate_simultaneous_drift(planted_run(p.machine_sd, p.own_sd, visits, seed));
+        const auto d = estimate_simultaneous_drift(drifting_run(p.machine_sd, p.own_sd, visits, seed));
         ASSERT_TRUE(d.has_value());
         EXPECT_GT(d->pairs, 150u);
         EXPECT_EQ(d->points, 400u);
@@ -75,8 +75,8 @@ TEST(SimultaneousDriftTest, RecoversThePlantedShareOfAMachineThatMovesEveryPoint
 TEST(SimultaneousDriftTest, PointsOfTenfoldDifferentSpreadsCountAlike) {
   double quiet = 0, loud = 0;
   for (std::uint64_t seed = 1; seed <= 4; ++seed) {
-    quiet += estimate_simultaneous_drift(planted_run(0.05, 0.05, 3, seed))->raw_correlation;
-    loud += estimate_simultaneous_drift(planted_run(0.05, 0.05, 3, seed, false, true))->raw_correlation;
+    quiet += estimate_simultaneous_drift(drifting_run(0.05, 0.05, 3, seed))->raw_correlation;
+    loud += estimate_simultaneous_drift(drifting_run(0.05, 0.05, 3, seed, false, true))->raw_correlation;
   }
   EXPECT_NEAR(loud / 4, quiet / 4, 0.05);
   EXPECT_NEAR(loud / 4, 0.5 * (1 - 1.0 / 3), 0.08);
@@ -85,7 +85,7 @@ TEST(SimultaneousDriftTest, PointsOfTenfoldDifferentSpreadsCountAlike) {
 TEST(SimultaneousDriftTest, PointsThatMoveAloneShareNothing) {
   double sum = 0;
   for (std::uint64_t seed = 1; seed <= 4; ++seed) {
-    const auto d = estimate_simultaneous_drift(planted_run(0, 0.2, 3, seed));
+    const auto d = estimate_simultaneous_drift(drifting_run(0, 0.2, 3, seed));
     ASSERT_TRUE(d.has_value());
     EXPECT_GE(d->correlation, 0.0);
     sum += d->raw_correlation;
@@ -96,8 +96,8 @@ TEST(SimultaneousDriftTest, PointsThatMoveAloneShareNothing) {
 TEST(SimultaneousDriftTest, ARateMovesOppositeToItsCostAndCountsTheSame) {
   // The same machine measured as rates: a slow moment lowers a rate, so after the sign
   // flip the share is the same as for times.
-  const auto times = estimate_simultaneous_drift(planted_run(0.2, 0.1, 3, 9));
-  const auto rates = estimate_simultaneous_drift(planted_run(0.2, 0.1, 3, 9, true));
+  const auto times = estimate_simultaneous_drift(drifting_run(0.2, 0.1, 3, 9));
+  const auto rates = estimate_simultaneous_drift(drifting_run(0.2, 0.1, 3, 9, true));
   ASSERT_TRUE(times && rates);
   EXPECT_NEAR(rates->raw_correlation, times->raw_correlation, 1e-9);
   EXPECT_GT(rates->correlation, 0.4);
@@ -105,13 +105,13 @@ TEST(SimultaneousDriftTest, ARateMovesOppositeToItsCostAndCountsTheSame) {
 
 TEST(SimultaneousDriftTest, TooFewVisitsOrNoTimesGiveNoEstimate) {
   // One visit per point: no deviation from a centre.
-  EXPECT_FALSE(estimate_simultaneous_drift(planted_run(0.2, 0.2, 1, 1)).has_value());
-  auto rows = planted_run(0.2, 0.2, 3, 1);
+  EXPECT_FALSE(estimate_simultaneous_drift(drifting_run(0.2, 0.2, 1, 1)).has_value());
+  auto rows = drifting_run(0.2, 0.2, 3, 1);
   for (auto& r : rows) r.t_s.reset();  // a dataset written before visits had times
   EXPECT_FALSE(estimate_simultaneous_drift(rows).has_value());
   EXPECT_FALSE(estimate_simultaneous_drift({}).has_value());
   // Zero values (a rate that measured nothing) are skipped, not a log of 0.
-  rows = planted_run(0.2, 0.2, 3, 1);
+  rows = drifting_run(0.2, 0.2, 3, 1);
   for (std::size_t i = 0; i < rows.size(); i += 7) rows[i].value = 0;
   const auto d = estimate_simultaneous_drift(rows);
   ASSERT_TRUE(d.has_value());
@@ -120,7 +120,7 @@ TEST(SimultaneousDriftTest, TooFewVisitsOrNoTimesGiveNoEstimate) {
 
 TEST(SimultaneousDriftTest, OnlyVisitsCloseInTimeArePaired) {
   // With a window far shorter than the gaps between visits, nothing pairs.
-  auto rows = planted_run(0.2, 0.2, 3, 1);
+  auto rows = drifting_run(0.2, 0.2, 3, 1);
   EXPECT_FALSE(estimate_simultaneous_drift(rows, 1e-9).has_value());
   const auto near = estimate_simultaneous_drift(rows, 1.0);
   ASSERT_TRUE(near.has_value());
