@@ -1,7 +1,8 @@
 // pollscale capacity: the largest load - idle connections, active clients or request rate
 // - at which a simulated server still meets its targets (p99 latency, mean latency, CPU
 // utilisation): the flags parsed, the closed-form estimate (studies/capacity_estimate.hpp)
-// and the simulated search (studies/capacity_search.hpp) run, and their answers printed.
+// run and, with --confirm or where the estimate does not cover the case, the simulated
+// search (studies/capacity_search.hpp) too, and their answers printed.
 // Every evaluation uses the same seed (common random numbers, the same cost draws too).
 
 #include <algorithm>
@@ -44,7 +45,8 @@ po::options_description capacity_options() {
       ("max-mean-latency", arg<std::string>("DURATION"), "target: mean latency at most this (seconds, or 2ms, 500us)")
       ("max-cpu", arg<double>("FRACTION"), "target: mean CPU utilisation at most this (0..1)")
       ("tolerance", arg<double>("FRACTION")->default_value(0.02), "stop when the bracket is within this fraction")
-      ("analytic", "answer from the closed-form estimate alone, without simulating (seconds at most; its accuracy against the simulator: docs/sim.md)")
+      ("analytic", "answer from the closed-form estimate alone, and refuse what it does not cover (the default answers from it where it covers the case, and simulates where not)")
+      ("confirm", "also run the simulated search and answer from it, the estimate beside (seconds to minutes; the estimate's accuracy against the simulator: docs/sim.md)")
       ("format", arg<std::string>("FORMAT")->default_value("table"), "table, csv or json");
   // clang-format on
   o.add(sim_server_options_description());
@@ -244,7 +246,7 @@ struct mechanism_capacity {
   search_result result;
   std::optional<model_bracket> bracket;
   studies::capacity_estimate estimate;  ///< the closed-form answer, first
-  bool analytic = false;                ///< --analytic: the estimate is the answer
+  bool analytic = false;                ///< the estimate is the answer (no --confirm, or --analytic)
 };
 
 // The closed-form search over the same range and targets (studies/capacity_estimate.hpp).
@@ -268,9 +270,13 @@ mechanism_capacity search_one(const po::variables_map& vm, const search& q, cons
   set_quantity(probe, q.vary, q.range.hi, "hi");
   const sim_costs costs = sim_costs_for(vm, mechanism, c.prov, models);
   c.estimate = estimate_one(q, c.base, costs);
-  if (vm.count("analytic")) {
-    if (!c.estimate.not_covered.empty())
-      throw usage_error("--analytic: " + mechanism + ": " + c.estimate.not_covered + "; drop --analytic to simulate");
+  const bool covered = c.estimate.not_covered.empty();
+  if (vm.count("analytic") && !covered)
+    throw usage_error("--analytic: " + mechanism + ": " + c.estimate.not_covered + "; drop --analytic to simulate");
+  if (!vm.count("confirm") && !covered)
+    std::cerr << "capacity: " << mechanism << ": the closed-form estimate does not cover this ("
+              << c.estimate.not_covered << "): simulating\n";
+  if (!vm.count("confirm") && covered) {
     c.analytic = true;
     c.result.capacity = c.estimate.capacity;
     c.result.at_hi = c.estimate.at_hi;
@@ -344,6 +350,9 @@ void print_capacity_lines(const search& q, const mechanism_capacity& c, const st
   if (const auto e = extrapolation_text(*c.prov); !e.empty()) std::cout << label << "note: " << e << "\n";
 }
 
+constexpr const char* estimate_note =
+    "capacity: answered by the closed-form estimate; --confirm runs the simulated search beside it\n";
+
 constexpr const char* drawn_note =
     "capacity: each evaluation ran every replication on its own draw of the model's costs, so the targets hold for "
     "the upper end of where one run's answer lies (97.5% of runs, as far as the model knows)\n";
@@ -384,7 +393,7 @@ nlohmann::json recommendation_json(const std::vector<mechanism_capacity>& all,
           {"within_tolerance", r.within_tolerance}};
 }
 
-// One row per mechanism: its capacity (simulated, or with --analytic estimated), where and
+// One row per mechanism: its capacity (estimated, or with --confirm simulated), where and
 // why it was first missed, and the estimate beside.
 text_table summary_table(const search& q, const std::vector<mechanism_capacity>& all, bool csv) {
   text_table t{{"mechanism", "capacity", "at_search_limit", "missed_at", "missed", "cpu_utilisation_there", "ran_out",
@@ -434,7 +443,7 @@ int print_one(const search& q, const mechanism_capacity& c, output_format format
   if (format == output_format::json) {
     std::cout << stamped(output_kind::capacity, capacity_json(q, c)).dump(2) << "\n";
   } else if (format == output_format::csv) {
-    // --analytic evaluates no simulation: its CSV is the summary row.
+    // An answer from the estimate evaluates no simulation: its CSV is the summary row.
     write_csv(std::cout, c.analytic ? summary_table(q, {c}, true) : search_table(q, r, true));
   } else {
     if (!c.analytic) {
@@ -443,6 +452,7 @@ int print_one(const search& q, const mechanism_capacity& c, output_format format
     }
     print_capacity_lines(q, c, "capacity: ");
     if (c.prov->drawn && !c.analytic) std::cout << drawn_note;
+    if (c.analytic) std::cout << estimate_note;
   }
   if (r.interrupted) std::cerr << "capacity: interrupted: " << capacity_text(r) << "\n";
   return r.interrupted ? exit_interrupted : exit_ok;
@@ -465,6 +475,7 @@ int print_several(const search& q, const std::vector<mechanism_capacity>& all, o
     for (const auto& c : all) print_capacity_lines(q, c, "capacity: " + c.mechanism + ": ");
     if (std::any_of(all.begin(), all.end(), [](const auto& c) { return c.prov->drawn && !c.analytic; }))
       std::cout << drawn_note;
+    if (std::any_of(all.begin(), all.end(), [](const auto& c) { return c.analytic; })) std::cout << estimate_note;
     if (!interrupted) std::cout << "capacity: " << recommendation_text(q, all, rec) << "\n";
   }
   if (interrupted)
@@ -487,6 +498,8 @@ int cmd_capacity(const args_t& args) {
           "       (--max-p99 S | --slo-p99 2ms | --max-mean-latency S | --max-cpu U) [simulate's options]"))
     return exit_ok;
   const output_format format = parse_format(vm["format"].as<std::string>());
+  if (vm.count("analytic") && vm.count("confirm"))
+    throw usage_error("--confirm: give it or --analytic, not both (the estimate alone, or the simulation beside it)");
   const std::vector<std::string> mechanisms = mechanisms_of(vm);
   const search q = parse_search(vm);
   refuse_shared_wait_flags(vm, mechanisms.size());

@@ -140,7 +140,8 @@ TEST_F(CliGrammarTest, CsvColumnsAreUniqueAndItsNumbersAsPreciseAsTheJson) {
       " --wait-per-call-ns 1000 --handler-ns 20000 --duration 0.2 --min-replications 2 --max-replications 3";
   for (const std::string& args :
        {"simulate --mechanism poll" + costs, "whatif --mechanisms poll --sweep idle=0,100" + costs,
-        "capacity --mechanism poll --vary idle --hi 1000 --max-p99 0.01" + costs}) {
+        "capacity --mechanism poll --vary idle --hi 1000 --max-p99 0.01" + costs,
+        "capacity --mechanism poll --vary idle --hi 1000 --max-p99 0.01 --confirm" + costs}) {
     SCOPED_TRACE(args);
     const auto r = run_pollscale(args + " --format csv");
     ASSERT_EQ(r.rc, 0) << r.err;

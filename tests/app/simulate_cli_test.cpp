@@ -230,7 +230,7 @@ TEST(SimulateCliTest, AModelsUncertaintyIsDrawnIntoEveryReplication) {
   // capacity: the targets judged on where one run lies, so no more load than on fixed costs.
   const std::string cap = "capacity " + model +
                           " --mechanism poll --fd-kind pipe --handler-ns 20000 --vary idle --hi 100000"
-                          " --max-p99 0.002 --active 10 --think exp:0.001 --duration 0.1 --format json";
+                          " --max-p99 0.002 --active 10 --think exp:0.001 --duration 0.1 --format json --confirm";
   const auto cd = run_pollscale(cap), cf = run_pollscale(cap + " --model-uncertainty fixed");
   ASSERT_EQ(cd.rc, 0) << cd.err;
   ASSERT_EQ(cf.rc, 0) << cf.err;
@@ -387,7 +387,7 @@ TEST(CapacityCliTest, AModelsIntervalsBracketTheCapacity) {
   const std::string& model = fitted.path;
   const std::string args = "capacity --model " + model +
                            " --mechanism poll --fd-kind pipe --handler-ns 20000 --vary idle --hi 100000 --max-p99 0.002"
-                           " --active 10 --think exp:0.001 --duration 0.2 --model-uncertainty fixed";
+                           " --active 10 --think exp:0.001 --duration 0.2 --model-uncertainty fixed --confirm";
   const auto r = run_pollscale(args + " --format json");
   ASSERT_EQ(r.rc, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
@@ -430,7 +430,8 @@ TEST(SimulateCliTest, AModelsIntervalsBoundTheAnswer) {
 // --mechanism run makes, and the one to use with its margin over the runner-up.
 TEST(CapacityCliTest, SeveralMechanismsGetACapacityEachAndARecommendation) {
   const std::string args =
-      "capacity --vary idle --hi 100000 --max-p99 0.002 --active 10 --think exp:0.001 --duration 0.2 --costs " +
+      "capacity --vary idle --hi 100000 --max-p99 0.002 --active 10 --think exp:0.001 --duration 0.2 --confirm "
+      "--costs " +
       write_costs();
   const auto r = run_pollscale(args + " --mechanisms poll,epoll --format json");
   ASSERT_EQ(r.rc, 0) << r.err;
@@ -465,7 +466,7 @@ TEST(CapacityCliTest, SeveralMechanismsGetACapacityEachAndARecommendation) {
                               "handler_ns": 5000})";
   const auto tie = run_pollscale(
       "capacity --mechanisms poll,ppoll --vary idle --hi 100000 --max-p99 0.002 --active 10 --think exp:0.001"
-      " --duration 0.2 --costs " +
+      " --duration 0.2 --confirm --costs " +
       twins);
   ASSERT_EQ(tie.rc, 0) << tie.err;
   EXPECT_NE(tie.out.find("capacity: no clear choice: poll and ppoll"), std::string::npos) << tie.out;
@@ -479,7 +480,7 @@ TEST(CapacityCliTest, SeveralMechanismsGetACapacityEachAndARecommendation) {
 TEST(CapacityCliTest, FindsTheLargestLoadMeetingTheTarget) {
   const auto r = run_pollscale(
       "capacity --mechanism poll --vary idle --hi 100000 --max-p99 0.002 --active 10"
-      " --think exp:0.001 --duration 0.2 --format json --costs " +
+      " --think exp:0.001 --duration 0.2 --format json --confirm --costs " +
       write_costs());
   ASSERT_EQ(r.rc, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
@@ -511,13 +512,14 @@ TEST(CapacityCliTest, FindsTheLargestLoadMeetingTheTarget) {
     }
 }
 
-// The closed-form estimate comes first: beside every simulated search, and alone with
-// --analytic (no evaluation simulated); what it cannot cover it says, and --analytic refuses.
-TEST(CapacityCliTest, TheEstimateComesFirstAndAloneWithAnalytic) {
+// The closed-form estimate comes first: it is the answer by default and with --analytic (no
+// evaluation simulated), and beside the simulated search with --confirm; what it cannot
+// cover it says, --analytic then refuses and the default simulates.
+TEST(CapacityCliTest, TheEstimateAnswersFirstAndConfirmSimulatesBesideIt) {
   const std::string common =
       "capacity --vary idle --hi 100000 --max-p99 0.002 --active 10 --think exp:0.001 --duration 0.2 --costs " +
       write_costs();
-  const auto sim = run_pollscale(common + " --mechanism poll --format json");
+  const auto sim = run_pollscale(common + " --mechanism poll --format json --confirm");
   ASSERT_EQ(sim.rc, 0) << sim.err;
   const auto s = nlohmann::json::parse(sim.out);
   EXPECT_EQ(s["method"], "simulation");
@@ -541,13 +543,30 @@ TEST(CapacityCliTest, TheEstimateComesFirstAndAloneWithAnalytic) {
   const auto crowded = run_pollscale(common + " --mechanism poll --threads 2 --analytic");
   EXPECT_EQ(crowded.rc, 2);
   EXPECT_NE(crowded.err.find("--analytic: poll: more threads than CPUs"), std::string::npos) << crowded.err;
+  // By default: the estimate where it covers the case, byte for byte what --analytic gives...
+  const auto plain = run_pollscale(common + " --mechanism poll --format json");
+  ASSERT_EQ(plain.rc, 0) << plain.err;
+  EXPECT_EQ(plain.out, alone.out);
+  const auto plain_text = run_pollscale(common + " --mechanism poll");
+  EXPECT_NE(plain_text.out.find("--confirm runs the simulated search"), std::string::npos) << plain_text.out;
+  // ...and the simulation where it does not, saying why on stderr.
+  const auto fallback = run_pollscale(common + " --mechanism poll --threads 2 --format json");
+  ASSERT_EQ(fallback.rc, 0) << fallback.err;
+  EXPECT_EQ(nlohmann::json::parse(fallback.out)["method"], "simulation");
+  EXPECT_NE(fallback.err.find("capacity: poll: the closed-form estimate does not cover this (more threads than CPUs"),
+            std::string::npos)
+      << fallback.err;
+  const auto both = run_pollscale(common + " --mechanism poll --analytic --confirm");
+  EXPECT_EQ(both.rc, 2);
+  EXPECT_EQ(lines(both.err), 1) << both.err;
+  EXPECT_NE(both.err.find("--confirm"), std::string::npos) << both.err;
 }
 
 // A CPU target binds where the CPUs are busy; the text names it and how busy they were.
 TEST(CapacityCliTest, TheTextNamesTheTargetThatBinds) {
   const auto r = run_pollscale(
       "capacity --mechanism poll --vary idle --hi 100000 --max-cpu 0.5 --active 10"
-      " --think exp:0.001 --duration 0.2 --costs " +
+      " --think exp:0.001 --duration 0.2 --confirm --costs " +
       write_costs());
   ASSERT_EQ(r.rc, 0) << r.err;
   EXPECT_NE(r.out.find("capacity: limited by CPU utilisation (its 95% interval reaches"), std::string::npos) << r.out;

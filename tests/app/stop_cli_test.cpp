@@ -87,7 +87,8 @@ TEST(StopCliTest, WhatifPrintsTheRowsSimulated) {
 }
 
 TEST(CapacityStopCliTest, AnInterruptedSearchGivesNoCapacity) {
-  const auto s = run_and_stop("capacity --vary idle --hi 100000 --max-p99 0.002 --mechanism poll" + endless, "INT");
+  const auto s =
+      run_and_stop("capacity --vary idle --hi 100000 --max-p99 0.002 --mechanism poll --confirm" + endless, "INT");
   ASSERT_EQ(s.r.rc, 130) << s.r.err;
   EXPECT_LT(s.wall_s, 30.0);
   const auto j = nlohmann::json::parse(s.r.out);

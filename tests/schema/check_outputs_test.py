@@ -88,6 +88,9 @@ def documents(pollscale, tmp):
                                                         "--format", "json"))))
     out.append(("capacity", json.loads(run(pollscale, "capacity", "--mechanism", "poll", "--vary", "idle", "--hi", "1000",
                                            "--max-p99", "0.01", *COSTS, "--format", "json"))))
+    out.append(("capacity --confirm", json.loads(run(pollscale, "capacity", "--mechanism", "poll", "--vary", "idle",
+                                                     "--hi", "1000", "--max-p99", "0.01", *COSTS, "--confirm",
+                                                     "--format", "json"))))
     study = os.path.join(tmp, "study")
     subprocess.run([pollscale, "study", cal_a, "-o", study], capture_output=True)  # exit 1: no handler costs here
     for name in ("study.json", "predictions.json"):
