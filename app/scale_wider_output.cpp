@@ -55,12 +55,7 @@ void write_families(std::ostream& out, const model::wider_result& r) {
           << law_text(f.capacity_fit, f.capacity_rows.size(), "one T") << "\n";
     else
       out << "none (no series of at most " << r.from_cpus << " CPUs with more threads than CPUs)\n";
-    // One consumer drains every event: a serial stage neither rule models. On the 16-CPU
-    // campaign every producers prediction past C0 = 2, 4 and 8 was above the measurement.
-    if (f.k.scenario == datasets::scenario::producers)
-      out << "   caveat: one consumer thread drains every event, a serial stage neither rule models; on the "
-             "first 16-CPU campaign every prediction past 2, 4 or 8 CPUs lay above the measurement, by 4% to 33x "
-             "(docs/scaling.md): read them as upper bounds\n";
+    if (!f.caveat.empty()) out << "   caveat: " << f.caveat << "\n";
   }
   std::vector<datasets::key> keys;
   for (const auto& f : r.families) keys.push_back(f.k);
@@ -147,6 +142,7 @@ json wider_json(const model::wider_result& r, const std::string& source) {
                {"dedicated", law_json(f.dedicated_fit, f.dedicated)},
                {"capacity", law_json(f.capacity_fit, f.capacity_rows)},
                {"capacity_cpus", f.capacity_cpus ? json(*f.capacity_cpus) : json(nullptr)},
+               {"caveat", f.caveat.empty() ? json(nullptr) : json(f.caveat)},
                {"series", series}};
     if (!f.dedicated_note.empty()) fj["dedicated"]["note"] = f.dedicated_note;
     if (f.acc.n) fj["accuracy"] = accuracy_json(f.acc);

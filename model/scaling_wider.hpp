@@ -61,6 +61,9 @@ struct wider_family {
   std::vector<const observation*> capacity_rows;  ///< its rows (the capacity law's training rows)
   std::optional<scaling_fit> capacity_fit;
   std::vector<std::int64_t> measured_cpus;  ///< every series width measured, narrow ones included
+  /// What the reader must know before trusting the family's predictions ("" when nothing):
+  /// a serial stage neither rule models (producers' one consumer), with what it did before.
+  std::string caveat;
   std::vector<wider_series> series;         ///< widths > C0: measured ones, then the protocol's
   accuracy acc;                             ///< over the measured rows of series > C0, each observation counted once
 };

@@ -318,6 +318,8 @@ TEST_F(ModelCliTest, ScaleFromCpusPredictsWiderSeriesFromNarrowOnes) {
   EXPECT_EQ(f["measured_cpus"], nlohmann::json::array({1, 2}));
   EXPECT_TRUE(f["dedicated"]["fit"].is_null());
   EXPECT_EQ(f["capacity_cpus"], 1);
+  // The JSON carries the producers' caveat as the text does (below).
+  EXPECT_NE(f["caveat"].get<std::string>().find("serial stage"), std::string::npos) << f.dump();
   ASSERT_EQ(f["series"].size(), 2u);  // 2 (measured) and 8 (asked)
   const auto& two = f["series"][0];
   EXPECT_EQ(two["cpus"], 2);
