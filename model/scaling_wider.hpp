@@ -64,8 +64,8 @@ struct wider_family {
   /// What the reader must know before trusting the family's predictions ("" when nothing):
   /// a serial stage neither rule models (producers' one consumer), with what it did before.
   std::string caveat;
-  std::vector<wider_series> series;         ///< widths > C0: measured ones, then the protocol's
-  accuracy acc;                             ///< over the measured rows of series > C0, each observation counted once
+  std::vector<wider_series> series;  ///< widths > C0: measured ones, then the protocol's
+  accuracy acc;                      ///< over the measured rows of series > C0, each observation counted once
 };
 
 struct wider_result {
