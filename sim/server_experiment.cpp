@@ -14,13 +14,15 @@ namespace {
 // answer falls in (prediction_interval).
 // Drawn costs move an answer by factors (a cost 1.5x dearer, a throughput 1.5x lower), so
 // its interval is taken on the logarithms when every value is positive: never below 0, and
-// as skewed as the answers are.
+// as skewed as the answers are. Its centre, the geometric mean, is then the answer: the
+// arithmetic mean of a throughput (1/cost) over draws is pulled up by the draws where every
+// cost is cheap together, and would sit off the centre of its own interval.
 estimate estimate_of(const std::vector<double>& values, bool drawn) {
   if (drawn && values.size() >= 2 && std::all_of(values.begin(), values.end(), [](double v) { return v > 0; })) {
     std::vector<double> logs(values.size());
     std::transform(values.begin(), values.end(), logs.begin(), [](double v) { return std::log(v); });
     const interval l = prediction_interval(logs);
-    return {t_interval(values).mean, std::exp(l.lo), std::exp(l.hi)};
+    return {std::exp(l.mean), std::exp(l.lo), std::exp(l.hi)};
   }
   const interval i = drawn ? prediction_interval(values) : t_interval(values);
   // Some draws at zero (no reply in a run): the quantities reported are never negative.

@@ -290,7 +290,8 @@ TEST(EventLoopServerValidationTest, ClosedClientsMatchTheMachineRepairmanModel) 
 // Each replication on its own cost draw: a handler cost log-normal with sd 0.2 on one
 // saturated thread moves the throughput by the same factor, so the answer's interval spans
 // about exp(±1.96 · 0.2) around it — where a fixed-cost run's interval is the simulation's
-// noise alone, orders of magnitude narrower. Same seed, same draws.
+// noise alone, orders of magnitude narrower; the answer is the centre of that log-scale
+// interval. Same seed, same draws.
 TEST(EventLoopServerTest, DrawnCostsWidenTheIntervalToTheAnswersSpread) {
   const workload w = closed_clients(4, 0);
   run_options o = run_for(0.05, 0.005);
@@ -309,6 +310,9 @@ TEST(EventLoopServerTest, DrawnCostsWidenTheIntervalToTheAnswersSpread) {
   EXPECT_GT(spread, 1.6);
   EXPECT_LT(spread, 3.2);
   EXPECT_GT(drawn.throughput.ci95_lo, 0);
+  // The answer is the interval's centre on the log scale: the replications' geometric mean.
+  EXPECT_NEAR(drawn.throughput.mean, std::sqrt(drawn.throughput.ci95_lo * drawn.throughput.ci95_hi),
+              1e-9 * drawn.throughput.mean);
   EXPECT_EQ(to_json(drawn, false)["intervals"], "replication");
   const experiment_result again = run_server_experiment(default_server_config("epoll"), w, draw, o, rule);
   EXPECT_EQ(to_json(drawn, false).dump(), to_json(again, false).dump());
