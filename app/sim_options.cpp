@@ -278,7 +278,7 @@ nlohmann::json costs_json(const cost_provenance& prov) {
   return {{"sources", prov.sources},
           {"model_max_extrapolation", prov.max_extrapolation},
           {"model_uncertainty", prov.drawn ? "draw" : "fixed"},
-          {"draw_correlation", prov.drawn ? json_number(prov.draw_correlation) : nlohmann::json(nullptr)},
+          {"draw_correlation", json_number(prov.draw_correlation)},  // set only by a drawn cost model
           {"undrawn", undrawn_json(prov)}};
 }
 

@@ -42,8 +42,7 @@ import subprocess
 import sys
 import time
 
-KEY = ("scenario", "mechanism", "variant", "fd_kind", "n_fds", "n_active", "active_pos", "max_fd", "blocking",
-       "threads", "cpus", "pinning", "metric", "unit")
+from dataset_csv import KEY, open_samples, point_key
 
 
 def fail(msg):
@@ -54,7 +53,7 @@ def fail(msg):
 def read_dataset(d):
     try:
         with open(os.path.join(d, "summary.csv"), newline="") as f:
-            rows = {tuple(r.get(k, "") for k in KEY): r for r in csv.DictReader(f)}
+            rows = {point_key(r): r for r in csv.DictReader(f)}
         with open(os.path.join(d, "context.json")) as f:
             context = json.load(f)
     except (OSError, ValueError) as e:
@@ -137,20 +136,15 @@ def stability_text(context):
 def wake_levels(d):
     """Per point: the median cross-CPU wake sentinel reading (samples.csv wake_sentinel_ns)
     over its samples, or nothing when the run had no wake sentinel (one CPU, or older)."""
-    path = os.path.join(d, "samples.csv")
-    opener = open
-    if not os.path.exists(path) and os.path.exists(path + ".gz"):
-        import gzip
-        path, opener = path + ".gz", gzip.open
     levels = {}
     try:
-        with opener(path, "rt", newline="") as f:
+        with open_samples(d) as f:
             for r in csv.DictReader(f):
                 v = r.get("wake_sentinel_ns") or ""
                 if v:
-                    levels.setdefault(tuple(r.get(k, "") for k in KEY), []).append(float(v))
+                    levels.setdefault(point_key(r), []).append(float(v))
     except (OSError, ValueError) as e:
-        fail(f"{path}: {e}")
+        fail(f"{os.path.join(d, 'samples.csv')}: {e}")
     return {k: statistics.median(v) for k, v in levels.items()}
 
 

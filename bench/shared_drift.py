@@ -26,7 +26,6 @@ Exit status: 0, or 2 on bad usage or an unreadable dataset.
 import argparse
 import collections
 import csv
-import gzip
 import json
 import math
 import os
@@ -35,22 +34,17 @@ import subprocess
 import sys
 import tempfile
 
-KEY = ("scenario", "mechanism", "variant", "fd_kind", "n_fds", "n_active", "active_pos", "max_fd", "blocking",
-       "threads", "cpus", "pinning", "metric", "unit")
+from dataset_csv import open_samples, point_key
 
 
 def visit_logs(directory):
     """{point key: [log visit median, ...]} with a rate's sign flipped (dearer positive)."""
-    path = os.path.join(directory, "samples.csv.gz")
-    opener = gzip.open if os.path.exists(path) else open
-    if not os.path.exists(path):
-        path = os.path.join(directory, "samples.csv")
     visits = collections.defaultdict(lambda: collections.defaultdict(list))
-    with opener(path, "rt", newline="") as f:
+    with open_samples(directory) as f:
         for row in csv.DictReader(f):
             value = float(row["value"])
             if value > 0:
-                visits[tuple(row.get(k, "") for k in KEY)][row["visit"]].append(value)
+                visits[point_key(row)][row["visit"]].append(value)
     out = {}
     for key, by_visit in visits.items():
         sign = -1.0 if key[-1].startswith("1/") else 1.0

@@ -1,0 +1,24 @@
+"""What the bench scripts read from a calibration dataset's CSV files (docs/datasets.md).
+
+KEY names the key columns of summary.csv and samples.csv in their order; point_key gives a
+row's key as a tuple (an absent column reads as empty); open_samples opens samples.csv, or
+the samples.csv.gz the corpus keeps, as text.
+"""
+import gzip
+import os
+
+KEY = ("scenario", "mechanism", "variant", "fd_kind", "n_fds", "n_active", "active_pos", "max_fd", "blocking",
+       "threads", "cpus", "pinning", "metric", "unit")
+
+
+def point_key(row):
+    return tuple(row.get(k, "") for k in KEY)
+
+
+def open_samples(directory):
+    """samples.csv of `directory` as a text file; samples.csv.gz when only that is there.
+    Raises OSError when neither can be opened."""
+    path = os.path.join(directory, "samples.csv")
+    if not os.path.exists(path) and os.path.exists(path + ".gz"):
+        return gzip.open(path + ".gz", "rt", newline="")
+    return open(path, newline="")
