@@ -24,6 +24,7 @@ po::options_description sim_cost_options_description() {
       ("model", arg<std::string>("MODEL"), "model.json from pollscale fit: wait, handler and wake-up costs (positional)")
       ("costs", arg<std::string>("FILE"), "costs file (JSON, nanoseconds; see docs/sim.md)")
       ("model-uncertainty", arg<std::string>("MODE")->default_value("draw"), "draw: each replication runs on its own draw of the model's costs from their 95% intervals, and the intervals reported are where one run's answer lies; fixed: every replication on the predictions")
+      ("call-spread", arg<std::string>("MODE")->default_value("measured"), "measured: each wait call, handler and wake-up costs its mean times a draw from the spread single ones showed on the model's machine (model.json call_spread, when it has one); none: every one costs its mean")
       ("fd-kind", arg<std::string>("KIND")->default_value(""), "model cells to use: pipe, socketpair, tcp, ...")
       ("variant", arg<std::string>("NAME")->default_value(""), "model cells to use: lt, et, oneshot, ...")
       ("platform", arg<std::string>("TEXT"), "a historical model: the machine whose cells to use, as `pollscale cells` lists it")
@@ -74,6 +75,18 @@ bool apply_cost_table(const std::string& path, const std::string& mechanism, sim
 
 using model_ptr = std::shared_ptr<const model::model_set>;
 
+// A flag of two values (--model-uncertainty draw|fixed, --call-spread measured|none):
+// whether it says `yes`; `absent` when it is not in the map (a caller without the option).
+bool flag_says(const po::variables_map& vm, const char* flag, const char* yes, const char* no, bool absent) {
+  if (!vm.count(flag)) return absent;
+  const std::string mode = vm[flag].as<std::string>();
+  if (mode != yes && mode != no)
+    throw usage_error(std::string("--") + flag + ": '" + mode + "' is neither " + yes + " nor " + no);
+  return mode == yes;
+}
+
+bool calls_varied(const po::variables_map& vm) { return flag_says(vm, "call-spread", "measured", "none", true); }
+
 // The costs from the model (when there is one), then the costs file, then the flags.
 sim::cost_model build_costs(const po::variables_map& vm, const std::string& mechanism, const model_ptr& models,
                             const std::shared_ptr<cost_provenance>& prov, studies::cost_bound bound,
@@ -81,8 +94,10 @@ sim::cost_model build_costs(const po::variables_map& vm, const std::string& mech
   sim::cost_model c;
   bool have_wait = false, have_handler = false;
   if (models) {
-    c = studies::costs_from_model(
-        models, {mechanism, vm["fd-kind"].as<std::string>(), vm["variant"].as<std::string>(), bound, draw_seed}, prov);
+    c = studies::costs_from_model(models,
+                                  {mechanism, vm["fd-kind"].as<std::string>(), vm["variant"].as<std::string>(), bound,
+                                   draw_seed, calls_varied(vm)},
+                                  prov);
     have_wait = true;
     have_handler = prov->sources.contains(studies::component::handler);
   }
@@ -129,13 +144,7 @@ sim::cost_model build_costs(const po::variables_map& vm, const std::string& mech
   return c;
 }
 
-bool draws_wanted(const po::variables_map& vm) {
-  if (!vm.count("model-uncertainty")) return false;
-  const std::string mode = vm["model-uncertainty"].as<std::string>();
-  if (mode != "draw" && mode != "fixed")
-    throw usage_error("--model-uncertainty: '" + mode + "' is neither draw nor fixed");
-  return mode == "draw";
-}
+bool draws_wanted(const po::variables_map& vm) { return flag_says(vm, "model-uncertainty", "draw", "fixed", false); }
 
 }  // namespace
 

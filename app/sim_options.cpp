@@ -274,11 +274,36 @@ nlohmann::json inputs_json(const sim_setup& s, const cost_provenance& prov) {
           {"costs", costs_json(prov)}};
 }
 
+namespace {
+
+// The shapes each call was varied by, each with its 99th percentile as a multiple of the
+// mean (after the division by the shape's mean); null when every call cost its mean.
+nlohmann::json call_spread_json(const cost_provenance& prov) {
+  if (!prov.variation) return nullptr;
+  using op = sim::call_variation::operation;
+  const auto list = [&](const std::vector<datasets::spread_shape>& shapes, op what) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& s : shapes)
+      out.push_back({{"point", s.point},
+                     {"mean_ns", s.mean_ns},
+                     {"p99_over_mean", prov.variation->multiplier_at(what, s.mean_ns * 1e-9, 0.99)}});
+    return out;
+  };
+  const auto& spread = prov.variation->spread();
+  return {{"wait_calls", list(spread.wait_calls, op::wait_call)},
+          {"handlers", list(spread.handlers, op::handler)},
+          {"wakeups_same_cpu", list(spread.wakeups_same_cpu, op::wakeup_same_cpu)},
+          {"wakeups_cross_cpu", list(spread.wakeups_cross_cpu, op::wakeup_cross_cpu)}};
+}
+
+}  // namespace
+
 nlohmann::json costs_json(const cost_provenance& prov) {
   return {{"sources", prov.sources},
           {"model_max_extrapolation", prov.max_extrapolation},
           {"model_uncertainty", prov.drawn ? "draw" : "fixed"},
           {"draw_correlation", json_number(prov.draw_correlation)},  // set only by a drawn cost model
+          {datasets::text(datasets::scenario::call_spread), call_spread_json(prov)},
           {"undrawn", undrawn_json(prov)}};
 }
 
@@ -339,6 +364,13 @@ void report_diagnostics(const std::string& label, const sim::experiment_result& 
     std::cerr << label << r.replications << " replications, throughput 95% half-width " << format_number(100 * hw, 3)
               << "% (target " << format_number(100 * rule.relative_half_width, 3) << "%)"
               << (r.converged ? "" : " - NOT reached, raise --max-replications or --duration") << "\n";
+  if (prov.variation)
+    std::cerr << label
+              << "each wait call, handler and wake-up varied around its mean as single ones did on the model's machine "
+              << "(call spread: " << prov.variation->spread().wait_calls.size() << " wait-call, "
+              << prov.variation->spread().handlers.size() << " handler and "
+              << prov.variation->spread().wakeups_same_cpu.size() + prov.variation->spread().wakeups_cross_cpu.size()
+              << " wake-up shapes; --call-spread none: every one at its mean)\n";
   std::cerr << label << "engine " << r.engine.events << " events in " << format_number(r.engine.wall_s, 3) << " s ("
             << format_number(r.engine.events_per_s / 1e6, 3) << " M events/s, "
             << format_number(r.engine.sim_s_per_wall_s, 3) << " simulated s per wall s), peak RSS "

@@ -19,7 +19,13 @@ one run lies given the model's uncertainty (the issue's target: >= 90% of rows),
 median relative half-width (how wide it had to be).
 
 usage: bench/sim_vs_server.py --pollscale BUILD/app/pollscale --model MODEL DATASET
-         [--mechanisms poll,epoll] [--pinning 0+1] [--duration 0.5] [--model-uncertainty draw|fixed] [--json]
+         [--mechanisms poll,epoll] [--pinning 0+1] [--duration 0.5] [--model-uncertainty draw|fixed]
+         [--call-spread measured|none] [--metric throughput|latency|latency_p99] [--json]
+
+--metric latency or latency_p99 checks the server's mean or 99th-percentile request latency
+rows instead of its throughput (the probe measures them at fewer c; the simulated figure is
+its latency_s mean or p99, in the rows' unit), where single calls' spread (--call-spread,
+docs/sim.md "Single calls") matters most.
 
 DATASET as docs/sim.md takes it (155-170 s on the 2-vCPU VM with the pooled rounds of 2026-11-30;
 three visits are the default now, so --rounds 3 only says it):
@@ -72,17 +78,24 @@ def generator_costs(pollscale, model):
     return per_message, round_trip_ns * 1e-9 / 2, source
 
 
-def server_rows(dataset, mechanisms, pinning):
+# The simulated figure for each metric of a server row: its JSON path in `simulate`'s output.
+SIMULATED = {"throughput": ("throughput",), "latency": ("latency_s", "mean"), "latency_p99": ("latency_s", "p99")}
+SECONDS_PER = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0, "1/s": 1.0}
+
+
+def server_rows(dataset, mechanisms, pinning, metric="throughput"):
     path = os.path.join(dataset, "summary.csv")
     if not os.path.exists(path):
         sys.exit(f"sim_vs_server: {path} not found")
     with open(path, newline="") as f:
         for r in csv.DictReader(f):
-            if r["scenario"] != "server" or r["metric"] != "throughput" or r.get("pinning") != pinning:
+            if r["scenario"] != "server" or r["metric"] != metric or r.get("pinning") != pinning:
                 continue
             if r["mechanism"] not in mechanisms or r["variant"] not in ("", "lt"):
                 continue
-            yield r["mechanism"], r["variant"], int(r["n_fds"]), int(r["n_active"]), float(r["median"])
+            # Latencies in seconds, as simulate writes them; throughput as it is (1/s).
+            yield (r["mechanism"], r["variant"], int(r["n_fds"]), int(r["n_active"]),
+                   float(r["median"]) * SECONDS_PER[r["unit"]])
 
 
 def missing_inputs(dataset):
@@ -106,6 +119,8 @@ def main():
     p.add_argument("--pinning", default="0+1")
     p.add_argument("--duration", type=float, default=0.5)
     p.add_argument("--model-uncertainty", default="draw", choices=("draw", "fixed"))
+    p.add_argument("--call-spread", default="measured", choices=("measured", "none"))
+    p.add_argument("--metric", default="throughput", choices=tuple(SIMULATED))
     p.add_argument("--json", action="store_true", help="print the rows as JSON instead of Markdown")
     a = p.parse_args()
     if not os.path.exists(os.path.join(a.dataset, "summary.csv")):
@@ -117,17 +132,21 @@ def main():
     print(f"load generator: {per_message * 1e6:.3f} us per message ({per_message_source}), "
           f"{wakeup * 1e6:.3f} us wake-up", file=sys.stderr)
     rows = []
-    for mech, variant, idle, active, measured in server_rows(a.dataset, a.mechanisms.split(","), a.pinning):
+    for mech, variant, idle, active, measured in server_rows(a.dataset, a.mechanisms.split(","), a.pinning,
+                                                             a.metric):
         out = run([a.pollscale, "simulate", "--model", a.model, "--mechanism", mech, "--variant", variant,
                    "--fd-kind", "tcp", "--idle", str(idle), "--active", str(active), "--cpus", "2",
                    "--threads", "1", "--irq-cpu", "1", "--active-pos", "last",
                    "--generator-per-message", f"const:{per_message!r}",
                    "--generator-wakeup", f"const:{wakeup!r}",
                    "--duration", str(a.duration), "--model-uncertainty", a.model_uncertainty,
-                   "--format", "json"])
+                   "--call-spread", a.call_spread, "--format", "json"])
         sim = json.loads(out)
-        simulated = sim["throughput"]["mean"]
-        lo, hi = sim["throughput"]["ci95_lo"], sim["throughput"]["ci95_hi"]
+        figure = sim
+        for step in SIMULATED[a.metric]:
+            figure = figure[step]
+        simulated = figure["mean"]
+        lo, hi = figure["ci95_lo"], figure["ci95_hi"]
         rows.append({"mechanism": mech, "idle": idle, "active": active, "measured": measured,
                      "simulated": simulated, "rel_err": (simulated - measured) / measured,
                      "ci95_lo": lo, "ci95_hi": hi, "inside": lo <= measured <= hi,
@@ -135,17 +154,19 @@ def main():
                      "events_per_call": sim["events_per_call"]["mean"],
                      "extrapolation": sim["costs"]["model_max_extrapolation"]})
     if not rows:
-        sys.exit("sim_vs_server: no server throughput rows for those mechanisms and pinning")
+        sys.exit(f"sim_vs_server: no server {a.metric} rows for those mechanisms and pinning")
     if a.json:
         print(json.dumps(rows, indent=2))
         return
-    print("| mechanism | idle c | active a | measured (1/s) | simulated (1/s) | 95% interval | inside | error |"
+    # Throughput in replies/s; latencies in µs.
+    unit, scale = ("1/s", 1.0) if a.metric == "throughput" else ("us", 1e6)
+    print(f"| mechanism | idle c | active a | measured ({unit}) | simulated ({unit}) | 95% interval | inside | error |"
           " events per call |")
     print("|---|---:|---:|---:|---:|---|---|---:|---:|")
     for r in sorted(rows, key=lambda r: (r["mechanism"], r["active"], r["idle"])):
-        print(f"| {r['mechanism']} | {r['idle']} | {r['active']} | {r['measured']:.0f} | {r['simulated']:.0f} | "
-              f"{r['ci95_lo']:.0f}-{r['ci95_hi']:.0f} | {'yes' if r['inside'] else 'no'} | "
-              f"{100 * r['rel_err']:+.1f}% | {r['events_per_call']:.2f} |")
+        print(f"| {r['mechanism']} | {r['idle']} | {r['active']} | {scale * r['measured']:.0f} | "
+              f"{scale * r['simulated']:.0f} | {scale * r['ci95_lo']:.0f}-{scale * r['ci95_hi']:.0f} | "
+              f"{'yes' if r['inside'] else 'no'} | {100 * r['rel_err']:+.1f}% | {r['events_per_call']:.2f} |")
     print("\n| mechanism | rows | median abs error | within 15% | inside the 95% interval | median relative half-width |")
     print("|---|---:|---:|---:|---:|---:|")
     for mech in a.mechanisms.split(","):

@@ -45,6 +45,10 @@ class probe_instance {
   /// The fewest operations one sample may hold (>= 1). A closed loop needs many rounds of
   /// its clients per sample to be in a steady state; the runner sizes batches from here.
   virtual std::size_t min_batch() const { return 1; }
+  /// 0 (the default): samples are batches sized to the timer and repeated until the median
+  /// is known (runner.hpp). > 0: every sample is one operation timed alone, and a visit takes
+  /// this many — a probe that wants the spread of single operations, not their median.
+  virtual std::size_t single_op_samples() const { return 0; }
 };
 
 /// How much work a calibration may do.

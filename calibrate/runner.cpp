@@ -53,6 +53,24 @@ std::size_t runner::size_batch(probe_instance& inst) const {
   }
 }
 
+void runner::measure_singles(probe_instance& inst, std::size_t count, point_result& r) const {
+  // The same warm-up as a batched point; then `count` operations each timed alone, or as
+  // many as four times the point's time cap allows (a slow operation). No stopping rule:
+  // the spread, tails included, is what is wanted, so every visit takes the same number.
+  const std::uint64_t warm = clock_ns();
+  for (int i = 0; i < 2 || seconds_since(warm) < opts_.warmup_s; ++i) {
+    check_stop();
+    inst.run(1);
+  }
+  const std::uint64_t t0 = clock_ns();
+  while (r.values.size() < count && (r.values.size() < 3 || seconds_since(t0) < 4 * opts_.max_s_per_point)) {
+    check_stop();
+    r.values.push_back(convert_ns_per_op(std::max(static_cast<double>(inst.run(1)), 1e-3), r.key.unit));
+    r.batches.push_back(1);
+  }
+  r.converged = r.values.size() == count;
+}
+
 point_result runner::measure(const probe_def& probe, const datasets::key& k, const selection& sel) const {
   point_result r;
   r.key = k;
@@ -66,6 +84,11 @@ point_result runner::measure(const probe_def& probe, const datasets::key& k, con
     return r;
   }
   inst->annotate(r.key);
+  if (const std::size_t singles = inst->single_op_samples(); singles > 0) {
+    measure_singles(*inst, singles, r);
+    r.wall_s = seconds_since(start);
+    return r;
+  }
   const std::size_t ops = size_batch(*inst);
   const std::uint64_t warm = clock_ns();
   for (int i = 0; i < 2 || seconds_since(warm) < opts_.warmup_s; ++i) {

@@ -1,6 +1,8 @@
 // The measurement loop shared by every probe: batch sizing against the timer, warm-up,
 // repetitions until the median's 95% interval is within ±2% (or a time cap), raw samples
 // kept. One sample = one batch of back-to-back operations; its value is per operation.
+// A probe after the spread of single operations (call_spread) asks for samples of one
+// operation each instead, a fixed number per visit.
 #pragma once
 
 #include <cstddef>
@@ -49,6 +51,8 @@ class runner {
 
  private:
   std::size_t size_batch(probe_instance& inst) const;
+  /// A point of single operations (probe_instance::single_op_samples): `count` samples of one.
+  void measure_singles(probe_instance& inst, std::size_t count, point_result& r) const;
   runner_options opts_;
 };
 

@@ -18,12 +18,12 @@ struct table {
   }
 };
 
-constexpr table<scenario, 13> scenario_table{
+constexpr table<scenario, 14> scenario_table{
     {scenario::find_active, scenario::fd_range, scenario::token_ring, scenario::interest_churn, scenario::wakeup,
      scenario::ipc, scenario::server, scenario::handler, scenario::memory_latency, scenario::producers,
-     scenario::private_sets, scenario::shared_epoll, scenario::cache_line},
+     scenario::private_sets, scenario::shared_epoll, scenario::cache_line, scenario::call_spread},
     {"find_active", "fd_range", "token_ring", "interest_churn", "wakeup", "ipc", "server", "handler", "memory_latency",
-     "producers", "private_sets", "shared_epoll", "cache_line"}};
+     "producers", "private_sets", "shared_epoll", "cache_line", "call_spread"}};
 
 constexpr table<metric, 12> metric_table{
     {metric::time_per_call, metric::time_per_op, metric::throughput, metric::latency, metric::latency_p99,
@@ -54,7 +54,9 @@ bool scales_with_threads(scenario s) {
   return s == scenario::producers || s == scenario::private_sets || s == scenario::shared_epoll;
 }
 
-bool is_machine_primitive(scenario s) { return s == scenario::memory_latency || s == scenario::cache_line; }
+bool is_machine_primitive(scenario s) {
+  return s == scenario::memory_latency || s == scenario::cache_line || s == scenario::call_spread;
+}
 
 // Why each row: select/pselect copy three fd_set bitmaps in and out and walk every bit up
 // to nfds; poll/ppoll copy the pollfd array and call each file's ->poll; the historical

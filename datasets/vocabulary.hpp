@@ -35,6 +35,7 @@ enum class scenario : std::uint8_t {
   private_sets,    ///< T threads each wait on a descriptor of their own (CPU scaling)
   shared_epoll,    ///< T threads pass tokens through epoll over shared pipes (CPU scaling)
   cache_line,      ///< one cache line handed between two CPUs and back (round trip)
+  call_spread,     ///< single calls timed one by one: how one call's cost spreads around its mean
 };
 
 /// What was measured of one operation.
@@ -101,8 +102,8 @@ mechanism_traits traits(mechanism m);
 bool scales_with_threads(scenario s);
 
 /// Scenarios that measure the machine rather than a mechanism's cost (memory_latency's cache
-/// curve, cache_line's transfer between CPUs): inputs of the models (the working-set term,
-/// the contention primitives of docs/scaling.md), never fitted or validated as cost cells.
+/// curve, cache_line's transfer between CPUs, call_spread's spread of single calls): inputs of the models (the
+/// working-set term, the contention primitives of docs/scaling.md), never fitted or validated as cost cells.
 bool is_machine_primitive(scenario s);
 
 std::string_view name(scenario v);

@@ -67,6 +67,7 @@ model_set fit_models(const observation_set& data, const std::vector<const observ
   out.source = data.source;
   out.statistic = std::string(statistic_name(data.statistic));
   out.drift = data.drift;
+  out.call_spread = data.call_spread;
   if (scaling > 0)
     out.skipped.push_back(std::to_string(scaling) +
                           " rows of CPU-scaling scenarios: the scalability law fits them (`pollscale scale`)");

@@ -7,6 +7,7 @@
 #include "datasets/atomic_file.hpp"
 #include "datasets/csv_table.hpp"
 #include "datasets/json_file.hpp"
+#include "model/call_spread_json.hpp"
 #include "model/prediction.hpp"
 
 namespace pollscale::model {
@@ -103,6 +104,7 @@ json to_json(const model_set& models) {
           {"source", models.source},
           {"statistic", models.statistic},
           {"drift", drift},
+          {call_spread_field(), call_spread_json(models.call_spread)},
           {"context", models.context},
           {"models", cells},
           {"skipped", models.skipped}};

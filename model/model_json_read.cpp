@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "datasets/csv_table.hpp"
+#include "model/call_spread_json.hpp"
 #include "model/model_json.hpp"
 #include "model/model_set.hpp"
 
@@ -185,6 +186,7 @@ model_set model_set_from_json(const json& j, const std::string& where) {
     if (out.statistic != "median" && out.statistic != "fastest")
       throw std::invalid_argument("statistic '" + out.statistic + "' is not one of median, fastest");
     out.drift = read_drift(j);
+    out.call_spread = read_call_spread(j);
     if (j.contains("skipped"))
       for (const auto& s : array(j, "skipped"))
         if (s.is_string()) out.skipped.push_back(s.get<std::string>());

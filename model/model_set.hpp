@@ -12,6 +12,7 @@
 #include <Eigen/Dense>
 #include <nlohmann/json.hpp>
 
+#include "datasets/call_spread.hpp"
 #include "datasets/schema.hpp"
 #include "datasets/simultaneous_drift.hpp"
 #include "model/basis.hpp"
@@ -97,6 +98,10 @@ struct model_set {
   /// moves its cells together by this much (studies/model_costs.hpp). None: historical
   /// tables, runs without visit times, model files written before it existed.
   std::optional<datasets::simultaneous_drift> drift;
+  /// How single calls spread around their mean on the fitted machine (datasets/call_spread.hpp):
+  /// a simulation driven by these models varies each call by it (sim/call_variation.hpp).
+  /// None: historical tables, datasets without call_spread rows, older model files.
+  std::optional<datasets::call_spread> call_spread;
 };
 
 }  // namespace pollscale::model

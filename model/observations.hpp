@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "datasets/call_spread.hpp"
 #include "datasets/schema.hpp"
 #include "datasets/simultaneous_drift.hpp"
 
@@ -58,6 +59,9 @@ struct observation_set {
   /// How much of its points' movement between visits the machine shared at each moment
   /// (datasets/simultaneous_drift.hpp); none for historical data or a run without visit times.
   std::optional<datasets::simultaneous_drift> drift;
+  /// The spread of single calls around their mean (datasets/call_spread.hpp); none without
+  /// call_spread samples.
+  std::optional<datasets::call_spread> call_spread;
   std::vector<observation> rows;
 };
 

@@ -6,10 +6,13 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 
 namespace pollscale::sim {
+
+class call_variation;
 
 /// One wait call as the cost model sees it.
 struct wait_query {
@@ -45,6 +48,9 @@ struct cost_model {
   double handler_s = 0;           ///< handling one event: read the request, write the reply
   double wakeup_same_cpu_s = 0;   ///< from the waker's write to the sleeper running, same CPU
   double wakeup_cross_cpu_s = 0;  ///< the same when waker and sleeper are on different CPUs
+  /// How single calls spread around the costs above (sim/call_variation.hpp); null: every
+  /// call costs exactly its mean.
+  std::shared_ptr<const call_variation> variation;
 };
 
 /// A wait call's cost as a linear function of its arguments (docs/model.md §2's terms):

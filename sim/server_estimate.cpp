@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "sim/call_variation.hpp"
 #include "sim/core/random.hpp"
 #include "sim/cost_cache.hpp"
 
@@ -21,6 +22,12 @@ struct thread_view {
   double handle_s = 0;  // handler + application work, per event
   double rearm_s = 0;   // per event
   double wake_s = 0;    // from an arrival to the sleeper running
+  // The call spread's share of the spread (cost_model::variation): one handler's variance,
+  // s², and one wait call's relative variance (its squared coefficient of variation).
+  double handler_var_s2 = 0;
+  double call_var_rel = 0;
+  std::array<double, 2> wake_var_rel{};  // a wake-up's, same CPU and across CPUs
+  double wake_var_s2 = 0;                // this thread's wake-up's variance, s²
   cost_cache* costs = nullptr;
 
   double per_event_s() const { return handle_s + rearm_s; }
@@ -131,7 +138,16 @@ double sleep_mean(const thread_view& v, const thread_solution& t) {
   return v.wake_s + t.rescan_s + v.per_event_s() * (t.after_sleep_events + 1) / 2;
 }
 double sleep_sd(const thread_view& v, const thread_solution& t) {
-  return v.per_event_s() * std::sqrt(std::max(0.0, t.after_sleep_events - 1) / 12);
+  const double place = v.per_event_s() * v.per_event_s() * std::max(0.0, t.after_sleep_events - 1) / 12;
+  // Single calls vary: the rescan, and the handlers before this request's and its own.
+  const double calls =
+      (t.after_sleep_events + 1) / 2 * v.handler_var_s2 + t.rescan_s * t.rescan_s * v.call_var_rel + v.wake_var_s2;
+  return std::sqrt(place + calls);
+}
+
+// The spread single calls add to a busy window of `batch` handlers and one call, s.
+double window_call_sd(const thread_view& v, const thread_solution& t, double batch) {
+  return std::sqrt(std::max(0.0, batch) * v.handler_var_s2 + t.call_s * t.call_s * v.call_var_rel);
 }
 
 // Open (Poisson) arrivals onto `connections` connections. A request arriving in a busy
@@ -149,7 +165,8 @@ response respond_open(const thread_view& v, const thread_solution& t, double con
   const double asleep = std::clamp(t.asleep_time_fraction, 0.0, 1.0);
   const double extra_mean = q / (2 * (1 - q)), beta = extra_mean / (1 + extra_mean);
   const double busy_mean = busy_cycle + s - t.call_s / 2;
-  const double busy_sd = std::sqrt(s * s * t.batch_variance + t.call_s * t.call_s / 12);
+  const double calls_sd = window_call_sd(v, t, t.busy_batch);
+  const double busy_sd = std::sqrt(s * s * t.batch_variance + t.call_s * t.call_s / 12 + calls_sd * calls_sd);
   r.mean = asleep * sleep_mean(v, t) + (1 - asleep) * (busy_mean + busy_cycle * extra_mean);
   const auto below = [&](double y) {
     double busy = 0, p = 1 - beta;  // P(extra cycles = j) = (1 - beta) beta^j
@@ -173,8 +190,11 @@ std::vector<double> away_samples(const workload& w) {
 // `away` later, at some offset u into a window between two claims (a cycle C apart), and is
 // claimed at the window's end. Claims hand out events in the order they became ready, so its
 // place in the next batch follows u: the response is C - u + its place's handling. Places
-// are spread evenly over the batch and ranked by u among all the sampled clients.
-response respond_closed(const thread_view& v, const thread_solution& t, const std::vector<double>& away) {
+// are spread evenly over the batch and ranked by u among all the sampled clients. Single
+// calls' spread (thread_view) widens each client's response by a normal of its own sd; the
+// p99 is computed only when asked (`with_p99`), since the search for the rate needs means.
+response respond_closed(const thread_view& v, const thread_solution& t, const std::vector<double>& away,
+                        bool with_p99) {
   response r;
   if (t.saturated) return r;
   const double s = v.per_event_s();
@@ -197,12 +217,20 @@ response respond_closed(const thread_view& v, const thread_solution& t, const st
   }
   std::sort(busy.begin(), busy.end());
   r.mean = asleep * sleep_mean(v, t) + (1 - asleep) * sum / static_cast<double>(count);
-  const auto below = [&](double y) {
-    const double busy_share =
-        static_cast<double>(std::upper_bound(busy.begin(), busy.end(), y) - busy.begin()) / static_cast<double>(count);
-    return asleep * normal_cdf(y, sleep_mean(v, t), sleep_sd(v, t)) + (1 - asleep) * busy_share;
+  if (!with_p99) return r;
+  const double calls_sd = window_call_sd(v, t, batch);
+  const auto busy_below = [&](double y) {
+    if (calls_sd <= 0)
+      return static_cast<double>(std::upper_bound(busy.begin(), busy.end(), y) - busy.begin()) /
+             static_cast<double>(count);
+    double sum_cdf = 0;
+    for (std::size_t i = 0; i < count; i += 8) sum_cdf += normal_cdf(y, busy[i], calls_sd);  // every 8th: enough
+    return sum_cdf / static_cast<double>((count + 7) / 8);
   };
-  r.p99 = quantile99(below, busy.back() + sleep_mean(v, t) + 4 * sleep_sd(v, t) + s);
+  const auto below = [&](double y) {
+    return asleep * normal_cdf(y, sleep_mean(v, t), sleep_sd(v, t)) + (1 - asleep) * busy_below(y);
+  };
+  r.p99 = quantile99(below, busy.back() + 4 * calls_sd + sleep_mean(v, t) + 4 * sleep_sd(v, t) + s);
   return r;
 }
 
@@ -235,6 +263,14 @@ estimate_result estimate_server(const server_config& config, const workload& loa
   v.handle_s = costs.handler_s + load.app_work.mean();
   v.rearm_s = cache.rearm_s(v.registered);
   v.costs = &cache;
+  if (costs.variation) {
+    using op = call_variation::operation;
+    v.handler_var_s2 =
+        costs.handler_s * costs.handler_s * costs.variation->multiplier_variance(op::handler, costs.handler_s);
+    v.call_var_rel = costs.variation->multiplier_variance(op::wait_call, v.call_s(1));
+    v.wake_var_rel = {costs.variation->multiplier_variance(op::wakeup_same_cpu, costs.wakeup_same_cpu_s),
+                      costs.variation->multiplier_variance(op::wakeup_cross_cpu, costs.wakeup_cross_cpu_s)};
+  }
   const double keepalive =
       load.idle_activity ? static_cast<double>(load.idle) / threads / load.idle_activity->mean() : 0;
   const double network = load.network.mean();
@@ -248,9 +284,11 @@ estimate_result estimate_server(const server_config& config, const workload& loa
   const int on_irq_cpu = config.irq_cpu < config.threads ? 1 : 0;
   const std::pair<double, int> kinds[] = {{costs.wakeup_same_cpu_s, on_irq_cpu},
                                           {costs.wakeup_cross_cpu_s, config.threads - on_irq_cpu}};
-  for (const auto& [wake_s, count] : kinds) {
+  for (std::size_t kind = 0; kind < 2; ++kind) {
+    const auto& [wake_s, count] = kinds[kind];
     if (count == 0) continue;
     v.wake_s = wake_s;
+    v.wake_var_s2 = wake_s * wake_s * v.wake_var_rel[kind];
     const double n = count;
     double requests = 0;
     thread_solution sol;
@@ -264,7 +302,7 @@ estimate_result estimate_server(const server_config& config, const workload& loa
       const double away = load.think.mean() + 2 * network;
       const auto at = [&](double lambda) {
         sol = solve_thread(v, lambda + keepalive);
-        resp = respond_closed(v, sol, aways);
+        resp = respond_closed(v, sol, aways, false);
         return resp;
       };
       double lo = 0, hi = active / (away + v.per_event_s());
@@ -273,7 +311,8 @@ estimate_result estimate_server(const server_config& config, const workload& loa
         (mid < active / (away + at(mid).mean) ? lo : hi) = mid;
       }
       requests = lo;
-      at(requests);
+      sol = solve_thread(v, requests + keepalive);
+      resp = respond_closed(v, sol, aways, true);
     }
     double calls = sol.saturated ? 0 : 1 / sol.cycle_s, call_s = sol.call_s, rescans = sol.asleep * sol.rescan_s;
     if (sol.saturated || !std::isfinite(resp.mean)) {

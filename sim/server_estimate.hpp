@@ -21,7 +21,10 @@
 // mu / (1 - rho^2): the p99 comes from that spread, a normal approximation mixed with the
 // sleepers' responses. Closed clients (think Z, network D each way) are the same thread at
 // the rate lambda = A / (Z + 2D + R) that its own response time R allows, found by
-// bisection.
+// bisection. With a call spread (cost_model::variation) each handler and call varies around
+// its mean: the means stay, and the p99's spread takes their variances (a busy window of b
+// handlers and one call adds b·Var(handler) + Var(call)) — a normal approximation, which a
+// heavy tail makes optimistic (docs/sim.md measures it against the simulation).
 //
 // Covered: closed or Poisson arrivals, readiness mechanisms, one thread per CPU with its own
 // interest set (or one thread), any active position, keep-alives as extra events. Not

@@ -52,14 +52,14 @@ void server_model::start_call(std::uint32_t t) {
   ++calls_;
   if (signals() && state_.overflowed()) {
     const wait_query q{state_.registered_total(), state_.ready_total(), false};
-    run_burst(t, phase::overflow_polling, costs_.overflow_poll_s(q));
+    run_burst(t, phase::overflow_polling, varied_wait(costs_.overflow_poll_s(q)));
     return;
   }
   const std::int64_t ready = signals() ? (state_.signals_queued() > 0 ? 1 : 0) : state_.ready(th.set);
   wait_query q{state_.registered(th.set), ready, true};
   if (config_.active_pos == ready_position::first) q.before_first_ready = 0;
   if (config_.active_pos == ready_position::last) q.before_first_ready = static_cast<double>(q.registered - ready);
-  run_burst(t, phase::calling, costs_.wait_call_s(q));
+  run_burst(t, phase::calling, varied_wait(costs_.wait_call_s(q)));
 }
 
 void server_model::burst_done(std::uint32_t t) {
@@ -135,14 +135,15 @@ void server_model::wake_sleepers(std::uint32_t set, int waker_cpu) {
     const std::uint32_t t = state_.pop_sleeper(set);
     threads_[t].now = phase::waking;
     ++wakeups_;
-    e_.schedule_in(costs_.wakeup_s(threads_[t].cpu == waker_cpu), *this, tag_of(k_woken, t));
+    const bool same = threads_[t].cpu == waker_cpu;
+    e_.schedule_in(varied_wakeup(same, costs_.wakeup_s(same)), *this, tag_of(k_woken, t));
   } while (config_.wake == wake_policy::all);
 }
 
 void server_model::woken(std::uint32_t t) {
   const thread_state& th = threads_[t];
   const std::int64_t ready = signals() ? (state_.signals_queued() > 0 ? 1 : 0) : state_.ready(th.set);
-  run_burst(t, phase::rescanning, costs_.rescan_s({state_.registered(th.set), ready, false}));
+  run_burst(t, phase::rescanning, varied_wait(costs_.rescan_s({state_.registered(th.set), ready, false})));
 }
 
 void server_model::handle_next(std::uint32_t t) {
@@ -153,7 +154,7 @@ void server_model::handle_next(std::uint32_t t) {
   }
   th.current = th.batch[th.next++];
   const double rearm = costs_.rearm_s(state_.registered(th.set));
-  run_burst(t, phase::handling, costs_.handler_s() + rearm + load_.app_work.sample(g_), rearm);
+  run_burst(t, phase::handling, varied_handler(costs_.handler_s()) + rearm + load_.app_work.sample(g_), rearm);
 }
 
 void server_model::finish_request(std::uint32_t t, std::uint32_t conn) {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "sim/call_variation.hpp"
 #include "sim/core/ring_fifo.hpp"
 #include "sim/cost_cache.hpp"
 #include "sim/cpu_pool.hpp"
@@ -53,6 +54,8 @@ class server_model final : public process {
         options_(o),
         e_(e),
         g_(o.seed),
+        spread_g_(o.seed ^ spread_stream),
+        variation_(m.variation.get()),
         costs_(m),
         cpus_(c.cpus),
         state_(static_cast<std::uint32_t>(w.active + w.idle), set_count(c),
@@ -86,6 +89,16 @@ class server_model final : public process {
   }
   void account(phase p, double cost, double rearm);
 
+  // A wait call's, a handler's or a wake-up's mean cost, varied as single calls vary when the cost model
+  // carries a spread (sim/call_variation.hpp), from a stream of its own.
+  double varied_wait(double mean_s) { return variation_ ? variation_->wait_call_s(mean_s, spread_g_) : mean_s; }
+  double varied_handler(double mean_s) { return variation_ ? variation_->handler_s(mean_s, spread_g_) : mean_s; }
+  double varied_wakeup(bool same_cpu, double mean_s) {
+    return variation_ ? variation_->wakeup_s(same_cpu, mean_s, spread_g_) : mean_s;
+  }
+  // Any fixed odd constant: the spread's stream must differ from the workload's (same seed).
+  static constexpr std::uint64_t spread_stream = 0x5851f42d4c957f2dULL;
+
   void start_call(std::uint32_t t);
   void after_call(std::uint32_t t);
   void after_signal_call(std::uint32_t t);
@@ -110,6 +123,8 @@ class server_model final : public process {
   const run_options& options_;
   engine& e_;
   rng g_;
+  rng spread_g_;                     // the call spread's draws
+  const call_variation* variation_;  // null: every call costs its mean
   cost_cache costs_;
   cpu_pool cpus_;
   readiness_state state_;

@@ -279,6 +279,7 @@ sim::cost_model costs_from_model(std::shared_ptr<const model::model_set> models,
                                  const std::shared_ptr<cost_provenance>& prov) {
   const std::string& mechanism = query.mechanism;
   if (query.bound == cost_bound::drawn && models->drift) prov->draw_correlation = models->drift->correlation;
+  const std::optional<datasets::call_spread> spread = models->call_spread;
   const model_costs m(std::move(models), query.fd_kind, query.variant, prov, query.bound, query.draw_seed);
   sim::cost_model c;
   // A historical table that timed only the call with its write and read gives that, and says so.
@@ -299,6 +300,10 @@ sim::cost_model costs_from_model(std::shared_ptr<const model::model_set> models,
                "around it, as the historical table timed it)"
              : "model: find_active time_per_call (timeout 0)";
   fill_from_model(m, mechanism, c, *prov);
+  if (query.vary_calls && spread) {
+    c.variation = std::make_shared<const sim::call_variation>(*spread);
+    prov->variation = c.variation;
+  }
   return c;
 }
 

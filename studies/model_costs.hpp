@@ -7,7 +7,9 @@
 //     round trip minus two timeout-0 passes); for rtsig, poll's call as its overflow scan;
 //   - the handler: the handler cell (the peer on another CPU, else the same thread), else
 //     one tcp message through AIM9's ipc;
-//   - wake-ups: half the wakeup round trip, waker and sleeper on one CPU and on two.
+//   - wake-ups: half the wakeup round trip, waker and sleeper on one CPU and on two;
+//   - how single calls spread around those means: the model's call spread (call_spread rows),
+//     which the simulator draws each wait call and handler from.
 // A cost the model has no cell for stays unset; the caller decides whether a file or a
 // flag gives it or the question cannot be answered.
 #pragma once
@@ -22,6 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/model_set.hpp"
+#include "sim/call_variation.hpp"
 #include "sim/costs.hpp"
 
 namespace pollscale::studies {
@@ -41,6 +44,9 @@ struct cost_provenance {
   /// The correlation between any two cells' draws (cell_draw_z's `shared`); none when the
   /// model has no drift estimate and the cells are drawn independently.
   std::optional<double> draw_correlation;
+  /// How each call was varied around its mean (model_set::call_spread); null: every call
+  /// cost its mean (no spread in the model, or model_cost_query::vary_calls off).
+  std::shared_ptr<const sim::call_variation> variation;
 };
 
 /// The cost components as cost_provenance names them.
@@ -65,6 +71,9 @@ struct model_cost_query {
   std::string variant;
   cost_bound bound = cost_bound::predicted;
   std::uint64_t draw_seed = 0;  ///< cost_bound::drawn: which draw (the same seed, the same costs)
+  /// Vary each wait call and handler around its mean by the model's call spread, when it has
+  /// one (sim/call_variation.hpp); off: every call costs its mean.
+  bool vary_calls = true;
 };
 
 /// One cell's draw: a standard normal variate determined by the draw's seed and the cell's

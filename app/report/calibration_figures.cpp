@@ -107,10 +107,12 @@ std::vector<plot_series> series_by(const std::vector<datasets::summary_row>& row
 std::vector<figure> calibration_figures(const datasets::dataset& d) {
   std::vector<figure> out = find_active_figures(d);
   // Every other scenario: one figure per metric and setting (fd kind, k, blocking, CPUs),
-  // one series per mechanism, so that no figure mixes settings in one legend.
+  // one series per mechanism, so that no figure mixes settings in one legend. call_spread's
+  // medians of single calls are not a curve to read (its shapes are in model.json).
   std::map<std::string, std::vector<datasets::summary_row>> groups;
   for (const auto& r : d.summaries)
-    if (r.k.scenario != scenario::find_active && r.k.n_fds) groups[setting_label(r.k)].push_back(r);
+    if (r.k.scenario != scenario::find_active && r.k.scenario != scenario::call_spread && r.k.n_fds)
+      groups[setting_label(r.k)].push_back(r);
   for (const auto& [label, rows] : groups) {
     std::set<std::int64_t> ns;
     for (const auto& r : rows) ns.insert(*r.k.n_fds);

@@ -61,6 +61,9 @@ std::vector<datasets::key> producers_points(const selection& sel, std::span<cons
 /// cache_line: one cache line handed to another CPU and back by two spinning threads (ns).
 probe_def cache_line();
 
+/// call_spread: single wait calls and handler operations, each timed alone (call_spread.cpp).
+probe_def call_spread();
+
 /// private_sets: T pinned threads each make timeout-0 wait calls on a pipe of their own (calls/s).
 probe_def private_sets();
 

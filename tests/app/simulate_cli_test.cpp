@@ -245,6 +245,50 @@ TEST(SimulateCliTest, AModelsUncertaintyIsDrawnIntoEveryReplication) {
   EXPECT_NE(bad.err.find("--model-uncertainty"), std::string::npos) << bad.err;
 }
 
+// A model with a call spread varies each call by it: the same throughput, a longer tail, the
+// shapes listed in costs.call_spread; --call-spread none charges every call its mean. A bad
+// mode is one line naming the flag.
+TEST(SimulateCliTest, AModelsCallSpreadVariesEachCall) {
+  const synthetic_model fitted;
+  ASSERT_EQ(fitted.fit_rc, 0);
+  std::ifstream in(fitted.path);
+  auto doc = nlohmann::json::parse(in);
+  EXPECT_TRUE(doc["call_spread"].is_null());  // the synthetic dataset has no call_spread rows
+  const nlohmann::json shape = {{"point", "planted"},
+                                {"mean_ns", 5000},
+                                {"ratios", {0.7, 0.75, 0.8, 0.82, 0.86, 0.9, 0.95, 1.05, 1.2, 4.0, 8.0, 10.0}},
+                                {"samples", 3000},
+                                {"visits", 3}};
+  doc["call_spread"] = {{"probabilities", {0, 0.01, 0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99, 0.999, 1}},
+                        {"wait_calls", {shape}},
+                        {"handlers", {shape}},
+                        {"wakeups_same_cpu", nlohmann::json::array()},
+                        {"wakeups_cross_cpu", nlohmann::json::array()}};
+  const std::string model = own_file("spread.model.json");
+  std::ofstream(model) << doc.dump();
+  const std::string args = "simulate " + model +
+                           " --mechanism poll --fd-kind pipe --handler-ns 5000 --idle 100 --active 10"
+                           " --duration 0.2 --model-uncertainty fixed --format json";
+  const auto varied = run_pollscale(args);
+  ASSERT_EQ(varied.rc, 0) << varied.err;
+  const auto none = run_pollscale(args + " --call-spread none");
+  ASSERT_EQ(none.rc, 0) << none.err;
+  const auto v = nlohmann::json::parse(varied.out), n = nlohmann::json::parse(none.out);
+  ASSERT_EQ(v["costs"]["call_spread"]["handlers"].size(), 1u);
+  EXPECT_GT(v["costs"]["call_spread"]["handlers"][0]["p99_over_mean"].get<double>(), 3.5);
+  EXPECT_TRUE(n["costs"]["call_spread"].is_null());
+  EXPECT_NE(varied.err.find("varied around its mean"), std::string::npos) << varied.err;
+  const double tv = v["throughput"]["mean"].get<double>(), tn = n["throughput"]["mean"].get<double>();
+  EXPECT_NEAR(tv, tn, 0.03 * tn);  // the multiplier's mean is 1
+  EXPECT_GT(v["latency_s"]["p99"]["mean"].get<double>(), 1.3 * n["latency_s"]["p99"]["mean"].get<double>());
+  EXPECT_EQ(run_pollscale(args).out, varied.out);  // same seed, same draws
+  const auto bad = run_pollscale(args + " --call-spread sometimes");
+  EXPECT_EQ(bad.rc, 2);
+  EXPECT_EQ(lines(bad.err), 1) << bad.err;
+  EXPECT_NE(bad.err.find("--call-spread"), std::string::npos) << bad.err;
+  std::remove(model.c_str());
+}
+
 // whatif on a model's terms: the changed mechanism gets its rows again on the changed
 // model, with the throughput against its baseline; a cheaper per-fd scan helps more the
 // more idle fds there are. Mistakes are one line naming the flag.

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace pollscale::calibrate {
@@ -95,6 +96,43 @@ TEST(RunnerTest, SkippedProbeIsRecordedWithItsReason) {
   const auto r = runner(fast_options()).measure(fake_probe(1, 0, &batches, true), key_in("ns"), {});
   EXPECT_EQ(r.skipped, "not here");
   EXPECT_TRUE(r.values.empty());
+}
+
+/// A probe after single operations: each run(1) one scripted value, in turn.
+class single_op_fake final : public probe_instance {
+ public:
+  explicit single_op_fake(std::vector<std::size_t>* batches) : batches_(batches) {}
+  std::uint64_t run(std::size_t ops) override {
+    batches_->push_back(ops);
+    return 1000 + 100 * (calls_++ % 7);  // 1.0..1.6 µs: never a converging median
+  }
+  std::size_t single_op_samples() const override { return 250; }
+
+ private:
+  std::vector<std::size_t>* batches_;
+  std::uint64_t calls_ = 0;
+};
+
+TEST(RunnerTest, SingleOperationPointsTakeTheirCountOfOneOperationSamples) {
+  std::vector<std::size_t> batches;
+  probe_def p;
+  p.scenario = "fake";
+  p.make = [&](const datasets::key&, const selection&) -> std::unique_ptr<probe_instance> {
+    return std::make_unique<single_op_fake>(&batches);
+  };
+  auto o = fast_options();
+  o.min_sample_ns = 1e9;  // would batch a 1-µs operation a million times over
+  const auto r = runner(o).measure(p, key_in("us"), {});
+  ASSERT_EQ(r.values.size(), 250u);
+  EXPECT_TRUE(r.converged);
+  for (auto b : r.batches) EXPECT_EQ(b, 1u);
+  for (auto b : batches) EXPECT_EQ(b, 1u);  // the warm-up too: no batch is ever sized
+  EXPECT_GE(batches.size(), 252u);          // two warm-up operations at least
+  // Every sample one operation, the values as scripted (after the warm-up's share of them).
+  const double lo = *std::min_element(r.values.begin(), r.values.end());
+  const double hi = *std::max_element(r.values.begin(), r.values.end());
+  EXPECT_DOUBLE_EQ(lo, 1.0);
+  EXPECT_DOUBLE_EQ(hi, 1.6);
 }
 
 TEST(RunnerTest, OptionsFollowTheTimer) {

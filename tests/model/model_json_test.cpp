@@ -136,6 +136,57 @@ TEST_F(ModelJsonTest, TheSharedDriftRoundTripsAndIsCheckedWhenRead) {
   EXPECT_NE(load_error(j.dump()).find("drift"), std::string::npos);
 }
 
+// The call spread travels with the model too (a simulation varies each call by it), each
+// shape checked when read; files without it read as none.
+TEST_F(ModelJsonTest, TheCallSpreadRoundTripsAndIsCheckedWhenRead) {
+  auto m = small_models();
+  EXPECT_FALSE(m.call_spread.has_value());
+  EXPECT_TRUE(to_json(m)["call_spread"].is_null());
+  datasets::spread_shape slow, fast;
+  slow.point = "call_spread/poll/pipe n=4096";
+  slow.mean_ns = 60000;
+  slow.ratios = {0.8, 0.85, 0.9, 0.92, 0.95, 0.98, 1.01, 1.05, 1.1, 1.6, 3.0, 9.5};
+  slow.samples = 3000;
+  slow.visits = 3;
+  fast = slow;
+  fast.point = "call_spread/poll/pipe n=16";
+  fast.mean_ns = 1200;
+  m.call_spread = datasets::call_spread{{slow, fast}, {fast}, {fast}, {}};  // out of order: read back sorted
+  save_model(path_, m);
+  const auto back = load_model(path_);
+  ASSERT_TRUE(back.call_spread.has_value());
+  ASSERT_EQ(back.call_spread->wait_calls.size(), 2u);
+  EXPECT_EQ(back.call_spread->wait_calls[0].point, fast.point);
+  EXPECT_EQ(back.call_spread->wait_calls[1].ratios, slow.ratios);
+  EXPECT_DOUBLE_EQ(back.call_spread->wait_calls[1].mean_ns, 60000);
+  EXPECT_EQ(back.call_spread->handlers.size(), 1u);
+  EXPECT_EQ(back.call_spread->handlers[0].samples, 3000u);
+  EXPECT_EQ(back.call_spread->wakeups_same_cpu.size(), 1u);
+  EXPECT_TRUE(back.call_spread->wakeups_cross_cpu.empty());
+  auto j = to_json(m);
+  j.erase("call_spread");
+  std::ofstream(path_) << j.dump();
+  EXPECT_FALSE(load_model(path_).call_spread.has_value());
+  j = to_json(m);
+  j["call_spread"]["wait_calls"][0]["ratios"].erase(0);
+  EXPECT_NE(load_error(j.dump()).find("call_spread.wait_calls[0].ratios"), std::string::npos) << load_error(j.dump());
+  j = to_json(m);
+  j["call_spread"]["handlers"][0]["ratios"][3] = 0.1;
+  EXPECT_NE(load_error(j.dump()).find("must not decrease"), std::string::npos) << load_error(j.dump());
+  j = to_json(m);
+  j["call_spread"]["probabilities"][1] = 0.02;
+  EXPECT_NE(load_error(j.dump()).find("probabilities"), std::string::npos);
+  j = to_json(m);
+  j["call_spread"]["wait_calls"][0]["mean_ns"] = -5;
+  EXPECT_NE(load_error(j.dump()).find("mean_ns"), std::string::npos);
+  j = to_json(m);
+  j["call_spread"].erase("wakeups_cross_cpu");
+  EXPECT_NE(load_error(j.dump()).find("wakeups_cross_cpu is missing"), std::string::npos) << load_error(j.dump());
+  j = to_json(m);
+  j["call_spread"] = 3;
+  EXPECT_NE(load_error(j.dump()).find("call_spread"), std::string::npos);
+}
+
 TEST_F(ModelJsonTest, AMissingFileIsAFormatError) {
   EXPECT_THROW(load_model(path_.string() + ".absent"), datasets::input_error);
 }
