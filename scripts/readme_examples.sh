@@ -6,7 +6,7 @@
 #
 # The measuring lines (calibrate, study, the reproducibility and CPU-scaling scripts) take
 # minutes each; by default they are skipped and out/q and out/r are copies of --data DIR
-# (a calibration taken before), so the lines that read them run in about 8 minutes.
+# (a calibration taken before), so the lines that read them run in about 9 minutes.
 # --with-measurements runs them all, in order (about 20 minutes on a 2-vCPU VM).
 #
 # Usage: scripts/readme_examples.sh [--data DIR] [--with-measurements] [--keep DIR]
