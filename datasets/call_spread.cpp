@@ -10,10 +10,10 @@
 namespace pollscale::datasets {
 namespace {
 
-using visit_values = std::map<std::int64_t, std::vector<double>>;
+using calls_by_visit = std::map<std::int64_t, std::vector<double>>;
 
 // A point's shape from its visits' single operations: each value over its visit's mean.
-std::optional<spread_shape> shape_of(const key& k, const visit_values& visits) {
+std::optional<spread_shape> shape_of(const key& k, const calls_by_visit& visits) {
   std::vector<double> ratios;
   double sum = 0;
   for (const auto& [visit, values] : visits) {
@@ -70,7 +70,7 @@ double spread_shape::second_moment() const {
 }
 
 std::optional<call_spread> estimate_call_spread(std::span<const sample_row> samples) {
-  std::map<key, visit_values> points;
+  std::map<key, calls_by_visit> points;
   for (const auto& s : samples)
     if (s.k.scenario == scenario::call_spread && s.batch == 1 && s.value > 0 && std::isfinite(s.value))
       points[s.k][s.visit].push_back(s.value);

@@ -26,13 +26,13 @@ json shapes_json(const std::vector<datasets::spread_shape>& shapes) {
   return out;
 }
 
-double finite_number(const json& j, const std::string& where) {
+double spread_number(const json& j, const std::string& where) {
   if (!j.is_number() || !std::isfinite(j.get<double>())) throw std::invalid_argument(where + " is not a finite number");
   return j.get<double>();
 }
 
-std::size_t whole_number(const json& j, const std::string& where) {
-  const double v = finite_number(j, where);
+std::size_t spread_count(const json& j, const std::string& where) {
+  const double v = spread_number(j, where);
   if (v < 0 || v != std::floor(v) || v > 9007199254740992.0)
     throw std::invalid_argument(where + " " + j.dump() + " is not a count");
   return static_cast<std::size_t>(v);
@@ -45,14 +45,14 @@ datasets::spread_shape read_shape(const json& j, const std::string& where) {
   datasets::spread_shape s;
   if (!j["point"].is_string()) throw std::invalid_argument(where + ".point is not text");
   s.point = j["point"].get<std::string>();
-  s.mean_ns = finite_number(j["mean_ns"], where + ".mean_ns");
+  s.mean_ns = spread_number(j["mean_ns"], where + ".mean_ns");
   const json& r = j["ratios"];
   if (!r.is_array() || r.size() != s.ratios.size())
     throw std::invalid_argument(where + ".ratios must hold " + std::to_string(s.ratios.size()) + " numbers");
   for (std::size_t i = 0; i < s.ratios.size(); ++i)
-    s.ratios[i] = finite_number(r[i], where + ".ratios[" + std::to_string(i) + "]");
-  s.samples = whole_number(j["samples"], where + ".samples");
-  s.visits = whole_number(j["visits"], where + ".visits");
+    s.ratios[i] = spread_number(r[i], where + ".ratios[" + std::to_string(i) + "]");
+  s.samples = spread_count(j["samples"], where + ".samples");
+  s.visits = spread_count(j["visits"], where + ".visits");
   if (const std::string why = datasets::shape_problem(s); !why.empty()) throw std::invalid_argument(where + ": " + why);
   return s;
 }

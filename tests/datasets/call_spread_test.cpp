@@ -24,7 +24,7 @@ key spread_key(metric m, std::int64_t n) {
 
 // Visits at different speeds (2 µs, 3 µs, 2.5 µs means), each call log-normal with sd 0.3
 // around its visit's mean: the shape must be the log-normal's, whatever the visits' speeds.
-std::vector<sample_row> planted(const key& k, std::size_t per_visit, std::uint64_t seed) {
+std::vector<sample_row> planted_calls(const key& k, std::size_t per_visit, std::uint64_t seed) {
   std::mt19937_64 g(seed);
   std::normal_distribution<double> z(0, 1);
   std::vector<sample_row> rows;
@@ -42,7 +42,7 @@ std::vector<sample_row> planted(const key& k, std::size_t per_visit, std::uint64
 }
 
 TEST(CallSpreadTest, RecoversAPlantedShapeWhateverTheVisitsSpeeds) {
-  const auto rows = planted(spread_key(metric::time_per_call, 256), 20000, 1);
+  const auto rows = planted_calls(spread_key(metric::time_per_call, 256), 20000, 1);
   const auto s = estimate_call_spread(rows);
   ASSERT_TRUE(s);
   ASSERT_EQ(s->wait_calls.size(), 1U);
@@ -60,13 +60,13 @@ TEST(CallSpreadTest, RecoversAPlantedShapeWhateverTheVisitsSpeeds) {
 }
 
 TEST(CallSpreadTest, IgnoresBatchesOtherScenariosAndShortPoints) {
-  auto rows = planted(spread_key(metric::time_per_op, 0), 1000, 2);  // the handler
-  auto few = planted(spread_key(metric::time_per_call, 16), spread_min_samples / 3 - 1, 3);
+  auto rows = planted_calls(spread_key(metric::time_per_op, 0), 1000, 2);  // the handler
+  auto few = planted_calls(spread_key(metric::time_per_call, 16), spread_min_samples / 3 - 1, 3);
   rows.insert(rows.end(), few.begin(), few.end());
-  auto batched = planted(spread_key(metric::time_per_call, 4096), 1000, 4);
+  auto batched = planted_calls(spread_key(metric::time_per_call, 4096), 1000, 4);
   for (auto& r : batched) r.batch = 100;
   rows.insert(rows.end(), batched.begin(), batched.end());
-  auto other = planted(spread_key(metric::time_per_call, 1024), 1000, 5);
+  auto other = planted_calls(spread_key(metric::time_per_call, 1024), 1000, 5);
   for (auto& r : other) r.k.scenario = text(scenario::find_active);
   rows.insert(rows.end(), other.begin(), other.end());
   rows.front().value = std::nan("");
@@ -81,9 +81,9 @@ TEST(CallSpreadTest, IgnoresBatchesOtherScenariosAndShortPoints) {
 }
 
 TEST(CallSpreadTest, ShapesAreKeptInOrderOfLengthAndBlendedBetween) {
-  auto rows = planted(spread_key(metric::time_per_call, 4096), 1000, 6);
+  auto rows = planted_calls(spread_key(metric::time_per_call, 4096), 1000, 6);
   for (auto& r : rows) r.value *= 40;  // a 100-µs call
-  const auto short_calls = planted(spread_key(metric::time_per_call, 16), 1000, 7);
+  const auto short_calls = planted_calls(spread_key(metric::time_per_call, 16), 1000, 7);
   rows.insert(rows.end(), short_calls.begin(), short_calls.end());
   const auto s = estimate_call_spread(rows);
   ASSERT_TRUE(s);
@@ -104,8 +104,8 @@ TEST(CallSpreadTest, WakeUpRoundTripsAreSortedByPlacement) {
   same.cpus = 1;
   auto cross = same;
   cross.cpus = 2;
-  auto rows = planted(same, 500, 8);
-  const auto other = planted(cross, 500, 9);
+  auto rows = planted_calls(same, 500, 8);
+  const auto other = planted_calls(cross, 500, 9);
   rows.insert(rows.end(), other.begin(), other.end());
   const auto s = estimate_call_spread(rows);
   ASSERT_TRUE(s);
