@@ -13,8 +13,8 @@
 //    readable at a seeded random position, with the caller's check of the answer — the
 //    operation of find_active's time_per_call rows, set up the same way
 //    (find_active.cpp), here timed alone. poll at n = 16, 256 and 4096 (full: and 16384),
-//    about 1 to 60 µs on the hosts measured so far, and epoll/lt at n = 256, a sub-µs call
-//    that does not grow with n: a range of durations, because interrupts and stalls land in
+//    about 1 to 250 µs on the fifth host, and epoll/lt at n = 256, a sub-µs call that does
+//    not grow with n: a range of durations, because interrupts and stalls land in
 //    a long call more often and count for less in it.
 //  - time_per_op (the handler): one request read and its reply written on a loopback tcp
 //    connection whose peer is this thread — handler.cpp's operation, timed alone.
@@ -23,8 +23,9 @@
 //    round trip is two wake-ups; its shape stands for one wake-up's (were the two
 //    independent, one alone would spread by √2 as much: the tail given is the narrower).
 // Each sample is one operation between two clock reads (runner.hpp, single_op_samples), so
-// it includes one clock read (about 20-40 ns here: under 4% of the shortest call, and the
-// same in every sample, so it shifts the spread's ratios by less than that). A visit takes
+// it includes one clock read (about 20-40 ns here), the same in every sample: a ratio
+// (t + c) / (mean + c) pulls the spread in by c / (mean + c), about 5% for the 0.5-µs epoll
+// call and under 3% for the others. A visit takes
 // 1000 samples (full: 2000) after the runner's warm-up; a sample the thread was
 // preempted in is taken again, as in the batched probes (another task's time is not this
 // call's cost; the simulator schedules its own threads). What the host does to the
