@@ -12,7 +12,10 @@ Each dataset goes to datasets/machines/<host-id>/<profile>-<UTC time>/ with cont
 summary.csv as measured, sentinel.csv.gz (and wake_sentinel.csv.gz), and samples.csv.gz. To keep a dataset under the
 size budget (1 MB by default) the raw samples may be thinned: every k-th sample row of each
 visit of each point is kept, with k the smallest that fits; summary.csv was computed from all
-of them, and corpus.json records k and the row counts. pollscale reads the .gz files directly.
+of them, and corpus.json records k and the row counts. The call_spread scenario's rows are
+kept whole: each is one operation timed alone, and its shape (datasets/call_spread.hpp) needs
+at least 300 of them per point (about 100 kB gzipped for a quick calibration's seven points).
+pollscale reads the .gz files directly.
 
 Usage:
   scripts/corpus_add.py DATASET [--corpus DIR] [--budget BYTES]   add it (refuses to overwrite)
@@ -118,9 +121,15 @@ def read_samples(dataset):
     return path, header, rows
 
 
+# Scenarios whose samples are single operations, kept whole (their spread is the measurement).
+WHOLE_SCENARIOS = ("call_spread",)
+
+
 def thin(header, rows, k):
-    """Every k-th row of each (point, visit), in file order: every visit keeps its first row."""
+    """Every k-th row of each (point, visit), in file order: every visit keeps its first row;
+    rows of WHOLE_SCENARIOS are all kept."""
     idx = [header.index(c) for c in POINT_COLUMNS]
+    scenario = header.index("scenario")
     visit = header.index("visit") if "visit" in header else None
     seen = {}
     kept = []
@@ -128,7 +137,7 @@ def thin(header, rows, k):
         key = tuple(r[i] for i in idx) + ((r[visit],) if visit is not None else ())
         n = seen.get(key, 0)
         seen[key] = n + 1
-        if n % k == 0:
+        if n % k == 0 or r[scenario] in WHOLE_SCENARIOS:
             kept.append(r)
     return kept
 
@@ -179,7 +188,9 @@ def add(dataset, corpus, budget):
         "host_id": hid,
         "source": os.path.basename(os.path.normpath(dataset)),
         "samples": {"rows_total": len(rows), "rows_kept": len(kept), "every_kth_row_of_each_visit": k,
-                    "note": "summary.csv was computed from all rows before thinning"},
+                    "whole_scenarios": list(WHOLE_SCENARIOS),
+                    "note": "summary.csv was computed from all rows before thinning; "
+                            "the whole_scenarios' rows are all kept"},
     }, indent=2) + "\n").encode()
     # Write into a temporary sibling, then rename: a half-added dataset never appears.
     os.makedirs(os.path.join(corpus, hid), exist_ok=True)

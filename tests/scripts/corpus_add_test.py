@@ -77,6 +77,28 @@ class CorpusAddTest(unittest.TestCase):
         self.assertEqual(v.returncode, 0, v.stderr)
         self.assertEqual(json.loads(v.stdout)["summary"]["n"], 24)
 
+    def test_single_operation_rows_are_kept_whole(self):
+        # call_spread's samples are single calls, a shape needs hundreds of them: thinning
+        # takes every k-th row of the other points and leaves these whole.
+        path = os.path.join(self.dataset, "samples.csv")
+        with open(path) as f:
+            header = next(csv.reader(f))
+        spread = [["call_spread", "poll", "", "pipe", "16", "1", "random", "20", "0", "1", "1", "0",
+                   "time_per_call", "ns", str(i), str(1000 + i % 7)] for i in range(300)]
+        self.assertEqual(len(spread[0]), len(header))
+        with open(path, "a", newline="") as f:
+            csv.writer(f, lineterminator="\n").writerows(spread)
+        r = run(self.dataset, "--corpus", self.corpus, "--budget", "15000")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        target = os.path.join(self.corpus, HOST, "quick-20261201T120000Z")
+        with open(os.path.join(target, "corpus.json")) as f:
+            meta = json.load(f)["samples"]
+        self.assertGreater(meta["every_kth_row_of_each_visit"], 1)  # the others were thinned
+        self.assertEqual(meta["whole_scenarios"], ["call_spread"])
+        with gzip.open(os.path.join(target, "samples.csv.gz"), "rt") as f:
+            kept = [r for r in csv.reader(f) if r[0] == "call_spread"]
+        self.assertEqual(kept, spread)
+
     def test_calibration_of_some_scenarios_is_named_part(self):
         # The CPU-scaling campaign measures four scenarios with the full profile: it must not
         # land as "full-...", which readers and tools take for a whole-machine calibration.
