@@ -53,15 +53,19 @@ std::size_t runner::size_batch(probe_instance& inst) const {
   }
 }
 
+void runner::warm_up(probe_instance& inst, std::size_t ops) const {
+  const std::uint64_t warm = clock_ns();
+  for (int i = 0; i < 2 || seconds_since(warm) < opts_.warmup_s; ++i) {
+    check_stop();
+    inst.run(ops);
+  }
+}
+
 void runner::measure_singles(probe_instance& inst, std::size_t count, point_result& r) const {
   // The same warm-up as a batched point; then `count` operations each timed alone, or as
   // many as four times the point's time cap allows (a slow operation). No stopping rule:
   // the spread, tails included, is what is wanted, so every visit takes the same number.
-  const std::uint64_t warm = clock_ns();
-  for (int i = 0; i < 2 || seconds_since(warm) < opts_.warmup_s; ++i) {
-    check_stop();
-    inst.run(1);
-  }
+  warm_up(inst, 1);
   const std::uint64_t t0 = clock_ns();
   while (r.values.size() < count && (r.values.size() < 3 || seconds_since(t0) < 4 * opts_.max_s_per_point)) {
     check_stop();
@@ -90,11 +94,7 @@ point_result runner::measure(const probe_def& probe, const datasets::key& k, con
     return r;
   }
   const std::size_t ops = size_batch(*inst);
-  const std::uint64_t warm = clock_ns();
-  for (int i = 0; i < 2 || seconds_since(warm) < opts_.warmup_s; ++i) {
-    check_stop();
-    inst->run(ops);
-  }
+  warm_up(*inst, ops);
   const std::uint64_t t0 = clock_ns();
   while (r.values.size() < opts_.max_samples) {
     check_stop();

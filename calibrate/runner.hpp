@@ -51,6 +51,8 @@ class runner {
 
  private:
   std::size_t size_batch(probe_instance& inst) const;
+  /// At least two runs of `ops` operations and warmup_s, untimed.
+  void warm_up(probe_instance& inst, std::size_t ops) const;
   /// A point of single operations (probe_instance::single_op_samples): `count` samples of one.
   void measure_singles(probe_instance& inst, std::size_t count, point_result& r) const;
   runner_options opts_;

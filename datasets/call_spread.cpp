@@ -91,17 +91,23 @@ std::optional<call_spread> estimate_call_spread(std::span<const sample_row> samp
   return out;
 }
 
+shape_blend blend_for_mean(std::span<const spread_shape> shapes, double mean_ns) {
+  std::size_t hi = 0;
+  while (hi < shapes.size() && shapes[hi].mean_ns < mean_ns) ++hi;
+  if (hi == 0 || !(mean_ns > 0)) return {0, 0, 0};
+  if (hi == shapes.size()) return {hi - 1, hi - 1, 0};
+  const spread_shape& a = shapes[hi - 1];
+  return {hi - 1, hi, std::log(mean_ns / a.mean_ns) / std::log(shapes[hi].mean_ns / a.mean_ns)};
+}
+
 spread_shape shape_for_mean(std::span<const spread_shape> shapes, double mean_ns) {
-  const auto above = std::find_if(shapes.begin(), shapes.end(), [&](const auto& s) { return s.mean_ns >= mean_ns; });
-  if (above == shapes.begin()) return shapes.front();
-  if (above == shapes.end()) return shapes.back();
-  const spread_shape& a = *(above - 1);
-  const spread_shape& b = *above;
-  const double w = std::log(mean_ns / a.mean_ns) / std::log(b.mean_ns / a.mean_ns);
-  spread_shape s = a;
-  s.point = a.point + " / " + b.point;
+  const shape_blend b = blend_for_mean(shapes, mean_ns);
+  if (b.lo == b.hi) return shapes[b.lo];
+  spread_shape s = shapes[b.lo];
+  s.point = shapes[b.lo].point + " / " + shapes[b.hi].point;
   s.mean_ns = mean_ns;
-  for (std::size_t i = 0; i < s.ratios.size(); ++i) s.ratios[i] = (1 - w) * a.ratios[i] + w * b.ratios[i];
+  for (std::size_t i = 0; i < s.ratios.size(); ++i)
+    s.ratios[i] = (1 - b.weight) * shapes[b.lo].ratios[i] + b.weight * shapes[b.hi].ratios[i];
   return s;
 }
 

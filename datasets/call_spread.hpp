@@ -76,9 +76,19 @@ struct call_spread {
 /// least spread_min_samples samples; nullopt when no point does.
 std::optional<call_spread> estimate_call_spread(std::span<const sample_row> samples);
 
+/// Where an operation of mean `mean_ns` falls among `shapes` (increasing mean_ns, at least
+/// one): the shapes below and above it and the upper one's weight in log mean; lo == hi
+/// outside them (the nearest), or when mean_ns is not > 0 (the first).
+struct shape_blend {
+  std::size_t lo = 0;
+  std::size_t hi = 0;
+  double weight = 0;  ///< of shapes[hi]: 0 at shapes[lo]'s mean, 1 at shapes[hi]'s
+};
+shape_blend blend_for_mean(std::span<const spread_shape> shapes, double mean_ns);
+
 /// The shape for an operation of mean `mean_ns` from `shapes` (increasing mean_ns, at least
-/// one): between two shapes, their ratios blended linearly in log mean; outside them, the
-/// nearest. Precondition: mean_ns > 0.
+/// one): between two shapes, their ratios blended linearly in log mean (blend_for_mean);
+/// outside them, the nearest. Precondition: mean_ns > 0.
 spread_shape shape_for_mean(std::span<const spread_shape> shapes, double mean_ns);
 
 /// Why `s` cannot be used (a ratio not finite or <= 0, ratios decreasing, mean_ns not > 0),

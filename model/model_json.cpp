@@ -7,7 +7,7 @@
 #include "datasets/atomic_file.hpp"
 #include "datasets/csv_table.hpp"
 #include "datasets/json_file.hpp"
-#include "model/call_spread_json.hpp"
+#include "datasets/vocabulary.hpp"
 #include "model/prediction.hpp"
 
 namespace pollscale::model {
@@ -87,6 +87,27 @@ json cell_model_json(const cell_model& m) {
   return j;
 }
 
+json shapes_json(const std::vector<datasets::spread_shape>& shapes) {
+  json out = json::array();
+  for (const auto& s : shapes)
+    out.push_back({{"point", s.point},
+                   {"mean_ns", s.mean_ns},
+                   {"ratios", s.ratios},
+                   {"samples", s.samples},
+                   {"visits", s.visits}});
+  return out;
+}
+
+// The "call_spread" block (docs/model.md §7), or null.
+json call_spread_json(const std::optional<datasets::call_spread>& spread) {
+  if (!spread) return nullptr;
+  return {{"probabilities", datasets::spread_probabilities},
+          {"wait_calls", shapes_json(spread->wait_calls)},
+          {"handlers", shapes_json(spread->handlers)},
+          {"wakeups_same_cpu", shapes_json(spread->wakeups_same_cpu)},
+          {"wakeups_cross_cpu", shapes_json(spread->wakeups_cross_cpu)}};
+}
+
 }  // namespace
 
 json to_json(const model_set& models) {
@@ -104,7 +125,7 @@ json to_json(const model_set& models) {
           {"source", models.source},
           {"statistic", models.statistic},
           {"drift", drift},
-          {call_spread_field(), call_spread_json(models.call_spread)},
+          {datasets::text(datasets::scenario::call_spread), call_spread_json(models.call_spread)},
           {"context", models.context},
           {"models", cells},
           {"skipped", models.skipped}};

@@ -1,10 +1,11 @@
 // Reading model.json back, checking every field a prediction relies on.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
 
 #include "datasets/csv_table.hpp"
-#include "model/call_spread_json.hpp"
+#include "datasets/vocabulary.hpp"
 #include "model/model_json.hpp"
 #include "model/model_set.hpp"
 
@@ -146,6 +147,58 @@ cell_model read_cell(const json& j) {
       throw std::invalid_argument("'bootstrap' has residuals and coefficients of different counts");
   }
   return m;
+}
+
+// One shape of the "call_spread" block: its fields read with the helpers above, each error
+// prefixed by where the shape is (`where`, e.g. call_spread.wait_calls[0]).
+datasets::spread_shape read_shape(const json& j, const std::string& where) {
+  datasets::spread_shape s;
+  try {
+    s.point = text(j, "point");
+    s.mean_ns = num(j, "mean_ns");
+    s.samples = count(j, "samples");
+    s.visits = count(j, "visits");
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(where + ": " + e.what());
+  }
+  const json& r = j.contains("ratios") ? j["ratios"] : json();
+  if (!r.is_array() || r.size() != s.ratios.size())
+    throw std::invalid_argument(where + ".ratios must hold " + std::to_string(s.ratios.size()) + " numbers");
+  for (std::size_t i = 0; i < s.ratios.size(); ++i) {
+    if (!r[i].is_number()) throw std::invalid_argument(where + ".ratios[" + std::to_string(i) + "] is not a number");
+    s.ratios[i] = r[i].get<double>();
+  }
+  if (const std::string why = datasets::shape_problem(s); !why.empty()) throw std::invalid_argument(where + ": " + why);
+  return s;
+}
+
+std::vector<datasets::spread_shape> read_shapes(const json& block, const char* field) {
+  const std::string where = std::string("call_spread.") + field;
+  if (!block.contains(field)) throw std::invalid_argument(where + " is missing");
+  if (!block[field].is_array()) throw std::invalid_argument(where + " is not an array");
+  std::vector<datasets::spread_shape> out;
+  for (std::size_t i = 0; i < block[field].size(); ++i)
+    out.push_back(read_shape(block[field][i], where + "[" + std::to_string(i) + "]"));
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.mean_ns < b.mean_ns; });
+  return out;
+}
+
+// The "call_spread" block (to_json; named after the scenario it comes from): absent or null
+// for historical tables, datasets without call_spread rows and files written before it.
+std::optional<datasets::call_spread> read_call_spread(const json& j) {
+  const std::string field = datasets::text(datasets::scenario::call_spread);
+  if (!j.contains(field) || j[field].is_null()) return std::nullopt;
+  const json& b = j[field];
+  if (!b.is_object()) throw std::invalid_argument("'call_spread' is not an object or null");
+  const auto& p = datasets::spread_probabilities;
+  if (!b.contains("probabilities") || b["probabilities"] != json(p))
+    throw std::invalid_argument("call_spread.probabilities are not this build's (" + json(p).dump() + ")");
+  datasets::call_spread out;
+  out.wait_calls = read_shapes(b, "wait_calls");
+  out.handlers = read_shapes(b, "handlers");
+  out.wakeups_same_cpu = read_shapes(b, "wakeups_same_cpu");
+  out.wakeups_cross_cpu = read_shapes(b, "wakeups_cross_cpu");
+  return out;
 }
 
 // The "drift" block (to_json): absent or null in files written before it existed.

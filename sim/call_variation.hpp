@@ -14,6 +14,7 @@
 // and without variation sees the same arrivals: their difference is the spread's effect.
 #pragma once
 
+#include <array>
 #include <vector>
 
 #include "datasets/call_spread.hpp"
@@ -23,23 +24,21 @@ namespace pollscale::sim {
 
 class call_variation {
  public:
+  /// Which shapes: a wait call's, a handler's, or a wake-up's.
+  enum class operation { wait_call, handler, wakeup_same_cpu, wakeup_cross_cpu };
+
   /// Throws std::invalid_argument naming the first unusable shape (shape_problem).
   explicit call_variation(datasets::call_spread spread);
 
-  /// One wait call, rescan or overflow poll of mean cost `mean_s` (seconds, >= 0), varied;
-  /// `mean_s` itself when the spread has no wait-call shape.
-  double wait_call_s(double mean_s, rng& g) const { return draw(spread_.wait_calls, wait_means_, mean_s, g); }
-  /// One handler of mean cost `mean_s`, varied; `mean_s` when there is no handler shape.
-  double handler_s(double mean_s, rng& g) const { return draw(spread_.handlers, handler_means_, mean_s, g); }
-  /// One wake-up latency of mean `mean_s`, waker and sleeper on one CPU or on two, varied;
-  /// `mean_s` when there is no such shape.
+  /// One operation of mean cost `mean_s` (seconds, >= 0), varied: a wait call, rescan or
+  /// overflow poll (operation::wait_call), a handler, or a wake-up latency by its placement;
+  /// `mean_s` itself when the spread has no shape for the operation.
+  double draw(operation op, double mean_s, rng& g) const;
+  double wait_call_s(double mean_s, rng& g) const { return draw(operation::wait_call, mean_s, g); }
+  double handler_s(double mean_s, rng& g) const { return draw(operation::handler, mean_s, g); }
   double wakeup_s(bool same_cpu, double mean_s, rng& g) const {
-    return same_cpu ? draw(spread_.wakeups_same_cpu, same_means_, mean_s, g)
-                    : draw(spread_.wakeups_cross_cpu, cross_means_, mean_s, g);
+    return draw(same_cpu ? operation::wakeup_same_cpu : operation::wakeup_cross_cpu, mean_s, g);
   }
-
-  /// Which shapes: a wait call's, a handler's, or a wake-up's.
-  enum class operation { wait_call, handler, wakeup_same_cpu, wakeup_cross_cpu };
 
   /// The multiplier's quantile at u for an operation of mean `mean_s`, after the division by
   /// the shape's mean (tests and docs); 1 without a shape.
@@ -53,17 +52,12 @@ class call_variation {
   const datasets::call_spread& spread() const { return spread_; }
 
  private:
-  // mean_ratio() of each shape, in the list's order.
-  static std::vector<double> means_of(const std::vector<datasets::spread_shape>& shapes);
+  static constexpr std::size_t operation_count = 4;
   const std::vector<datasets::spread_shape>& shapes_of(operation op) const;
-  const std::vector<double>& means_of(operation op) const;
-  static double draw(const std::vector<datasets::spread_shape>& shapes, const std::vector<double>& means, double mean_s,
-                     rng& g);
-  static double multiplier(const std::vector<datasets::spread_shape>& shapes, const std::vector<double>& means,
-                           double mean_s, double u);
 
   datasets::call_spread spread_;
-  std::vector<double> wait_means_, handler_means_, same_means_, cross_means_;
+  /// mean_ratio() of each shape, by operation, in its list's order.
+  std::array<std::vector<double>, operation_count> means_;
 };
 
 }  // namespace pollscale::sim
