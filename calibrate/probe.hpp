@@ -49,6 +49,11 @@ class probe_instance {
   /// is known (runner.hpp). > 0: every sample is one operation timed alone, and a visit takes
   /// this many — a probe that wants the spread of single operations, not their median.
   virtual std::size_t single_op_samples() const { return 0; }
+  /// false (the default): run() returns nanoseconds. true: run() returns how many times an
+  /// event the point counts happened in its batch (shared_epoll's wake-ups), the point's
+  /// unit is "1" and a sample is that count per operation; the runner then sizes batches
+  /// by the wall time it reads around run().
+  virtual bool counts() const { return false; }
 };
 
 /// How much work a calibration may do.

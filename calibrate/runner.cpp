@@ -39,12 +39,27 @@ double convert_ns_per_op(double ns, const std::string& unit) {
   throw std::invalid_argument("cannot express a duration in unit '" + unit + "'");
 }
 
-std::size_t runner::size_batch(probe_instance& inst) const {
+double runner::run_batch(probe_instance& inst, std::size_t ops, const std::string& unit, double& value) const {
+  const double n = static_cast<double>(ops);
+  if (!inst.counts()) {
+    const auto ns = static_cast<double>(inst.run(ops));
+    value = convert_ns_per_op(std::max(ns / n, 1e-3), unit);
+    return ns;
+  }
+  if (unit != "1")
+    throw probe_failure("a counting probe's point has unit '" + unit + "', not 1 (a count per operation)");
+  const std::uint64_t t0 = clock_ns();
+  value = static_cast<double>(inst.run(ops)) / n;
+  return static_cast<double>(clock_ns() - t0);
+}
+
+std::size_t runner::size_batch(probe_instance& inst, const std::string& unit) const {
   // Double the batch until one lasts min_sample_ns; then scale to it directly.
   std::size_t ops = std::max<std::size_t>(1, inst.min_batch());
   for (;;) {
     check_stop();
-    const auto t = static_cast<double>(inst.run(ops));
+    double value = 0;
+    const double t = run_batch(inst, ops, unit, value);
     if (t >= opts_.min_sample_ns) return ops;
     if (t > opts_.min_sample_ns / 8)
       return std::max(ops + 1, static_cast<std::size_t>(std::ceil(static_cast<double>(ops) * opts_.min_sample_ns / t)));
@@ -69,7 +84,9 @@ void runner::measure_singles(probe_instance& inst, std::size_t count, point_resu
   const std::uint64_t t0 = clock_ns();
   while (r.values.size() < count && (r.values.size() < 3 || seconds_since(t0) < 4 * opts_.max_s_per_point)) {
     check_stop();
-    r.values.push_back(convert_ns_per_op(std::max(static_cast<double>(inst.run(1)), 1e-3), r.key.unit));
+    double value = 0;
+    run_batch(inst, 1, r.key.unit, value);
+    r.values.push_back(value);
     r.batches.push_back(1);
   }
   r.converged = r.values.size() == count;
@@ -93,13 +110,14 @@ point_result runner::measure(const probe_def& probe, const datasets::key& k, con
     r.wall_s = seconds_since(start);
     return r;
   }
-  const std::size_t ops = size_batch(*inst);
+  const std::size_t ops = size_batch(*inst, k.unit);
   warm_up(*inst, ops);
   const std::uint64_t t0 = clock_ns();
   while (r.values.size() < opts_.max_samples) {
     check_stop();
-    const double ns = static_cast<double>(inst->run(ops)) / static_cast<double>(ops);
-    r.values.push_back(convert_ns_per_op(std::max(ns, 1e-3), k.unit));
+    double value = 0;
+    run_batch(*inst, ops, k.unit, value);
+    r.values.push_back(value);
     r.batches.push_back(ops);
     if (r.values.size() >= opts_.min_samples && r.values.size() % 4 == 0) {
       const auto s = datasets::summarise(r.values);

@@ -2,7 +2,8 @@
 // repetitions until the median's 95% interval is within ±2% (or a time cap), raw samples
 // kept. One sample = one batch of back-to-back operations; its value is per operation.
 // A probe after the spread of single operations (call_spread) asks for samples of one
-// operation each instead, a fixed number per visit.
+// operation each instead, a fixed number per visit; a counting probe (probe_instance::
+// counts) returns events per batch instead of time, and its samples are counts per operation.
 #pragma once
 
 #include <cstddef>
@@ -50,7 +51,10 @@ class runner {
   const runner_options& options() const { return opts_; }
 
  private:
-  std::size_t size_batch(probe_instance& inst) const;
+  std::size_t size_batch(probe_instance& inst, const std::string& unit) const;
+  /// Runs one batch of `ops`: returns how long it took in ns (what run() timed, or the wall
+  /// time around a counting instance's run) and sets `value` to the sample in `unit`.
+  double run_batch(probe_instance& inst, std::size_t ops, const std::string& unit, double& value) const;
   /// At least two runs of `ops` operations and warmup_s, untimed.
   void warm_up(probe_instance& inst, std::size_t ops) const;
   /// A point of single operations (probe_instance::single_op_samples): `count` samples of one.

@@ -14,7 +14,7 @@ namespace {
 constexpr std::array<std::string_view, 14> key_column_names = {
     "scenario", "mechanism", "variant", "fd_kind", "n_fds",   "n_active", "active_pos",
     "max_fd",   "blocking",  "threads", "cpus",    "pinning", "metric",   "unit"};
-constexpr std::array<std::string_view, 7> unit_names = {"ns", "us", "ms", "s", "1/s", "1/ms", "B"};
+constexpr std::array<std::string_view, 8> unit_names = {"ns", "us", "ms", "s", "1/s", "1/ms", "B", "1"};
 
 bool contains(std::span<const std::string_view> names, std::string_view name) {
   return std::find(names.begin(), names.end(), name) != names.end();

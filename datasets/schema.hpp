@@ -30,7 +30,7 @@ struct key {
   std::optional<std::int64_t> cpus;      ///< distinct CPUs those threads were pinned to
   std::string pinning;                   ///< CPU of each thread joined by '+', e.g. "0" or "0+1"; "" = unpinned
   std::string metric;                    ///< time_per_call, time_per_op, latency, throughput or a scenario's own
-  std::string unit;                      ///< ns, us, ms, s, 1/s, 1/ms, B
+  std::string unit;                      ///< ns, us, ms, s, 1/s, 1/ms, B, 1 (a count per operation)
 
   friend bool operator==(const key&, const key&) = default;
   friend auto operator<=>(const key&, const key&) = default;

@@ -86,6 +86,16 @@ summary summarise_visits(std::span<const std::vector<double>> visits) {
   summary s = summarise(pooled);
   const std::size_t m = visit_medians.size();
   if (m < 2) return s;
+  if (*std::min_element(visit_medians.begin(), visit_medians.end()) <= 0) {
+    // A count (shared_epoll's wake-ups) that is 0 in a visit has no log scale to spread
+    // over: the interval spans the visits' medians and the pooled interval, a cruder bound.
+    s.median = median(visit_medians);
+    s.ci95_lo =
+        std::clamp(std::min(s.ci95_lo, *std::min_element(visit_medians.begin(), visit_medians.end())), s.min, s.median);
+    s.ci95_hi =
+        std::clamp(std::max(s.ci95_hi, *std::max_element(visit_medians.begin(), visit_medians.end())), s.median, s.max);
+    return s;
+  }
   // Between visits: mean and sample sd of log(visit median); the point estimate stays the
   // median of the visit medians (one visit in a slow mode does not move it much).
   std::vector<double> logs;
@@ -108,7 +118,11 @@ summary summarise_visits(std::span<const std::vector<double>> visits) {
 }
 
 double relative_median_halfwidth(const summary& s) {
-  if (s.median <= 0 || s.n < 6) return std::numeric_limits<double>::infinity();
+  if (s.n < 6) return std::numeric_limits<double>::infinity();
+  // A count that never happened (shared_epoll's wake-ups of a thread that is never idle) is
+  // known exactly: every sample 0, the interval [0, 0].
+  if (s.median == 0 && s.ci95_lo == 0 && s.ci95_hi == 0) return 0;
+  if (s.median <= 0) return std::numeric_limits<double>::infinity();
   return std::max(s.median - s.ci95_lo, s.ci95_hi - s.median) / s.median;
 }
 

@@ -49,11 +49,13 @@ std::pair<std::size_t, std::size_t> median_ci_ranks(std::size_t n, double level)
 /// offsets) with the median's standard error (sqrt(pi/2) x the mean's), never narrower than the pooled samples' own
 /// median interval, and kept inside [min, max]. n, mean, stddev, stderr_mean, min and max describe the pooled samples.
 /// One visit (or one value in all) falls back to `summarise` of the pooled values. Precondition: at least one non-empty
-/// visit; empty visits are ignored; all finite, > 0 where more than one visit is given.
+/// visit; empty visits are ignored; all finite and >= 0. Where a visit's median is 0 (a count
+/// that did not happen in it), the interval spans the visits' medians and the pooled interval.
 summary summarise_visits(std::span<const std::vector<double>> visits);
 
 /// Half-width of the 95% median interval relative to the median: max(med-lo, hi-med)/med.
-/// Used as the runner's stopping rule. Returns +inf when the median is 0 or n is tiny.
+/// Used as the runner's stopping rule. Returns +inf when n is tiny or the median is 0 with a
+/// wider interval; 0 for a count that was 0 in every sample (median and interval all 0).
 double relative_median_halfwidth(const summary& s);
 
 }  // namespace pollscale::datasets

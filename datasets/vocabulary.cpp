@@ -25,11 +25,12 @@ constexpr table<scenario, 14> scenario_table{
     {"find_active", "fd_range", "token_ring", "interest_churn", "wakeup", "ipc", "server", "handler", "memory_latency",
      "producers", "private_sets", "shared_epoll", "cache_line", "call_spread"}};
 
-constexpr table<metric, 12> metric_table{
+constexpr table<metric, 13> metric_table{
     {metric::time_per_call, metric::time_per_op, metric::throughput, metric::latency, metric::latency_p99,
-     metric::round_trip, metric::add, metric::mod, metric::del, metric::arm, metric::build_set, metric::setup},
+     metric::round_trip, metric::add, metric::mod, metric::del, metric::arm, metric::build_set, metric::setup,
+     metric::wakeups},
     {"time_per_call", "time_per_op", "throughput", "latency", "latency_p99", "round_trip", "add", "mod", "del", "arm",
-     "build_set", "setup"}};
+     "build_set", "setup", "wakeups"}};
 
 constexpr table<mechanism, 10> mechanism_table{
     {mechanism::select, mechanism::pselect, mechanism::poll, mechanism::ppoll, mechanism::epoll, mechanism::rtsig,

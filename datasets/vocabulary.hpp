@@ -52,6 +52,7 @@ enum class metric : std::uint8_t {
   arm,            ///< arm one one-shot request (io_uring)
   build_set,      ///< fill the interest array for one call (poll)
   setup,          ///< give one fd its owner and signal (rtsig)
+  wakeups,        ///< waits that returned an event, per operation (unit "1"; > 1: futile wake-ups)
 };
 
 /// The readiness mechanisms: measured on Linux, and the historical ones of the record.

@@ -9,6 +9,7 @@
 
 #include "datasets/input_error.hpp"
 #include "datasets/vocabulary.hpp"
+#include "model/forms.hpp"
 #include "model/row_filter.hpp"
 
 namespace pollscale::model {
@@ -142,11 +143,12 @@ void predict_table(scaling_table& t, const scaling_table* sibling, const std::ve
 datasets::key scaling_table_key(const observation& o) {
   datasets::key k = o.k;
   // N (n_fds) and the columns that follow it: all threads, the highest fd, how many are
-  // ready, where each thread ran.
+  // ready where that is one per thread (a shared_epoll ring with one token for any N keeps
+  // its n_active: another table), where each thread ran.
   k.threads.reset();
+  if (k.n_active == k.n_fds) k.n_active.reset();
   k.n_fds.reset();
   k.max_fd.reset();
-  k.n_active.reset();
   k.pinning.clear();
   return k;
 }
@@ -180,8 +182,9 @@ scaling_prediction capped(const scaling_prediction& law, const scaling_predictio
 
 // N is n_fds in every scaling scenario: producers' producer threads (one eventfd each),
 // private_sets' threads (one pipe each), shared_epoll's threads (one pipe of the ring each).
+// The law is of a rate: a row that counts (shared_epoll's wake-ups per pass) is not on it.
 std::optional<double> scaling_axis(const observation& o) {
-  if (!is_scaling_row(o) || !o.k.n_fds || *o.k.n_fds < 1) return std::nullopt;
+  if (!is_scaling_row(o) || !is_rate(o.k) || !o.k.n_fds || *o.k.n_fds < 1) return std::nullopt;
   return static_cast<double>(*o.k.n_fds);
 }
 

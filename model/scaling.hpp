@@ -75,11 +75,12 @@ scaling_prediction capped(const scaling_prediction& law, const scaling_predictio
 validation_row scaling_row(const scaling_prediction& p, const observation& o);
 
 /// The key of the table a scaling row belongs to: its key with N and the columns that
-/// follow it cleared (threads, n_fds, max_fd, n_active, pinning); the CPUs stay.
+/// follow it cleared (threads, n_fds, max_fd, pinning, and n_active where it equals N); the
+/// CPUs stay.
 datasets::key scaling_table_key(const observation& o);
 
-/// N of a scaling row (the producers: its n_fds); empty when the row has none (it then
-/// belongs to no table).
+/// N of a scaling row (the producers: its n_fds); empty when the row has none or is not a
+/// rate (shared_epoll's wake-ups per pass): it then belongs to no table.
 std::optional<double> scaling_axis(const observation& o);
 
 /// The key column that holds N for rows of `k`'s scenario ("n_fds"), for --train.

@@ -104,7 +104,8 @@ struct comparison {
 
 /// Compares two calibration datasets point by point, matched by every key column and the
 /// pinning; max_fd only where it tells two points of a run apart (elsewhere it records where
-/// the descriptors landed, which shifts by a few between builds).
+/// the descriptors landed, which shifts by a few between builds). Times and rates only:
+/// counts per operation (unit 1, shared_epoll's wakeups) are left out.
 comparison compare_datasets(const datasets::dataset& a, const datasets::dataset& b, const compare_options& o);
 
 /// The same with several runs per side (each side measured again): a point's value on a

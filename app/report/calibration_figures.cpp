@@ -121,7 +121,8 @@ std::vector<figure> calibration_figures(const datasets::dataset& d) {
     std::string name = label;
     for (char& c : name)
       if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-    add_if_any(out, {name, label, "n", k0.metric + " (" + k0.unit + ")", true, k0.unit != "1/s",
+    const bool log_y = k0.unit != "1/s" && k0.unit != "1";  // times span decades; rates and counts do not
+    add_if_any(out, {name, label, "n", k0.metric + " (" + k0.unit + ")", true, log_y,
                      series_by(
                          rows, [](const key&) { return true; }, flavour_label)});
   }

@@ -3,19 +3,34 @@
 //
 // The multi-threaded server's other choice beside private_sets (every thread its own
 // descriptors and epoll instance): T threads waiting on the same descriptors. T pipes form
-// a ring and hold T one-byte tokens (one each at the start). Every thread loops: epoll_wait
-// (blocking, one event at most), read one byte from the reported pipe, write it to the
-// next pipe of the ring. One operation is one token passed on — one wait, one read, one
-// write; metric throughput, unit 1/s. A read takes one token even when a pipe holds
-// several, so tokens never merge and every pass costs the same work (an eventfd's read
-// takes its whole counter: tokens would clump and a pass would count several). Two ways to
-// share, the variant column:
-//  - lt: one epoll instance for all threads, level-triggered — an item stays on the ready
-//    list after it is reported, so another thread may be handed the same pipe and find it
-//    already read (a futile wake-up: its read returns EAGAIN, counted by futile());
+// a ring and hold K one-byte tokens, spread evenly at the start: K = T (n_active = T, one
+// per thread: every thread always has work) or K = 1 (one event in flight among T
+// waiters: every pass hands the token on to threads that sleep). Every thread loops:
+// epoll_wait (blocking, one event at most), read one byte from the reported pipe, write it
+// to the next pipe of the ring. One operation is one token passed on — one wait, one read,
+// one write. A read takes one token even when a pipe holds several, so tokens never merge
+// and every pass costs the same work (an eventfd's read takes its whole counter: tokens
+// would clump and a pass would count several). Two ways to share, the variant column:
+//  - lt: one epoll instance for all threads, level-triggered. Waiters sleep on its wait
+//    queue exclusively (one woken per event), but an item reported stays on the ready list
+//    and the kernel wakes the next waiter for it, which may find the pipe already read (a
+//    read that returns EAGAIN, counted by futile()) or nothing left and sleep again;
 //  - exclusive: every thread its own epoll instance watching all T pipes with
-//    EPOLLEXCLUSIVE (level-triggered): a write wakes one waiting instance, not every one —
-//    the accept-herd fix of Linux 4.5, here on pipes.
+//    EPOLLEXCLUSIVE (level-triggered): a write wakes one waiting instance, or a few, not
+//    every one — the accept-herd fix of Linux 4.5, here on pipes.
+// Two figures per point, the metric column:
+//  - throughput (1/s): tokens passed per second;
+//  - wakeups (1, a count per operation): the times a thread slept in epoll_wait and was
+//    woken, per token passed — each thread's voluntary context switches
+//    (getrusage(RUSAGE_THREAD)) over its active stretch, between being let go and parking,
+//    summed and divided by the passes of the same stretch. With K = T it is near 0 (a
+//    ready pipe is almost always there); with K = 1 it is about 1 when each pass wakes one
+//    sleeper that takes the token, below 1 when the writer takes its own token on before
+//    the woken thread runs, and above 1 by the futile wake-ups: woken threads that found
+//    nothing and slept again. It is what EPOLLEXCLUSIVE is for, and what the simulator's
+//    wake-up policy (all or one) predicts. A wakeups batch is a throughput batch counted
+//    instead of timed, between two quiet moments (quiesce: every thread parked, its count
+//    in), so the passes threads add after the target and their sleeps fall in one batch.
 // Edge-triggered sharing is left out: a pipe written twice before its one report would
 // strand the second token unless the reader drained it, and a draining read is the
 // clumping above.
@@ -32,31 +47,36 @@
 // signals, and stops the clock. Threads already waiting when the target is reached may
 // pass up to T - 1 more after it (untimed; the next batch's target starts from what has
 // passed). A batch holds at least 2048 passes (min_batch): 8 ms at the 0.25 M passes/s of
-// one CPU of a 2-vCPU KVM guest, against the tens of µs that waking the threads costs. The threads' epoll_wait times
-// out every 100 ms (never in a correct run: T tokens are always somewhere in the ring, each with an event pending) so
+// one CPU of a 2-vCPU KVM guest, against the tens of µs that waking the threads costs.
+// An eventfd in every instance (never exclusive), the kick, is written to end a batch
+// for threads asleep with no token for them (quiesce) and read once all are parked; it
+// is idle while a batch is timed. The threads' epoll_wait also times out every 100 ms, so
 // that a stop is seen; 10 s without a pass is a stall.
 //
 // Timed: raising the target and waking the threads, their waits, reads and writes, the
-// caller's wake-up. Not timed: the pipes, instances and threads, one untimed pass of every
-// token that proves the ring, and the checks. Checked: every token read is written on; the
-// set-up's untimed pass ends with exactly T tokens in the ring (the tests check it after
-// batches too); futile wake-ups are counted (futile()).
+// caller's wake-up. Not timed: the pipes, instances and threads, one untimed pass of T
+// tokens that proves the ring, the checks, and the whole of a wakeups batch. Checked:
+// every token read is written on; the set-up's untimed pass ends with exactly K tokens in
+// the ring (the tests check it after batches too).
 //
 // Key columns: scenario shared_epoll, mechanism epoll, variant lt or exclusive, fd_kind
-// pipe; n_fds = T (the ring's pipes, one per thread: the law's N, as for producers and
-// private_sets); n_active = T (tokens); blocking 1; threads = T (the measuring thread
-// sleeps through a batch and is not counted); pinning = the CPU of each thread, thread i on
-// the (i mod C)-th of the series' C CPUs; cpus = min(C, T); max_fd = the highest watched
-// (read) end.
+// pipe; metric throughput (1/s) or wakeups (1); n_fds = T (the ring's pipes, one per
+// thread: the law's N, as for producers and private_sets); n_active = K (tokens); blocking
+// 1; threads = T (the measuring thread sleeps through a batch and is not counted); pinning
+// = the CPU of each thread, thread i on the (i mod C)-th of the series' C CPUs; cpus =
+// min(C, T); max_fd = the highest watched (read) end.
 
 #include "calibrate/probes/shared_epoll.hpp"
 
 #include <fcntl.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <optional>
 #include <string>
 
 #include "calibrate/probe_support.hpp"
@@ -84,22 +104,69 @@ std::uint32_t mode_of(const datasets::key& key) {
                               "' is not lt or exclusive");
 }
 
+/// A point's instance: tokens passed per second (metric throughput: the driver's batches
+/// timed) or the times a thread slept in epoll_wait and was woken per token passed
+/// (metric wakeups, unit 1: counted between two quiet moments).
+class shared_epoll_instance final : public probe_instance {
+ public:
+  shared_epoll_instance(const datasets::key& key, const selection& sel) : counting_(is_counting(key)), d_(key, sel) {}
+  std::uint64_t run(std::size_t ops) override {
+    if (!counting_) return d_.pass(ops);
+    // Counted between two quiet moments, so that the passes threads still waiting at the
+    // target add (the essay) and their sleeps are in the same batch; per pass, scaled to
+    // the ops the runner divides by.
+    const std::uint64_t passed = d_.passed(), sleeps = d_.sleeps();
+    d_.pass(ops);
+    d_.quiesce();
+    const auto passes = static_cast<double>(d_.passed() - passed);
+    const auto woken = static_cast<double>(d_.sleeps() - sleeps);
+    return static_cast<std::uint64_t>(std::llround(woken / passes * static_cast<double>(ops)));
+  }
+  std::size_t min_batch() const override { return batch_passes; }
+  bool counts() const override { return counting_; }
+  void annotate(datasets::key& k) const override { k.max_fd = d_.max_watched_fd(); }
+
+ private:
+  static bool is_counting(const datasets::key& key) {
+    if (key.metric == datasets::metric::throughput && key.unit == "1/s") return false;
+    if (key.metric == datasets::metric::wakeups && key.unit == "1") return true;
+    throw std::invalid_argument("shared_epoll point " + datasets::describe(key) + ": metric '" + key.metric + "' in '" +
+                                key.unit + "' is not throughput in 1/s or wakeups in 1");
+  }
+  bool counting_;
+  shared_epoll_driver d_;
+};
+
+/// K, the tokens in the ring: key.n_active, T when absent; std::invalid_argument outside 1..T.
+std::size_t token_count(const datasets::key& key, std::size_t threads) {
+  const std::int64_t k = key.n_active.value_or(static_cast<std::int64_t>(threads));
+  if (k < 1 || static_cast<std::size_t>(k) > threads)
+    throw std::invalid_argument("shared_epoll point " + datasets::describe(key) + ": " + std::to_string(k) +
+                                " tokens (n_active) for " + std::to_string(threads) + " threads; 1 to " +
+                                std::to_string(threads));
+  return static_cast<std::size_t>(k);
+}
+
 }  // namespace
 
 shared_epoll_driver::shared_epoll_driver(const datasets::key& key, const selection& sel)
     : n_(point_threads(datasets::name(datasets::scenario::shared_epoll), key, max_threads)),
+      tokens_(token_count(key, n_)),
       mode_(mode_of(key)),
       crew_(std::string(datasets::name(datasets::scenario::shared_epoll)), [this] { stop_all(); }) {
   exclusive_ = mode_ == EPOLLEXCLUSIVE;
   const auto cpus = point_thread_cpus(datasets::name(datasets::scenario::shared_epoll), key, n_, sel);
-  require_fds(2 * n_ + (exclusive_ ? n_ : 1) + 4, sel);
+  require_fds(2 * n_ + (exclusive_ ? n_ : 1) + 5, sel);
+  kick_ = sys::unique_fd(sys::call("eventfd", [] { return ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }));
   for (std::size_t i = 0; i < n_; ++i) {
     int p[2];
     sys::call("pipe2", [&] { return ::pipe2(p, O_NONBLOCK | O_CLOEXEC); });
     fds_.emplace_back(p[0]);
     ends_.emplace_back(p[1]);
+  }
+  for (std::size_t j = 0; j < tokens_; ++j) {  // evenly spaced: pipe j·T/K
     const char token = 't';
-    sys::call("write(pipe)", [&] { return ::write(p[1], &token, 1); });
+    sys::call("write(pipe)", [&] { return ::write(ends_[j * n_ / tokens_].get(), &token, 1); });
   }
   for (std::size_t e = 0; e < (exclusive_ ? n_ : 1); ++e) {
     epfds_.emplace_back(sys::call("epoll_create1", [] { return ::epoll_create1(EPOLL_CLOEXEC); }));
@@ -109,6 +176,10 @@ shared_epoll_driver::shared_epoll_driver(const datasets::key& key, const selecti
       ev.data.u32 = static_cast<std::uint32_t>(i);
       sys::call("epoll_ctl(ADD)", [&] { return ::epoll_ctl(epfds_.back().get(), EPOLL_CTL_ADD, fds_[i].get(), &ev); });
     }
+    epoll_event kick{};
+    kick.events = EPOLLIN;  // never exclusive: a kick is for every waiter
+    kick.data.u32 = static_cast<std::uint32_t>(n_);
+    sys::call("epoll_ctl(ADD)", [&] { return ::epoll_ctl(epfds_.back().get(), EPOLL_CTL_ADD, kick_.get(), &kick); });
   }
   workers_ = std::make_unique<worker[]>(n_);
   for (std::size_t i = 0; i < n_; ++i) {
@@ -117,10 +188,10 @@ shared_epoll_driver::shared_epoll_driver(const datasets::key& key, const selecti
   }
   crew_.start(0, n_, [this](std::size_t i) { serve(i); });
   crew_.wait_until_running();
-  pass(n_);  // untimed: every token can move
-  if (const auto t = tokens_in_ring(); t != n_)
+  pass(n_);  // untimed: the ring moves
+  if (const auto t = tokens_in_ring(); t != tokens_)
     throw probe_failure("shared_epoll: " + std::to_string(t) + " tokens in the ring after the set-up's pass, " +
-                        std::to_string(n_) + " were put in");
+                        std::to_string(tokens_) + " were put in");
 }
 
 shared_epoll_driver::~shared_epoll_driver() = default;  // crew_ (last member) stops and joins first
@@ -146,7 +217,8 @@ bool shared_epoll_driver::move_one(worker& me) {
   epoll_event ev{};
   if (sys::call("epoll_wait", [&] { return ::epoll_wait(me.epfd, &ev, 1, wait_timeout_ms); }) == 0) return false;
   const std::uint32_t i = ev.data.u32;
-  if (i >= n_) throw probe_failure("shared_epoll: epoll reported unknown tag " + std::to_string(i));
+  if (i == n_) return false;  // kicked: the batch is over (quiesce)
+  if (i > n_) throw probe_failure("shared_epoll: epoll reported unknown tag " + std::to_string(i));
   char token = 0;
   if (sys::call("read(pipe)", [&] { return ::read(fds_[i].get(), &token, 1); }, {EAGAIN}) < 0) {
     futile_.fetch_add(1, std::memory_order_relaxed);  // another thread emptied it first
@@ -163,16 +235,24 @@ void shared_epoll_driver::serve(std::size_t i) {
   try {
     sys::pin_current_thread(me.cpu);
     crew_.running();
+    // The sleeps of an active stretch (let go .. parked) are the voluntary switches in it:
+    // read at its ends, so the park's own sleep is not among them, and added before the
+    // thread counts as parked, so quiesce() sees them.
+    std::optional<std::uint64_t> switches_at_start;
     for (;;) {
       // gen_ before the target: a raise after these loads changes gen_, so the wait returns.
       const std::uint32_t gen = gen_.load(std::memory_order_acquire);
       if (stop_.load(std::memory_order_acquire)) return;
       if (passed_.load(std::memory_order_acquire) >= target_.load(std::memory_order_acquire)) {
+        if (switches_at_start)
+          sleeps_.fetch_add(sys::voluntary_switches() - *switches_at_start, std::memory_order_acq_rel);
+        switches_at_start.reset();
         parked_.fetch_add(1, std::memory_order_acq_rel);
         gen_.wait(gen, std::memory_order_acquire);
         parked_.fetch_sub(1, std::memory_order_acq_rel);
         continue;
       }
+      if (!switches_at_start) switches_at_start = sys::voluntary_switches();
       move_one(me);
     }
   } catch (...) {
@@ -207,16 +287,24 @@ std::uint64_t shared_epoll_driver::pass(std::size_t passes) {
   return elapsed;
 }
 
-std::uint64_t shared_epoll_driver::tokens_in_ring() {
-  // Quiet first: past the target, each thread parks after its current pass (its wait ends
-  // at once while tokens are in the ring, and within 100 ms in any case).
+void shared_epoll_driver::quiesce() {
+  // Past the target, each thread parks after its current pass; one asleep in epoll_wait
+  // with no token for it is woken by the kick, which stays readable until all are parked.
   target_.store(passed_.load(std::memory_order_acquire), std::memory_order_release);
+  const std::uint64_t one = 1;
+  sys::call("write(eventfd)", [&] { return ::write(kick_.get(), &one, sizeof one); });
   const std::uint64_t t0 = clock_ns();
   while (parked_.load(std::memory_order_acquire) < n_) {
     crew_.rethrow_if_failed();
     if (clock_ns() - t0 > quiet_limit_ns) throw probe_failure("shared_epoll: threads still passing tokens after 10 s");
     std::this_thread::sleep_for(std::chrono::microseconds(100));
   }
+  std::uint64_t count = 0;
+  sys::call("read(eventfd)", [&] { return ::read(kick_.get(), &count, sizeof count); });
+}
+
+std::uint64_t shared_epoll_driver::tokens_in_ring() {
+  quiesce();
   std::uint64_t total = 0;
   std::vector<char> bytes(n_ + 1);
   for (std::size_t i = 0; i < n_; ++i) {
@@ -233,7 +321,9 @@ probe_def shared_epoll() {
   return {datasets::name(datasets::scenario::shared_epoll),
           "one token passed: T pinned threads wait on epoll over a shared ring of pipes (one instance, or "
           "EPOLLEXCLUSIVE)",
-          shared_epoll_points, driver_instance<shared_epoll_driver, &shared_epoll_driver::pass, batch_passes>::make};
+          shared_epoll_points, [](const datasets::key& key, const selection& sel) -> std::unique_ptr<probe_instance> {
+            return std::make_unique<shared_epoll_instance>(key, sel);
+          }};
 }
 
 }  // namespace pollscale::calibrate::probes

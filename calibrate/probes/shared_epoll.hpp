@@ -16,7 +16,7 @@
 
 namespace pollscale::calibrate::probes {
 
-/// T threads passing T one-byte tokens around a ring of T pipes through epoll: one
+/// T threads passing K <= T one-byte tokens around a ring of T pipes through epoll: one
 /// instance shared by all (variant lt) or one per thread over every pipe with
 /// EPOLLEXCLUSIVE (variant exclusive). shared_epoll.cpp holds the essay.
 class shared_epoll_driver {
@@ -24,11 +24,11 @@ class shared_epoll_driver {
   /// The most threads one point may start (a --n beyond it is left out of the plan).
   static constexpr std::int64_t max_threads = 256;
 
-  /// Builds the pipes (a token in each) and the epoll instance(s), starts T = key.n_fds
-  /// threads pinned as key.pinning says, and passes every token once, untimed.
-  /// probe_skipped: a CPU outside the mask, too few descriptors, too many threads;
-  /// std::invalid_argument: a malformed key. Every thread started is joined before the
-  /// constructor throws.
+  /// Builds the pipes (K = key.n_active tokens, T when absent, spread evenly) and the epoll
+  /// instance(s), starts T = key.n_fds threads pinned as key.pinning says, and passes T
+  /// tokens, untimed. probe_skipped: a CPU outside the mask, too few descriptors, too many
+  /// threads; std::invalid_argument: a malformed key (K outside 1..T among them). Every
+  /// thread started is joined before the constructor throws.
   shared_epoll_driver(const datasets::key& key, const selection& sel);
   ~shared_epoll_driver();
   shared_epoll_driver(const shared_epoll_driver&) = delete;
@@ -40,12 +40,18 @@ class shared_epoll_driver {
   std::uint64_t pass(std::size_t passes);
 
   std::size_t threads() const { return n_; }
+  std::size_t tokens() const { return tokens_; }
   /// Tokens passed so far (each counted once, when its reader wrote it on).
   std::uint64_t passed() const { return passed_.load(std::memory_order_acquire); }
-  /// Wake-ups that found their pipe already emptied by another thread, so far.
+  /// Waits that reported a pipe another thread had already emptied, so far.
   std::uint64_t futile() const { return futile_.load(std::memory_order_acquire); }
-  /// The tokens in the ring, counted from the pipes (and put back) once every thread
-  /// is parked; ends the batch in progress. probe_failure when they do not park in 10 s.
+  /// Times the threads slept (in epoll_wait, between being let go and parking) and were
+  /// woken, so far; complete for every batch once quiesce() has returned.
+  std::uint64_t sleeps() const { return sleeps_.load(std::memory_order_acquire); }
+  /// Ends the batch in progress and returns once every thread is parked (its counts in).
+  /// probe_failure when they do not park in 10 s.
+  void quiesce();
+  /// The tokens in the ring, counted from the pipes (and put back) after quiesce().
   std::uint64_t tokens_in_ring();
   int max_watched_fd() const { return fds_.back().get(); }
 
@@ -61,15 +67,18 @@ class shared_epoll_driver {
   void stop_all() noexcept;
 
   std::size_t n_;
+  std::size_t tokens_;
   bool exclusive_ = false;
   std::uint32_t mode_ = 0;            // EPOLLEXCLUSIVE or 0
   std::vector<sys::unique_fd> fds_;   // the ring's read ends, watched: pipe i passes to i + 1
   std::vector<sys::unique_fd> ends_;  // their write ends
   std::vector<sys::unique_fd> epfds_;
+  sys::unique_fd kick_;  // an eventfd in every instance, written to wake idle waiters (quiesce)
   std::unique_ptr<worker[]> workers_;
   std::atomic<std::uint64_t> target_{0};  // passes allowed so far
   std::atomic<std::uint64_t> passed_{0};
   std::atomic<std::uint64_t> futile_{0};
+  std::atomic<std::uint64_t> sleeps_{0};
   std::atomic<std::uint32_t> gen_{0};  // bumped to wake the threads (budget or stop)
   std::atomic<bool> stop_{false};
   std::atomic<std::size_t> parked_{0};  // threads asleep between batches

@@ -87,4 +87,10 @@ int current_cpu() {
   return call("sched_getcpu", [] { return ::sched_getcpu(); });
 }
 
+std::uint64_t voluntary_switches() {
+  rusage u{};
+  call("getrusage(RUSAGE_THREAD)", [&] { return ::getrusage(RUSAGE_THREAD, &u); });
+  return static_cast<std::uint64_t>(u.ru_nvcsw);
+}
+
 }  // namespace pollscale::calibrate::sys

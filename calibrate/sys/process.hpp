@@ -55,4 +55,8 @@ void set_current_thread_affinity(const std::vector<int>& cpus);
 /// The CPU the caller runs on now (sched_getcpu).
 int current_cpu();
 
+/// How many times the calling thread has given up its CPU voluntarily — slept in a system
+/// call until woken — since it started (getrusage(RUSAGE_THREAD).ru_nvcsw).
+std::uint64_t voluntary_switches();
+
 }  // namespace pollscale::calibrate::sys

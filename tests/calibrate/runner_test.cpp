@@ -135,6 +135,49 @@ TEST(RunnerTest, SingleOperationPointsTakeTheirCountOfOneOperationSamples) {
   EXPECT_DOUBLE_EQ(hi, 1.6);
 }
 
+/// A counting probe: each run(ops) reports 1.25 events per operation and sleeps 1 µs per
+/// operation, so that only the runner's own clock can size its batches.
+class counting_fake final : public probe_instance {
+ public:
+  explicit counting_fake(std::vector<std::size_t>* batches) : batches_(batches) {}
+  std::uint64_t run(std::size_t ops) override {
+    batches_->push_back(ops);
+    const std::uint64_t t0 = clock_ns();
+    while (clock_ns() - t0 < ops * 1000) {
+    }
+    return ops * 5 / 4;
+  }
+  bool counts() const override { return true; }
+
+ private:
+  std::vector<std::size_t>* batches_;
+};
+
+TEST(RunnerTest, CountingPointsStoreTheirCountPerOperationAndAreSizedByTheClock) {
+  std::vector<std::size_t> batches;
+  probe_def p;
+  p.scenario = "fake";
+  p.make = [&](const datasets::key&, const selection&) -> std::unique_ptr<probe_instance> {
+    return std::make_unique<counting_fake>(&batches);
+  };
+  auto o = fast_options();
+  o.min_sample_ns = 200'000;  // 200 operations of 1 µs; the count (1.25 per op) would say 160'000
+  auto k = key_in("1");
+  k.metric = "wakeups";
+  const auto r = runner(o).measure(p, k, {});
+  ASSERT_GE(r.values.size(), o.min_samples);
+  EXPECT_TRUE(r.converged);
+  ASSERT_EQ(r.values.size(), r.batches.size());
+  for (std::size_t i = 0; i < r.values.size(); ++i)  // the count over the batch's operations
+    EXPECT_DOUBLE_EQ(r.values[i], static_cast<double>(r.batches[i] * 5 / 4) / static_cast<double>(r.batches[i]));
+  for (auto b : r.batches) {
+    EXPECT_GE(b, 190u);
+    EXPECT_LT(b, 1000u);  // read as nanoseconds, the count would have sized batches of 160'000
+  }
+  // A counting instance on a point in a unit of time is the probe's bug: loud.
+  EXPECT_THROW(runner(o).measure(p, key_in("ns"), {}), probe_failure);
+}
+
 TEST(RunnerTest, OptionsFollowTheTimer) {
   timer_facts t;
   t.overhead_ns = 500;  // a slow clock: 100 reads = 50 µs

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <optional>
 #include <set>
 
 #include "calibrate/probes/probes.hpp"
@@ -26,14 +27,15 @@ using test::round_robin_pinning;
 using test::task_count;
 using test::task_count_settled;
 
-datasets::key shared_epoll_key(int t, const std::string& pinning, const std::string& variant = "lt") {
+datasets::key shared_epoll_key(int t, const std::string& pinning, const std::string& variant = "lt",
+                               std::optional<int> tokens = std::nullopt) {
   datasets::key k;
   k.scenario = "shared_epoll";
   k.mechanism = "epoll";
   k.variant = variant;
   k.fd_kind = "pipe";
   k.n_fds = t;
-  k.n_active = t;
+  k.n_active = tokens.value_or(t);
   k.blocking = 1;
   k.threads = t;
   k.pinning = pinning;
@@ -47,21 +49,23 @@ TEST(SharedEpollTest, BatchesPassWhatTheyAskAndTheRingKeepsItsTokens) {
   const auto sel = test::small_selection();
   for (const char* variant : {"lt", "exclusive"})
     for (const auto& cpus : placements())
-      for (int t : {1, 2, 3}) {
-        const auto k = shared_epoll_key(t, round_robin_pinning(cpus, t), variant);
-        SCOPED_TRACE(datasets::describe(k) + " " + k.pinning);
-        shared_epoll_driver d(k, sel);
-        ASSERT_EQ(d.threads(), static_cast<std::size_t>(t));
-        for (std::size_t passes : std::initializer_list<std::size_t>{1, 7, 1000, 5000}) {
-          const std::uint64_t before = d.passed();
-          EXPECT_GT(d.pass(passes), 0u);
-          // At least what was asked; threads already waiting may pass up to T - 1 more.
-          EXPECT_GE(d.passed(), before + passes);
-          EXPECT_EQ(d.tokens_in_ring(), static_cast<std::uint64_t>(t));
-          EXPECT_LT(d.passed(), before + passes + static_cast<std::uint64_t>(t));
+      for (int t : {1, 2, 3})
+        for (int tokens : {t, 1}) {
+          const auto k = shared_epoll_key(t, round_robin_pinning(cpus, t), variant, tokens);
+          SCOPED_TRACE(datasets::describe(k) + " " + k.pinning);
+          shared_epoll_driver d(k, sel);
+          ASSERT_EQ(d.threads(), static_cast<std::size_t>(t));
+          ASSERT_EQ(d.tokens(), static_cast<std::size_t>(tokens));
+          for (std::size_t passes : std::initializer_list<std::size_t>{1, 7, 1000, 5000}) {
+            const std::uint64_t before = d.passed();
+            EXPECT_GT(d.pass(passes), 0u);
+            // At least what was asked; threads already waiting may pass up to T - 1 more.
+            EXPECT_GE(d.passed(), before + passes);
+            EXPECT_EQ(d.tokens_in_ring(), static_cast<std::uint64_t>(tokens));
+            EXPECT_LT(d.passed(), before + passes + static_cast<std::uint64_t>(t));
+          }
+          EXPECT_GT(d.max_watched_fd(), 2);
         }
-        EXPECT_GT(d.max_watched_fd(), 2);
-      }
 }
 
 TEST(SharedEpollTest, ThreadsOnCpusOfTheirOwnShareTheWork) {
@@ -82,26 +86,33 @@ TEST(SharedEpollTest, QuickGridIsLtOverTwiceTheCpusFullAddsExclusive) {
   selection sel;
   sel.max_fds = 19968;
   sel.cpus = {0, 1};
-  std::map<std::int64_t, std::set<std::int64_t>> t_by_c;
+  // by metric and tokens (n_active: T, or 1 from T = 2)
+  std::map<std::string, std::map<std::int64_t, std::set<std::int64_t>>> t_by_c;
   for (const auto& k : probe->points(sel, all_flavours())) {
     EXPECT_EQ(k.scenario, "shared_epoll");
     EXPECT_EQ(k.mechanism, "epoll");
     EXPECT_EQ(k.variant, "lt");
     EXPECT_EQ(k.fd_kind, "pipe");
-    EXPECT_EQ(k.metric, "throughput");
+    EXPECT_EQ(k.unit, k.metric == "throughput" ? "1/s" : "1");
     EXPECT_EQ(k.blocking, 1);
     const auto t = *k.n_fds;
-    EXPECT_EQ(k.n_active, t);
+    EXPECT_TRUE(k.n_active == t || (k.n_active == 1 && t >= 2)) << datasets::describe(k);
     EXPECT_EQ(k.threads, t);
     EXPECT_EQ(k.pinning,
               round_robin_pinning(*k.cpus == 1 ? std::vector<int>{0} : std::vector<int>{0, 1}, static_cast<int>(t)));
-    t_by_c[*k.cpus].insert(t);
+    t_by_c[k.metric + (k.n_active == t ? " K=T" : " K=1")][*k.cpus].insert(t);
   }
-  EXPECT_EQ(t_by_c, (std::map<std::int64_t, std::set<std::int64_t>>{{1, {1, 2, 3, 4}}, {2, {2, 3, 4}}}));
+  const std::map<std::int64_t, std::set<std::int64_t>> series{{1, {1, 2, 3, 4}}, {2, {2, 3, 4}}};
+  const std::map<std::int64_t, std::set<std::int64_t>> one_token{{1, {2, 3, 4}}, {2, {2, 3, 4}}};
+  EXPECT_EQ(t_by_c,
+            (std::map<std::string, std::map<std::int64_t, std::set<std::int64_t>>>{{"throughput K=T", series},
+                                                                                   {"wakeups K=T", series},
+                                                                                   {"throughput K=1", one_token},
+                                                                                   {"wakeups K=1", one_token}}));
   sel.profile = profile_kind::full;
   std::map<std::string, std::size_t> per_variant;
   for (const auto& k : probe->points(sel, all_flavours())) ++per_variant[k.variant];
-  EXPECT_EQ(per_variant, (std::map<std::string, std::size_t>{{"exclusive", 11}, {"lt", 11}}));
+  EXPECT_EQ(per_variant, (std::map<std::string, std::size_t>{{"exclusive", 42}, {"lt", 42}}));  // (11 + 10) x 2
   // Nothing without epoll/lt; --n replaces the thread counts.
   EXPECT_TRUE(probe->points(sel, std::vector<flavour>{{mechanism::epoll, "et"}, {mechanism::poll, ""}}).empty());
   sel.n_override = {0, 5, 300, 10};
@@ -110,10 +121,43 @@ TEST(SharedEpollTest, QuickGridIsLtOverTwiceTheCpusFullAddsExclusive) {
   EXPECT_EQ(ts, (std::set<std::int64_t>{5, 10}));
 }
 
+// A wakeups point counts the threads' sleeps in epoll_wait per token passed: none when a
+// lone thread passes to itself, a count and not a time (probe_instance::counts).
+TEST(SharedEpollTest, WakeupPointsCountWaitsPerPass) {
+  const auto sel = test::small_selection();
+  const auto* probe = find_probe("shared_epoll");
+  ASSERT_NE(probe, nullptr);
+  for (const char* variant : {"lt", "exclusive"})
+    for (const auto& cpus : placements())
+      for (int t : {1, 2, 3, 4})
+        for (int tokens : {t, 1}) {
+          auto k = shared_epoll_key(t, round_robin_pinning(cpus, t), variant, tokens);
+          k.metric = "wakeups";
+          k.unit = "1";
+          SCOPED_TRACE(datasets::describe(k) + " " + k.pinning);
+          auto inst = probe->make(k, sel);
+          EXPECT_TRUE(inst->counts());
+          EXPECT_EQ(inst->min_batch(), 2048u);
+          for (int batch = 0; batch < 5; ++batch) {
+            const std::uint64_t woken = inst->run(2048);
+            if (t == 1) {
+              EXPECT_EQ(woken, 0u);  // a lone thread always has its token
+            }
+            // A count, and a bounded one: each pass hands the token to at most every other thread.
+            EXPECT_LE(woken, 2048u * static_cast<std::uint64_t>(t));
+          }
+          datasets::key annotated = k;
+          inst->annotate(annotated);
+          EXPECT_GT(annotated.max_fd.value_or(0), 2);
+        }
+  // The throughput point of the same key is timed, not counted.
+  EXPECT_FALSE(probe->make(shared_epoll_key(2, round_robin_pinning(placements().back(), 2)), sel)->counts());
+}
+
 TEST(SharedEpollTest, OneCpuListsTheTwoCpuPointsAndSkipsThem) {
   const auto* probe = find_probe("shared_epoll");
   ASSERT_NE(probe, nullptr);
-  EXPECT_EQ(test::skipped_outside_one_cpu(*probe, test::small_selection()), 3);
+  EXPECT_EQ(test::skipped_outside_one_cpu(*probe, test::small_selection()), 12);  // 3 T, 2 token counts, 2 metrics
 }
 
 TEST(SharedEpollTest, MalformedPointsAreRefusedBeforeAnyThreadStarts) {
@@ -123,6 +167,16 @@ TEST(SharedEpollTest, MalformedPointsAreRefusedBeforeAnyThreadStarts) {
   EXPECT_THROW(shared_epoll_driver(shared_epoll_key(3, c + "+" + c), sel), std::invalid_argument);  // 2 CPUs for 3
   EXPECT_THROW(shared_epoll_driver(shared_epoll_key(0, c), sel), std::invalid_argument);
   EXPECT_THROW(shared_epoll_driver(shared_epoll_key(2, c + "+" + c, "et"), sel), std::invalid_argument);
+  EXPECT_THROW(shared_epoll_driver(shared_epoll_key(2, c + "+" + c, "lt", 0), sel), std::invalid_argument);
+  EXPECT_THROW(shared_epoll_driver(shared_epoll_key(2, c + "+" + c, "lt", 3), sel), std::invalid_argument);
+  const auto* probe = find_probe("shared_epoll");
+  for (auto [metric, unit] :
+       {std::pair{"round_trip", "ns"}, std::pair{"wakeups", "1/s"}, std::pair{"throughput", "1"}}) {
+    auto k = shared_epoll_key(2, c + "+" + c);
+    k.metric = metric;
+    k.unit = unit;
+    EXPECT_THROW(probe->make(k, sel), std::invalid_argument) << metric << " in " << unit;
+  }
   EXPECT_THROW(shared_epoll_driver(shared_epoll_key(1000, round_robin_pinning({sel.cpus.front()}, 1000)), sel),
                probe_skipped);
   auto few = sel;

@@ -36,6 +36,8 @@ TEST(SchemaTest, RejectsUnknownNamesAndBadCounts) {
   EXPECT_THROW(set_key_field(k, "blocking", "2"), std::invalid_argument);
   EXPECT_NO_THROW(set_key_field(k, "mechanism", "devpoll"));
   EXPECT_NO_THROW(set_key_field(k, "mechanism", ""));
+  EXPECT_NO_THROW(set_key_field(k, "unit", "1"));          // a count per operation (shared_epoll's wakeups)
+  EXPECT_THROW(to_si_factor("1"), std::invalid_argument);  // neither a time nor a rate
 }
 
 TEST(SchemaTest, SiFactors) {

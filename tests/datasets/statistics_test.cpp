@@ -50,9 +50,27 @@ TEST(StatisticsTest, MedianIntervalRanksMatchBinomialTables) {
   EXPECT_EQ(median_ci_ranks(3, 0.95), (std::pair<std::size_t, std::size_t>{0, 2}));
 }
 
+// Counts may be 0 in a visit (no log scale): the interval spans the visits and stays finite.
+TEST(StatisticsTest, VisitsOfACountThatIsZeroInSomeSpanTheirMedians) {
+  const std::vector<std::vector<double>> visits = {
+      {0, 0, 0, 0, 0, 0}, {0.02, 0.03, 0.02, 0.03, 0.02, 0.03}, {0, 0, 0, 0, 0, 0}};
+  const summary s = summarise_visits(visits);
+  EXPECT_EQ(s.median, 0.0);
+  EXPECT_EQ(s.ci95_lo, 0.0);
+  EXPECT_GE(s.ci95_hi, 0.02);
+  EXPECT_LE(s.ci95_hi, 0.03);
+  EXPECT_TRUE(std::isfinite(s.ci95_hi));
+  const std::vector<std::vector<double>> never = {std::vector<double>(6, 0.0), std::vector<double>(6, 0.0)};
+  const summary z = summarise_visits(never);
+  EXPECT_EQ(z.median, 0.0);
+  EXPECT_EQ(z.ci95_hi, 0.0);
+}
+
 TEST(StatisticsTest, RelativeHalfWidthNeedsSixSamplesAndPositiveMedian) {
   EXPECT_TRUE(std::isinf(relative_median_halfwidth(summarise(std::vector<double>{1, 1, 1}))));
-  EXPECT_TRUE(std::isinf(relative_median_halfwidth(summarise(std::vector<double>(10, 0.0)))));
+  // A count that never happened is known exactly; one that happened in a few samples is not.
+  EXPECT_EQ(relative_median_halfwidth(summarise(std::vector<double>(10, 0.0))), 0.0);
+  EXPECT_TRUE(std::isinf(relative_median_halfwidth(summarise(std::vector<double>{0, 0, 0, 0, 0, 0, 0, 0, 0.5, 1}))));
   // n = 10: the interval is x(2)..x(9) (1-based), here 99..101 around a median of 100.
   const std::vector<double> v = {98, 99, 100, 100, 100, 100, 100, 100, 101, 102};
   EXPECT_NEAR(relative_median_halfwidth(summarise(v)), 0.01, 1e-12);

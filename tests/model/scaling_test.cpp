@@ -66,6 +66,27 @@ observation_set planted() {
   return s;
 }
 
+// shared_epoll's wake-ups per pass (a count, unit 1) ride with its throughput rows; the law
+// is of a rate, so they make no table of their own and change none.
+TEST(ScalingProtocolTest, CountedRowsAreNotScaled) {
+  observation_set data = planted();
+  const scaling_result before = validate_scaling(data, {});
+  for (std::int64_t t : {1, 2, 3, 4, 6, 8}) {
+    observation w = producers_row(t, 1, 1.0 + 0.1 * static_cast<double>(t));
+    w.k.scenario = std::string(datasets::name(datasets::scenario::shared_epoll));
+    w.k.metric = std::string(datasets::name(datasets::metric::wakeups));
+    w.k.unit = "1";
+    EXPECT_FALSE(scaling_axis(w));
+    data.rows.push_back(w);
+  }
+  const scaling_result after = validate_scaling(data, {});
+  ASSERT_EQ(after.tables.size(), before.tables.size());
+  for (std::size_t i = 0; i < after.tables.size(); ++i) {
+    EXPECT_EQ(after.tables[i].k.scenario, before.tables[i].k.scenario);
+    EXPECT_EQ(after.tables[i].rows.size(), before.tables[i].rows.size());
+  }
+}
+
 TEST(ScalingProtocolTest, TablesHoldScalingRowsSplitAtTheirSmallerHalf) {
   const observation_set data = planted();
   const scaling_result r = validate_scaling(data, {});

@@ -234,6 +234,34 @@ TEST(CompareTest, PointsOfOneRunOnlyAreCountedNotCompared) {
   EXPECT_FALSE(c.points[0].significant);
 }
 
+// A count per operation (unit 1: shared_epoll's wake-ups per pass) is not compared: near
+// zero its ratio is meaningless. The datasets' times still are, with the same verdicts.
+TEST(CompareTest, CountsPerOperationAreLeftOut) {
+  datasets::dataset a = planted_run(1, "", 1.0), b = planted_run(2, "", 1.0);
+  const comparison without = compare_datasets(a, b, {});
+  for (auto* d : {&a, &b}) {
+    datasets::key k;
+    k.scenario = "shared_epoll";
+    k.mechanism = "epoll";
+    k.variant = "lt";
+    k.n_fds = 4;
+    k.n_active = 1;
+    k.metric = "wakeups";
+    k.unit = "1";
+    const double level = d == &a ? 0.002 : 0.4;
+    for (int v = 0; v < 3; ++v)
+      for (int i = 0; i < 8; ++i) d->samples.push_back({k, v * 8 + i, level * (1 + 0.01 * i), 1, v, {}, {}, {}});
+    d->summaries = datasets::summarise_samples(d->samples);
+  }
+  const auto c = compare_datasets(a, b, {});
+  EXPECT_EQ(c.points.size(), without.points.size());
+  EXPECT_EQ(c.only_a + c.only_b, 0u);
+  for (const auto& p : c.points) EXPECT_NE(p.k.unit, "1");
+  for (const auto& m : c.mechanisms) EXPECT_NE(m.k.variant, "lt");  // the only epoll/lt rows are the counts
+  EXPECT_EQ(significant_points(c, ""), significant_points(without, ""));
+  EXPECT_DOUBLE_EQ(c.between_run_sd, without.between_run_sd);
+}
+
 // Seed 002: AIM9 on 2.6.21-rc5 and with two slab patches, "value +/- stddev" per test. With
 // each "+/-" as the standard error, fifo_test and pipe_cpy are slower with both patches
 // (-6% and -9%, z about 18 and 22) and the other four tests are within their noise.
