@@ -28,8 +28,8 @@ void set_nonblocking(int fd) {
   sys::call("fcntl(F_SETFL, O_NONBLOCK)", [&] { return ::fcntl(fd, F_SETFL, fl | O_NONBLOCK); });
 }
 
-/// Loopback tcp: small writes leave at once (no Nagle) and closing sends RST, so that
-/// thousands of connections per run leave no TIME_WAIT behind.
+}  // namespace
+
 void tune_tcp(int fd) {
   const int one = 1;
   const linger lg{1, 0};
@@ -37,7 +37,7 @@ void tune_tcp(int fd) {
   sys::call("setsockopt(SO_LINGER)", [&] { return ::setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof lg); });
 }
 
-sys::unique_fd make_listener() {
+sys::unique_fd make_loopback_listener() {
   sys::unique_fd l(
       sys::call("socket(AF_INET, SOCK_STREAM)", [] { return ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0); }));
   sockaddr_in a{};
@@ -47,6 +47,8 @@ sys::unique_fd make_listener() {
   sys::call("listen", [&] { return ::listen(l.get(), 4096); });
   return l;
 }
+
+namespace {
 
 /// Binds a client socket to source address 127.0.0.(2 + index / 8192), port left to
 /// connect(): connect() takes one source address's ports from the even half of
@@ -62,8 +64,9 @@ void spread_source_address(int fd, std::size_t index) {
   sys::call("bind(127.0.0.x:0)", [&] { return ::bind(fd, reinterpret_cast<sockaddr*>(&src), sizeof src); });
 }
 
-/// One loopback connection: {accepted end, connecting end}; `index` spreads source addresses.
-std::pair<sys::unique_fd, sys::unique_fd> tcp_pair(int listener, std::size_t index) {
+}  // namespace
+
+sys::unique_fd connect_loopback(int listener, std::size_t index) {
   sockaddr_in a{};
   socklen_t len = sizeof a;
   sys::call("getsockname", [&] { return ::getsockname(listener, reinterpret_cast<sockaddr*>(&a), &len); });
@@ -71,8 +74,16 @@ std::pair<sys::unique_fd, sys::unique_fd> tcp_pair(int listener, std::size_t ind
       sys::call("socket(AF_INET, SOCK_STREAM)", [] { return ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0); }));
   spread_source_address(c.get(), index);
   sys::call("connect(127.0.0.1)", [&] { return ::connect(c.get(), reinterpret_cast<sockaddr*>(&a), len); });
-  sys::unique_fd s(sys::call("accept4", [&] { return ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC); }));
   tune_tcp(c.get());
+  return c;
+}
+
+namespace {
+
+/// One loopback connection: {accepted end, connecting end}; `index` spreads source addresses.
+std::pair<sys::unique_fd, sys::unique_fd> tcp_pair(int listener, std::size_t index) {
+  sys::unique_fd c = connect_loopback(listener, index);
+  sys::unique_fd s(sys::call("accept4", [&] { return ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC); }));
   tune_tcp(s.get());
   return {std::move(s), std::move(c)};
 }
@@ -117,7 +128,7 @@ bool read_token(fd_kind kind, int fd) {
 channel_set::channel_set(fd_kind kind, std::size_t n, const channel_options& opts) : kind_(kind) {
   watched_.reserve(n);
   trigger_.reserve(n);
-  if (kind == fd_kind::tcp) listener_ = make_listener();
+  if (kind == fd_kind::tcp) listener_ = make_loopback_listener();
   if (kind != fd_kind::eventfd) high_base_ = trigger_region_start(n, opts);
   std::vector<int> to_park;
   for (std::size_t i = 0; i < n; ++i) {

@@ -71,6 +71,15 @@ class channel_set {
   std::unique_ptr<fd_parking> parking_;
 };
 
+/// A tcp socket listening on 127.0.0.1, on a port the kernel chooses, backlog 4096.
+sys::unique_fd make_loopback_listener();
+/// Loopback tcp: TCP_NODELAY (small writes leave at once) and SO_LINGER {1, 0} (closing sends
+/// RST, so that thousands of connections per run leave no TIME_WAIT behind).
+void tune_tcp(int fd);
+/// A tcp socket connected to `listener` (tuned as tune_tcp), from source address
+/// 127.0.0.(2 + index / 8192): one address's ports run short past about 14000 connections.
+sys::unique_fd connect_loopback(int listener, std::size_t index);
+
 /// Writes one byte (or 1 to an eventfd) to `fd`; `kind` selects the encoding.
 void write_token(fd_kind kind, int fd);
 /// Reads one token written by write_token; returns false if none was available.

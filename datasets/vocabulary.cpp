@@ -18,12 +18,13 @@ struct table {
   }
 };
 
-constexpr table<scenario, 14> scenario_table{
+constexpr table<scenario, 15> scenario_table{
     {scenario::find_active, scenario::fd_range, scenario::token_ring, scenario::interest_churn, scenario::wakeup,
      scenario::ipc, scenario::server, scenario::handler, scenario::memory_latency, scenario::producers,
-     scenario::private_sets, scenario::shared_epoll, scenario::cache_line, scenario::call_spread},
+     scenario::private_sets, scenario::shared_epoll, scenario::cache_line, scenario::call_spread,
+     scenario::accept_herd},
     {"find_active", "fd_range", "token_ring", "interest_churn", "wakeup", "ipc", "server", "handler", "memory_latency",
-     "producers", "private_sets", "shared_epoll", "cache_line", "call_spread"}};
+     "producers", "private_sets", "shared_epoll", "cache_line", "call_spread", "accept_herd"}};
 
 constexpr table<metric, 13> metric_table{
     {metric::time_per_call, metric::time_per_op, metric::throughput, metric::latency, metric::latency_p99,
@@ -52,7 +53,8 @@ constexpr table<position, 6> position_table{
 }  // namespace
 
 bool scales_with_threads(scenario s) {
-  return s == scenario::producers || s == scenario::private_sets || s == scenario::shared_epoll;
+  return s == scenario::producers || s == scenario::private_sets || s == scenario::shared_epoll ||
+         s == scenario::accept_herd;
 }
 
 bool is_machine_primitive(scenario s) {

@@ -36,6 +36,7 @@ enum class scenario : std::uint8_t {
   shared_epoll,    ///< T threads pass tokens through epoll over shared pipes (CPU scaling)
   cache_line,      ///< one cache line handed between two CPUs and back (round trip)
   call_spread,     ///< single calls timed one by one: how one call's cost spreads around its mean
+  accept_herd,     ///< T threads wait to accept connections on one listening socket (CPU scaling)
 };
 
 /// What was measured of one operation.

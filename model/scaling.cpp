@@ -144,9 +144,10 @@ datasets::key scaling_table_key(const observation& o) {
   datasets::key k = o.k;
   // N (n_fds) and the columns that follow it: all threads, the highest fd, how many are
   // ready where that is one per thread (a shared_epoll ring with one token for any N keeps
-  // its n_active: another table), where each thread ran.
+  // its n_active: another table; accept_herd's one connection in flight never follows N),
+  // where each thread ran.
   k.threads.reset();
-  if (k.n_active == k.n_fds) k.n_active.reset();
+  if (k.n_active == k.n_fds && k.scenario != datasets::scenario::accept_herd) k.n_active.reset();
   k.n_fds.reset();
   k.max_fd.reset();
   k.pinning.clear();
@@ -194,6 +195,7 @@ std::string_view scaling_axis_meaning(const datasets::key& k) {
   const auto s = datasets::parse<datasets::scenario>(k.scenario);
   if (s == datasets::scenario::private_sets) return "threads (n_fds: one pipe each, every thread its own)";
   if (s == datasets::scenario::shared_epoll) return "threads (n_fds: the ring's pipes, one per thread, all shared)";
+  if (s == datasets::scenario::accept_herd) return "threads (n_fds: the waiters, all on one listening socket)";
   return "producer threads (n_fds: one eventfd each; the consumer is not counted)";
 }
 

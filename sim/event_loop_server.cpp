@@ -44,11 +44,19 @@ std::string to_string(ready_position p) {
 wake_policy parse_wake_policy(const std::string& text) {
   if (text == "all") return wake_policy::all;
   if (text == "one") return wake_policy::one;
-  throw std::invalid_argument("wake '" + text + "' is not one of all, one");
+  if (text == "level") return wake_policy::level;
+  throw std::invalid_argument("wake '" + text + "' is not one of all, one, level");
 }
 
 std::string to_string(interest_sharing s) { return s == interest_sharing::shared ? "shared" : "per_thread"; }
-std::string to_string(wake_policy w) { return w == wake_policy::all ? "all" : "one"; }
+std::string to_string(wake_policy w) {
+  switch (w) {
+    case wake_policy::all: return "all";
+    case wake_policy::one: return "one";
+    case wake_policy::level: return "level";
+  }
+  return "?";
+}
 
 std::string_view to_string(cpu_use u) {
   switch (u) {
@@ -89,7 +97,7 @@ const server_field fields[] = {
     {"interest", "interest", "SHARING", "", "per_thread or shared interest sets (default per_thread)", field_form::text,
      [](server_config& c, const json& v) { c.sharing = parse_interest_sharing(text_value(v)); },
      [](const server_config& c) { return json(to_string(c.sharing)); }},
-    {"wake", "wake", "POLICY", "", "all (thundering herd) or one (exclusive); default by mechanism", field_form::text,
+    {"wake", "wake", "POLICY", "", "all (thundering herd), one (exclusive) or level (one, and one more per hand-out: a shared level-triggered epoll instance); default by mechanism, level for epoll/lt shared", field_form::text,
      [](server_config& c, const json& v) { c.wake = parse_wake_policy(text_value(v)); },
      [](const server_config& c) { return json(to_string(c.wake)); }},
     {"max_events_per_call", "max-events", "N", "0", "events one wait call returns at most (0: all)", field_form::integer,

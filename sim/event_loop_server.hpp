@@ -42,7 +42,12 @@ enum class interest_sharing {
 };
 enum class wake_policy {
   all,  ///< every sleeper of the set wakes (poll/select, level-triggered epoll per thread)
-  one,  ///< one sleeper per readiness event (EPOLLEXCLUSIVE, one shared epoll instance)
+  one,  ///< one sleeper per readiness event (EPOLLEXCLUSIVE; edge-triggered shared epoll)
+  /// one per readiness event, and one more sleeper each time a thread takes events from
+  /// the set while others sleep: a level-triggered item stays on the ready list and the
+  /// kernel wakes the next waiter for it (one shared level-triggered epoll instance: two
+  /// wake-ups per connection measured, calibrate's accept_herd)
+  level,
 };
 enum class notification {
   readiness,     ///< select, poll, epoll, io_uring: the call reports ready fds
@@ -60,7 +65,7 @@ enum class ready_position {
 interest_sharing parse_interest_sharing(const std::string& text);  ///< "per_thread" | "shared"
 ready_position parse_ready_position(const std::string& text);      ///< "random" | "first" | "last"
 std::string to_string(ready_position p);
-wake_policy parse_wake_policy(const std::string& text);  ///< "all" | "one"
+wake_policy parse_wake_policy(const std::string& text);  ///< "all" | "one" | "level"
 std::string to_string(interest_sharing s);
 std::string to_string(wake_policy w);
 

@@ -93,6 +93,9 @@ void server_model::after_call(std::uint32_t t) {
   state_.claim(th.set, config_.max_events_per_call, th.batch);
   if (!th.batch.empty()) {
     handled_ += th.batch.size();
+    // Level-triggered: what was handed out stays on the ready list until it is rechecked,
+    // and the kernel wakes the next waiter for it (who finds it taken: a futile wake-up).
+    if (config_.wake == wake_policy::level) wake_sleepers(th.set, th.cpu);
     handle_next(t);
   } else if (th.now == phase::rescanning) {
     // Another thread took the events first: this call returns and the loop calls again.

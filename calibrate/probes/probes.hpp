@@ -78,6 +78,14 @@ probe_def shared_epoll();
 /// 16 full), variant lt (full: and exclusive) (shared_epoll_points.cpp).
 std::vector<datasets::key> shared_epoll_points(const selection& sel, std::span<const flavour> mechs);
 
+/// accept_herd: T pinned threads wait on one listening socket; the client connects one at a
+/// time (connections/s, and the threads' wake-ups per connection).
+probe_def accept_herd();
+
+/// accept_herd's grid: T = 1..2 x C (full 4 x C) threads at C = 1 and C = min(CPUs, 4 quick /
+/// 16 full), for poll and epoll/exclusive (full: and epoll/lt) (accept_herd_points.cpp).
+std::vector<datasets::key> accept_herd_points(const selection& sel, std::span<const flavour> mechs);
+
 /// The largest n of `kind` that fits in sel.max_fds with `kept` trigger ends kept and
 /// `extra` other descriptors open.
 std::int64_t max_channels(fd_kind kind, std::size_t kept, std::size_t extra, const selection& sel);

@@ -75,8 +75,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
-#include <optional>
 #include <string>
 
 #include "calibrate/probe_support.hpp"
@@ -103,39 +101,6 @@ std::uint32_t mode_of(const datasets::key& key) {
   throw std::invalid_argument("shared_epoll point " + datasets::describe(key) + ": variant '" + key.variant +
                               "' is not lt or exclusive");
 }
-
-/// A point's instance: tokens passed per second (metric throughput: the driver's batches
-/// timed) or the times a thread slept in epoll_wait and was woken per token passed
-/// (metric wakeups, unit 1: counted between two quiet moments).
-class shared_epoll_instance final : public probe_instance {
- public:
-  shared_epoll_instance(const datasets::key& key, const selection& sel) : counting_(is_counting(key)), d_(key, sel) {}
-  std::uint64_t run(std::size_t ops) override {
-    if (!counting_) return d_.pass(ops);
-    // Counted between two quiet moments, so that the passes threads still waiting at the
-    // target add (the essay) and their sleeps are in the same batch; per pass, scaled to
-    // the ops the runner divides by.
-    const std::uint64_t passed = d_.passed(), sleeps = d_.sleeps();
-    d_.pass(ops);
-    d_.quiesce();
-    const auto passes = static_cast<double>(d_.passed() - passed);
-    const auto woken = static_cast<double>(d_.sleeps() - sleeps);
-    return static_cast<std::uint64_t>(std::llround(woken / passes * static_cast<double>(ops)));
-  }
-  std::size_t min_batch() const override { return batch_passes; }
-  bool counts() const override { return counting_; }
-  void annotate(datasets::key& k) const override { k.max_fd = d_.max_watched_fd(); }
-
- private:
-  static bool is_counting(const datasets::key& key) {
-    if (key.metric == datasets::metric::throughput && key.unit == "1/s") return false;
-    if (key.metric == datasets::metric::wakeups && key.unit == "1") return true;
-    throw std::invalid_argument("shared_epoll point " + datasets::describe(key) + ": metric '" + key.metric + "' in '" +
-                                key.unit + "' is not throughput in 1/s or wakeups in 1");
-  }
-  bool counting_;
-  shared_epoll_driver d_;
-};
 
 /// K, the tokens in the ring: key.n_active, T when absent; std::invalid_argument outside 1..T.
 std::size_t token_count(const datasets::key& key, std::size_t threads) {
@@ -235,24 +200,19 @@ void shared_epoll_driver::serve(std::size_t i) {
   try {
     sys::pin_current_thread(me.cpu);
     crew_.running();
-    // The sleeps of an active stretch (let go .. parked) are the voluntary switches in it:
-    // read at its ends, so the park's own sleep is not among them, and added before the
-    // thread counts as parked, so quiesce() sees them.
-    std::optional<std::uint64_t> switches_at_start;
+    sleep_tally tally;  // the sleeps of each active stretch (the wakeups metric)
     for (;;) {
       // gen_ before the target: a raise after these loads changes gen_, so the wait returns.
       const std::uint32_t gen = gen_.load(std::memory_order_acquire);
       if (stop_.load(std::memory_order_acquire)) return;
       if (passed_.load(std::memory_order_acquire) >= target_.load(std::memory_order_acquire)) {
-        if (switches_at_start)
-          sleeps_.fetch_add(sys::voluntary_switches() - *switches_at_start, std::memory_order_acq_rel);
-        switches_at_start.reset();
+        tally.end(sleeps_);
         parked_.fetch_add(1, std::memory_order_acq_rel);
         gen_.wait(gen, std::memory_order_acquire);
         parked_.fetch_sub(1, std::memory_order_acq_rel);
         continue;
       }
-      if (!switches_at_start) switches_at_start = sys::voluntary_switches();
+      tally.begin();
       move_one(me);
     }
   } catch (...) {
@@ -321,9 +281,9 @@ probe_def shared_epoll() {
   return {datasets::name(datasets::scenario::shared_epoll),
           "one token passed: T pinned threads wait on epoll over a shared ring of pipes (one instance, or "
           "EPOLLEXCLUSIVE)",
-          shared_epoll_points, [](const datasets::key& key, const selection& sel) -> std::unique_ptr<probe_instance> {
-            return std::make_unique<shared_epoll_instance>(key, sel);
-          }};
+          shared_epoll_points,
+          wakeup_counting_instance<shared_epoll_driver, &shared_epoll_driver::pass, &shared_epoll_driver::passed,
+                                   batch_passes>::make};
 }
 
 }  // namespace pollscale::calibrate::probes

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "calibrate/probes/probes.hpp"
+#include "calibrate/sys/process.hpp"
 #include "datasets/pinning.hpp"
 
 namespace pollscale::calibrate::probes {
@@ -105,6 +106,22 @@ std::vector<int> point_thread_cpus(std::string_view scenario, const datasets::ke
                           std::to_string(sel.cpus.size()) + " CPUs; this point spreads its threads over " +
                           std::to_string(p.distinct_cpus()) + ")");
   return p.cpus();
+}
+
+bool counts_wakeups(std::string_view scenario, const datasets::key& key) {
+  if (key.metric == datasets::metric::throughput && key.unit == "1/s") return false;
+  if (key.metric == datasets::metric::wakeups && key.unit == "1") return true;
+  throw std::invalid_argument(std::string(scenario) + " point " + datasets::describe(key) + ": metric '" + key.metric +
+                              "' in '" + key.unit + "' is not throughput in 1/s or wakeups in 1");
+}
+
+void sleep_tally::begin() {
+  if (!start_) start_ = sys::voluntary_switches();
+}
+
+void sleep_tally::end(std::atomic<std::uint64_t>& total) {
+  if (start_) total.fetch_add(sys::voluntary_switches() - *start_, std::memory_order_acq_rel);
+  start_.reset();
 }
 
 }  // namespace pollscale::calibrate::probes

@@ -4,9 +4,12 @@
 // measured at the thread counts T = 1, 2, 3, 4, 6, 8, 12, 16, ... up to a multiple of Cmax.
 #pragma once
 
+#include <atomic>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -62,6 +65,60 @@ class driver_instance final : public probe_instance {
   }
 
  private:
+  Driver d_;
+};
+
+/// Whether a point of a probe whose threads wait for shared events (shared_epoll,
+/// accept_herd) counts its threads' wake-ups (metric wakeups, unit 1) rather than timing its
+/// rate (metric throughput, 1/s); std::invalid_argument naming `scenario` for another.
+bool counts_wakeups(std::string_view scenario, const datasets::key& key);
+
+/// The sleeps of one thread's active stretch (let go by a batch .. parked again): its
+/// voluntary context switches between begin() and end(), added to a driver's total at
+/// end() — before the thread counts itself parked, so that a quiesce sees them. The park's
+/// own sleep falls outside.
+class sleep_tally {
+ public:
+  /// At the stretch's first wait; later calls keep the first reading.
+  void begin();
+  /// When the thread is about to park; nothing when no stretch began.
+  void end(std::atomic<std::uint64_t>& total);
+
+ private:
+  std::optional<std::uint64_t> start_;
+};
+
+/// A point of a driver whose threads wait for shared events: its rate (the driver's `Batch`
+/// timed) or, where the key counts wake-ups (counts_wakeups), the threads' sleeps per
+/// operation: counted between two quiet moments (Driver::quiesce), so that the operations
+/// threads add after a batch's target and their sleeps fall in the same batch, over the
+/// operations done (`Done`), scaled to the ops the runner divides by.
+template <class Driver, std::uint64_t (Driver::*Batch)(std::size_t), std::uint64_t (Driver::*Done)() const,
+          std::size_t MinBatch>
+class wakeup_counting_instance final : public probe_instance {
+ public:
+  wakeup_counting_instance(const datasets::key& key, const selection& sel)
+      : counting_(counts_wakeups(key.scenario, key)), d_(key, sel) {}
+  std::uint64_t run(std::size_t ops) override {
+    if (!counting_) return (d_.*Batch)(ops);
+    const std::uint64_t done = (d_.*Done)(), sleeps = d_.sleeps();
+    (d_.*Batch)(ops);
+    d_.quiesce();
+    const auto operations = static_cast<double>((d_.*Done)() - done);
+    const auto woken = static_cast<double>(d_.sleeps() - sleeps);
+    return static_cast<std::uint64_t>(std::llround(woken / operations * static_cast<double>(ops)));
+  }
+  std::size_t min_batch() const override { return MinBatch; }
+  bool counts() const override { return counting_; }
+  void annotate(datasets::key& k) const override { k.max_fd = d_.max_watched_fd(); }
+
+  /// For probe_def::make.
+  static std::unique_ptr<probe_instance> make(const datasets::key& key, const selection& sel) {
+    return std::make_unique<wakeup_counting_instance>(key, sel);
+  }
+
+ private:
+  bool counting_;
   Driver d_;
 };
 

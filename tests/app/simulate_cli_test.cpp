@@ -158,6 +158,35 @@ std::string write_costs() {
   return path;
 }
 
+// Threads sharing one level-triggered epoll instance default to the level wake policy
+// (a second waiter woken per event handed out, as calibrate's accept_herd measures): with
+// the workers asleep at each request, two wake-ups per reply, one of them futile. An
+// explicit --wake, or an edge-triggered variant, keeps one.
+TEST(SimulateCliTest, SharedLevelTriggeredEpollWakesASecondWaiterByDefault) {
+  const std::string base = "simulate --costs " + write_costs() +
+                           " --mechanism epoll --interest shared --threads 2 --active 1 --idle 0"
+                           " --think const:0.0001 --duration 0.1 --format json";
+  const auto per_reply = [](const nlohmann::json& j, const char* what) {
+    return j[what].get<double>() / j["throughput"]["mean"].get<double>();
+  };
+  const auto lt = run_pollscale(base);
+  ASSERT_EQ(lt.rc, 0) << lt.err;
+  const auto j = nlohmann::json::parse(lt.out);
+  EXPECT_EQ(j["server"]["wake"], "level");
+  EXPECT_NEAR(per_reply(j, "wakeups_per_s"), 2.0, 0.05);
+  EXPECT_NEAR(per_reply(j, "futile_wakeups_per_s"), 1.0, 0.05);
+  for (const char* other : {" --wake one", " --variant et"}) {
+    const auto r = run_pollscale(base + other);
+    ASSERT_EQ(r.rc, 0) << other << ": " << r.err;
+    const auto k = nlohmann::json::parse(r.out);
+    EXPECT_EQ(k["server"]["wake"], "one") << other;
+    EXPECT_NEAR(per_reply(k, "wakeups_per_s"), 1.0, 0.05) << other;
+  }
+  const auto bad = run_pollscale(base + " --wake two");
+  EXPECT_EQ(bad.rc, 2);
+  EXPECT_NE(bad.err.find("level"), std::string::npos) << bad.err;
+}
+
 TEST(WhatifCliTest, ComparesMechanismsAlongASweep) {
   const auto r = run_pollscale(
       "whatif --mechanisms poll,epoll --sweep idle=0,20000 --active 10 --think exp:0.001"

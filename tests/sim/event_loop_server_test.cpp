@@ -155,6 +155,27 @@ TEST(EventLoopServerTest, HerdVersusExclusiveWakeUps) {
   EXPECT_EQ(exclusive.calls, 3U);
 }
 
+// The same two threads, level-triggered sharing: the request at 10 wakes thread 0 alone
+// (13); when its rescan hands the event out (14) the item stays on the ready list, and the
+// next waiter is woken for it: thread 1, across CPUs, at 17. Thread 0 handles 14..16 (the
+// reply at 16); thread 1 rescans 17..18, finds it taken (futile) and calls again.
+TEST(EventLoopServerTest, LevelTriggeredSharingWakesASecondWaiterPerHandOut) {
+  server_config c = default_server_config("epoll");
+  c.cpus = 2;
+  c.threads = 2;
+  c.sharing = interest_sharing::shared;
+  c.wake = wake_policy::level;
+  const server_result r = simulate_server(c, closed_clients(1, 10), integer_costs(1, 1, 2, 3, 5), run_for(20));
+  EXPECT_EQ(r.replies, 1U);
+  EXPECT_DOUBLE_EQ(r.mean_latency_s, 6);  // as with one woken: the second waiter is not in the way
+  EXPECT_EQ(r.wakeups, 2U);
+  EXPECT_EQ(r.futile_wakeups, 1U);
+  EXPECT_EQ(r.calls, 4U);  // two at 0, thread 0's at 16, thread 1's at 18
+  EXPECT_EQ(parse_wake_policy("level"), wake_policy::level);
+  EXPECT_EQ(to_string(wake_policy::level), "level");
+  EXPECT_THROW(parse_wake_policy("two"), std::invalid_argument);
+}
+
 TEST(EventLoopServerTest, MaxEventsPerCallLimitsWhatOneCallReturns) {
   // Three clients send at 0. One event per call: handled 1..3, 4..6, 7..9 (a 1 s call
   // before each). No limit: the call ending at 1 returns all three, handled 1..3, 3..5, 5..7.
