@@ -63,7 +63,6 @@
 
 #include <chrono>
 #include <string>
-#include <thread>
 
 #include "calibrate/channel.hpp"
 #include "calibrate/probe_support.hpp"
@@ -78,7 +77,6 @@ namespace {
 
 constexpr int accept_wait_ms = 100;                            // a worker's wait (see the essay)
 constexpr auto accept_stall_limit = std::chrono::seconds(10);  // no accept for this long: a stall
-constexpr std::uint64_t park_limit_ns = 10'000'000'000;        // workers must park by then
 constexpr std::size_t batch_connections = 128;                 // min_batch
 constexpr std::uint32_t listener_tag = 0, kick_tag = 1;        // epoll data of the two descriptors
 
@@ -87,7 +85,7 @@ constexpr std::uint32_t listener_tag = 0, kick_tag = 1;        // epoll data of 
 accept_herd_driver::accept_herd_driver(const datasets::key& key, const selection& sel)
     : n_(point_threads(datasets::name(datasets::scenario::accept_herd), key, max_threads)),
       kind_(kind_of(key)),
-      crew_(std::string(datasets::name(datasets::scenario::accept_herd)), [this] { stop_all(); }) {
+      crew_(std::string(datasets::name(datasets::scenario::accept_herd)), [this] { gate_.stop(); }) {
   const auto cpus = point_thread_cpus(datasets::name(datasets::scenario::accept_herd), key, n_, sel);
   // The listener, the kick, the instances, and a connection's two ends in flight.
   require_fds(2 + (kind_ == wait_kind::exclusive_epoll ? n_ : 1) + 2 + 4, sel);
@@ -133,12 +131,6 @@ void accept_herd_driver::watch(int epfd, int fd, std::uint32_t tag, std::uint32_
   sys::call("epoll_ctl(ADD)", [&] { return ::epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev); });
 }
 
-void accept_herd_driver::stop_all() noexcept {
-  stop_.store(true);
-  gen_.fetch_add(1);
-  gen_.notify_all();
-}
-
 bool accept_herd_driver::wait_ready(const worker& me) {
   if (kind_ == wait_kind::poll) {
     pollfd p[2] = {{listener_.get(), POLLIN, 0}, {kick_.get(), POLLIN, 0}};
@@ -170,21 +162,9 @@ void accept_herd_driver::serve(std::size_t i) {
   try {
     sys::pin_current_thread(me.cpu);
     crew_.running();
-    sleep_tally tally;  // the sleeps of each active stretch (the wakeups metric)
-    for (;;) {
-      // gen_ before the target: a raise after these loads changes gen_, so the wait returns.
-      const std::uint32_t gen = gen_.load(std::memory_order_acquire);
-      if (stop_.load(std::memory_order_acquire)) return;
-      if (accepted_.load(std::memory_order_acquire) >= target_.load(std::memory_order_acquire)) {
-        tally.end(sleeps_);
-        parked_.fetch_add(1, std::memory_order_acq_rel);
-        gen_.wait(gen, std::memory_order_acquire);
-        parked_.fetch_sub(1, std::memory_order_acq_rel);
-        continue;
-      }
-      tally.begin();
+    gate_.work(accepted_, [&] {
       if (wait_ready(me)) accept_one();
-    }
+    });
   } catch (...) {
     crew_.failed(std::current_exception());
     const std::lock_guard lock(accepted_mutex_);  // the client, in its wait_for, sees it at once
@@ -208,9 +188,7 @@ void accept_herd_driver::wait_accepted(std::uint64_t count) {
 std::uint64_t accept_herd_driver::connect(std::size_t connections) {
   const std::uint64_t base = accepted_.load(std::memory_order_acquire);
   const std::uint64_t t0 = clock_ns();
-  target_.store(base + connections, std::memory_order_release);
-  gen_.fetch_add(1, std::memory_order_release);
-  gen_.notify_all();
+  gate_.raise(base + connections);
   for (std::size_t i = 1; i <= connections; ++i) {
     // Source addresses cycle through 127.0.0.2-9 (8192 each): closed with RST, none lingers.
     const sys::unique_fd client = connect_loopback(listener_.get(), next_client_++ % (8 * 8192));
@@ -227,12 +205,7 @@ void accept_herd_driver::quiesce() {
   // until all are parked.
   const std::uint64_t one = 1;
   sys::call("write(eventfd)", [&] { return ::write(kick_.get(), &one, sizeof one); });
-  const std::uint64_t t0 = clock_ns();
-  while (parked_.load(std::memory_order_acquire) < n_) {
-    crew_.rethrow_if_failed();
-    if (clock_ns() - t0 > park_limit_ns) throw probe_failure("accept_herd: threads still waiting after 10 s");
-    std::this_thread::sleep_for(std::chrono::microseconds(100));
-  }
+  gate_.wait_parked(n_, crew_, datasets::name(datasets::scenario::accept_herd));
   std::uint64_t count = 0;
   sys::call("read(eventfd)", [&] { return ::read(kick_.get(), &count, sizeof count); });
   const int left = sys::call(

@@ -11,6 +11,7 @@
 
 #include "calibrate/probe.hpp"
 #include "calibrate/probes/thread_crew.hpp"
+#include "calibrate/probes/work_gate.hpp"
 #include "calibrate/sys/unique_fd.hpp"
 
 namespace pollscale::calibrate::probes {
@@ -49,7 +50,7 @@ class accept_herd_driver {
   std::uint64_t futile() const { return futile_.load(std::memory_order_acquire); }
   /// Times the threads slept in their wait and were woken, so far; complete for every
   /// batch once quiesce() has returned.
-  std::uint64_t sleeps() const { return sleeps_.load(std::memory_order_acquire); }
+  std::uint64_t sleeps() const { return gate_.sleeps(); }
   /// The listening socket: the one descriptor every worker watches (key column max_fd).
   int max_watched_fd() const { return listener_.get(); }
 
@@ -66,7 +67,6 @@ class accept_herd_driver {
   bool wait_ready(const worker& me);  // false: timed out or kicked
   void accept_one();
   void wait_accepted(std::uint64_t count);  // the client's wait; probe_failure on a stall
-  void stop_all() noexcept;
 
   std::size_t n_;
   wait_kind kind_;
@@ -74,13 +74,9 @@ class accept_herd_driver {
   sys::unique_fd kick_;      // an eventfd every thread watches, written to wake idle waiters (quiesce)
   std::vector<sys::unique_fd> epfds_;
   std::unique_ptr<worker[]> workers_;
-  std::atomic<std::uint64_t> target_{0};  // connections allowed so far
   std::atomic<std::uint64_t> accepted_{0};
   std::atomic<std::uint64_t> futile_{0};
-  std::atomic<std::uint64_t> sleeps_{0};
-  std::atomic<std::uint32_t> gen_{0};  // bumped to wake the parked threads (budget or stop)
-  std::atomic<bool> stop_{false};
-  std::atomic<std::size_t> parked_{0};
+  work_gate gate_;  // the batch's budget of connections, and where the threads park between batches
   std::mutex accepted_mutex_;
   std::condition_variable accepted_cv_;  // each accept notifies the client
   std::size_t next_client_ = 0;          // spreads the clients' source addresses

@@ -88,10 +88,9 @@
 namespace pollscale::calibrate::probes {
 namespace {
 
-constexpr int wait_timeout_ms = 100;                      // a thread's epoll_wait (see the essay)
-constexpr auto stall_limit = std::chrono::seconds(10);    // no pass for this long: a stall
-constexpr std::uint64_t quiet_limit_ns = 10'000'000'000;  // threads must park by then
-constexpr std::size_t batch_passes = 2048;                // min_batch
+constexpr int wait_timeout_ms = 100;                    // a thread's epoll_wait (see the essay)
+constexpr auto stall_limit = std::chrono::seconds(10);  // no pass for this long: a stall
+constexpr std::size_t batch_passes = 2048;              // min_batch
 
 /// EPOLLEXCLUSIVE or 0 for the variant; std::invalid_argument for another.
 std::uint32_t mode_of(const datasets::key& key) {
@@ -118,7 +117,7 @@ shared_epoll_driver::shared_epoll_driver(const datasets::key& key, const selecti
     : n_(point_threads(datasets::name(datasets::scenario::shared_epoll), key, max_threads)),
       tokens_(token_count(key, n_)),
       mode_(mode_of(key)),
-      crew_(std::string(datasets::name(datasets::scenario::shared_epoll)), [this] { stop_all(); }) {
+      crew_(std::string(datasets::name(datasets::scenario::shared_epoll)), [this] { gate_.stop(); }) {
   exclusive_ = mode_ == EPOLLEXCLUSIVE;
   const auto cpus = point_thread_cpus(datasets::name(datasets::scenario::shared_epoll), key, n_, sel);
   require_fds(2 * n_ + (exclusive_ ? n_ : 1) + 5, sel);
@@ -161,17 +160,11 @@ shared_epoll_driver::shared_epoll_driver(const datasets::key& key, const selecti
 
 shared_epoll_driver::~shared_epoll_driver() = default;  // crew_ (last member) stops and joins first
 
-void shared_epoll_driver::stop_all() noexcept {
-  stop_.store(true);
-  gen_.fetch_add(1);
-  gen_.notify_all();
-}
-
 void shared_epoll_driver::count(std::uint64_t tokens) {
   const std::uint64_t before = passed_.fetch_add(tokens, std::memory_order_acq_rel);
   // The target read after the add: a pass that lands after the caller last looked at
   // passed_ also lands after it raised the target, so it sees that target and signals.
-  const std::uint64_t target = target_.load(std::memory_order_acquire);
+  const std::uint64_t target = gate_.target();
   if (before < target && before + tokens >= target) {
     const std::lock_guard lock(done_mutex_);  // the caller is inside wait_for, or has not checked yet
     done_.notify_all();
@@ -200,21 +193,7 @@ void shared_epoll_driver::serve(std::size_t i) {
   try {
     sys::pin_current_thread(me.cpu);
     crew_.running();
-    sleep_tally tally;  // the sleeps of each active stretch (the wakeups metric)
-    for (;;) {
-      // gen_ before the target: a raise after these loads changes gen_, so the wait returns.
-      const std::uint32_t gen = gen_.load(std::memory_order_acquire);
-      if (stop_.load(std::memory_order_acquire)) return;
-      if (passed_.load(std::memory_order_acquire) >= target_.load(std::memory_order_acquire)) {
-        tally.end(sleeps_);
-        parked_.fetch_add(1, std::memory_order_acq_rel);
-        gen_.wait(gen, std::memory_order_acquire);
-        parked_.fetch_sub(1, std::memory_order_acq_rel);
-        continue;
-      }
-      tally.begin();
-      move_one(me);
-    }
+    gate_.work(passed_, [&] { move_one(me); });
   } catch (...) {
     crew_.failed(std::current_exception());
     const std::lock_guard lock(done_mutex_);  // the caller, in its wait_for, sees it at once
@@ -226,9 +205,7 @@ std::uint64_t shared_epoll_driver::pass(std::size_t passes) {
   const std::uint64_t goal = passed_.load(std::memory_order_acquire) + passes;
   std::unique_lock lock(done_mutex_);
   const std::uint64_t t0 = clock_ns();
-  target_.store(goal, std::memory_order_release);
-  gen_.fetch_add(1, std::memory_order_release);
-  gen_.notify_all();
+  gate_.raise(goal);
   std::uint64_t seen = passed_.load(std::memory_order_acquire);
   auto last_progress = std::chrono::steady_clock::now();
   while (passed_.load(std::memory_order_acquire) < goal) {
@@ -250,15 +227,10 @@ std::uint64_t shared_epoll_driver::pass(std::size_t passes) {
 void shared_epoll_driver::quiesce() {
   // Past the target, each thread parks after its current pass; one asleep in epoll_wait
   // with no token for it is woken by the kick, which stays readable until all are parked.
-  target_.store(passed_.load(std::memory_order_acquire), std::memory_order_release);
+  gate_.close(passed_.load(std::memory_order_acquire));
   const std::uint64_t one = 1;
   sys::call("write(eventfd)", [&] { return ::write(kick_.get(), &one, sizeof one); });
-  const std::uint64_t t0 = clock_ns();
-  while (parked_.load(std::memory_order_acquire) < n_) {
-    crew_.rethrow_if_failed();
-    if (clock_ns() - t0 > quiet_limit_ns) throw probe_failure("shared_epoll: threads still passing tokens after 10 s");
-    std::this_thread::sleep_for(std::chrono::microseconds(100));
-  }
+  gate_.wait_parked(n_, crew_, datasets::name(datasets::scenario::shared_epoll));
   std::uint64_t count = 0;
   sys::call("read(eventfd)", [&] { return ::read(kick_.get(), &count, sizeof count); });
 }

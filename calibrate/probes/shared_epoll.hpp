@@ -12,6 +12,7 @@
 
 #include "calibrate/probe.hpp"
 #include "calibrate/probes/thread_crew.hpp"
+#include "calibrate/probes/work_gate.hpp"
 #include "calibrate/sys/unique_fd.hpp"
 
 namespace pollscale::calibrate::probes {
@@ -47,7 +48,7 @@ class shared_epoll_driver {
   std::uint64_t futile() const { return futile_.load(std::memory_order_acquire); }
   /// Times the threads slept (in epoll_wait, between being let go and parking) and were
   /// woken, so far; complete for every batch once quiesce() has returned.
-  std::uint64_t sleeps() const { return sleeps_.load(std::memory_order_acquire); }
+  std::uint64_t sleeps() const { return gate_.sleeps(); }
   /// Ends the batch in progress and returns once every thread is parked (its counts in).
   /// probe_failure when they do not park in 10 s.
   void quiesce();
@@ -64,7 +65,6 @@ class shared_epoll_driver {
   void serve(std::size_t i);
   bool move_one(worker& me);  // waits for one event and passes its tokens on; false: none came
   void count(std::uint64_t tokens);
-  void stop_all() noexcept;
 
   std::size_t n_;
   std::size_t tokens_;
@@ -75,13 +75,9 @@ class shared_epoll_driver {
   std::vector<sys::unique_fd> epfds_;
   sys::unique_fd kick_;  // an eventfd in every instance, written to wake idle waiters (quiesce)
   std::unique_ptr<worker[]> workers_;
-  std::atomic<std::uint64_t> target_{0};  // passes allowed so far
   std::atomic<std::uint64_t> passed_{0};
   std::atomic<std::uint64_t> futile_{0};
-  std::atomic<std::uint64_t> sleeps_{0};
-  std::atomic<std::uint32_t> gen_{0};  // bumped to wake the threads (budget or stop)
-  std::atomic<bool> stop_{false};
-  std::atomic<std::size_t> parked_{0};  // threads asleep between batches
+  work_gate gate_;  // the batch's budget of passes, and where the threads park between batches
   std::mutex done_mutex_;
   std::condition_variable done_;  // the pass that reaches the target notifies the caller
   thread_crew crew_;              // last: joins before the rest goes
