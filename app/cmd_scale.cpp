@@ -43,8 +43,10 @@ po::options_description scale_options() {
       ("at", arg<std::string>("N,N,..."), "comma-separated N (threads) to predict for every table, e.g. 16,32,128")
       ("from-cpus", arg<long long>("C0"),
        "predict the series of machines wider than C0 CPUs from the series of at most C0 (what a C0-CPU machine "
-       "measures): the law of the rows whose threads each have a CPU, capped by C/c0 x the narrowest series "
-       "(docs/scaling.md); every wider series measured is predicted, and --cpus widths nobody measured at --at")
+       "measures): the law of the rows whose threads each have a CPU, capped by C/c0 x the narrowest series and, "
+       "where one structure serialises every operation, by its serial stage (docs/scaling.md); every wider series "
+       "measured is predicted, and --cpus widths nobody measured at --at")
+      ("no-serial-stage", "with --from-cpus: leave the serial stage out (the protocol as first fixed)")
       ("cpus", arg<std::string>("C,C,..."), "with --from-cpus: widths nobody measured to predict at --at, e.g. 32,64,128")
       ("law", arg<std::string>("LAW")->default_value("auto"),
        "auto (Amdahl, linear if no worse, USL when coherency earns its place), or force linear, amdahl or usl")
@@ -280,11 +282,13 @@ std::optional<model::wider_protocol> wider_protocol_of(const po::variables_map& 
                                                        const model::scaling_protocol& per_table) {
   if (!vm.count("from-cpus")) {
     if (vm.count("cpus")) throw usage_error("--cpus: widths to predict from narrow series: give --from-cpus");
+    if (vm.count("no-serial-stage")) throw usage_error("--no-serial-stage: only with --from-cpus");
     return std::nullopt;
   }
   if (!per_table.train.empty()) throw usage_error("--from-cpus: trains on the narrow series itself; drop --train");
   model::wider_protocol protocol;
   protocol.from_cpus = vm["from-cpus"].as<long long>();
+  protocol.serial_stage = !vm.count("no-serial-stage");
   if (protocol.from_cpus < 1 || protocol.from_cpus > 100000)
     throw usage_error("--from-cpus: " + std::to_string(protocol.from_cpus) + " is not a CPU count in 1..100000");
   if (vm.count("cpus"))
@@ -320,9 +324,9 @@ int cmd_scale(const args_t& args) {
   po::positional_options_description pos;
   pos.add("data", -1);
   po::variables_map vm;
-  if (!parse_command_line(
-          args, opts, pos, vm,
-          "usage: pollscale scale PATH... [--train EXPR | --from-cpus C0 [--cpus C,..]] [--at N,N,...]"))
+  if (!parse_command_line(args, opts, pos, vm,
+                          "usage: pollscale scale PATH... [--train EXPR | --from-cpus C0 [--cpus C,..] "
+                          "[--no-serial-stage]] [--at N,N,...]"))
     return exit_ok;
   const output_format format = parse_format(vm["format"].as<std::string>());
   model::scaling_protocol protocol;

@@ -27,8 +27,9 @@ std::string widths_text(const std::vector<std::int64_t>& cs) {
   return s.empty() ? "-" : s;
 }
 
-std::string limit_text(const model::wider_family& f, std::int64_t c, bool capacity_bound) {
-  if (!capacity_bound) return "dedicated law";
+std::string limit_text(const model::wider_family& f, std::int64_t c, model::wider_limit limit) {
+  if (limit == model::wider_limit::dedicated_law) return "dedicated law";
+  if (limit == model::wider_limit::serial_stage) return "serial stage";
   return "capacity: " + std::to_string(c) + "/" + std::to_string(*f.capacity_cpus) + " x the " +
          std::to_string(*f.capacity_cpus) + "-CPU series";
 }
@@ -44,6 +45,16 @@ std::string law_text(const std::optional<model::scaling_fit>& fit, std::size_t r
          std::to_string(rows) + " rows)";
 }
 
+// "the one consumer thread, ...: hold 152 ns ± 9 ns (1/throughput units: 1.52e-07) fitted on
+// the 2-CPU series, T = 1-8 (6 rows)".
+std::string serial_text(const model::wider_family& f) {
+  if (!f.serial_fit) return f.serial_structure + "; no hold time (" + f.serial_note + ")";
+  const auto& s = *f.serial_fit;
+  return f.serial_structure + "; hold " + with_se(s.hold, s.hold_sd * s.hold_sd) + " per operation (1/" + f.k.unit +
+         ") fitted on the " + std::to_string(s.cpus) + "-CPU series, T up to " + count_text(s.t_max) + " (" +
+         std::to_string(s.points) + " rows)";
+}
+
 void write_families(std::ostream& out, const model::wider_result& r) {
   for (std::size_t i = 0; i < r.families.size(); ++i) {
     const auto& f = r.families[i];
@@ -55,6 +66,7 @@ void write_families(std::ostream& out, const model::wider_result& r) {
           << law_text(f.capacity_fit, f.capacity_rows.size(), "one T") << "\n";
     else
       out << "none (no series of at most " << r.from_cpus << " CPUs with more threads than CPUs)\n";
+    if (!f.serial_structure.empty()) out << "   serial stage: " << serial_text(f) << "\n";
     if (!f.caveat.empty()) out << "   caveat: " << f.caveat << "\n";
   }
   std::vector<datasets::key> keys;
@@ -68,7 +80,7 @@ text_table predictions_table(const model::wider_result& r, bool csv) {
                {true, true, true, true, true, true, true, true, false, false}};
   auto cell = [&](double v) { return std::isnan(v) && !csv ? std::string("-") : number_cell(v, 4, csv); };
   auto add = [&](std::size_t i, std::int64_t c, double n, double measured, const model::scaling_prediction& p,
-                 double err, bool bound) {
+                 double err, model::wider_limit bound) {
     t.rows.push_back({std::to_string(i + 1), std::to_string(c), count_text(n),
                       std::isnan(measured) ? "" : cell(measured), cell(p.value), cell(p.lo), cell(p.hi),
                       csv ? csv_number(err) : percent_text(err), limit_text(r.families[i], c, bound), p.no_interval});
@@ -78,11 +90,10 @@ text_table predictions_table(const model::wider_result& r, bool csv) {
       for (std::size_t j = 0; j < s.rows.size(); ++j) {
         const auto& v = s.rows[j];
         add(i, s.cpus, *model::scaling_axis(*v.o), v.measured,
-            {v.predicted, v.lo, v.hi, v.has_interval, v.no_interval, v.extrapolation}, v.rel_err,
-            s.row_capacity_bound[j]);
+            {v.predicted, v.lo, v.hi, v.has_interval, v.no_interval, v.extrapolation}, v.rel_err, s.row_limit[j]);
       }
       for (std::size_t j = 0; j < s.at.size(); ++j)
-        add(i, s.cpus, s.at[j].first, std::nan(""), s.at[j].second, std::nan(""), s.at_capacity_bound[j]);
+        add(i, s.cpus, s.at[j].first, std::nan(""), s.at[j].second, std::nan(""), s.at_limit[j]);
     }
   return t;
 }
@@ -107,11 +118,10 @@ text_table accuracy_table(const model::wider_result& r, bool csv) {
 
 json series_json(const model::wider_series& s) {
   json rows = json::array(), at = json::array();
-  for (std::size_t j = 0; j < s.rows.size(); ++j)
-    rows.push_back(held_out_json(s.rows[j], s.row_capacity_bound[j] ? "cpu_capacity" : "dedicated_law"));
+  for (std::size_t j = 0; j < s.rows.size(); ++j) rows.push_back(held_out_json(s.rows[j], model::name(s.row_limit[j])));
   for (std::size_t j = 0; j < s.at.size(); ++j) {
     json row = prediction_json(s.at[j].first, s.at[j].second);
-    row["limited_by"] = s.at_capacity_bound[j] ? "cpu_capacity" : "dedicated_law";
+    row["limited_by"] = model::name(s.at_limit[j]);
     at.push_back(row);
   }
   json j = {{"cpus", s.cpus}, {"measured", s.measured}, {"rows", rows}, {"at", at}};
@@ -124,6 +134,24 @@ json law_json(const std::optional<model::scaling_fit>& fit, const std::vector<co
   for (const auto* o : rows)
     train.push_back({{"n", *model::scaling_axis(*o)}, {"cpus", *o->k.cpus}, {"measured", o->value}});
   return {{"fit", fit ? fit_json(*fit) : json(nullptr)}, {"train", train}};
+}
+
+// null when the experiment has no serial structure.
+json serial_json(const model::wider_family& f) {
+  if (f.serial_structure.empty()) return nullptr;
+  json j = {{"structure", f.serial_structure}, {"fit", nullptr}};
+  if (!f.serial_fit) {
+    j["note"] = f.serial_note;
+    return j;
+  }
+  const auto& s = *f.serial_fit;
+  auto num = [](double v) { return std::isfinite(v) ? json(v) : json(nullptr); };
+  json train = json::array();
+  for (const auto* o : f.serial_rows) train.push_back({{"n", *model::scaling_axis(*o)}, {"measured", o->value}});
+  j["fit"] = {{"cpus", s.cpus}, {"hold", num(s.hold)}, {"hold_sd", num(s.hold_sd)}, {"residual_sd", num(s.residual_sd)},
+              {"df", s.df},     {"points", s.points}};
+  j["train"] = train;
+  return j;
 }
 
 }  // namespace
@@ -142,6 +170,7 @@ json wider_json(const model::wider_result& r, const std::string& source) {
                {"dedicated", law_json(f.dedicated_fit, f.dedicated)},
                {"capacity", law_json(f.capacity_fit, f.capacity_rows)},
                {"capacity_cpus", f.capacity_cpus ? json(*f.capacity_cpus) : json(nullptr)},
+               {"serial_stage", serial_json(f)},
                {"caveat", f.caveat.empty() ? json(nullptr) : json(f.caveat)},
                {"series", series}};
     if (!f.dedicated_note.empty()) fj["dedicated"]["note"] = f.dedicated_note;

@@ -10,11 +10,12 @@ several CPU counts, such as the campaigns in datasets/scaling/) and each narrow 
 which predicts every series wider than C0 from the series of at most C0 CPUs, and prints
 one Markdown row per dataset, C0 and table: how many measurements were predicted, the
 median and the largest |relative error|, the share with an interval, the coverage of
-those intervals, and what gave the predictions (the dedicated-CPU law or the capacity
-bound, with how many rows each). Then one row per dataset and C0 for all tables together.
-Widths C0 that leave nothing wider in a dataset are skipped.
+those intervals, and what gave the predictions (the dedicated-CPU law, the capacity
+bound or the serial stage, with how many rows each). Then one row per dataset and C0 for
+all tables together. Widths C0 that leave nothing wider in a dataset are skipped.
+--no-serial-stage passes the flag on: the protocol as first fixed, for comparison.
 
-Usage: bench/scaling_wider.py [--pollscale PATH] [--from-cpus 2,4,8] DATASET...
+Usage: bench/scaling_wider.py [--pollscale PATH] [--from-cpus 2,4,8] [--no-serial-stage] DATASET...
 Exit status: 0, or 2 when pollscale fails on a dataset (its message is shown).
 """
 import argparse
@@ -24,8 +25,10 @@ import subprocess
 import sys
 
 
-def scale(pollscale, data, c0):
+def scale(pollscale, data, c0, without_stage):
     cmd = [pollscale, "scale", data, "--from-cpus", str(c0), "--format", "json"]
+    if without_stage:
+        cmd.append("--no-serial-stage")
     done = subprocess.run(cmd, capture_output=True, text=True)
     if done.returncode != 0:
         sys.stderr.write(f"scaling_wider: {' '.join(cmd)} failed ({done.returncode}): {done.stderr.strip()}\n")
@@ -46,7 +49,7 @@ def sources(family):
             if row.get("measured") is None or (row["n"], row["measured"]) in seen:
                 continue
             seen.add((row["n"], row["measured"]))
-            rule = "capacity" if row.get("limited_by") == "cpu_capacity" else "dedicated"
+            rule = {"cpu_capacity": "capacity", "serial_stage": "serial"}.get(row.get("limited_by"), "dedicated")
             counts[rule] = counts.get(rule, 0) + 1
     return ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) or "-"
 
@@ -63,6 +66,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--pollscale", default=os.path.join(here, "..", "build", "release", "app", "pollscale"))
     ap.add_argument("--from-cpus", default="2,4,8", help="comma list of narrow widths C0")
+    ap.add_argument("--no-serial-stage", action="store_true", help="the protocol as first fixed")
     ap.add_argument("datasets", nargs="+", metavar="DATASET")
     a = ap.parse_args()
     try:
@@ -76,7 +80,7 @@ def main():
     for data in a.datasets:
         name = os.path.basename(os.path.normpath(data))
         for c0 in widths:
-            result = scale(a.pollscale, data, c0)
+            result = scale(a.pollscale, data, c0, a.no_serial_stage)
             if not (result.get("summary") or {}).get("n"):
                 continue
             for family in result["families"]:

@@ -29,6 +29,12 @@ bool usable(const observation& o) { return is_scaling_row(o) && scaling_axis(o) 
 // Every thread on a CPU of its own: the same experiment on any machine at least this wide.
 bool dedicated(const observation& o) { return *o.k.cpus >= *o.k.threads; }
 
+// CPU time of one operation at N threads: c0 / X of the narrowest series (c0 CPUs, every
+// thread sharing them, never idle), in 1/throughput units.
+double demand_at(const wider_family& f, double n) {
+  return static_cast<double>(*f.capacity_cpus) / f.capacity_fit->at(n);
+}
+
 // The straight line through one point, X = γ·N: it fits exactly, so no interval.
 scaling_fit line_through(double n, double throughput) {
   scaling_fit f;
@@ -68,25 +74,40 @@ std::optional<scaling_fit> fit_rows(const std::vector<const observation*>& rows,
   }
 }
 
-// What the family says about T = n producers on c CPUs: the dedicated law capped by c/c0
-// times the capacity law.
-scaling_prediction predict_at(const wider_family& f, std::int64_t c, double n, bool& capacity_bound) {
-  capacity_bound = false;
-  std::optional<scaling_prediction> law, cap;
-  if (f.dedicated_fit) {
-    law = predict_scaling(*f.dedicated_fit, n);
-    if (f.dedicated_fit->points == 1) law->no_interval = "no interval: " + f.dedicated_note;
+// What the family says about T = n producers on c CPUs: the lower of the dedicated law and
+// c/c0 times the capacity law, each end of the interval the same way. Where a serial stage
+// was fitted it takes the dedicated law's place: the stage's series holds the dedicated
+// rows of 2..C0 CPUs too, and a law through those few rows (Amdahl through two points,
+// σ > 1 where two CPUs pass fewer than one) extrapolates a curve the stage explains.
+scaling_prediction predict_at(const wider_family& f, std::int64_t c, double n, wider_limit& limit) {
+  limit = wider_limit::dedicated_law;
+  std::optional<scaling_prediction> best;
+  auto consider = [&](scaling_prediction p, wider_limit l) {
+    if (!best) {
+      best = std::move(p);
+      limit = l;
+      return;
+    }
+    bool wins = false;
+    best = capped(*best, p, wins);
+    if (wins) limit = l;
+  };
+  const bool staged = f.serial_fit && c >= f.serial_fit->cpus;
+  if (f.dedicated_fit && !staged) {
+    scaling_prediction law = predict_scaling(*f.dedicated_fit, n);
+    if (f.dedicated_fit->points == 1) law.no_interval = "no interval: " + f.dedicated_note;
+    consider(std::move(law), wider_limit::dedicated_law);
   }
   if (f.capacity_fit) {
     const double scale = static_cast<double>(c) / static_cast<double>(*f.capacity_cpus);
-    cap = predict_scaling(*f.capacity_fit, n);
-    cap->value *= scale;
-    cap->lo *= scale;
-    cap->hi *= scale;
+    scaling_prediction cap = predict_scaling(*f.capacity_fit, n);
+    cap.value *= scale;
+    cap.lo *= scale;
+    cap.hi *= scale;
+    consider(std::move(cap), wider_limit::cpu_capacity);
+    if (staged) consider(predict_serial_stage(*f.serial_fit, demand_at(f, n), n, c), wider_limit::serial_stage);
   }
-  if (law && cap) return capped(*law, *cap, capacity_bound);
-  capacity_bound = !law;
-  return law ? *law : *cap;
+  return *best;
 }
 
 // The rows of the series of c CPUs: those measured on exactly c, and the dedicated rows
@@ -97,6 +118,33 @@ std::vector<const observation*> series_rows(const std::vector<const observation*
     if (dedicated(*o) ? *o->k.cpus <= c : *o->k.cpus == c) out.push_back(o);
   std::sort(out.begin(), out.end(), [](const auto* a, const auto* b) { return *a->k.n_fds < *b->k.n_fds; });
   return out;
+}
+
+// The serial stage's hold time, fitted on the widest series of 2 <= c <= C0 CPUs against
+// the narrowest series' demand at each T.
+void fit_serial(wider_family& f, const std::vector<const observation*>& rows, std::int64_t from_cpus) {
+  if (!f.capacity_fit) {
+    f.serial_note = "no narrowest series to give an operation's demand";
+    return;
+  }
+  std::int64_t width = 0;
+  for (auto c : f.measured_cpus)
+    if (c >= 2 && c <= from_cpus) width = c;
+  if (width == 0) {
+    f.serial_note = "no series of 2 to " + std::to_string(from_cpus) + " CPUs measured";
+    return;
+  }
+  f.serial_rows = series_rows(rows, width);
+  std::vector<serial_stage_point> points;
+  for (const auto* o : f.serial_rows) {
+    const double n = *scaling_axis(*o);
+    points.push_back({n, demand_at(f, n), o->value});
+  }
+  try {
+    f.serial_fit = fit_serial_stage(points, width);
+  } catch (const std::invalid_argument& e) {
+    f.serial_note = e.what();
+  }
 }
 
 wider_family learn(const family_id& id, const std::vector<const observation*>& rows, const wider_protocol& p) {
@@ -120,13 +168,19 @@ wider_family learn(const family_id& id, const std::vector<const observation*>& r
     f.capacity_fit = fit_rows(f.capacity_rows, p.law, note);
     if (f.capacity_fit && f.capacity_fit->points == 1) f.capacity_fit.reset();  // one T says nothing of N
   }
-  // One consumer drains every event: a serial stage neither rule models. On the 16-CPU
-  // campaign every producers prediction past C0 = 2, 4 and 8 was above the measurement.
-  if (f.k.scenario == datasets::scenario::producers)
-    f.caveat =
-        "one consumer thread drains every event, a serial stage neither rule models; on the first 16-CPU campaign "
-        "every prediction past 2, 4 or 8 CPUs lay above the measurement, by 4% to 33x (docs/scaling.md): read them as "
-        "upper bounds";
+  f.serial_structure = serial_structure(f.k);
+  if (f.serial_structure.empty()) return f;
+  if (!p.serial_stage)
+    f.serial_note = "left out (--no-serial-stage)";
+  else if (p.from_cpus < 2)
+    f.serial_note = "one CPU shows no hand-off between CPUs";
+  else
+    fit_serial(f, rows, p.from_cpus);
+  if (!f.serial_fit)
+    f.caveat = "a serial stage (" + f.serial_structure + ") whose hold time is not known here (" + f.serial_note +
+               "): the other rules cannot see it, so read their predictions as upper bounds (on the first 16-CPU "
+               "campaign every producers prediction past 2, 4 or 8 CPUs without it lay above the measurement, by 4% "
+               "to 33x: docs/scaling.md)";
   return f;
 }
 
@@ -141,15 +195,15 @@ void predict_series(wider_family& f, const std::vector<const observation*>& rows
     s.measured = std::binary_search(f.measured_cpus.begin(), f.measured_cpus.end(), c);
     for (const auto* o : s.measured ? series_rows(rows, c) : std::vector<const observation*>{}) {
       if (dedicated(*o) && *o->k.cpus <= p.from_cpus) continue;  // trained on
-      bool bound = false;
-      s.rows.push_back(scaling_row(predict_at(f, c, *scaling_axis(*o), bound), *o));
-      s.row_capacity_bound.push_back(bound);
+      wider_limit limit{};
+      s.rows.push_back(scaling_row(predict_at(f, c, *scaling_axis(*o), limit), *o));
+      s.row_limit.push_back(limit);
       first.emplace(o, s.rows.back());
     }
     for (double n : p.at) {
-      bool bound = false;
-      s.at.emplace_back(n, predict_at(f, c, n, bound));
-      s.at_capacity_bound.push_back(bound);
+      wider_limit limit{};
+      s.at.emplace_back(n, predict_at(f, c, n, limit));
+      s.at_limit.push_back(limit);
     }
     std::vector<const validation_row*> predicted;
     for (const auto& r : s.rows) predicted.push_back(&r);
@@ -162,6 +216,15 @@ void predict_series(wider_family& f, const std::vector<const observation*>& rows
 }
 
 }  // namespace
+
+const char* name(wider_limit l) {
+  switch (l) {
+    case wider_limit::dedicated_law: return "dedicated_law";
+    case wider_limit::cpu_capacity: return "cpu_capacity";
+    case wider_limit::serial_stage: return "serial_stage";
+  }
+  return "dedicated_law";
+}
 
 void check_wider_protocol(const wider_protocol& p) {
   if (p.from_cpus < 1)

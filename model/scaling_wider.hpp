@@ -15,6 +15,12 @@
 //    1/X is the CPU time of one event) at the same T.
 // The prediction for C CPUs at T producers is the lower of the two, each end of the 95%
 // interval taken the same way (scaling.hpp's capped).
+//
+// Revised 2026-12-05 (docs/scaling.md, "The serial stage"): where every operation passes
+// through one structure that one CPU holds at a time (serial_stage.hpp: producers' consumer,
+// one shared epoll instance, one listening socket), the serial stage with its hold time
+// fitted on the widest series of 2 <= c <= C0 CPUs takes the dedicated law's place, still
+// capped by the capacity bound.
 #pragma once
 
 #include <cstdint>
@@ -25,9 +31,16 @@
 
 #include "model/observations.hpp"
 #include "model/scaling_law.hpp"
+#include "model/serial_stage.hpp"
 #include "model/validation.hpp"
 
 namespace pollscale::model {
+
+/// Which candidate gave a prediction: the lowest of them.
+enum class wider_limit : std::uint8_t { dedicated_law, cpu_capacity, serial_stage };
+
+/// "dedicated_law", "cpu_capacity", "serial_stage" (JSON's limited_by).
+const char* name(wider_limit l);
 
 struct wider_protocol {
   /// C0: the series of at most this many CPUs train (what a C0-CPU machine measures), >= 1.
@@ -36,16 +49,19 @@ struct wider_protocol {
   std::vector<std::int64_t> cpus;
   std::vector<double> at;  ///< N (producer threads) for those widths, >= 1
   scaling_options law;
+  /// The serial stage joins the candidates where the experiment has one (false: the
+  /// protocol as first fixed, for comparison).
+  bool serial_stage = true;
 };
 
 /// One width C > C0 of a family: its measured series predicted, or (unmeasured) `at`.
 struct wider_series {
   std::int64_t cpus = 0;
   bool measured = false;
-  std::vector<validation_row> rows;      ///< every measured row of the series, predicted
-  std::vector<bool> row_capacity_bound;  ///< per row: the capacity bound, not the dedicated law, gave it
+  std::vector<validation_row> rows;                       ///< every measured row of the series, predicted
+  std::vector<wider_limit> row_limit;                     ///< per row: the candidate that gave it
   std::vector<std::pair<double, scaling_prediction>> at;  ///< unmeasured widths: the protocol's N
-  std::vector<bool> at_capacity_bound;
+  std::vector<wider_limit> at_limit;
   accuracy acc;  ///< of `rows`
 };
 
@@ -60,9 +76,14 @@ struct wider_family {
   std::optional<std::int64_t> capacity_cpus;      ///< c0, the narrowest series <= C0, when there is one
   std::vector<const observation*> capacity_rows;  ///< its rows (the capacity law's training rows)
   std::optional<scaling_fit> capacity_fit;
-  std::vector<std::int64_t> measured_cpus;  ///< every series width measured, narrow ones included
+  /// The structure every operation holds alone (serial_stage.hpp), "" when none.
+  std::string serial_structure;
+  std::vector<const observation*> serial_rows;  ///< the series its hold time was fitted on
+  std::optional<serial_stage_fit> serial_fit;   ///< empty: no structure, or no series of 2..C0 CPUs
+  std::string serial_note;                      ///< why there is no serial fit, when there is a structure
+  std::vector<std::int64_t> measured_cpus;      ///< every series width measured, narrow ones included
   /// What the reader must know before trusting the family's predictions ("" when nothing):
-  /// a serial stage neither rule models (producers' one consumer), with what it did before.
+  /// a serial stage that no measured series could fit, with what the rules did without it.
   std::string caveat;
   std::vector<wider_series> series;  ///< widths > C0: measured ones, then the protocol's
   accuracy acc;                      ///< over the measured rows of series > C0, each observation counted once

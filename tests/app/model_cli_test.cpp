@@ -337,14 +337,63 @@ TEST_F(ModelCliTest, ScaleFromCpusPredictsWiderSeriesFromNarrowOnes) {
   ASSERT_EQ(table.rc, 0) << table.err;
   EXPECT_NE(table.out.find("capacity: 2/1 x the 1-CPU series"), std::string::npos) << table.out;
   EXPECT_NE(table.out.find("series of at most 1 CPU\n"), std::string::npos) << table.out;
-  // The producers' single consumer is a serial stage the rule does not model: said beside it.
-  EXPECT_NE(table.out.find("caveat: one consumer thread drains every event"), std::string::npos) << table.out;
+  // The producers' single consumer is a serial stage one CPU cannot measure: said beside it.
+  EXPECT_NE(table.out.find("caveat: a serial stage (the one consumer thread"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("serial stage: the one consumer thread, which drains every event; no hold time (one CPU "
+                           "shows no hand-off"),
+            std::string::npos)
+      << table.out;
   expect_bad_input("scale " + corpus + " --from-cpus 0", "--from-cpus: 0");
   expect_bad_input("scale " + corpus + " --from-cpus 2 --cpus 2 --at 3", "--cpus: a width to predict must exceed");
   expect_bad_input("scale " + corpus + " --from-cpus 1 --cpus 4", "--cpus: needs --at");
   expect_bad_input("scale " + corpus + " --from-cpus 1 --train 'n_fds<=2'", "drop --train");
   expect_bad_input("scale " + corpus + " --cpus 4 --at 3", "--cpus: widths to predict from narrow series");
   expect_bad_input("scale " + historical + "/scaling --from-cpus 2", "with its N, threads and cpus");
+  expect_bad_input("scale " + corpus + " --no-serial-stage", "--no-serial-stage: only with --from-cpus");
+}
+
+// The 16-CPU campaign from two CPUs: the families that pass through one structure (the
+// producers' consumer, one shared epoll instance) fit a serial stage on the two-CPU series
+// and it limits wide predictions; private_sets and EPOLLEXCLUSIVE have none.
+TEST_F(ModelCliTest, ScaleFromTwoCpusFitsTheSerialStageWhereOneStructureIsShared) {
+  const std::string campaign = std::string(POLLSCALE_SOURCE_DIR) +
+                               "/datasets/scaling/intel-r-xeon-r-processor_l2-2m_l3-300m_16cpu_6.18.44-fc-v1252-gpu/"
+                               "full-part-20261204T151905Z";
+  const auto r = run_pollscale("scale " + campaign + " --from-cpus 2 --format json");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  int staged = 0, without = 0, limited = 0;
+  for (const auto& f : j["families"]) {
+    const std::string table = f["table"];
+    const bool shares_one =
+        table.find("producers") != std::string::npos ||
+        (table.find("shared_epoll") != std::string::npos && table.find("epoll/lt") != std::string::npos);
+    if (!shares_one) {
+      EXPECT_TRUE(f["serial_stage"].is_null()) << table;
+      ++without;
+      continue;
+    }
+    ASSERT_FALSE(f["serial_stage"].is_null()) << f["table"];
+    ASSERT_FALSE(f["serial_stage"]["fit"].is_null()) << f["serial_stage"];
+    EXPECT_EQ(f["serial_stage"]["fit"]["cpus"], 2);
+    EXPECT_GT(f["serial_stage"]["fit"]["hold"].get<double>(), 0);
+    EXPECT_TRUE(f["caveat"].is_null());
+    ++staged;
+    for (const auto& s : f["series"])
+      for (const auto& row : s["rows"]) limited += row["limited_by"] == "serial_stage";
+  }
+  EXPECT_GE(staged, 2);
+  EXPECT_GE(without, 2);
+  EXPECT_GT(limited, 10);
+  const auto plain = run_pollscale("scale " + campaign + " --from-cpus 2 --no-serial-stage --format json");
+  ASSERT_EQ(plain.rc, 0) << plain.err;
+  for (const auto& f : nlohmann::json::parse(plain.out)["families"]) {
+    if (f["serial_stage"].is_null()) continue;
+    EXPECT_TRUE(f["serial_stage"]["fit"].is_null());
+    EXPECT_NE(f["serial_stage"]["note"].get<std::string>().find("--no-serial-stage"), std::string::npos);
+    for (const auto& s : f["series"])
+      for (const auto& row : s["rows"]) EXPECT_NE(row["limited_by"], "serial_stage");
+  }
 }
 
 TEST_F(ModelCliTest, MalformedDatasetsNameFileAndLine) {

@@ -65,6 +65,7 @@ TEST(ScalingWiderTest, FourCpusPredictEightAndSixteenExactlyOnPlantedSeries) {
   const observation_set data = planted_series();
   wider_protocol p;
   p.from_cpus = 4;
+  p.serial_stage = false;  // the planted series follow the law and the bound, not a stage
   const wider_result r = predict_wider(data, p);
   ASSERT_EQ(r.families.size(), 1u);
   const auto& f = r.families[0];
@@ -85,7 +86,7 @@ TEST(ScalingWiderTest, FourCpusPredictEightAndSixteenExactlyOnPlantedSeries) {
     ASSERT_EQ(s.rows.size(), producer_counts.size() - 3);  // all but the three trained on
     for (std::size_t i = 0; i < s.rows.size(); ++i) {
       EXPECT_NEAR(s.rows[i].rel_err, 0, 1e-6) << "C = " << s.cpus << ", T = " << *s.rows[i].o->k.n_fds;
-      (s.row_capacity_bound[i] ? some_capacity : some_law) = true;
+      (s.row_limit[i] == wider_limit::cpu_capacity ? some_capacity : some_law) = true;
     }
   }
   EXPECT_TRUE(some_capacity);  // many producers on 8 CPUs: the one-CPU work caps them
@@ -96,6 +97,7 @@ TEST(ScalingWiderTest, TwoCpusGiveAStraightLineThatBoundsFromAboveWithoutAnInter
   const observation_set data = planted_series();
   wider_protocol p;
   p.from_cpus = 2;
+  p.serial_stage = false;
   const wider_result r = predict_wider(data, p);
   ASSERT_EQ(r.families.size(), 1u);
   const auto& f = r.families[0];
@@ -107,7 +109,7 @@ TEST(ScalingWiderTest, TwoCpusGiveAStraightLineThatBoundsFromAboveWithoutAnInter
   for (const auto& s : f.series)
     for (std::size_t i = 0; i < s.rows.size(); ++i) {
       EXPECT_GE(s.rows[i].rel_err, -1e-9);  // without contention: never below the truth
-      if (!s.row_capacity_bound[i]) {
+      if (s.row_limit[i] == wider_limit::dedicated_law) {
         ++law_rows;
         EXPECT_FALSE(s.rows[i].has_interval);
         EXPECT_NE(s.rows[i].no_interval.find("cannot see the contention"), std::string::npos);
@@ -127,6 +129,7 @@ TEST(ScalingWiderTest, WidthsNobodyMeasuredArePredictedAtTheGivenN) {
   p.from_cpus = 4;
   p.cpus = {64};
   p.at = {63};
+  p.serial_stage = false;
   const wider_result r = predict_wider(planted_series(), p);
   const auto& series = r.families[0].series;
   const auto w = std::find_if(series.begin(), series.end(), [](const auto& s) { return s.cpus == 64; });
@@ -137,6 +140,50 @@ TEST(ScalingWiderTest, WidthsNobodyMeasuredArePredictedAtTheGivenN) {
   EXPECT_NEAR(w->at[0].second.value / std::min(dedicated_law(63), 64 * single_cpu(63)), 1, 1e-6);
   EXPECT_GT(w->at[0].second.extrapolation, 20);  // the law saw T <= 3
   EXPECT_TRUE(w->at[0].second.has_interval || !w->at[0].second.no_interval.empty());
+}
+
+// Producers whose consumer holds 0.4 µs per event once events cross CPUs, and whose
+// event costs 1 µs of CPU on one CPU (0.9 µs with many producers: batching, as Amdahl's law
+// with σ = 0.9, so that the one-CPU law gives the demand exactly): every width follows the
+// serial stage, so two CPUs predict four to sixteen through it.
+double staged_value(std::int64_t t, std::int64_t c) {
+  const double n = static_cast<double>(t), demand = (1 + 0.9 * (n - 1)) / (n * 1e6);
+  return c == 1 ? 1 / demand : serial_stage_throughput(std::max(demand - 0.4e-6, 0.0), 0.4e-6, t, c);
+}
+
+TEST(ScalingWiderTest, TwoCpusPredictWiderSeriesThroughAPlantedSerialStage) {
+  observation_set data;
+  data.source = "planted stage";
+  std::set<std::pair<std::int64_t, std::int64_t>> listed;
+  for (auto c : widths)
+    for (auto t : producer_counts) {
+      const std::int64_t cpus = std::min(c, t + 1);
+      if (listed.insert({t, cpus}).second) data.rows.push_back(wider_row(t, cpus, staged_value(t, cpus)));
+    }
+  wider_protocol p;
+  p.from_cpus = 2;
+  const wider_result r = predict_wider(data, p);
+  ASSERT_EQ(r.families.size(), 1u);
+  const auto& f = r.families[0];
+  EXPECT_NE(f.serial_structure.find("consumer"), std::string::npos);
+  ASSERT_TRUE(f.serial_fit) << f.serial_note;
+  EXPECT_EQ(f.serial_fit->cpus, 2);
+  EXPECT_NEAR(f.serial_fit->hold / 0.4e-6, 1, 1e-3);
+  EXPECT_TRUE(f.caveat.empty());
+  std::size_t staged = 0;
+  for (const auto& s : f.series)
+    for (std::size_t i = 0; i < s.rows.size(); ++i) {
+      EXPECT_NEAR(s.rows[i].rel_err, 0, 2e-3) << "C = " << s.cpus << ", T = " << *s.rows[i].o->k.n_fds;
+      if (s.row_limit[i] == wider_limit::serial_stage) ++staged;
+    }
+  EXPECT_GT(staged, 10u);
+  // Without it, the protocol as first fixed over-predicts: the capacity bound is 2x the
+  // stage's ceiling at 16 CPUs.
+  p.serial_stage = false;
+  const wider_result without = predict_wider(data, p);
+  EXPECT_GT(without.overall.median_rel_err, 0.3);
+  EXPECT_NE(without.families[0].caveat.find("serial stage"), std::string::npos);
+  EXPECT_STREQ(name(wider_limit::serial_stage), "serial_stage");
 }
 
 TEST(ScalingWiderTest, RefusesABadProtocolAndDataWithoutScalingRows) {
