@@ -10,11 +10,11 @@
 #include <boost/math/tools/minima.hpp>
 
 #include "datasets/vocabulary.hpp"
+#include "model/model_set.hpp"
 
 namespace pollscale::model {
 namespace {
 
-constexpr double not_available = std::numeric_limits<double>::quiet_NaN();
 constexpr int scan_steps = 400;  // of the hold's range, before Brent refines the best step
 
 std::int64_t whole_threads(double t) {

@@ -75,7 +75,7 @@ TEST(SerialStageTest, RefusesWhatIsNotADemandOrACount) {
 
 // A series on two CPUs whose operations cost 1 µs on one CPU (less with more threads, as
 // batching does) and hold the structure 0.6 µs once handed between CPUs.
-std::vector<serial_stage_point> planted(double hold, double noise, unsigned seed) {
+std::vector<serial_stage_point> planted_two_cpu_series(double hold, double noise, unsigned seed) {
   std::mt19937_64 g(seed);
   std::normal_distribution<double> z(0, noise);
   std::vector<serial_stage_point> out;
@@ -88,17 +88,17 @@ std::vector<serial_stage_point> planted(double hold, double noise, unsigned seed
 }
 
 TEST(SerialStageTest, APlantedHoldIsRecovered) {
-  const auto exact = fit_serial_stage(planted(0.6e-6, 0, 1), 2);
+  const auto exact = fit_serial_stage(planted_two_cpu_series(0.6e-6, 0, 1), 2);
   EXPECT_NEAR(exact.hold / 0.6e-6, 1, 1e-4);
   EXPECT_EQ(exact.cpus, 2);
   EXPECT_EQ(exact.df, 5);
   EXPECT_NEAR(exact.residual_sd, 0, 1e-4);
   // A hold longer than everything one CPU does: two CPUs pass fewer than one.
-  EXPECT_NEAR(fit_serial_stage(planted(1.5e-6, 0, 1), 2).hold / 1.5e-6, 1, 1e-4);
+  EXPECT_NEAR(fit_serial_stage(planted_two_cpu_series(1.5e-6, 0, 1), 2).hold / 1.5e-6, 1, 1e-4);
   // With 5% scatter, the hold within its own interval in most of 200 series.
   int inside = 0;
   for (unsigned seed = 0; seed < 200; ++seed) {
-    const auto f = fit_serial_stage(planted(0.6e-6, 0.05, seed), 2);
+    const auto f = fit_serial_stage(planted_two_cpu_series(0.6e-6, 0.05, seed), 2);
     ASSERT_TRUE(std::isfinite(f.hold_sd));
     if (std::abs(f.hold - 0.6e-6) <= 2.57 * f.hold_sd) ++inside;
   }
@@ -106,7 +106,7 @@ TEST(SerialStageTest, APlantedHoldIsRecovered) {
 }
 
 TEST(SerialStageTest, APredictionCarriesTheHoldAndWidensDownwardsWithTheCrossingShare) {
-  const auto f = fit_serial_stage(planted(0.6e-6, 0.03, 7), 2);
+  const auto f = fit_serial_stage(planted_two_cpu_series(0.6e-6, 0.03, 7), 2);
   const double demand = 1e-6 / (1 + 0.05 * 15);
   const auto two = predict_serial_stage(f, demand, 16, 2);
   const auto sixteen = predict_serial_stage(f, demand, 16, 16);
