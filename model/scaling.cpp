@@ -111,11 +111,7 @@ scaling_prediction predict_in(const scaling_table& t, const scaling_table* sibli
   bound_wins = false;
   if (!sibling) return law;
   const double scale = static_cast<double>(*t.k.cpus) / static_cast<double>(*sibling->k.cpus);
-  scaling_prediction bound = predict_scaling(*sibling->fit, n);
-  bound.value *= scale;
-  bound.lo *= scale;
-  bound.hi *= scale;
-  return capped(law, bound, bound_wins);
+  return capped(law, scaled(predict_scaling(*sibling->fit, n), scale), bound_wins);
 }
 
 void predict_table(scaling_table& t, const scaling_table* sibling, const std::vector<const observation*>& held_out,
@@ -168,6 +164,13 @@ validation_row scaling_row(const scaling_prediction& p, const observation& o) {
   r.extrapolation = p.extrapolation;
   r.extrapolated = p.extrapolation > 1;
   return r;
+}
+
+scaling_prediction scaled(scaling_prediction p, double factor) {
+  p.value *= factor;
+  p.lo *= factor;
+  p.hi *= factor;
+  return p;
 }
 
 scaling_prediction capped(const scaling_prediction& law, const scaling_prediction& bound, bool& bound_wins) {

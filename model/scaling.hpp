@@ -71,6 +71,9 @@ scaling_result validate_scaling(const observation_set& data, const scaling_proto
 /// bound_wins says whether the bound gave the value.
 scaling_prediction capped(const scaling_prediction& law, const scaling_prediction& bound, bool& bound_wins);
 
+/// The capacity bound of C CPUs from a prediction on c0: value and both ends times C/c0.
+scaling_prediction scaled(scaling_prediction p, double factor);
+
 /// A held-out row of `o` predicted as `p`, for accuracy_of.
 validation_row scaling_row(const scaling_prediction& p, const observation& o);
 

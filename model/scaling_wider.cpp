@@ -100,11 +100,7 @@ scaling_prediction predict_at(const wider_family& f, std::int64_t c, double n, w
   }
   if (f.capacity_fit) {
     const double scale = static_cast<double>(c) / static_cast<double>(*f.capacity_cpus);
-    scaling_prediction cap = predict_scaling(*f.capacity_fit, n);
-    cap.value *= scale;
-    cap.lo *= scale;
-    cap.hi *= scale;
-    consider(std::move(cap), wider_limit::cpu_capacity);
+    consider(scaled(predict_scaling(*f.capacity_fit, n), scale), wider_limit::cpu_capacity);
     if (staged) consider(predict_serial_stage(*f.serial_fit, demand_at(f, n), n, c), wider_limit::serial_stage);
   }
   return *best;
