@@ -387,7 +387,8 @@ TEST_F(ModelCliTest, ScaleFromTwoCpusFitsTheSerialStageWhereOneStructureIsShared
   EXPECT_GT(limited, 10);
   const auto plain = run_pollscale("scale " + campaign + " --from-cpus 2 --no-serial-stage --format json");
   ASSERT_EQ(plain.rc, 0) << plain.err;
-  for (const auto& f : nlohmann::json::parse(plain.out)["families"]) {
+  const auto plain_json = nlohmann::json::parse(plain.out);  // a range-for keeps no temporary alive
+  for (const auto& f : plain_json["families"]) {
     if (f["serial_stage"].is_null()) continue;
     EXPECT_TRUE(f["serial_stage"]["fit"].is_null());
     EXPECT_NE(f["serial_stage"]["note"].get<std::string>().find("--no-serial-stage"), std::string::npos);
