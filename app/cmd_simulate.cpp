@@ -120,7 +120,7 @@ int cmd_simulate(const args_t& args) {
   const auto models = models_of(vm, mechanism);
   const sim_costs costs = sim_costs_for(vm, mechanism, prov, models);
   const sim::experiment_result r = run_experiment(setup, costs);  // sim::stopped: none done
-  report_diagnostics("simulate: ", r, setup.rule, *prov);
+  report_diagnostics("simulate: ", r, setup, *prov);
   // With drawn costs the intervals carry the model's uncertainty; fixed costs get the envelope.
   const auto bounds = r.interrupted || costs.draw ? std::nullopt : bounds_by_model(vm, mechanism, models, setup);
   if (r.interrupted)

@@ -283,7 +283,7 @@ std::size_t simulate_rows(std::vector<row>& rows, const sweep& sw) {
     ++done;
     const std::string label = "whatif: " + r.mechanism + (r.change.empty() ? "" : " [" + r.change + "]") +
                               (sw.name.empty() ? "" : " " + sw.name + "=" + quantity_text(r.value)) + ": ";
-    report_diagnostics(label, r.result, r.setup.rule, *r.prov);
+    report_diagnostics(label, r.result, r.setup, *r.prov);
     if (r.result.interrupted) break;
   }
   return done;

@@ -36,7 +36,8 @@ po::options_description sim_cost_options_description() {
       ("rearm-ns", arg<double>("NS"), "re-arming one fd after its event (oneshot), ns")
       ("handler-ns", arg<double>("NS"), "handling one event: read the request, write the reply, ns")
       ("wakeup-same-ns", arg<double>("NS"), "wake-up latency, waker and sleeper on the same CPU, ns")
-      ("wakeup-cross-ns", arg<double>("NS"), "wake-up latency across CPUs, ns");
+      ("wakeup-cross-ns", arg<double>("NS"), "wake-up latency across CPUs, ns")
+      ("shared-set-hold-ns", arg<double>("NS"), "threads sharing one set (--interest shared): the part of each pass over it that one thread at a time runs, ns (default: the model's serial stage for the mechanism, fitted on its shared_epoll series; else 0)");
   // clang-format on
   return o;
 }
@@ -132,6 +133,10 @@ sim::cost_model build_costs(const po::variables_map& vm, const std::string& mech
   if (const auto v = ns_flag(vm, "wakeup-cross-ns")) {
     c.wakeup_cross_cpu_s = *v;
     prov->sources["wakeup_cross_cpu"] = "flag";
+  }
+  if (const auto v = ns_flag(vm, "shared-set-hold-ns")) {
+    c.shared_set_hold_s = *v;
+    prov->sources[studies::component::shared_set_hold] = "flag";
   }
   if (!have_wait)
     throw usage_error("no wait-call cost for '" + mechanism +

@@ -342,6 +342,8 @@ text_table result_table(const sim::experiment_result& r, bool csv) {
   plain("futile_wakeups_per_s", r.futile_wakeups_per_s, "1/s");
   plain("overflows_per_s", r.overflows_per_s, "1/s");
   plain("keepalives_per_s", r.keepalives_per_s, "1/s");
+  plain("shared_set_busy", r.shared_set_busy, "");
+  plain("shared_set_wait", r.shared_set_wait_s, "s");
   plain("replications", static_cast<double>(r.replications), "");
   t.rows.push_back({"converged", r.converged ? "yes" : "no", "", "", ""});
   return t;
@@ -355,8 +357,30 @@ void warn_undrawn(const std::string& label, const cost_provenance& prov) {
               << prov.undrawn.begin()->first << " (" << prov.undrawn.begin()->second << ")\n";
 }
 
-void report_diagnostics(const std::string& label, const sim::experiment_result& r, const sim::stopping_rule& rule,
+namespace {
+
+// Threads on one shared set: how busy its serial part was, or that no serial part was
+// charged, so that nothing but the CPUs limits them (said, not silently assumed).
+void report_shared_set(const std::string& label, const sim::server_config& c, const sim::experiment_result& r,
+                       const cost_provenance& prov) {
+  if (c.sharing != sim::interest_sharing::shared || c.threads < 2 || c.style != sim::notification::readiness) return;
+  const char* hold = studies::component::shared_set_hold;
+  if (!prov.sources.contains(hold)) {
+    std::cerr << label << "note: " << c.threads
+              << " threads share one set, but nothing says how long each pass holds it (a model fitted on shared_epoll "
+                 "series of two CPUs or more, or --shared-set-hold-ns): they never wait for each other in the kernel\n";
+    return;
+  }
+  std::cerr << label << "the shared set's serial part (" << prov.sources[hold].get<std::string>() << ") was held "
+            << format_number(100 * r.shared_set_busy, 3) << "% of the time; a pass waited "
+            << format_number(1e6 * r.shared_set_wait_s, 3) << " us for it on average\n";
+}
+
+}  // namespace
+
+void report_diagnostics(const std::string& label, const sim::experiment_result& r, const sim_setup& setup,
                         const cost_provenance& prov) {
+  const sim::stopping_rule& rule = setup.rule;
   const double hw = r.throughput.mean > 0 ? (r.throughput.ci95_hi - r.throughput.mean) / r.throughput.mean : 0;
   if (r.costs_drawn)
     std::cerr << label << r.replications << " replications, each on its own draw of the model's costs"
@@ -393,6 +417,7 @@ void report_diagnostics(const std::string& label, const sim::experiment_result& 
     std::cerr << label
               << "note: threads slept and were woken, but no wake-up cost was given (no wakeup cell in the model, "
                  "no --costs or --wakeup-same-ns/--wakeup-cross-ns): the missing ones cost 0\n";
+  report_shared_set(label, setup.config, r, prov);
   warn_undrawn(label, prov);
 }
 

@@ -73,8 +73,9 @@ text_table result_table(const sim::experiment_result& r, bool csv);
 /// interval leaves their uncertainty out.
 void warn_undrawn(const std::string& label, const cost_provenance& prov);
 
-/// Diagnostics on stderr: replications and half-width, engine speed, warnings.
-void report_diagnostics(const std::string& label, const sim::experiment_result& r, const sim::stopping_rule& rule,
+/// Diagnostics on stderr: replications and half-width, engine speed, warnings; for threads
+/// sharing one set, what its serial part did, or that none was charged.
+void report_diagnostics(const std::string& label, const sim::experiment_result& r, const sim_setup& setup,
                         const cost_provenance& prov);
 
 }  // namespace pollscale::app

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <map>
+#include <stdexcept>
+#include <string>
 
 #include "datasets/csv_table.hpp"
 #include "datasets/machine_facts.hpp"
@@ -68,6 +70,11 @@ model_set fit_models(const observation_set& data, const std::vector<const observ
   out.statistic = std::string(statistic_name(data.statistic));
   out.drift = data.drift;
   out.call_spread = data.call_spread;
+  try {  // a machine fact beside the cells: a series it cannot fit must not cost the cells their fit
+    out.serial_stages = fit_stage_holds(data);
+  } catch (const std::invalid_argument& e) {
+    out.skipped.push_back(std::string("serial stages: ") + e.what());
+  }
   if (scaling > 0)
     out.skipped.push_back(std::to_string(scaling) +
                           " rows of CPU-scaling scenarios: the scalability law fits them (`pollscale scale`)");

@@ -108,6 +108,26 @@ json call_spread_json(const std::optional<datasets::call_spread>& spread) {
           {"wakeups_cross_cpu", shapes_json(spread->wakeups_cross_cpu)}};
 }
 
+// The "serial_stages" list (docs/model.md §7): one object per fitted stage. An experiment
+// keeps its n_active where a series kept one token for every T (a cell never has one).
+json serial_stages_json(const std::vector<stage_hold>& holds) {
+  json out = json::array();
+  for (const auto& h : holds) {
+    json experiment = cell_json(h.experiment);
+    experiment["n_active"] = h.experiment.n_active ? json(*h.experiment.n_active) : json(nullptr);
+    out.push_back({{"experiment", experiment},
+                   {"structure", h.structure},
+                   {"hold_s", h.hold_s},
+                   {"hold_sd_s", number(h.hold_sd_s)},
+                   {"residual_sd", number(h.residual_sd)},
+                   {"df", h.df},
+                   {"points", h.points},
+                   {"cpus", h.cpus},
+                   {"max_threads", h.max_threads}});
+  }
+  return out;
+}
+
 }  // namespace
 
 json to_json(const model_set& models) {
@@ -126,6 +146,7 @@ json to_json(const model_set& models) {
           {"statistic", models.statistic},
           {"drift", drift},
           {datasets::text(datasets::scenario::call_spread), call_spread_json(models.call_spread)},
+          {"serial_stages", serial_stages_json(models.serial_stages)},
           {"context", models.context},
           {"models", cells},
           {"skipped", models.skipped}};

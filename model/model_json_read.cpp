@@ -218,6 +218,33 @@ std::optional<datasets::simultaneous_drift> read_drift(const json& j) {
   return out;
 }
 
+// The "serial_stages" list (to_json): absent in files written before it existed.
+std::vector<stage_hold> read_serial_stages(const json& j) {
+  std::vector<stage_hold> out;
+  if (!j.contains("serial_stages")) return out;
+  const json& list = array(j, "serial_stages");
+  for (std::size_t i = 0; i < list.size(); ++i) try {
+      const json& s = list[i];
+      if (!s.is_object()) throw std::invalid_argument("not an object");
+      stage_hold h;
+      h.experiment = cell_key(object(s, "experiment"));
+      h.structure = text(s, "structure");
+      h.hold_s = num(s, "hold_s");
+      if (h.hold_s < 0) throw std::invalid_argument("'hold_s' " + s["hold_s"].dump() + " is negative");
+      h.hold_sd_s = num(s, "hold_sd_s", true);
+      h.residual_sd = num(s, "residual_sd", true);
+      h.df = static_cast<int>(std::min<std::size_t>(count(s, "df"), 1'000'000));
+      h.points = static_cast<int>(std::min<std::size_t>(count(s, "points"), 1'000'000));
+      h.cpus = static_cast<std::int64_t>(count(s, "cpus"));
+      if (h.cpus < 2) throw std::invalid_argument("'cpus' " + s["cpus"].dump() + " is below 2");
+      h.max_threads = num(s, "max_threads");
+      out.push_back(std::move(h));
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument("serial_stages[" + std::to_string(i) + "]: " + e.what());
+    }
+  return out;
+}
+
 }  // namespace
 
 model_set model_set_from_json(const json& j, const std::string& where) {
@@ -240,6 +267,7 @@ model_set model_set_from_json(const json& j, const std::string& where) {
       throw std::invalid_argument("statistic '" + out.statistic + "' is not one of median, fastest");
     out.drift = read_drift(j);
     out.call_spread = read_call_spread(j);
+    out.serial_stages = read_serial_stages(j);
     if (j.contains("skipped"))
       for (const auto& s : array(j, "skipped"))
         if (s.is_string()) out.skipped.push_back(s.get<std::string>());

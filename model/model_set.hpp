@@ -16,6 +16,7 @@
 #include "datasets/schema.hpp"
 #include "datasets/simultaneous_drift.hpp"
 #include "model/basis.hpp"
+#include "model/stage_hold.hpp"
 
 namespace pollscale::model {
 
@@ -102,6 +103,11 @@ struct model_set {
   /// a simulation driven by these models varies each call by it (sim/call_variation.hpp).
   /// None: historical tables, datasets without call_spread rows, older model files.
   std::optional<datasets::call_spread> call_spread;
+  /// The serial stages the fitted dataset's CPU-scaling series show (stage_hold.hpp): how
+  /// long one shared structure is held per operation, one thread at a time. A simulation of
+  /// threads sharing one epoll instance charges its hold (studies/model_costs.hpp). Empty:
+  /// no series wider than one CPU, historical tables, older model files.
+  std::vector<stage_hold> serial_stages;
 };
 
 }  // namespace pollscale::model

@@ -45,6 +45,7 @@ void cost_cache::validate_constants() const {
   check(model_.handler_s, "handler_s");
   check(model_.wakeup_same_cpu_s, "wakeup_same_cpu_s");
   check(model_.wakeup_cross_cpu_s, "wakeup_cross_cpu_s");
+  check(model_.shared_set_hold_s, "shared_set_hold_s");
 }
 
 }  // namespace pollscale::sim

@@ -48,6 +48,12 @@ struct cost_model {
   double handler_s = 0;           ///< handling one event: read the request, write the reply
   double wakeup_same_cpu_s = 0;   ///< from the waker's write to the sleeper running, same CPU
   double wakeup_cross_cpu_s = 0;  ///< the same when waker and sleeper are on different CPUs
+  /// The part of each pass over a shared interest set (a wait call or the pass after a
+  /// wake-up, when every thread waits on one set) that one thread at a time may run: one
+  /// epoll instance's ready list and wait queue, the serial stage of docs/scaling.md. Taken
+  /// out of the pass's cost, not added to it (one thread alone pays what it paid), and at
+  /// most all of it. 0: the threads never wait for each other inside the kernel.
+  double shared_set_hold_s = 0;
   /// How single calls spread around the costs above (sim/call_variation.hpp); null: every
   /// call costs exactly its mean.
   std::shared_ptr<const call_variation> variation;

@@ -16,7 +16,11 @@
 //   thread's CPU, and its reply leaves at the end of that burst;
 // - realtime signals: one signal queued per request into a queue of `signal_queue_limit`;
 //   a thread dequeues one per call; when the queue overflows, the next call polls every
-//   fd (overflow_poll_s), claims everything ready and flushes the queue.
+//   fd (overflow_poll_s), claims everything ready and flushes the queue;
+// - threads sharing one set (interest shared) run the serial part of each pass over it
+//   (cost_model::shared_set_hold_s: one epoll instance's ready list) one at a time, in
+//   arrival order, waiting off their CPU (sim/serial_hold.hpp): the serial stage that
+//   stops a shared instance scaling with CPUs (docs/scaling.md).
 // Not modelled: preemption inside a burst, interrupts' own CPU time, NUMA, TCP.
 #pragma once
 
@@ -144,11 +148,15 @@ struct server_result {
   std::array<double, cpu_use_count> cpu_s{};
   std::uint64_t calls = 0;  ///< wait calls entered (a sleep and wake-up inside one call counts once)
   double calls_per_s = 0;
-  double events_per_call = 0;            ///< events handled per wait call
-  std::uint64_t wakeups = 0;             ///< sleepers woken
-  std::uint64_t futile_wakeups = 0;      ///< woken threads that found nothing left to handle
-  std::uint64_t overflows = 0;           ///< rtsig signal-queue overflows
-  std::uint64_t keepalives = 0;          ///< idle-connection messages handled
+  double events_per_call = 0;        ///< events handled per wait call
+  std::uint64_t wakeups = 0;         ///< sleepers woken
+  std::uint64_t futile_wakeups = 0;  ///< woken threads that found nothing left to handle
+  std::uint64_t overflows = 0;       ///< rtsig signal-queue overflows
+  std::uint64_t keepalives = 0;      ///< idle-connection messages handled
+  /// Fraction of the measured span the shared set's serial part was held
+  /// (cost_model::shared_set_hold_s; 0 without one), and the mean time a pass waited for it, s.
+  double shared_set_busy = 0;
+  double shared_set_wait_s = 0;
   std::vector<double> slice_throughput;  ///< replies/s in each equal slice of the measured span
   std::uint64_t events = 0;              ///< engine events fired (warm-up included)
   std::size_t model_bytes = 0;           ///< memory of the model's state and the event queue at the end

@@ -44,7 +44,7 @@ double mean_of(const std::vector<double>& v) {
 struct series {
   std::vector<double> latency_mean, p50, p90, p99, p999, cpu, calls, epc;
   std::vector<std::vector<double>> per_cpu;
-  std::vector<double> wakeups, futile, overflows, keepalives;
+  std::vector<double> wakeups, futile, overflows, keepalives, set_busy, set_wait;
   std::array<double, cpu_use_count> share_sum{};  // cpu_s / (cpus x span), summed over replications
   std::vector<double> slice_sum;                  // throughput per time slice, summed over replications
 };
@@ -91,6 +91,8 @@ experiment_result run_replications(const server_config& config, const workload& 
     s.futile.push_back(static_cast<double>(r.futile_wakeups) / r.measured_s);
     s.overflows.push_back(static_cast<double>(r.overflows) / r.measured_s);
     s.keepalives.push_back(static_cast<double>(r.keepalives) / r.measured_s);
+    s.set_busy.push_back(r.shared_set_busy);
+    s.set_wait.push_back(r.shared_set_wait_s);
     events += r.events;
     bytes = std::max(bytes, r.model_bytes);
     return r.throughput;
@@ -123,6 +125,8 @@ experiment_result run_replications(const server_config& config, const workload& 
   x.futile_wakeups_per_s = mean_of(s.futile);
   x.overflows_per_s = mean_of(s.overflows);
   x.keepalives_per_s = mean_of(s.keepalives);
+  x.shared_set_busy = mean_of(s.set_busy);
+  x.shared_set_wait_s = mean_of(s.set_wait);
   x.mser5_transient_fraction = transient_fraction(s, x.replications);
   const double simulated = static_cast<double>(x.replications) * (options.warmup_s + options.duration_s);
   x.engine = make_engine_stats(events, simulated, clock.elapsed_s());
@@ -173,6 +177,7 @@ nlohmann::json to_json(const experiment_result& r, bool with_timing) {
   j["futile_wakeups_per_s"] = r.futile_wakeups_per_s;
   j["overflows_per_s"] = r.overflows_per_s;
   j["keepalives_per_s"] = r.keepalives_per_s;
+  j["shared_set"] = {{"busy", r.shared_set_busy}, {"wait_s", r.shared_set_wait_s}};
   j["mser5_transient_fraction"] = r.mser5_transient_fraction;
   nlohmann::json engine = {
       {"events", r.engine.events}, {"simulated_s", r.engine.simulated_s}, {"model_bytes", r.model_bytes}};

@@ -50,6 +50,10 @@ struct experiment_result {
   double futile_wakeups_per_s = 0;
   double overflows_per_s = 0;
   double keepalives_per_s = 0;
+  /// The shared set's serial part (server_result::shared_set_busy, shared_set_wait_s):
+  /// means over replications; 0 without one.
+  double shared_set_busy = 0;
+  double shared_set_wait_s = 0;
   /// Share of the measured span that MSER-5 finds transient in the replications' average
   /// throughput per slice (0: the fixed warm-up was long enough).
   double mser5_transient_fraction = 0;

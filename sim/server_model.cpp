@@ -1,5 +1,6 @@
 #include "sim/server_model.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace pollscale::sim::detail {
@@ -59,7 +60,30 @@ void server_model::start_call(std::uint32_t t) {
   wait_query q{state_.registered(th.set), ready, true};
   if (config_.active_pos == ready_position::first) q.before_first_ready = 0;
   if (config_.active_pos == ready_position::last) q.before_first_ready = static_cast<double>(q.registered - ready);
-  run_burst(t, phase::calling, varied_wait(costs_.wait_call_s(q)));
+  run_pass(t, phase::calling, varied_wait(costs_.wait_call_s(q)));
+}
+
+// A wait call or a rescan: on a shared set whose passes hold its serial part, the rest of
+// the pass first, on the thread's CPU, then the serial part in turn (queue_for_set).
+void server_model::run_pass(std::uint32_t t, phase p, double cost) {
+  thread_state& th = threads_[t];
+  th.pass = p;
+  th.hold_s = holds_ ? std::min(costs_.shared_set_hold_s(), cost) : 0;
+  run_burst(t, p, cost - th.hold_s);
+}
+
+void server_model::queue_for_set(std::uint32_t t) {
+  threads_[t].now = phase::queued;
+  if (set_hold_.take(t, e_.now())) run_burst(t, phase::holding, threads_[t].hold_s);
+}
+
+// The pass is over: the set goes to the next waiter, and the thread reads what its pass found.
+void server_model::finish_hold(std::uint32_t t) {
+  thread_state& th = threads_[t];
+  th.hold_s = 0;
+  th.now = th.pass;
+  if (const auto next = set_hold_.release(e_.now())) run_burst(*next, phase::holding, threads_[*next].hold_s);
+  after_call(t);
 }
 
 void server_model::burst_done(std::uint32_t t) {
@@ -67,7 +91,9 @@ void server_model::burst_done(std::uint32_t t) {
   switch (th.now) {
     case phase::calling:
     case phase::rescanning:
-      if (signals())
+      if (th.hold_s > 0)
+        queue_for_set(t);
+      else if (signals())
         after_signal_call(t);
       else
         after_call(t);
@@ -81,8 +107,10 @@ void server_model::burst_done(std::uint32_t t) {
       handle_next(t);
       break;
     case phase::handling: finish_request(t, th.current); break;
+    case phase::holding: finish_hold(t); break;
     case phase::sleeping:
-    case phase::waking: POLLSCALE_SIM_EXPECT(false, "a sleeping thread finished a CPU burst"); break;
+    case phase::waking:
+    case phase::queued: POLLSCALE_SIM_EXPECT(false, "a thread off its CPU finished a CPU burst"); break;
   }
 }
 
@@ -146,7 +174,7 @@ void server_model::wake_sleepers(std::uint32_t set, int waker_cpu) {
 void server_model::woken(std::uint32_t t) {
   const thread_state& th = threads_[t];
   const std::int64_t ready = signals() ? (state_.signals_queued() > 0 ? 1 : 0) : state_.ready(th.set);
-  run_burst(t, phase::rescanning, varied_wait(costs_.rescan_s({state_.registered(th.set), ready, false})));
+  run_pass(t, phase::rescanning, varied_wait(costs_.rescan_s({state_.registered(th.set), ready, false})));
 }
 
 void server_model::handle_next(std::uint32_t t) {
@@ -190,13 +218,16 @@ void server_model::account(phase p, double cost, double rearm) {
       add(cpu_use::handlers, cost - rearm);
       break;
     case phase::sleeping:
-    case phase::waking: break;  // no CPU burst
+    case phase::waking:
+    case phase::queued:
+    case phase::holding: break;  // no CPU burst (a hold is booked under its pass)
   }
 }
 
 void server_model::warmup_end() {
   measuring_ = true;
   cpus_.reset_statistics(e_.now());
+  set_hold_.reset_statistics(e_.now());
   replies_ = calls_ = handled_ = wakeups_ = futile_ = keepalives_ = 0;
   overflows_at_start_ = state_.overflows();
   latency_sum_ = 0;
@@ -235,6 +266,8 @@ server_result server_model::finish() {
   r.futile_wakeups = futile_;
   r.overflows = state_.overflows() - overflows_at_start_;
   r.keepalives = keepalives_;
+  r.shared_set_busy = set_hold_.busy_fraction(end);
+  r.shared_set_wait_s = set_hold_.mean_wait_s();
   const double span = options_.duration_s / options_.slices;
   std::uint64_t before = 0;
   for (std::uint64_t cumulative : slice_replies_) {

@@ -13,6 +13,7 @@
 #include "sim/cpu_pool.hpp"
 #include "sim/event_loop_server.hpp"
 #include "sim/readiness_state.hpp"
+#include "sim/serial_hold.hpp"
 
 namespace pollscale::sim::detail {
 
@@ -35,7 +36,8 @@ enum kind : std::uint64_t {
 inline constexpr std::uint64_t index_mask = (std::uint64_t{1} << 56) - 1;
 inline std::uint64_t tag_of(kind k, std::uint64_t index) { return static_cast<std::uint64_t>(k) << 56 | index; }
 
-enum class phase { calling, rescanning, overflow_polling, sleeping, waking, handling };
+// queued: waiting, off its CPU, for the shared set's serial part; holding: running it.
+enum class phase { calling, rescanning, overflow_polling, sleeping, waking, handling, queued, holding };
 
 struct thread_state {
   int cpu = 0;
@@ -43,7 +45,9 @@ struct thread_state {
   phase now = phase::calling;
   std::vector<std::uint32_t> batch;  // events returned by the last call, being handled
   std::size_t next = 0;
-  std::uint32_t current = 0;  // connection whose event is being handled
+  std::uint32_t current = 0;    // connection whose event is being handled
+  double hold_s = 0;            // the serial part of the pass in progress, still to run (s)
+  phase pass = phase::calling;  // the pass it belongs to: calling or rescanning
 };
 
 class server_model final : public process {
@@ -61,7 +65,9 @@ class server_model final : public process {
         state_(static_cast<std::uint32_t>(w.active + w.idle), set_count(c),
                c.style == notification::signal_queue ? c.signal_queue_limit : 0),
         threads_(static_cast<std::size_t>(c.threads)),
-        clients_(static_cast<std::size_t>(w.active)) {
+        clients_(static_cast<std::size_t>(w.active)),
+        holds_(c.sharing == interest_sharing::shared && c.style == notification::readiness && c.threads > 1 &&
+               m.shared_set_hold_s > 0) {
     for (std::size_t t = 0; t < threads_.size(); ++t) {
       threads_[t].cpu = static_cast<int>(t % static_cast<std::size_t>(c.cpus));
       threads_[t].set = static_cast<std::uint32_t>(t % set_count(c));
@@ -84,7 +90,7 @@ class server_model final : public process {
   // `rearm` of `cost` (a handling burst's re-arm) is accounted as cpu_use::rearms.
   void run_burst(std::uint32_t t, phase p, double cost, double rearm = 0) {
     threads_[t].now = p;
-    if (measuring_) account(p, cost, rearm);
+    if (measuring_) account(p == phase::holding ? threads_[t].pass : p, cost, rearm);
     cpus_.run(e_, threads_[t].cpu, cost, *this, tag_of(k_burst, t));
   }
   void account(phase p, double cost, double rearm);
@@ -100,6 +106,9 @@ class server_model final : public process {
   static constexpr std::uint64_t spread_stream = 0x5851f42d4c957f2dULL;
 
   void start_call(std::uint32_t t);
+  void run_pass(std::uint32_t t, phase p, double cost);
+  void queue_for_set(std::uint32_t t);
+  void finish_hold(std::uint32_t t);
   void after_call(std::uint32_t t);
   void after_signal_call(std::uint32_t t);
   void burst_done(std::uint32_t t);
@@ -129,7 +138,11 @@ class server_model final : public process {
   cpu_pool cpus_;
   readiness_state state_;
   std::vector<thread_state> threads_;
-  std::vector<ring_fifo<double>> clients_;    // send times of each active connection's requests
+  std::vector<ring_fifo<double>> clients_;  // send times of each active connection's requests
+  // Threads share one set whose passes hold its serial part (cost_model::shared_set_hold_s);
+  // one thread alone never waits for it, so it is kept out of one-thread runs entirely.
+  bool holds_ = false;
+  serial_hold set_hold_;
   bool generator_busy_ = false;               // the load generator is awake and working
   ring_fifo<std::uint32_t> generator_queue_;  // replies waiting for it
   bool on_ = true;                            // on/off workload phase

@@ -23,6 +23,10 @@ resource binding_resource(const sim::experiment_result& r, bool cpu_target_misse
   // take more of it than the handlers do.
   const double overflow = share(r, sim::cpu_use::overflow_polls);
   if (r.overflows_per_s > 0 && overflow > share(r, sim::cpu_use::handlers)) return resource::signal_queue;
+  // One structure held by one thread at a time saturates before the CPUs do: more CPUs
+  // would not help, so it, not the CPUs, ran out.
+  if (!cpu_target_missed && r.shared_set_busy >= busy_cpu_threshold && r.shared_set_busy >= r.cpu_utilisation.mean)
+    return resource::shared_set;
   if (!cpu_target_missed && r.cpu_utilisation.mean < busy_cpu_threshold) return resource::latency;
   const double wait = wait_share(r), handlers = share(r, sim::cpu_use::handlers),
                rearms = share(r, sim::cpu_use::rearms);
@@ -36,6 +40,7 @@ std::string to_string(resource x) {
     case resource::cpu_handlers: return "cpu_handlers";
     case resource::cpu_rearms: return "cpu_rearms";
     case resource::signal_queue: return "signal_queue";
+    case resource::shared_set: return "shared_set";
     case resource::latency: return "latency";  // vocabulary: a resource, not the metric
   }
   return "?";
@@ -55,6 +60,10 @@ std::string describe(resource x, const sim::experiment_result& r) {
       return "rtsig's signal queue (" + std::to_string(std::lround(r.overflows_per_s)) +
              " overflows/s, each a full poll; " + of_busy(share(r, sim::cpu_use::overflow_polls)) +
              " of the CPUs' time in them)";
+    case resource::shared_set:
+      return "the set every thread shares: its serial part held " + percent(r.shared_set_busy) +
+             " of the time, a pass waiting " + std::to_string(std::lround(1e6 * r.shared_set_wait_s)) +
+             " us for it, with the CPUs " + percent(busy) + " busy";
     case resource::latency:
       return "latency, not CPU: the CPUs are " + percent(busy) + " busy (" + of_busy(wait_share(r)) +
              " of that in wait calls), so requests waited to be noticed";

@@ -3,8 +3,9 @@
 // one-shot interest), rtsig's signal queue (each overflow costs a full poll over every fd),
 // or, with the CPUs not busy, the time requests spend waiting to be noticed (wake-ups, the
 // calls' own duration). Read off one simulated run's figures: its utilisation, its split by
-// use (sim::cpu_use) and its overflow rate. No lock or shared cache line is simulated yet,
-// so neither can be named (docs/scaling.md).
+// use (sim::cpu_use), its overflow rate, and how busy the serial part of a set the threads
+// share was (sim/serial_hold.hpp: one epoll instance held by one thread at a time, the
+// serial stage of docs/scaling.md). No other lock or shared cache line is simulated.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -19,6 +20,7 @@ enum class resource {
   cpu_handlers,    ///< CPUs busy, mostly handling events (handler + application work)
   cpu_rearms,      ///< CPUs busy, mostly re-arming one-shot interest
   signal_queue,    ///< rtsig: the queue overflowed and full polls took the CPUs
+  shared_set,      ///< the serial part of the set every thread shares, held nearly all the time
   latency,         ///< the CPUs had time left: requests waited to be noticed
 };
 
@@ -29,7 +31,8 @@ inline constexpr double busy_cpu_threshold = 0.9;
 /// CPU utilisation target was missed there, so the CPU is the resource however busy.
 resource binding_resource(const sim::experiment_result& r, bool cpu_target_missed = false);
 
-/// Its JSON name: "cpu_wait_calls", "cpu_handlers", "cpu_rearms", "signal_queue", "latency".
+/// Its JSON name: "cpu_wait_calls", "cpu_handlers", "cpu_rearms", "signal_queue",
+/// "shared_set", "latency".
 std::string to_string(resource x);
 
 /// One phrase for a person: "the CPUs, 81% of their time in wait calls", "rtsig's signal

@@ -6,10 +6,13 @@
 #include <string_view>
 #include <vector>
 
+#include <boost/math/distributions/students_t.hpp>
+
 #include "datasets/fnv1a.hpp"
 #include "datasets/pinning.hpp"
 #include "datasets/vocabulary.hpp"
 #include "model/prediction.hpp"
+#include "model/stage_hold.hpp"
 #include "sim/core/random.hpp"
 
 namespace pollscale::studies {
@@ -275,13 +278,40 @@ double drawn_from_interval(double value, double lo, double hi, double z) {
   return value * std::exp(z >= 0 ? z * up : z * down);
 }
 
+namespace {
+
+// The hold of the one instance a shared set's threads wait on (model.json serial_stages),
+// drawn like a cell when the costs are drawn: two-piece log-normal through hold ± t·sd.
+void fill_shared_set_hold(const model::model_set& models, const model_cost_query& query, sim::cost_model& c,
+                          cost_provenance& prov) {
+  const model::stage_hold* h = model::shared_instance_hold(models.serial_stages, query.mechanism, query.variant);
+  if (!h) return;
+  const std::string name = "serial stage " + h->experiment.scenario + " " + h->experiment.mechanism + "/" +
+                           h->experiment.variant + " " + h->experiment.fd_kind;
+  c.shared_set_hold_s = h->hold_s;
+  prov.sources[component::shared_set_hold] = "model: " + name + ", fitted on " + std::to_string(h->cpus) +
+                                             " CPUs up to T = " + std::to_string(std::llround(h->max_threads));
+  if (query.bound != cost_bound::drawn || !(h->hold_s > 0)) return;
+  if (h->df < 1 || !std::isfinite(h->hold_sd_s)) {
+    prov.undrawn.emplace(name, "its hold has no standard error (" + std::to_string(h->points) + " points)");
+    return;
+  }
+  const double half = boost::math::quantile(boost::math::students_t(h->df), 0.975) * h->hold_sd_s;
+  const double shared = models.drift ? models.drift->correlation : 0.0;
+  c.shared_set_hold_s = drawn_from_interval(h->hold_s, h->hold_s - half, h->hold_s + half,
+                                            cell_draw_z(query.draw_seed, name, shared));
+}
+
+}  // namespace
+
 sim::cost_model costs_from_model(std::shared_ptr<const model::model_set> models, const model_cost_query& query,
                                  const std::shared_ptr<cost_provenance>& prov) {
   const std::string& mechanism = query.mechanism;
   if (query.bound == cost_bound::drawn && models->drift) prov->draw_correlation = models->drift->correlation;
   const std::optional<datasets::call_spread> spread = models->call_spread;
-  const model_costs m(std::move(models), query.fd_kind, query.variant, prov, query.bound, query.draw_seed);
   sim::cost_model c;
+  fill_shared_set_hold(*models, query, c, *prov);
+  const model_costs m(std::move(models), query.fd_kind, query.variant, prov, query.bound, query.draw_seed);
   // A historical table that timed only the call with its write and read gives that, and says so.
   const bool per_op =
       !m.has_find_active(mechanism, metric::time_per_call) && m.has_find_active(mechanism, metric::time_per_op);

@@ -9,7 +9,9 @@
 //     one tcp message through AIM9's ipc;
 //   - wake-ups: half the wakeup round trip, waker and sleeper on one CPU and on two;
 //   - how single calls spread around those means: the model's call spread (call_spread rows),
-//     which the simulator draws each wait call and handler from.
+//     which the simulator draws each wait call and handler from;
+//   - the hold of one epoll instance that every thread waits on: the serial stage its
+//     shared_epoll series showed (model.json serial_stages, model/stage_hold.hpp).
 // A cost the model has no cell for stays unset; the caller decides whether a file or a
 // flag gives it or the question cannot be answered.
 #pragma once
@@ -52,6 +54,8 @@ struct cost_provenance {
 /// The cost components as cost_provenance names them.
 namespace component {
 inline constexpr const char* handler = "handler";  // vocabulary: a cost component, not the scenario
+/// The serial part of each pass over a set every thread shares (sim::cost_model::shared_set_hold_s).
+inline constexpr const char* shared_set_hold = "shared_set_hold";
 }  // namespace component
 
 /// Which value of each model answer the simulator runs on: the prediction, or one end of its

@@ -224,6 +224,41 @@ TEST(WhatifCliTest, ThreadsFollowASweptCpuCountUnlessGiven) {
   EXPECT_NEAR(k["rows"][1]["cpu_utilisation"]["mean"].get<double>(), 0.5, 0.05);
 }
 
+// Threads on one epoll instance hold each pass's serial part one at a time: four threads on
+// four CPUs, a 3 µs call of which 2.5 µs is held and a 0.5 µs handler, pass at most one call
+// per 2.5 µs (400 000/s) where sets of their own would pass 4 / 3.5 µs; without a hold
+// they scale with the CPUs, and the run says that nothing held them.
+TEST(WhatifCliTest, ASharedInstancesSerialPartStopsTheCpuSweepScaling) {
+  const std::string base =
+      "whatif --mechanisms epoll --interest shared --max-events 1 --sweep cpus=1,2,4 --active 200 --think const:0"
+      " --wait-per-call-ns 3000 --handler-ns 500 --duration 0.02 --format json";
+  auto rates = [](const command_result& r) {
+    EXPECT_EQ(r.rc, 0) << r.err;
+    std::vector<double> out;
+    const auto doc = nlohmann::json::parse(r.out);  // kept alive through the loop
+    for (const auto& row : doc["rows"]) out.push_back(row["throughput"]["mean"].get<double>());
+    return out;
+  };
+  const auto held_run = run_pollscale(base + " --shared-set-hold-ns 2500");
+  const auto held = rates(held_run);
+  ASSERT_EQ(held.size(), 3U);
+  EXPECT_NEAR(held[0], 1 / 3.5e-6, 0.03 / 3.5e-6);  // one thread never waits for itself
+  EXPECT_NEAR(held[1], 1 / 2.5e-6, 0.03 / 2.5e-6);
+  EXPECT_NEAR(held[2], 1 / 2.5e-6, 0.03 / 2.5e-6);
+  const auto last = nlohmann::json::parse(held_run.out)["rows"][2];
+  EXPECT_GT(last["shared_set"]["busy"].get<double>(), 0.97);
+  EXPECT_EQ(last["costs"]["sources"]["shared_set_hold"], "flag");
+  EXPECT_NE(held_run.err.find("serial part (flag) was held"), std::string::npos) << held_run.err;
+  const auto free_run = run_pollscale(base);
+  const auto free = rates(free_run);
+  ASSERT_EQ(free.size(), 3U);
+  EXPECT_NEAR(free[2], 4 / 3.5e-6, 0.03 * 4 / 3.5e-6);
+  EXPECT_NE(free_run.err.find("nothing says how long each pass holds it"), std::string::npos) << free_run.err;
+  const auto bad = run_pollscale(base + " --shared-set-hold-ns -5");
+  EXPECT_EQ(bad.rc, 2);
+  EXPECT_NE(bad.err.find("--shared-set-hold-ns"), std::string::npos) << bad.err;
+}
+
 // With a model each replication runs on its own draw of the model's costs: the interval is
 // where one run's answer lies (wide as the model's intervals), labelled so, over at least
 // 20 draws; --model-uncertainty fixed runs every replication on the predictions, whose

@@ -2,8 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 
 #include "datasets/csv_table.hpp"
 #include "model/evaluate.hpp"
@@ -134,6 +136,55 @@ TEST_F(ModelJsonTest, TheSharedDriftRoundTripsAndIsCheckedWhenRead) {
   j = to_json(m);
   j["drift"] = "strong";
   EXPECT_NE(load_error(j.dump()).find("drift"), std::string::npos);
+}
+
+// The serial stages travel with the model (a simulation of threads on one epoll instance
+// charges their hold), each field checked when read; files without them read as none.
+TEST_F(ModelJsonTest, TheSerialStagesRoundTripAndAreCheckedWhenRead) {
+  auto m = small_models();
+  EXPECT_TRUE(m.serial_stages.empty());
+  EXPECT_TRUE(to_json(m)["serial_stages"].empty());
+  stage_hold h;
+  h.experiment.scenario = "shared_epoll";
+  h.experiment.mechanism = "epoll";
+  h.experiment.variant = "lt";
+  h.experiment.fd_kind = "pipe";
+  h.experiment.metric = "throughput";
+  h.experiment.unit = "1/s";
+  h.experiment.n_active = 1;  // one token among the threads: kept apart from a token each
+  h.structure = "the one epoll instance";
+  h.hold_s = 1.25e-6;
+  h.hold_sd_s = 0.1e-6;
+  h.residual_sd = std::numeric_limits<double>::quiet_NaN();
+  h.df = 0;
+  h.points = 1;
+  h.cpus = 2;
+  h.max_threads = 2;
+  m.serial_stages = {h};
+  save_model(path_, m);
+  const auto back = load_model(path_);
+  ASSERT_EQ(back.serial_stages.size(), 1u);
+  EXPECT_EQ(back.serial_stages[0].experiment, h.experiment);
+  EXPECT_DOUBLE_EQ(back.serial_stages[0].hold_s, 1.25e-6);
+  EXPECT_DOUBLE_EQ(back.serial_stages[0].hold_sd_s, 0.1e-6);
+  EXPECT_TRUE(std::isnan(back.serial_stages[0].residual_sd));
+  EXPECT_EQ(back.serial_stages[0].cpus, 2);
+  auto j = to_json(m);
+  j.erase("serial_stages");
+  std::ofstream(path_) << j.dump();
+  EXPECT_TRUE(load_model(path_).serial_stages.empty());
+  j = to_json(m);
+  j["serial_stages"][0]["hold_s"] = -1e-6;
+  EXPECT_NE(load_error(j.dump()).find("serial_stages[0]: 'hold_s'"), std::string::npos) << load_error(j.dump());
+  j = to_json(m);
+  j["serial_stages"][0]["cpus"] = 1;
+  EXPECT_NE(load_error(j.dump()).find("'cpus' 1 is below 2"), std::string::npos) << load_error(j.dump());
+  j = to_json(m);
+  j["serial_stages"][0]["experiment"]["mechanism"] = "kqueue2";
+  EXPECT_NE(load_error(j.dump()).find("kqueue2"), std::string::npos);
+  j = to_json(m);
+  j["serial_stages"] = "held";
+  EXPECT_NE(load_error(j.dump()).find("serial_stages"), std::string::npos);
 }
 
 // The call spread travels with the model too (a simulation varies each call by it), each

@@ -42,6 +42,25 @@ TEST(BindingResourceTest, OverflowPollsTakingTheCpuNameTheSignalQueue) {
   EXPECT_EQ(binding_resource(run_with(0.05, 0, 0.1, 0, 0.8, 10)), resource::cpu_handlers);
 }
 
+TEST(BindingResourceTest, ASharedSetHeldAllTheTimeIsNamedBeforeTheCpus) {
+  // Four threads on one epoll instance: its serial part held 97% of the time while the CPUs
+  // are 40% busy. More CPUs would not help; the instance ran out.
+  auto held = run_with(0.3, 0, 0, 0, 0.1);
+  held.shared_set_busy = 0.97;
+  held.shared_set_wait_s = 21e-6;
+  EXPECT_EQ(binding_resource(held), resource::shared_set);
+  EXPECT_EQ(to_string(resource::shared_set), "shared_set");
+  EXPECT_EQ(describe(resource::shared_set, held),
+            "the set every thread shares: its serial part held 97% of the time, a pass waiting 21 us for it, with the "
+            "CPUs 40% busy");
+  // Held less than the CPUs are busy, or below the threshold: the CPUs are named as before.
+  auto busy_cpus = run_with(0.6, 0, 0, 0, 0.38);
+  busy_cpus.shared_set_busy = 0.95;
+  EXPECT_EQ(binding_resource(busy_cpus), resource::cpu_wait_calls);
+  held.shared_set_busy = 0.5;
+  EXPECT_EQ(binding_resource(held), resource::latency);
+}
+
 TEST(BindingResourceTest, TheJsonCarriesTheResourceAndTheSplit) {
   const auto j = binding_json(resource::cpu_handlers, run_with(0.1, 0.02, 0, 0, 0.85));
   EXPECT_EQ(j["resource"], "cpu_handlers");
