@@ -6,10 +6,10 @@
 #include <stdexcept>
 #include <vector>
 
-#include <boost/math/distributions/students_t.hpp>
 #include <boost/math/tools/minima.hpp>
 
 #include "datasets/vocabulary.hpp"
+#include "model/linear_fit.hpp"
 #include "model/model_set.hpp"
 
 namespace pollscale::model {
@@ -138,8 +138,7 @@ scaling_prediction predict_serial_stage(const serial_stage_fit& fit, double dema
   }
   const double slope = log_slope(x, fit.hold, std::max(demand, fit.hold));
   const double hold_var = std::isfinite(fit.hold_sd) ? slope * slope * fit.hold_sd * fit.hold_sd : 0;
-  const double half = boost::math::quantile(boost::math::students_t(fit.df), 0.975) *
-                      std::sqrt(hold_var + fit.residual_sd * fit.residual_sd);
+  const double half = t975(fit.df) * std::sqrt(hold_var + fit.residual_sd * fit.residual_sd);
   out.lo = x(fit.hold * crossing) * std::exp(-half);
   out.hi = out.value * std::exp(half);
   out.has_interval = true;

@@ -6,11 +6,10 @@
 #include <string_view>
 #include <vector>
 
-#include <boost/math/distributions/students_t.hpp>
-
 #include "datasets/fnv1a.hpp"
 #include "datasets/pinning.hpp"
 #include "datasets/vocabulary.hpp"
+#include "model/linear_fit.hpp"
 #include "model/prediction.hpp"
 #include "model/stage_hold.hpp"
 #include "sim/core/random.hpp"
@@ -296,7 +295,7 @@ void fill_shared_set_hold(const model::model_set& models, const model_cost_query
     prov.undrawn.emplace(name, "its hold has no standard error (" + std::to_string(h->points) + " points)");
     return;
   }
-  const double half = boost::math::quantile(boost::math::students_t(h->df), 0.975) * h->hold_sd_s;
+  const double half = model::t975(h->df) * h->hold_sd_s;
   const double shared = models.drift ? models.drift->correlation : 0.0;
   c.shared_set_hold_s = drawn_from_interval(h->hold_s, h->hold_s - half, h->hold_s + half,
                                             cell_draw_z(query.draw_seed, name, shared));
