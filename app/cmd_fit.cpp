@@ -1,7 +1,9 @@
 // pollscale fit DATASET [-o model.json]: fit a cost model to every cell of a calibration
 // dataset (or a historical CSV), choose each cell's form by leave-one-out
 // cross-validation, and write model.json (docs/model.md §7). Without -o the
-// model set goes to stdout as JSON; with -o a summary of the fitted terms does.
+// model set goes to stdout as JSON; with -o a summary of the fitted terms does. A dataset
+// with live-server rows also checks the simulator against them (docs/sim.md, "The
+// simulator's discrepancy").
 
 #include <cmath>
 #include <iostream>
@@ -16,6 +18,7 @@
 #include "app/table_writer.hpp"
 #include "model/fit.hpp"
 #include "model/model_json.hpp"
+#include "studies/simulator_check.hpp"
 
 namespace po = boost::program_options;
 
@@ -62,10 +65,37 @@ po::options_description fit_options_description() {
   o.add_options()("help,h", "show this help")
       ("data", arg<std::string>("DATASET")->required(), "dataset directory or historical CSV (positional)")
       ("out,o", arg<std::string>("FILE"), "write model.json here (stdout gets a summary)")
-      ("format", arg<std::string>("FORMAT")->default_value("table"), "summary format with -o: table, csv or json");
+      ("format", arg<std::string>("FORMAT")->default_value("table"), "summary format with -o: table, csv or json")
+      ("simulator-check", arg<std::string>("on|off")->default_value("on"), "simulate the dataset's live-server rows (poll, epoll) with the fitted costs and store how far they land (model.json simulator_check; drawn simulations carry it)");
   // clang-format on
   o.add(model_fit_options_description());
   return o;
+}
+
+// --simulator-check: whether to check the simulator against the live server.
+bool simulator_check_wanted(const po::variables_map& vm) {
+  const std::string mode = vm["simulator-check"].as<std::string>();
+  if (mode != "on" && mode != "off") throw usage_error("--simulator-check: '" + mode + "' is neither on nor off");
+  return mode == "on";
+}
+
+// The simulator against the dataset's live server (studies/simulator_check.hpp), stored in
+// the model set when there are rows to check; stderr says what it found or why none.
+void check_simulator(const model::observation_set& data, model::model_set& models) {
+  if (data.historical) return;
+  std::string why;
+  const auto check = studies::check_simulator(data, std::make_shared<const model::model_set>(models),
+                                              studies::default_simulator_check_options(), &why);
+  if (!check) {
+    std::cerr << "pollscale fit: no simulator check: " << why << "\n";
+    return;
+  }
+  models.simulator_check = check->discrepancy;
+  const auto& d = check->discrepancy;
+  std::cerr << "pollscale fit: the simulator against this machine's live server: " << d.rows << " rows, median error "
+            << format_number(100 * d.median_abs_error, 3) << "%; beyond the model's own spread, log sd "
+            << format_number(d.log_sd, 3) << " (drawn simulations carry it)\n";
+  for (const auto& s : check->skipped) std::cerr << "pollscale fit: simulator check: left out " << s << "\n";
 }
 
 }  // namespace
@@ -84,8 +114,10 @@ int cmd_fit(const args_t& args) {
   model::fit_options fo = fit_options_from(vm);
   fo.progress = step_progress("pollscale fit", "cell", ::isatty(STDERR_FILENO) != 0);
   const auto data = model::load_observations(vm["data"].as<std::string>(), fo.statistic);
-  const model::model_set models = model::fit_models(data, fo);
+  const bool check = simulator_check_wanted(vm);
+  model::model_set models = model::fit_models(data, fo);
   report_left_out("fit", models.skipped);
+  if (check) check_simulator(data, models);
   if (out.empty()) {
     std::cout << model::to_json(models).dump(2) << "\n";
     return exit_ok;

@@ -304,6 +304,14 @@ nlohmann::json call_spread_json(const cost_provenance& prov) {
           {"wakeups_cross_cpu", list(spread.wakeups_cross_cpu, op::wakeup_cross_cpu)}};
 }
 
+// The simulator's discrepancy a drawn run carried (model.json simulator_check); null when
+// none did.
+nlohmann::json simulator_discrepancy_json(const cost_provenance& prov) {
+  if (!prov.simulator_discrepancy) return nullptr;
+  const auto& d = *prov.simulator_discrepancy;
+  return {{"log_sd", d.log_sd}, {"rows", d.rows}, {"median_abs_error", d.median_abs_error}};
+}
+
 }  // namespace
 
 nlohmann::json costs_json(const cost_provenance& prov) {
@@ -311,6 +319,7 @@ nlohmann::json costs_json(const cost_provenance& prov) {
           {"model_max_extrapolation", prov.max_extrapolation},
           {"model_uncertainty", prov.drawn ? "draw" : "fixed"},
           {"draw_correlation", json_number(prov.draw_correlation)},  // set only by a drawn cost model
+          {"simulator_discrepancy", simulator_discrepancy_json(prov)},
           {datasets::text(datasets::scenario::call_spread), call_spread_json(prov)},
           {"undrawn", undrawn_json(prov)}};
 }
@@ -376,6 +385,14 @@ void report_shared_set(const std::string& label, const sim::server_config& c, co
             << format_number(1e6 * r.shared_set_wait_s, 3) << " us for it on average\n";
 }
 
+// How a drawn run carried the simulator's discrepancy, for the replications line.
+std::string simulator_discrepancy_text(const cost_provenance& prov) {
+  if (!prov.simulator_discrepancy) return "";
+  const auto& d = *prov.simulator_discrepancy;
+  return ", and all scaled together by the simulator's discrepancy on the fitted machine (log sd " +
+         format_number(d.log_sd, 3) + ", from " + std::to_string(d.rows) + " live-server rows)";
+}
+
 }  // namespace
 
 void report_diagnostics(const std::string& label, const sim::experiment_result& r, const sim_setup& setup,
@@ -387,7 +404,8 @@ void report_diagnostics(const std::string& label, const sim::experiment_result& 
               << (prov.draw_correlation ? " (cells moving together by " + format_number(*prov.draw_correlation, 2) +
                                               ", as the machine moved them)"
                                         : std::string())
-              << ": throughput of one run within +-" << format_number(100 * hw, 3) << "% (95%)"
+              << simulator_discrepancy_text(prov) << ": throughput of one run within +-" << format_number(100 * hw, 3)
+              << "% (95%)"
               << (r.converged
                       ? ""
                       : " - fewer than " + std::to_string(draw_replications) + " draws, raise --max-replications")

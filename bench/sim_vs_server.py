@@ -16,7 +16,9 @@ through `simulate --model` (app/sim_costs.cpp). Prints each row's error and, per
 15%, and whether the simulated answer's 95% interval holds the measurement: with the model's
 costs drawn per replication (`--model-uncertainty draw`, the default) that interval is where
 one run lies given the model's uncertainty (the issue's target: >= 90% of rows), with its
-median relative half-width (how wide it had to be).
+median relative half-width (how wide it had to be). A model fitted on a dataset with server
+rows also carries the simulator's discrepancy measured on them (model.json simulator_check,
+docs/sim.md): judge such a model on another calibration's rows, as the script warns.
 
 usage: bench/sim_vs_server.py --pollscale BUILD/app/pollscale --model MODEL DATASET
          [--mechanisms poll,epoll] [--pinning 0+1] [--duration 0.5] [--model-uncertainty draw|fixed]
@@ -110,6 +112,26 @@ def missing_inputs(dataset):
     return [s for s in ("find_active", "handler", "wakeup", "memory_latency", "server") if s not in seen]
 
 
+def report_simulator_check(model_path, dataset):
+    """Says whether MODEL carries a simulator discrepancy (model.json simulator_check, which
+    `pollscale fit` measures on the fitted dataset's own server rows) and warns when that
+    dataset is the one judged: its intervals were then widened by these very rows' errors,
+    and only another calibration's rows judge them honestly."""
+    with open(model_path) as f:
+        model = json.load(f)
+    check = model.get("simulator_check")
+    if not check:
+        print("sim_vs_server: the model carries no simulator discrepancy: its intervals are the costs' alone",
+              file=sys.stderr)
+        return
+    print(f"sim_vs_server: the model carries a simulator discrepancy of log sd {check['log_sd']:.3f} "
+          f"({check['rows']} server rows of {model.get('source', '?')})", file=sys.stderr)
+    if os.path.realpath(model.get("source", "")) == os.path.realpath(dataset):
+        print("sim_vs_server: warning: the model was fitted on the dataset judged: its discrepancy came from these "
+              "rows; judge it on another calibration of this machine (or fit with --simulator-check off)",
+              file=sys.stderr)
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("dataset")
@@ -128,6 +150,7 @@ def main():
     for s in missing_inputs(a.dataset):
         print(f"sim_vs_server: warning: {a.dataset} has no {s} rows; the check is weaker without them",
               file=sys.stderr)
+    report_simulator_check(a.model, a.dataset)
     per_message, wakeup, per_message_source = generator_costs(a.pollscale, a.model)
     print(f"load generator: {per_message * 1e6:.3f} us per message ({per_message_source}), "
           f"{wakeup * 1e6:.3f} us wake-up", file=sys.stderr)

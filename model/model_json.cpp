@@ -128,6 +128,16 @@ json serial_stages_json(const std::vector<stage_hold>& holds) {
   return out;
 }
 
+// The "simulator_check" block: null when the fit made no check.
+json simulator_check_json(const std::optional<simulator_discrepancy>& d) {
+  if (!d) return nullptr;
+  return {{"log_sd", d->log_sd},
+          {"rows", d->rows},
+          {"median_abs_error", d->median_abs_error},
+          {"rms_log_error", d->rms_log_error},
+          {"mechanisms", d->mechanisms}};
+}
+
 }  // namespace
 
 json to_json(const model_set& models) {
@@ -147,6 +157,7 @@ json to_json(const model_set& models) {
           {"drift", drift},
           {datasets::text(datasets::scenario::call_spread), call_spread_json(models.call_spread)},
           {"serial_stages", serial_stages_json(models.serial_stages)},
+          {"simulator_check", simulator_check_json(models.simulator_check)},
           {"context", models.context},
           {"models", cells},
           {"skipped", models.skipped}};

@@ -245,6 +245,25 @@ std::vector<stage_hold> read_serial_stages(const json& j) {
   return out;
 }
 
+// The "simulator_check" block (to_json): absent or null when the fit made none.
+std::optional<simulator_discrepancy> read_simulator_check(const json& j) {
+  if (!j.contains("simulator_check") || j["simulator_check"].is_null()) return std::nullopt;
+  if (!j["simulator_check"].is_object()) throw std::invalid_argument("'simulator_check' is not an object or null");
+  const json& d = j["simulator_check"];
+  simulator_discrepancy out;
+  out.log_sd = num(d, "log_sd");
+  if (out.log_sd < 0) throw std::invalid_argument("'simulator_check': log_sd " + d["log_sd"].dump() + " is negative");
+  out.rows = count(d, "rows");
+  if (out.rows == 0) throw std::invalid_argument("'simulator_check': rows is 0");
+  out.median_abs_error = num(d, "median_abs_error");
+  out.rms_log_error = num(d, "rms_log_error");
+  for (const auto& m : array(d, "mechanisms")) {
+    if (!m.is_string()) throw std::invalid_argument("'simulator_check': mechanisms holds " + m.dump());
+    out.mechanisms.push_back(m.get<std::string>());
+  }
+  return out;
+}
+
 }  // namespace
 
 model_set model_set_from_json(const json& j, const std::string& where) {
@@ -268,6 +287,7 @@ model_set model_set_from_json(const json& j, const std::string& where) {
     out.drift = read_drift(j);
     out.call_spread = read_call_spread(j);
     out.serial_stages = read_serial_stages(j);
+    out.simulator_check = read_simulator_check(j);
     if (j.contains("skipped"))
       for (const auto& s : array(j, "skipped"))
         if (s.is_string()) out.skipped.push_back(s.get<std::string>());

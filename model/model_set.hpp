@@ -16,6 +16,7 @@
 #include "datasets/schema.hpp"
 #include "datasets/simultaneous_drift.hpp"
 #include "model/basis.hpp"
+#include "model/simulator_discrepancy.hpp"
 #include "model/stage_hold.hpp"
 
 namespace pollscale::model {
@@ -108,6 +109,12 @@ struct model_set {
   /// threads sharing one epoll instance charges its hold (studies/model_costs.hpp). Empty:
   /// no series wider than one CPU, historical tables, older model files.
   std::vector<stage_hold> serial_stages;
+  /// How far simulations driven by these models landed from the fitted machine's live
+  /// server, beyond their own spread (simulator_discrepancy.hpp; `pollscale fit` checks it
+  /// with studies/simulator_check.hpp): a drawn simulation scales each replication's model
+  /// costs together by it. None: no live-server rows, historical tables, older files, or
+  /// fit --simulator-check off.
+  std::optional<simulator_discrepancy> simulator_check;
 };
 
 }  // namespace pollscale::model

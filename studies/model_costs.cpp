@@ -177,7 +177,11 @@ class model_costs {
   double counted(const model::prediction& p) const {
     ++prov_->model_questions;
     prov_->max_extrapolation = std::max(prov_->max_extrapolation, p.extrapolation_factor);
-    if (bound_ == cost_bound::drawn) return drawn(p);
+    if (bound_ == cost_bound::drawn) {
+      // The simulator's discrepancy moves every model cost of the draw together.
+      const double f = simulator_draw_factor(draw_seed_, *models_);
+      return p.unit.starts_with("1/") ? drawn(p) / f : drawn(p) * f;
+    }
     if (bound_ == cost_bound::predicted || !p.has_interval || !(p.lo > 0) || !std::isfinite(p.hi)) return p.value;
     const bool rate = p.unit.starts_with("1/");  // a rate's lower end is the dearer operation
     return (bound_ == cost_bound::dear) != rate ? p.hi : p.lo;
@@ -270,6 +274,12 @@ double cell_draw_z(std::uint64_t draw_seed, const std::string& cell, double shar
   return std::sqrt(shared) * sim::standard_normal(machine) + std::sqrt(1 - std::min(shared, 1.0)) * own;
 }
 
+double simulator_draw_factor(std::uint64_t draw_seed, const model::model_set& models) {
+  if (!models.simulator_check || !(models.simulator_check->log_sd > 0)) return 1;
+  sim::rng g(sim::derive_seed(draw_seed, datasets::fnv1a64("(the simulator)")));  // no cell has this name
+  return std::exp(models.simulator_check->log_sd * sim::standard_normal(g));
+}
+
 double drawn_from_interval(double value, double lo, double hi, double z) {
   constexpr double z975 = 1.959963984540054;
   const double up = std::log(hi / value) / z975;  // log-scale spread above the prediction
@@ -291,6 +301,7 @@ void fill_shared_set_hold(const model::model_set& models, const model_cost_query
   prov.sources[component::shared_set_hold] = "model: " + name + ", fitted on " + std::to_string(h->cpus) +
                                              " CPUs up to T = " + std::to_string(std::llround(h->max_threads));
   if (query.bound != cost_bound::drawn || !(h->hold_s > 0)) return;
+  c.shared_set_hold_s *= simulator_draw_factor(query.draw_seed, models);
   if (h->df < 1 || !std::isfinite(h->hold_sd_s)) {
     prov.undrawn.emplace(name, "its hold has no standard error (" + std::to_string(h->points) + " points)");
     return;
@@ -298,7 +309,8 @@ void fill_shared_set_hold(const model::model_set& models, const model_cost_query
   const double half = model::t975(h->df) * h->hold_sd_s;
   const double shared = models.drift ? models.drift->correlation : 0.0;
   c.shared_set_hold_s = drawn_from_interval(h->hold_s, h->hold_s - half, h->hold_s + half,
-                                            cell_draw_z(query.draw_seed, name, shared));
+                                            cell_draw_z(query.draw_seed, name, shared)) *
+                        simulator_draw_factor(query.draw_seed, models);
 }
 
 }  // namespace
@@ -307,6 +319,8 @@ sim::cost_model costs_from_model(std::shared_ptr<const model::model_set> models,
                                  const std::shared_ptr<cost_provenance>& prov) {
   const std::string& mechanism = query.mechanism;
   if (query.bound == cost_bound::drawn && models->drift) prov->draw_correlation = models->drift->correlation;
+  if (query.bound == cost_bound::drawn && models->simulator_check)
+    prov->simulator_discrepancy = models->simulator_check;
   const std::optional<datasets::call_spread> spread = models->call_spread;
   sim::cost_model c;
   fill_shared_set_hold(*models, query, c, *prov);

@@ -46,6 +46,10 @@ struct cost_provenance {
   /// The correlation between any two cells' draws (cell_draw_z's `shared`); none when the
   /// model has no drift estimate and the cells are drawn independently.
   std::optional<double> draw_correlation;
+  /// The simulator's discrepancy on the fitted machine (model_set::simulator_check): a drawn
+  /// cost model scales each replication's model costs together by exp(log_sd·z). None: not
+  /// drawn, or the model has no check.
+  std::optional<model::simulator_discrepancy> simulator_discrepancy;
   /// How each call was varied around its mean (model_set::call_spread); null: every call
   /// cost its mean (no spread in the model, or model_cost_query::vary_calls off).
   std::shared_ptr<const sim::call_variation> variation;
@@ -88,6 +92,12 @@ struct model_cost_query {
 /// while they were measured (model_set::drift; 0: independent cells). Precondition:
 /// 0 <= shared <= 1.
 double cell_draw_z(std::uint64_t draw_seed, const std::string& cell, double shared = 0);
+
+/// The factor every model cost of one draw is scaled by for the simulator's discrepancy on
+/// the fitted machine: exp(log_sd·z), z a standard normal of the draw's own (the same for
+/// every cell, independent of the cells' draws); 1 when the model has no simulator_check.
+/// A rate is divided by it (the operation it times is dearer by it).
+double simulator_draw_factor(std::uint64_t draw_seed, const model::model_set& models);
 
 /// The answer `value` drawn at z from its 95% interval [lo, hi]: a two-piece log-normal whose
 /// 2.5% and 97.5% points are lo and hi (costs vary by factors; an interval clamped at 0 takes

@@ -26,6 +26,7 @@ _pollscale() {
     --points) words="significant all" ;;
     --statistic) words="median fastest" ;;
     --model-uncertainty) words="draw fixed" ;;
+    --simulator-check) words="on off" ;;
     --family) words="mechanistic extra-p" ;;
     --vary) words="idle active rate" ;;
     --arrivals) words="closed poisson on_off" ;;

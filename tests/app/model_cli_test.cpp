@@ -54,6 +54,46 @@ TEST_F(ModelCliTest, FitWritesAModelSetAndSummarisesIt) {
   EXPECT_EQ(nlohmann::json::parse(fastest.out)["statistic"], "fastest");
 }
 
+// fit checks the simulator against a calibration's live-server rows and keeps what it found
+// in model.json; a drawn simulation on that model says it carried it; --simulator-check off
+// skips the check, and a fixture without server rows says why there is none.
+TEST_F(ModelCliTest, FitChecksTheSimulatorAgainstTheLiveServerAndSimulationsCarryIt) {
+  const std::string corpus = std::string(POLLSCALE_SOURCE_DIR) +
+                             "/datasets/machines/amd-epyc_l2-512k_l3-32m_2cpu_6.18.44-fc-v1045/quick-20261201T125036Z";
+  const std::string path = (dir_ / "checked.json").string();
+  const auto r = run_pollscale("fit " + corpus + " -o " + path);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.err.find("the simulator against this machine's live server: 16 rows"), std::string::npos) << r.err;
+  const auto model = nlohmann::json::parse(slurp(path));
+  const auto& check = model["simulator_check"];
+  ASSERT_TRUE(check.is_object()) << check;
+  EXPECT_EQ(check["rows"], 16);
+  EXPECT_EQ(check["mechanisms"], nlohmann::json::array({"epoll", "poll"}));
+  EXPECT_GE(check["log_sd"].get<double>(), 0);
+
+  const auto sim =
+      run_pollscale("simulate " + path + " --mechanism epoll --fd-kind tcp --active 4 --duration 0.05 --format json");
+  ASSERT_EQ(sim.rc, 0) << sim.err;
+  const auto carried = nlohmann::json::parse(sim.out)["costs"]["simulator_discrepancy"];
+  ASSERT_TRUE(carried.is_object()) << carried;
+  EXPECT_EQ(carried["log_sd"], check["log_sd"]);
+  EXPECT_NE(sim.err.find("simulator's discrepancy"), std::string::npos) << sim.err;
+  const auto fixed = run_pollscale("simulate " + path +
+                                   " --mechanism epoll --fd-kind tcp --active 4 --duration 0.05 --model-uncertainty "
+                                   "fixed --format json");
+  ASSERT_EQ(fixed.rc, 0) << fixed.err;
+  EXPECT_TRUE(nlohmann::json::parse(fixed.out)["costs"]["simulator_discrepancy"].is_null());
+
+  const auto off = run_pollscale("fit " + corpus + " --simulator-check off");
+  ASSERT_EQ(off.rc, 0) << off.err;
+  EXPECT_TRUE(nlohmann::json::parse(off.out)["simulator_check"].is_null());
+  const auto none = run_pollscale("fit " + fixture);
+  ASSERT_EQ(none.rc, 0) << none.err;
+  EXPECT_NE(none.err.find("no simulator check: no live-server"), std::string::npos) << none.err;
+  EXPECT_TRUE(nlohmann::json::parse(none.out)["simulator_check"].is_null());
+  expect_bad_input("fit " + fixture + " --simulator-check maybe", "--simulator-check");
+}
+
 TEST_F(ModelCliTest, PredictGivesValueIntervalAndExtrapolation) {
   const auto r = run_pollscale("predict " + model_path() +
                                " --scenario find_active --mechanism poll --fd-kind pipe --n 100000 --format json");

@@ -138,6 +138,38 @@ TEST_F(ModelJsonTest, TheSharedDriftRoundTripsAndIsCheckedWhenRead) {
   EXPECT_NE(load_error(j.dump()).find("drift"), std::string::npos);
 }
 
+// The simulator's discrepancy travels with the model (drawn simulations scale their costs
+// by it), each field checked when read; files without it read as none.
+TEST_F(ModelJsonTest, TheSimulatorCheckRoundTripsAndIsCheckedWhenRead) {
+  auto m = small_models();
+  EXPECT_TRUE(to_json(m)["simulator_check"].is_null());
+  m.simulator_check = simulator_discrepancy{0.125, 16, 0.147, 0.16, {"epoll", "poll"}};
+  save_model(path_, m);
+  const auto back = load_model(path_);
+  ASSERT_TRUE(back.simulator_check.has_value());
+  EXPECT_DOUBLE_EQ(back.simulator_check->log_sd, 0.125);
+  EXPECT_EQ(back.simulator_check->rows, 16u);
+  EXPECT_DOUBLE_EQ(back.simulator_check->median_abs_error, 0.147);
+  EXPECT_DOUBLE_EQ(back.simulator_check->rms_log_error, 0.16);
+  EXPECT_EQ(back.simulator_check->mechanisms, (std::vector<std::string>{"epoll", "poll"}));
+  auto j = to_json(m);
+  j.erase("simulator_check");
+  std::ofstream(path_) << j.dump();
+  EXPECT_FALSE(load_model(path_).simulator_check.has_value());
+  j = to_json(m);
+  j["simulator_check"]["log_sd"] = -0.1;
+  EXPECT_NE(load_error(j.dump()).find("log_sd -0.1"), std::string::npos) << load_error(j.dump());
+  j = to_json(m);
+  j["simulator_check"]["rows"] = 0;
+  EXPECT_NE(load_error(j.dump()).find("rows"), std::string::npos);
+  j = to_json(m);
+  j["simulator_check"]["mechanisms"] = {1};
+  EXPECT_NE(load_error(j.dump()).find("mechanisms"), std::string::npos);
+  j = to_json(m);
+  j["simulator_check"] = 3;
+  EXPECT_NE(load_error(j.dump()).find("simulator_check"), std::string::npos);
+}
+
 // The serial stages travel with the model (a simulation of threads on one epoll instance
 // charges their hold), each field checked when read; files without them read as none.
 TEST_F(ModelJsonTest, TheSerialStagesRoundTripAndAreCheckedWhenRead) {

@@ -134,5 +134,43 @@ TEST(ModelCostsTest, CellsOfOneDrawMoveTogetherByTheModelsDrift) {
   EXPECT_DOUBLE_EQ(*reported, 0.6);
 }
 
+// The simulator's discrepancy (model_set::simulator_check) scales every model cost of one
+// draw by one factor exp(log_sd·z): two cells' draws then differ from the model without it
+// by the same factor, whose log is normal with that sd across draws; predicted costs and a
+// model without a check are untouched.
+TEST(ModelCostsTest, TheSimulatorsDiscrepancyScalesEveryCostOfADrawTogether) {
+  model::model_set fitted = test::synthetic_model();
+  fitted.drift.reset();
+  const auto without = std::make_shared<const model::model_set>(fitted);
+  fitted.simulator_check = model::simulator_discrepancy{0.2, 16, 0.15, 0.2, {"epoll", "poll"}};
+  const auto with = std::make_shared<const model::model_set>(fitted);
+  const sim::wait_query at500{500, 1, false};
+  auto cost = [&](const std::shared_ptr<const model::model_set>& m, const std::string& mechanism, std::uint64_t seed,
+                  cost_bound bound) {
+    return costs_from_model(m, {mechanism, "pipe", "", bound, seed}, std::make_shared<cost_provenance>())
+        .wait_call_s(at500);
+  };
+  double sum = 0, sum2 = 0;
+  const int draws = 4000;
+  for (int i = 0; i < draws; ++i) {
+    const auto seed = static_cast<std::uint64_t>(i);
+    const double f_poll = cost(with, "poll", seed, cost_bound::drawn) / cost(without, "poll", seed, cost_bound::drawn);
+    const double f_select =
+        cost(with, "select", seed, cost_bound::drawn) / cost(without, "select", seed, cost_bound::drawn);
+    ASSERT_NEAR(f_poll / f_select, 1, 1e-12);
+    EXPECT_DOUBLE_EQ(f_poll, simulator_draw_factor(seed, fitted));
+    sum += std::log(f_poll);
+    sum2 += std::log(f_poll) * std::log(f_poll);
+  }
+  EXPECT_NEAR(sum / draws, 0, 0.02);                // se 0.003
+  EXPECT_NEAR(std::sqrt(sum2 / draws), 0.2, 0.01);  // se 0.002
+  EXPECT_EQ(cost(with, "poll", 3, cost_bound::predicted), cost(without, "poll", 3, cost_bound::predicted));
+  EXPECT_EQ(simulator_draw_factor(3, *without), 1);
+  auto prov = std::make_shared<cost_provenance>();
+  costs_from_model(with, {"poll", "pipe", "", cost_bound::drawn, 1}, prov);
+  ASSERT_TRUE(prov->simulator_discrepancy.has_value());
+  EXPECT_EQ(prov->simulator_discrepancy->rows, 16u);
+}
+
 }  // namespace
 }  // namespace pollscale::studies
