@@ -67,6 +67,20 @@ inline std::size_t task_count_settled(std::size_t expected) {
   return n;
 }
 
+/// The count once threads joined a moment ago have left /proc: read every 10 ms until two
+/// reads agree, up to 2 s (a baseline taken right after a join may otherwise count a
+/// thread still being reaped).
+inline std::size_t task_count_quiet() {
+  std::size_t n = task_count();
+  for (int i = 0; i < 200; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    const std::size_t m = task_count();
+    if (m == n) break;
+    n = m;
+  }
+  return n;
+}
+
 /// Makes every point of `probe` (of every flavour) that spreads over more than one CPU with
 /// a one-CPU affinity mask; each must be skipped as outside the mask, leaving no descriptor
 /// or thread behind. Returns how many were; a point that runs is a test failure.
