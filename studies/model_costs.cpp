@@ -30,7 +30,8 @@ class model_costs {
         variant_(std::move(variant)),
         prov_(std::move(prov)),
         bound_(bound),
-        draw_seed_(draw_seed) {}
+        draw_seed_(draw_seed),
+        discrepancy_(bound == cost_bound::drawn ? simulator_draw_factor(draw_seed, *models_) : 1) {}
 
   // One timeout-0 wait call over n fds with k ready (find_active time_per_call).
   std::function<double(const sim::wait_query&)> wait_call(const std::string& mechanism) const {
@@ -177,13 +178,10 @@ class model_costs {
   double counted(const model::prediction& p) const {
     ++prov_->model_questions;
     prov_->max_extrapolation = std::max(prov_->max_extrapolation, p.extrapolation_factor);
-    if (bound_ == cost_bound::drawn) {
-      // The simulator's discrepancy moves every model cost of the draw together.
-      const double f = simulator_draw_factor(draw_seed_, *models_);
-      return p.unit.starts_with("1/") ? drawn(p) / f : drawn(p) * f;
-    }
-    if (bound_ == cost_bound::predicted || !p.has_interval || !(p.lo > 0) || !std::isfinite(p.hi)) return p.value;
     const bool rate = p.unit.starts_with("1/");  // a rate's lower end is the dearer operation
+    // The simulator's discrepancy moves every model cost of the draw together.
+    if (bound_ == cost_bound::drawn) return rate ? drawn(p) / discrepancy_ : drawn(p) * discrepancy_;
+    if (bound_ == cost_bound::predicted || !p.has_interval || !(p.lo > 0) || !std::isfinite(p.hi)) return p.value;
     return (bound_ == cost_bound::dear) != rate ? p.hi : p.lo;
   }
 
@@ -201,6 +199,7 @@ class model_costs {
   std::shared_ptr<cost_provenance> prov_;
   cost_bound bound_;
   std::uint64_t draw_seed_;
+  double discrepancy_;  // the draw's simulator_draw_factor, asked once: every cost question uses it
 };
 
 // The handler: the `handler` scenario (recv one 64 B request, send one 64 B reply on an
@@ -301,16 +300,15 @@ void fill_shared_set_hold(const model::model_set& models, const model_cost_query
   prov.sources[component::shared_set_hold] = "model: " + name + ", fitted on " + std::to_string(h->cpus) +
                                              " CPUs up to T = " + std::to_string(std::llround(h->max_threads));
   if (query.bound != cost_bound::drawn || !(h->hold_s > 0)) return;
-  c.shared_set_hold_s *= simulator_draw_factor(query.draw_seed, models);
   if (h->df < 1 || !std::isfinite(h->hold_sd_s)) {
     prov.undrawn.emplace(name, "its hold has no standard error (" + std::to_string(h->points) + " points)");
-    return;
+  } else {
+    const double half = model::t975(h->df) * h->hold_sd_s;
+    const double shared = models.drift ? models.drift->correlation : 0.0;
+    c.shared_set_hold_s =
+        drawn_from_interval(h->hold_s, h->hold_s - half, h->hold_s + half, cell_draw_z(query.draw_seed, name, shared));
   }
-  const double half = model::t975(h->df) * h->hold_sd_s;
-  const double shared = models.drift ? models.drift->correlation : 0.0;
-  c.shared_set_hold_s = drawn_from_interval(h->hold_s, h->hold_s - half, h->hold_s + half,
-                                            cell_draw_z(query.draw_seed, name, shared)) *
-                        simulator_draw_factor(query.draw_seed, models);
+  c.shared_set_hold_s *= simulator_draw_factor(query.draw_seed, models);
 }
 
 }  // namespace

@@ -11,7 +11,6 @@
 #include "datasets/pinning.hpp"
 #include "datasets/vocabulary.hpp"
 #include "model/linear_fit.hpp"
-#include "model/prediction.hpp"
 #include "studies/model_costs.hpp"
 
 namespace pollscale::studies {
@@ -21,53 +20,28 @@ using datasets::metric;
 using datasets::scenario;
 
 // The probe's generator on CPU 1 keeps one request outstanding per client: per reply it
-// reads the reply and sends the next request — the handler scenario's two calls with the
-// peer on the other CPU, else one tcp message of AIM9's ipc — and after a pause it is woken
-// across CPUs first: half the epoll wakeup round trip between CPUs 0 and 1.
+// reads the reply and sends the next request — the handler's cost as the simulator takes it
+// for an epoll server over tcp (the handler cell, peer on the other CPU first, else AIM9's
+// ipc) — and after a pause it is woken across CPUs first: that server's cross-CPU wake-up
+// (half the epoll wakeup round trip between two CPUs). Both at the model's predictions.
 struct generator_costs {
   double per_message_s = 0;
   double wakeup_s = 0;
 };
 
-std::optional<double> predicted_si(const model::model_set& models, const datasets::key& k) {
-  const auto p = model::try_predict(models, k);
-  if (!p) return std::nullopt;
-  const double v = model::to_si(*p).value;
-  return std::isfinite(v) && v > 0 ? std::optional<double>(v) : std::nullopt;
-}
-
-std::optional<generator_costs> generator_from(const model::model_set& models, std::string* why) {
-  const std::string tcp = datasets::text(datasets::fd_kind::tcp);
-  datasets::key handler;
-  handler.scenario = datasets::name(scenario::handler);
-  handler.fd_kind = tcp;
-  handler.threads = 2;
-  handler.metric = datasets::name(metric::time_per_op);
-  std::optional<double> per_message = predicted_si(models, handler);
-  if (!per_message) {
-    datasets::key ipc;
-    ipc.scenario = datasets::name(scenario::ipc);
-    ipc.fd_kind = tcp;
-    ipc.threads = 1;
-    ipc.metric = datasets::name(metric::throughput);
-    if (const auto rate = predicted_si(models, ipc)) per_message = 1 / *rate;
-  }
-  datasets::key wake;
-  wake.scenario = datasets::name(scenario::wakeup);
-  wake.mechanism = datasets::text(datasets::mechanism::epoll);
-  wake.variant = datasets::text(datasets::variant::lt);
-  wake.fd_kind = datasets::text(datasets::fd_kind::pipe);
-  wake.pinning = datasets::pinning::pair(0, 1).text();
-  wake.n_fds = wake.n_active = 1;
-  wake.metric = datasets::name(metric::round_trip);
-  const std::optional<double> round_trip = predicted_si(models, wake);
-  if (!per_message || !round_trip) {
+std::optional<generator_costs> generator_from(const std::shared_ptr<const model::model_set>& models, std::string* why) {
+  const model_cost_query query{datasets::text(datasets::mechanism::epoll), datasets::text(datasets::fd_kind::tcp),
+                               datasets::text(datasets::variant::lt), cost_bound::predicted};
+  try {
+    const sim::cost_model c = costs_from_model(models, query, std::make_shared<cost_provenance>());
+    if (c.handler_s > 0 && c.wakeup_cross_cpu_s > 0) return generator_costs{c.handler_s, c.wakeup_cross_cpu_s};
     if (why)
-      *why = !per_message ? "the model has no handler tcp threads=2 or ipc tcp cell for the load generator"
-                          : "the model has no cross-CPU epoll/lt pipe wakeup cell for the load generator";
-    return std::nullopt;
+      *why = !(c.handler_s > 0) ? "the model has no handler or ipc tcp cell for the load generator"
+                                : "the model has no cross-CPU epoll wakeup cell for the load generator";
+  } catch (const std::invalid_argument& e) {
+    if (why) *why = std::string("the model gives no costs for the load generator (") + e.what() + ")";
   }
-  return generator_costs{*per_message, *round_trip / 2};
+  return std::nullopt;
 }
 
 bool checked_row_of(const model::observation& o, const simulator_check_options& options) {
@@ -172,7 +146,7 @@ std::optional<simulator_check> check_simulator(const model::observation_set& dat
   auto own = std::make_shared<model::model_set>(*models);
   own->simulator_check.reset();  // the check is of the model's costs alone
   const std::shared_ptr<const model::model_set> checked = own;
-  const auto g = generator_from(*checked, why);
+  const auto g = generator_from(checked, why);
   if (!g) return std::nullopt;
   simulator_check out;
   out.generator_per_message_s = g->per_message_s;
