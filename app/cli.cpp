@@ -74,4 +74,17 @@ std::vector<std::string> split_list(const std::string& text, const char* flag) {
   return out;
 }
 
+std::vector<std::int64_t> parse_count_list(const std::string& text, const char* flag) {
+  std::vector<std::int64_t> out;
+  for (const std::string& item : split_list(text, flag)) {
+    long long v = 0;
+    const auto [ptr, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
+    if (ec != std::errc{} || ptr != item.data() + item.size() || v < 1 || v > 1000000)
+      throw usage_error(std::string("--") + flag + ": '" + item + "' is not a count in 1..1000000");
+    out.push_back(v);
+  }
+  if (out.empty()) throw usage_error(std::string("--") + flag + ": no counts in '" + text + "'");
+  return out;
+}
+
 }  // namespace pollscale::app

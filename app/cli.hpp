@@ -56,6 +56,10 @@ bool parse_command_line(const std::vector<std::string>& args, const boost::progr
 /// usage_error naming --flag rather than dropped: it is most often a value the user meant.
 std::vector<std::string> split_list(const std::string& text, const char* flag);
 
+/// A comma list of counts in 1..1000000 ("1,2,4,16"), else a usage_error naming --flag and
+/// the item.
+std::vector<std::int64_t> parse_count_list(const std::string& text, const char* flag);
+
 /// A duration in seconds from a flag's text: a number with an optional unit — s (the
 /// default), ms, us or µs, ns — such as "2ms", "500us", "0.002". Finite and > 0, else a
 /// usage_error naming --flag and the text.

@@ -123,7 +123,10 @@ int cmd_fit(const args_t& args) {
     return exit_ok;
   }
   model::save_model(out, models);
-  std::cerr << "pollscale fit: " << models.cells.size() << " models written to " << out << "\n";
+  std::cerr << "pollscale fit: " << models.cells.size() << " models";
+  if (!models.cpu_scaling.empty())
+    std::cerr << " and the CPU-scaling laws of " << models.cpu_scaling.size() << " experiments (predict --cpus)";
+  std::cerr << " written to " << out << "\n";
   if (format == output_format::json)
     std::cout << model::to_json(models).dump(2) << "\n";
   else if (format == output_format::csv)

@@ -4,6 +4,8 @@
 // answers on the model with those terms changed (studies/model_change.hpp), beside the
 // baseline: the seeds' kernel-patch what-ifs ("poll's fixed cost 1.5 µs less") per n; with
 // --swap FROM=TO, by another mechanism's cell of the same machine (studies/mechanism_swap.hpp).
+// A CPU-scaling scenario is answered per machine width from the model's scalability laws
+// (app/predict_cpus.hpp).
 
 #include <cmath>
 #include <iostream>
@@ -13,6 +15,7 @@
 #include "app/commands.hpp"
 #include "app/exit_codes.hpp"
 #include "app/output_document.hpp"
+#include "app/predict_cpus.hpp"
 #include "app/summary_view.hpp"
 #include "app/table_writer.hpp"
 #include "datasets/pinning.hpp"
@@ -43,8 +46,10 @@ po::options_description predict_options() {
       ("fd-kind", arg<std::string>("KIND")->default_value(""), "pipe, eventfd, socketpair, tcp, udp, fifo, tmpfile")
       ("variant", arg<std::string>("NAME")->default_value(""), "lt, et, oneshot, multishot, ...; none: no variant")
       ("metric", arg<std::string>("NAME")->default_value(""), "time_per_call, time_per_op, throughput, ...")
-      ("threads", arg<long long>("N"), "threads taking part in one operation")
-      ("cpus", arg<long long>("N"), "distinct CPUs used")
+      ("threads", arg<std::string>("N[,N..]"), "threads taking part in one operation; for a CPU-scaling scenario "
+       "(producers, private_sets, shared_epoll, accept_herd) its N, a comma list (default: as many as CPUs)")
+      ("cpus", arg<std::string>("C[,C..]"), "distinct CPUs used; for a CPU-scaling scenario the machine's CPUs, a comma "
+       "list, e.g. 1,2,4,16,128")
       ("pinning", arg<std::string>("PIN")->default_value(""), "CPU of each thread, e.g. 0+1")
       ("platform", arg<std::string>("TEXT"), "historical models: the machine, as `pollscale cells` lists it")
       ("kernel", arg<std::string>("TEXT"), "historical models: the kernel or OS release")
@@ -67,6 +72,16 @@ std::optional<std::int64_t> count_flag(const po::variables_map& vm, const char* 
   return v;
 }
 
+// --threads and --cpus of a cost cell: one count (a list is for a CPU-scaling scenario).
+std::optional<std::int64_t> one_count_flag(const po::variables_map& vm, const char* flag) {
+  if (!vm.count(flag)) return std::nullopt;
+  const auto counts = parse_count_list(vm[flag].as<std::string>(), flag);
+  if (counts.size() != 1)
+    throw usage_error(std::string("--") + flag + ": one count for a cost cell (a list is for a CPU-scaling scenario: " +
+                      "producers, private_sets, shared_epoll, accept_herd)");
+  return counts.front();
+}
+
 datasets::key query_of(const po::variables_map& vm) {
   datasets::key q;
   q.scenario = vm["scenario"].as<std::string>();
@@ -85,8 +100,8 @@ datasets::key query_of(const po::variables_map& vm) {
   q.n_active = count_flag(vm, "k");
   q.max_fd = count_flag(vm, "max-fd");
   q.blocking = count_flag(vm, "blocking");
-  q.threads = count_flag(vm, "threads");
-  q.cpus = count_flag(vm, "cpus");
+  q.threads = one_count_flag(vm, "threads");
+  q.cpus = one_count_flag(vm, "cpus");
   if (q.blocking && *q.blocking > 1) throw usage_error("--blocking: " + std::to_string(*q.blocking) + " is not 0 or 1");
   const auto chosen = [](const std::string& v) { return !v.empty() && v != model::empty_column; };
   if (chosen(q.mechanism) && !datasets::is_known_mechanism(q.mechanism))
@@ -226,6 +241,10 @@ int cmd_predict(const args_t& args) {
                           "usage: pollscale predict model.json --scenario S --mechanism M --n N [options]"))
     return exit_ok;
   const output_format format = parse_format(vm["format"].as<std::string>());
+  if (is_cpu_scaling_query(vm["scenario"].as<std::string>())) {
+    answer_cpu_scaling(vm, of_machine(model::load_model(vm["model"].as<std::string>()), vm), format);
+    return exit_ok;
+  }
   const datasets::key query = query_of(vm);
   const model::model_set models = of_machine(model::load_model(vm["model"].as<std::string>()), vm);
   std::string why;

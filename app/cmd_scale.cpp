@@ -63,17 +63,9 @@ po::options_description scale_options() {
   return o;
 }
 
-std::vector<double> parse_counts(const std::string& text, const std::string& flag = "--at") {
+std::vector<double> parse_counts(const std::string& text, const char* flag = "at") {
   std::vector<double> out;
-  std::stringstream ss(text);
-  for (std::string item; std::getline(ss, item, ',');) {
-    long long v = 0;
-    const auto [ptr, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
-    if (item.empty() || ec != std::errc{} || ptr != item.data() + item.size() || v < 1 || v > 1000000)
-      throw usage_error(flag + ": '" + item + "' is not a count in 1..1000000");
-    out.push_back(static_cast<double>(v));
-  }
-  if (out.empty()) throw usage_error(flag + ": no counts in '" + text + "'");
+  for (auto v : parse_count_list(text, flag)) out.push_back(static_cast<double>(v));
   return out;
 }
 
@@ -292,7 +284,7 @@ std::optional<model::wider_protocol> wider_protocol_of(const po::variables_map& 
   if (protocol.from_cpus < 1 || protocol.from_cpus > 100000)
     throw usage_error("--from-cpus: " + std::to_string(protocol.from_cpus) + " is not a CPU count in 1..100000");
   if (vm.count("cpus"))
-    for (double c : parse_counts(vm["cpus"].as<std::string>(), "--cpus"))
+    for (double c : parse_counts(vm["cpus"].as<std::string>(), "cpus"))
       protocol.cpus.push_back(static_cast<std::int64_t>(c));
   if (!protocol.cpus.empty() && per_table.at.empty()) throw usage_error("--cpus: needs --at (the N to predict there)");
   protocol.at = per_table.at;

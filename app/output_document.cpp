@@ -6,6 +6,7 @@ std::string_view output_kind_name(output_kind k) {
   switch (k) {
     case output_kind::calibration_summary: return "calibration_summary";
     case output_kind::prediction: return "prediction";
+    case output_kind::cpu_prediction: return "cpu_prediction";
     case output_kind::cells: return "cells";
     case output_kind::validation: return "validation";
     case output_kind::validation_corpus: return "validation_corpus";

@@ -15,6 +15,7 @@ inline constexpr int output_schema_version = 1;
 enum class output_kind {
   calibration_summary,    ///< calibrate --format json: the summary rows
   prediction,             ///< predict
+  cpu_prediction,         ///< predict --cpus for a CPU-scaling scenario
   cells,                  ///< cells
   validation,             ///< validate on one dataset
   validation_corpus,      ///< validate on several: one row per dataset and the worst

@@ -61,7 +61,9 @@ std::vector<std::pair<cell_id, std::vector<const observation*>>> cells_of(const 
 model_set fit_models(const observation_set& data, const std::vector<const observation*>& rows,
                      const fit_options& options) {
   const auto cells = cells_of(rows);
-  if (cells.empty()) throw datasets::input_error(data.source + ": no rows to fit");
+  const bool scaling_rows =
+      std::any_of(rows.begin(), rows.end(), [](const observation* o) { return is_scaling_row(*o); });
+  if (cells.empty() && !scaling_rows) throw datasets::input_error(data.source + ": no rows to fit");
   const auto scaling = std::count_if(rows.begin(), rows.end(), [](const observation* o) { return is_scaling_row(*o); });
   const fit_environment env = environment_of(data);
   model_set out;
@@ -71,13 +73,16 @@ model_set fit_models(const observation_set& data, const std::vector<const observ
   out.drift = data.drift;
   out.call_spread = data.call_spread;
   try {  // a machine fact beside the cells: a series it cannot fit must not cost the cells their fit
-    out.serial_stages = fit_stage_holds(data);
+    out.cpu_scaling = fit_cpu_scaling(data);
+    out.serial_stages = stage_holds_of(out.cpu_scaling);
   } catch (const std::invalid_argument& e) {
-    out.skipped.push_back(std::string("serial stages: ") + e.what());
+    out.skipped.push_back(std::string("CPU-scaling laws: ") + e.what());
   }
   if (scaling > 0)
-    out.skipped.push_back(std::to_string(scaling) +
-                          " rows of CPU-scaling scenarios: the scalability law fits them (`pollscale scale`)");
+    out.skipped.push_back(
+        std::to_string(scaling) +
+        " rows of CPU-scaling scenarios: no cost cell; their scalability laws are kept in cpu_scaling "
+        "(`pollscale predict --cpus`, `pollscale scale`)");
   for (std::size_t i = 0; i < cells.size(); ++i) {
     const auto& [id, members] = cells[i];
     try {
@@ -89,7 +94,10 @@ model_set fit_models(const observation_set& data, const std::vector<const observ
     }
     if (options.progress) options.progress(i + 1, cells.size());
   }
-  if (out.cells.empty()) throw datasets::input_error(data.source + ": no cell could be fitted");
+  // A CPU-scaling campaign measures no cost cell: its laws are the model (predict --cpus).
+  if (out.cells.empty() && out.cpu_scaling.empty())
+    throw datasets::input_error(data.source +
+                                (cells.empty() ? ": its CPU-scaling rows fit no law" : ": no cell could be fitted"));
   return out;
 }
 

@@ -108,14 +108,18 @@ json call_spread_json(const std::optional<datasets::call_spread>& spread) {
           {"wakeups_cross_cpu", shapes_json(spread->wakeups_cross_cpu)}};
 }
 
+json experiment_json(const datasets::key& k) {
+  json experiment = cell_json(k);
+  experiment["n_active"] = k.n_active ? json(*k.n_active) : json(nullptr);
+  return experiment;
+}
+
 // The "serial_stages" list (docs/model.md §7): one object per fitted stage. An experiment
 // keeps its n_active where a series kept one token for every T (a cell never has one).
 json serial_stages_json(const std::vector<stage_hold>& holds) {
   json out = json::array();
   for (const auto& h : holds) {
-    json experiment = cell_json(h.experiment);
-    experiment["n_active"] = h.experiment.n_active ? json(*h.experiment.n_active) : json(nullptr);
-    out.push_back({{"experiment", experiment},
+    out.push_back({{"experiment", experiment_json(h.experiment)},
                    {"structure", h.structure},
                    {"hold_s", h.hold_s},
                    {"hold_sd_s", number(h.hold_sd_s)},
@@ -124,6 +128,51 @@ json serial_stages_json(const std::vector<stage_hold>& holds) {
                    {"points", h.points},
                    {"cpus", h.cpus},
                    {"max_threads", h.max_threads}});
+  }
+  return out;
+}
+
+json scaling_fit_json(const scaling_fit& f) {
+  return {{"law", name(f.law)},
+          {"gamma", f.gamma},
+          {"sigma", f.sigma},
+          {"kappa", f.kappa},
+          {"covariance", matrix_json(f.covariance)},
+          {"df", f.df},
+          {"residual_sd", number(f.residual_sd)},
+          {"weights", f.weights == scaling_options::weighting::relative ? "relative" : "absolute"},
+          {"loo", number(f.loo)},
+          {"points", f.points},
+          {"n_min", f.n_min},
+          {"n_max", f.n_max}};
+}
+
+// The "cpu_scaling" list (docs/model.md §7): per experiment, the laws `predict --cpus`
+// answers from (cpu_scaling.hpp), in the data's unit.
+json cpu_scaling_json(const std::vector<cpu_scaling_laws>& laws) {
+  json out = json::array();
+  for (const auto& l : laws) {
+    json serial = nullptr;
+    if (l.serial)
+      serial = {{"cpus", l.serial->cpus},
+                {"hold", l.serial->hold},
+                {"hold_sd", number(l.serial->hold_sd)},
+                {"residual_sd", number(l.serial->residual_sd)},
+                {"df", l.serial->df},
+                {"points", l.serial->points},
+                {"t_max", l.serial->t_max}};
+    out.push_back({{"experiment", experiment_json(l.experiment)},
+                   {"platform", l.platform},
+                   {"kernel", l.kernel},
+                   {"from_cpus", l.from_cpus},
+                   {"measured_cpus", l.measured_cpus},
+                   {"dedicated", l.dedicated ? scaling_fit_json(*l.dedicated) : json(nullptr)},
+                   {"dedicated_note", l.dedicated_note},
+                   {"capacity", l.capacity ? json{{"cpus", *l.capacity_cpus}, {"law", scaling_fit_json(*l.capacity)}}
+                                           : json(nullptr)},
+                   {"serial_structure", l.serial_structure},
+                   {"serial", serial},
+                   {"caveat", l.caveat}});
   }
   return out;
 }
@@ -157,6 +206,7 @@ json to_json(const model_set& models) {
           {"drift", drift},
           {datasets::text(datasets::scenario::call_spread), call_spread_json(models.call_spread)},
           {"serial_stages", serial_stages_json(models.serial_stages)},
+          {"cpu_scaling", cpu_scaling_json(models.cpu_scaling)},
           {"simulator_check", simulator_check_json(models.simulator_check)},
           {"context", models.context},
           {"models", cells},

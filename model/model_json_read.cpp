@@ -245,6 +245,117 @@ std::vector<stage_hold> read_serial_stages(const json& j) {
   return out;
 }
 
+// A count within [lo, 2^53], as a signed integer.
+std::int64_t count_at_least(const json& j, const char* key, std::size_t lo) {
+  const std::size_t v = count(j, key);
+  if (v < lo)
+    throw std::invalid_argument(std::string("'") + key + "' " + j[key].dump() + " is below " + std::to_string(lo));
+  return static_cast<std::int64_t>(v);
+}
+
+scaling_fit read_scaling_fit(const json& f) {
+  if (!f.is_object()) throw std::invalid_argument("a law is not an object");
+  scaling_fit out;
+  const std::string law = text(f, "law");
+  if (law == name(scaling_law::linear))
+    out.law = scaling_law::linear;
+  else if (law == name(scaling_law::amdahl))
+    out.law = scaling_law::amdahl;
+  else if (law == name(scaling_law::usl))
+    out.law = scaling_law::usl;
+  else
+    throw std::invalid_argument("'law' '" + law + "' is not one of linear, amdahl, usl");
+  out.gamma = num(f, "gamma");
+  out.sigma = num(f, "sigma");
+  out.kappa = num(f, "kappa");
+  if (!(out.gamma > 0) || out.sigma < 0 || out.kappa < 0)
+    throw std::invalid_argument("gamma must be > 0, sigma and kappa >= 0");
+  const json& cov = array(f, "covariance");
+  if (cov.size() != 3) throw std::invalid_argument("'covariance' is not 3 x 3");
+  for (std::size_t r = 0; r < 3; ++r) {
+    if (!cov[r].is_array() || cov[r].size() != 3) throw std::invalid_argument("'covariance' is not 3 x 3");
+    for (std::size_t c = 0; c < 3; ++c) {
+      const json& v = cov[r][c];
+      if (!v.is_null() && !v.is_number()) throw std::invalid_argument("'covariance' holds " + v.dump());
+      out.covariance(static_cast<Eigen::Index>(r), static_cast<Eigen::Index>(c)) =
+          v.is_null() ? not_available : v.get<double>();
+    }
+  }
+  out.df = static_cast<double>(count(f, "df"));
+  out.residual_sd = num(f, "residual_sd", true);
+  const std::string weights = text(f, "weights");
+  if (weights != "relative" && weights != "absolute")
+    throw std::invalid_argument("'weights' '" + weights + "' is not relative or absolute");
+  out.weights = weights == "relative" ? scaling_options::weighting::relative : scaling_options::weighting::absolute;
+  out.loo = num(f, "loo", true);
+  out.points = static_cast<std::size_t>(count_at_least(f, "points", 1));
+  out.n_min = num(f, "n_min");
+  out.n_max = num(f, "n_max");
+  if (!(out.n_min >= 1) || out.n_max < out.n_min) throw std::invalid_argument("n_min must be >= 1 and <= n_max");
+  return out;
+}
+
+serial_stage_fit read_serial_fit(const json& s) {
+  if (!s.is_object()) throw std::invalid_argument("'serial' is not an object or null");
+  serial_stage_fit out;
+  out.cpus = count_at_least(s, "cpus", 2);
+  out.hold = num(s, "hold");
+  if (out.hold < 0) throw std::invalid_argument("'hold' " + s["hold"].dump() + " is negative");
+  out.hold_sd = num(s, "hold_sd", true);
+  out.residual_sd = num(s, "residual_sd", true);
+  out.df = static_cast<int>(std::min<std::size_t>(count(s, "df"), 1'000'000));
+  out.points = static_cast<int>(std::min<std::size_t>(count(s, "points"), 1'000'000));
+  out.t_max = num(s, "t_max");
+  if (!(out.t_max >= 1)) throw std::invalid_argument("'t_max' " + s["t_max"].dump() + " is below 1");
+  return out;
+}
+
+cpu_scaling_laws read_laws(const json& s) {
+  if (!s.is_object()) throw std::invalid_argument("not an object");
+  cpu_scaling_laws l;
+  l.experiment = cell_key(object(s, "experiment"));
+  l.platform = text(s, "platform");
+  l.kernel = text(s, "kernel");
+  l.from_cpus = count_at_least(s, "from_cpus", 1);
+  for (const auto& c : array(s, "measured_cpus")) {
+    if (!c.is_number_integer() || c.get<long long>() < 1)
+      throw std::invalid_argument("'measured_cpus' holds " + c.dump() + ", not a count >= 1");
+    l.measured_cpus.push_back(c.get<long long>());
+  }
+  if (!s.contains("dedicated")) throw std::invalid_argument("missing 'dedicated'");
+  if (!s["dedicated"].is_null()) l.dedicated = read_scaling_fit(s["dedicated"]);
+  l.dedicated_note = text(s, "dedicated_note");
+  if (!s.contains("capacity")) throw std::invalid_argument("missing 'capacity'");
+  if (!s["capacity"].is_null()) {
+    const json& c = s["capacity"];
+    if (!c.is_object()) throw std::invalid_argument("'capacity' is not an object or null");
+    l.capacity_cpus = count_at_least(c, "cpus", 1);
+    l.capacity = read_scaling_fit(object(c, "law"));
+  }
+  if (!l.dedicated && !l.capacity) throw std::invalid_argument("neither 'dedicated' nor 'capacity' holds a law");
+  l.serial_structure = text(s, "serial_structure");
+  if (!s.contains("serial")) throw std::invalid_argument("missing 'serial'");
+  if (!s["serial"].is_null()) {
+    if (!l.capacity) throw std::invalid_argument("'serial' needs the 'capacity' law for its demand");
+    l.serial = read_serial_fit(s["serial"]);
+  }
+  l.caveat = text(s, "caveat");
+  return l;
+}
+
+// The "cpu_scaling" list (to_json): absent in files written before it existed.
+std::vector<cpu_scaling_laws> read_cpu_scaling(const json& j) {
+  std::vector<cpu_scaling_laws> out;
+  if (!j.contains("cpu_scaling")) return out;
+  const json& list = array(j, "cpu_scaling");
+  for (std::size_t i = 0; i < list.size(); ++i) try {
+      out.push_back(read_laws(list[i]));
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument("cpu_scaling[" + std::to_string(i) + "]: " + e.what());
+    }
+  return out;
+}
+
 // The "simulator_check" block (to_json): absent or null when the fit made none.
 std::optional<simulator_discrepancy> read_simulator_check(const json& j) {
   if (!j.contains("simulator_check") || j["simulator_check"].is_null()) return std::nullopt;
@@ -287,6 +398,7 @@ model_set model_set_from_json(const json& j, const std::string& where) {
     out.drift = read_drift(j);
     out.call_spread = read_call_spread(j);
     out.serial_stages = read_serial_stages(j);
+    out.cpu_scaling = read_cpu_scaling(j);
     out.simulator_check = read_simulator_check(j);
     if (j.contains("skipped"))
       for (const auto& s : array(j, "skipped"))

@@ -16,6 +16,7 @@
 #include "datasets/schema.hpp"
 #include "datasets/simultaneous_drift.hpp"
 #include "model/basis.hpp"
+#include "model/cpu_scaling.hpp"
 #include "model/simulator_discrepancy.hpp"
 #include "model/stage_hold.hpp"
 
@@ -109,6 +110,10 @@ struct model_set {
   /// threads sharing one epoll instance charges its hold (studies/model_costs.hpp). Empty:
   /// no series wider than one CPU, historical tables, older model files.
   std::vector<stage_hold> serial_stages;
+  /// The laws of the fitted dataset's CPU-scaling series, per experiment (cpu_scaling.hpp):
+  /// `predict --cpus` answers from them. The serial_stages above are their serial stages in
+  /// seconds. Empty: no scaling series, historical cost tables, older model files.
+  std::vector<cpu_scaling_laws> cpu_scaling;
   /// How far simulations driven by these models landed from the fitted machine's live
   /// server, beyond their own spread (simulator_discrepancy.hpp; `pollscale fit` checks it
   /// with studies/simulator_check.hpp): a drawn simulation scales each replication's model

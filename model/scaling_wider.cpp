@@ -74,36 +74,11 @@ std::optional<scaling_fit> fit_rows(const std::vector<const observation*>& rows,
   }
 }
 
-// What the family says about T = n producers on c CPUs: the lower of the dedicated law and
-// c/c0 times the capacity law, each end of the interval the same way. Where a serial stage
-// was fitted it takes the dedicated law's place: the stage's series holds the dedicated
-// rows of 2..C0 CPUs too, and a law through those few rows (Amdahl through two points,
-// σ > 1 where two CPUs pass fewer than one) extrapolates a curve the stage explains.
-scaling_prediction predict_at(const wider_family& f, std::int64_t c, double n, wider_limit& limit) {
-  limit = wider_limit::dedicated_law;
-  std::optional<scaling_prediction> best;
-  auto consider = [&](scaling_prediction p, wider_limit l) {
-    if (!best) {
-      best = std::move(p);
-      limit = l;
-      return;
-    }
-    bool wins = false;
-    best = capped(*best, p, wins);
-    if (wins) limit = l;
-  };
-  const bool staged = f.serial_fit && c >= f.serial_fit->cpus;
-  if (f.dedicated_fit && !staged) {
-    scaling_prediction law = predict_scaling(*f.dedicated_fit, n);
-    if (f.dedicated_fit->points == 1) law.no_interval = "no interval: " + f.dedicated_note;
-    consider(std::move(law), wider_limit::dedicated_law);
-  }
-  if (f.capacity_fit) {
-    const double scale = static_cast<double>(c) / static_cast<double>(*f.capacity_cpus);
-    consider(scaled(predict_scaling(*f.capacity_fit, n), scale), wider_limit::cpu_capacity);
-    if (staged) consider(predict_serial_stage(*f.serial_fit, demand_at(f, n), n, c), wider_limit::serial_stage);
-  }
-  return *best;
+// What the family says about T = n producers on c CPUs (cpu_scaling.hpp: the rule
+// `predict --cpus` applies to the laws fit keeps).
+scaling_prediction predict_at(const wider_family& f, std::int64_t from_cpus, std::int64_t c, double n,
+                              wider_limit& limit) {
+  return predict_cpu_scaling(laws_of(f, from_cpus), c, n, limit);
 }
 
 // The rows of the series of c CPUs: those measured on exactly c, and the dedicated rows
@@ -192,13 +167,13 @@ void predict_series(wider_family& f, const std::vector<const observation*>& rows
     for (const auto* o : s.measured ? series_rows(rows, c) : std::vector<const observation*>{}) {
       if (dedicated(*o) && *o->k.cpus <= p.from_cpus) continue;  // trained on
       wider_limit limit{};
-      s.rows.push_back(scaling_row(predict_at(f, c, *scaling_axis(*o), limit), *o));
+      s.rows.push_back(scaling_row(predict_at(f, p.from_cpus, c, *scaling_axis(*o), limit), *o));
       s.row_limit.push_back(limit);
       first.emplace(o, s.rows.back());
     }
     for (double n : p.at) {
       wider_limit limit{};
-      s.at.emplace_back(n, predict_at(f, c, n, limit));
+      s.at.emplace_back(n, predict_at(f, p.from_cpus, c, n, limit));
       s.at_limit.push_back(limit);
     }
     std::vector<const validation_row*> predicted;
@@ -212,15 +187,6 @@ void predict_series(wider_family& f, const std::vector<const observation*>& rows
 }
 
 }  // namespace
-
-const char* name(wider_limit l) {
-  switch (l) {
-    case wider_limit::dedicated_law: return "dedicated_law";
-    case wider_limit::cpu_capacity: return "cpu_capacity";
-    case wider_limit::serial_stage: return "serial_stage";
-  }
-  return "dedicated_law";
-}
 
 void check_wider_protocol(const wider_protocol& p) {
   if (p.from_cpus < 1)

@@ -29,18 +29,13 @@
 #include <utility>
 #include <vector>
 
+#include "model/cpu_scaling.hpp"
 #include "model/observations.hpp"
 #include "model/scaling_law.hpp"
 #include "model/serial_stage.hpp"
 #include "model/validation.hpp"
 
 namespace pollscale::model {
-
-/// Which candidate gave a prediction: the lowest of them.
-enum class wider_limit : std::uint8_t { dedicated_law, cpu_capacity, serial_stage };
-
-/// "dedicated_law", "cpu_capacity", "serial_stage" (JSON's limited_by).
-const char* name(wider_limit l);
 
 struct wider_protocol {
   /// C0: the series of at most this many CPUs train (what a C0-CPU machine measures), >= 1.

@@ -119,13 +119,13 @@ serial_stage_fit fit_serial_stage(std::span<const serial_stage_point> points, st
 }
 
 scaling_prediction predict_serial_stage(const serial_stage_fit& fit, double demand, double threads, std::int64_t cpus) {
-  if (cpus < fit.cpus)
-    throw std::invalid_argument("serial stage: predicts at least the fitted " + std::to_string(fit.cpus) + " CPUs");
+  if (cpus < 2) throw std::invalid_argument("serial stage: one CPU hands nothing between CPUs");
   if (!(demand > 0) || !std::isfinite(demand)) throw std::invalid_argument("serial stage: the demand must be > 0");
   const std::int64_t t = whole_threads(threads);
   const double p = std::max(demand - fit.hold, 0.0);
   auto x = [&](double s) { return serial_stage_throughput(p, s, t, cpus); };
-  // The share of hand-offs that cross CPUs, relative to the fitted width's: ≤ 2 from C0 = 2.
+  // The share of hand-offs that cross CPUs, relative to the fitted width's: ≤ 2 from C0 = 2,
+  // below 1 on a narrower machine than the fitted one (where the interval widens upwards).
   const double crossing = (1 - 1.0 / static_cast<double>(cpus)) / (1 - 1.0 / static_cast<double>(fit.cpus));
   scaling_prediction out;
   out.value = x(fit.hold);
@@ -139,8 +139,9 @@ scaling_prediction predict_serial_stage(const serial_stage_fit& fit, double dema
   const double slope = log_slope(x, fit.hold, std::max(demand, fit.hold));
   const double hold_var = std::isfinite(fit.hold_sd) ? slope * slope * fit.hold_sd * fit.hold_sd : 0;
   const double half = t975(fit.df) * std::sqrt(hold_var + fit.residual_sd * fit.residual_sd);
-  out.lo = x(fit.hold * crossing) * std::exp(-half);
-  out.hi = out.value * std::exp(half);
+  const double crossed = x(fit.hold * crossing);
+  out.lo = std::min(out.value, crossed) * std::exp(-half);
+  out.hi = std::max(out.value, crossed) * std::exp(half);
   out.has_interval = true;
   return out;
 }

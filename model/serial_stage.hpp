@@ -61,10 +61,12 @@ struct serial_stage_fit {
 /// point that is not finite and positive.
 serial_stage_fit fit_serial_stage(std::span<const serial_stage_point> points, std::int64_t cpus);
 
-/// What the stage says at T threads on C >= fit.cpus CPUs with a demand of p + s = demand
-/// per operation: the hold carried over, the interval's lower end with the hold grown by
-/// the crossing share, both ends widened by the fit's scatter and the hold's error
-/// (Student t, df). No interval when df = 0.
+/// What the stage says at T threads on C >= 2 CPUs with a demand of p + s = demand per
+/// operation: the hold carried over, one end of the interval with the hold scaled by the
+/// crossing share (the lower end on C > fit.cpus, where it grows; the upper end on a
+/// narrower machine, where it shrinks), both ends widened by the fit's scatter and the
+/// hold's error (Student t, df). No interval when df = 0. Throws std::invalid_argument for
+/// C < 2 (one CPU hands nothing over), a demand not > 0, or T < 1.
 scaling_prediction predict_serial_stage(const serial_stage_fit& fit, double demand, double threads, std::int64_t cpus);
 
 }  // namespace pollscale::model

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "datasets/schema.hpp"
+#include "model/cpu_scaling.hpp"
 
 namespace pollscale::model {
 
@@ -37,6 +38,9 @@ struct stage_hold {
 /// empty when it has none (no scaling rows, none wider than one CPU, or no experiment with
 /// a serial structure). Rates only: a series in a unit that is not a rate is left out.
 std::vector<stage_hold> fit_stage_holds(const observation_set& data);
+
+/// The serial stages among `laws` (fit_cpu_scaling), their holds in seconds.
+std::vector<stage_hold> stage_holds_of(const std::vector<cpu_scaling_laws>& laws);
 
 /// The hold of the one epoll instance that `mechanism`'s threads share (the shared_epoll
 /// experiment of that mechanism and variant, "" = level-triggered, a token for every

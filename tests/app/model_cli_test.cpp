@@ -334,7 +334,7 @@ TEST_F(ModelCliTest, ScaleFitsTheLawAndPredictsUnmeasuredThreadCounts) {
     }
   EXPECT_EQ(not_fitted, 2);
   expect_bad_input("scale --data " + published + " --at 0", "--at: '0'");
-  expect_bad_input("scale --data " + published + " --at 4,,8", "--at: ''");
+  expect_bad_input("scale --data " + published + " --at 4,,8", "--at: an empty item");
   expect_bad_input("scale --data " + published + " --law quadratic", "--law");
   expect_bad_input("scale --data " + published + " --weights squared", "--weights");
   expect_bad_input("scale --data " + published + " --coherency-margin 1", "--coherency-margin");
@@ -435,6 +435,85 @@ TEST_F(ModelCliTest, ScaleFromTwoCpusFitsTheSerialStageWhereOneStructureIsShared
     for (const auto& s : f["series"])
       for (const auto& row : s["rows"]) EXPECT_NE(row["limited_by"], "serial_stage");
   }
+}
+
+// predict --cpus on a corpus calibration with every CPU-scaling scenario on one and two
+// CPUs: the model's laws answer machines nobody measured, threads following CPUs unless
+// given, exactly as `scale --from-cpus` answers from the data; bad queries get one line.
+TEST_F(ModelCliTest, PredictCpusAnswersWiderMachinesFromTheModelsScalingLaws) {
+  const std::string corpus = std::string(POLLSCALE_SOURCE_DIR) +
+                             "/datasets/machines/amd-epyc_l2-1m_l3-32m_2cpu_6.18.44-fc-v1272/quick-20261205T022057Z";
+  const std::string path = (dir_ / "scaling_model.json").string();
+  ASSERT_EQ(run_pollscale("fit " + corpus + " --simulator-check off -o " + path).rc, 0);
+  const auto r =
+      run_pollscale("predict " + path + " --scenario shared_epoll --mechanism epoll --cpus 1,2,16 --format json");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["kind"], "cpu_prediction");
+  EXPECT_EQ(j["experiment"]["scenario"], "shared_epoll");
+  EXPECT_TRUE(j["experiment"]["n_active"].is_null());  // a token per thread unless --k
+  EXPECT_EQ(j["measured_cpus"], nlohmann::json::array({1, 2}));
+  ASSERT_EQ(j["rows"].size(), 3u);
+  for (const auto& row : j["rows"]) EXPECT_EQ(row["n"].get<double>(), row["cpus"].get<double>());  // threads follow
+  const auto& wide = j["rows"][2];
+  EXPECT_EQ(wide["limited_by"], "serial_stage");
+  EXPECT_DOUBLE_EQ(wide["extrapolation_cpus"].get<double>(), 8);
+  ASSERT_TRUE(wide["has_interval"].get<bool>());
+  EXPECT_LE(wide["lo"].get<double>(), wide["value"].get<double>());
+  EXPECT_GE(wide["hi"].get<double>(), wide["value"].get<double>());
+
+  const auto s = run_pollscale("scale " + corpus + " --from-cpus 2 --cpus 16 --at 16 --format json");
+  ASSERT_EQ(s.rc, 0) << s.err;
+  const auto scaled = nlohmann::json::parse(s.out);
+  int compared = 0;
+  for (const auto& f : scaled["families"]) {
+    if (f["table"] != "shared_epoll/epoll/lt/pipe blocking throughput") continue;
+    const auto& at = f["series"].back()["at"][0];
+    EXPECT_NEAR(at["predicted"].get<double>() / wide["value"].get<double>(), 1, 1e-12);
+    EXPECT_NEAR(at["lo"].get<double>() / wide["lo"].get<double>(), 1, 1e-12);
+    ++compared;
+  }
+  EXPECT_EQ(compared, 1);
+
+  const auto given = run_pollscale("predict " + path + " --scenario producers --cpus 4 --threads 4,16 --format csv");
+  ASSERT_EQ(given.rc, 0) << given.err;
+  EXPECT_EQ(lines(given.out), 3) << given.out;
+  EXPECT_NE(given.out.find("extrapolation_cpus"), std::string::npos) << given.out;
+  EXPECT_NE(given.out.find("\n4,16,"), std::string::npos) << given.out;
+  const auto table = run_pollscale("predict " + path + " --scenario accept_herd --mechanism poll --cpus 8");
+  ASSERT_EQ(table.rc, 0) << table.err;
+  EXPECT_NE(table.out.find("serial stage: the one listening socket"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("4.00x the CPUs"), std::string::npos) << table.out;
+
+  // A CPU-scaling campaign measures no cost cell: its laws alone are a model. Fitted on
+  // 1..16 CPUs, the producers' consumer binds from two CPUs on, near what 16 CPUs measured
+  // (2.24 M events/s at 16 producers).
+  const std::string campaign = std::string(POLLSCALE_SOURCE_DIR) +
+                               "/datasets/scaling/intel-r-xeon-r-processor_l2-2m_l3-300m_16cpu_6.18.44-fc-v1252-gpu/"
+                               "full-part-20261204T151905Z";
+  const std::string campaign_model = (dir_ / "campaign_model.json").string();
+  const auto fitted = run_pollscale("fit " + campaign + " -o " + campaign_model);
+  ASSERT_EQ(fitted.rc, 0) << fitted.err;
+  EXPECT_NE(fitted.err.find("0 models and the CPU-scaling laws of"), std::string::npos) << fitted.err;
+  const auto wider =
+      run_pollscale("predict " + campaign_model + " --scenario producers --cpus 4,8,16 --threads 16 --format json");
+  ASSERT_EQ(wider.rc, 0) << wider.err;
+  const auto wj = nlohmann::json::parse(wider.out);
+  ASSERT_EQ(wj["rows"].size(), 3u);
+  for (const auto& row : wj["rows"]) EXPECT_EQ(row["limited_by"], "serial_stage") << row;
+  EXPECT_NEAR(wj["rows"][2]["value"].get<double>() / 2.236e6, 1, 0.1);
+  EXPECT_GT(wj["rows"][0]["hi"].get<double>(), wj["rows"][2]["hi"].get<double>());  // fewer hand-offs cross on 4
+
+  expect_bad_input("predict " + model_path() + " --scenario producers --cpus 4", "keeps no CPU-scaling laws");
+  expect_bad_input("predict " + path + " --scenario shared_epoll --n 3 --cpus 4", "--n: not taken");
+  expect_bad_input("predict " + path + " --scenario shared_epoll --cpus 0", "--cpus: '0' is not a count");
+  expect_bad_input("predict " + path + " --scenario shared_epoll --cpus 4,", "--cpus: an empty item");
+  expect_bad_input("predict " + path + " --scenario shared_epoll", "--cpus: a CPU-scaling scenario");
+  expect_bad_input("predict " + path + " --scenario accept_herd --cpus 4", "2 accept_herd series match");
+  expect_bad_input("predict " + path + " --scenario private_sets --mechanism io_uring --cpus 4",
+                   "no private_sets series");
+  expect_bad_input("predict " + path + " --scenario find_active --mechanism poll --n 10 --cpus 1,2",
+                   "--cpus: one count for a cost cell");
 }
 
 TEST_F(ModelCliTest, MalformedDatasetsNameFileAndLine) {

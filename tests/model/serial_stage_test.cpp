@@ -122,6 +122,14 @@ TEST(SerialStageTest, APredictionCarriesTheHoldAndWidensDownwardsWithTheCrossing
   EXPECT_NEAR(std::log(two.hi / two.value), -std::log(two.lo / two.value), 1e-6);
   EXPECT_NEAR(sixteen.extrapolation, 2, 1e-12);  // T = 16 past the fitted T <= 8
   EXPECT_THROW(predict_serial_stage(f, demand, 16, 1), std::invalid_argument);
+  // Narrower than the width it was fitted on, fewer hand-offs cross CPUs: the hold may be
+  // shorter, so the interval widens upwards, and the stage still binds near 1/s.
+  serial_stage_fit wide = f;
+  wide.cpus = 16;
+  const auto four = predict_serial_stage(wide, demand, 64, 4);
+  ASSERT_TRUE(four.has_interval);
+  EXPECT_NEAR(four.value * wide.hold, 1, 0.05);
+  EXPECT_GT(std::log(four.hi / four.value), 1.5 * std::log(four.value / four.lo));
   // One point: nothing to say about its error.
   const std::vector<serial_stage_point> one = {{4, 1e-6, 1.2e6}};
   const auto p = predict_serial_stage(fit_serial_stage(one, 2), 1e-6, 8, 8);

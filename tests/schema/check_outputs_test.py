@@ -65,6 +65,11 @@ def documents(pollscale, tmp):
     out.append(("scale (several)", json.loads(run(pollscale, "scale", scaling, scaling, "--format", "json"))))
     out.append(("scale --from-cpus", json.loads(run(pollscale, "scale", CORPUS_PRODUCERS, "--from-cpus", "1", "--cpus",
                                                     "8", "--at", "7", "--format", "json"))))
+    scaling_model = os.path.join(tmp, "scaling_model.json")
+    run(pollscale, "fit", CORPUS_PRODUCERS, "--simulator-check", "off", "-o", scaling_model)
+    out.append(("model.json with cpu_scaling", json.load(open(scaling_model))))
+    out.append(("predict --cpus", json.loads(run(pollscale, "predict", scaling_model, "--scenario", "producers",
+                                                 "--cpus", "1,4,64", "--format", "json"))))
     out.append(("compare", json.loads(run(pollscale, "compare", cal_a, cal_b, "--points", "all", "--format", "json"))))
     out.append(("simulate", json.loads(run(pollscale, "simulate", "--mechanism", "poll", *COSTS, "--format", "json"))))
     out.append(("simulate (model, costs drawn)", json.loads(run(pollscale, "simulate", model, "--mechanism", "poll",

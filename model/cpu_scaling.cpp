@@ -1,0 +1,116 @@
+#include "model/cpu_scaling.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "datasets/input_error.hpp"
+#include "model/observations.hpp"
+#include "model/scaling.hpp"
+#include "model/scaling_wider.hpp"
+
+namespace pollscale::model {
+
+const char* name(wider_limit l) {
+  switch (l) {
+    case wider_limit::dedicated_law: return "dedicated_law";
+    case wider_limit::cpu_capacity: return "cpu_capacity";
+    case wider_limit::serial_stage: return "serial_stage";
+  }
+  return "dedicated_law";
+}
+
+std::int64_t cpu_scaling_laws::widest() const {
+  return measured_cpus.empty() ? 0 : *std::max_element(measured_cpus.begin(), measured_cpus.end());
+}
+
+double cpu_scaling_laws::largest_n() const {
+  double n = 1;
+  if (dedicated) n = std::max(n, dedicated->n_max);
+  if (capacity) n = std::max(n, capacity->n_max);
+  if (serial) n = std::max(n, serial->t_max);
+  return n;
+}
+
+cpu_scaling_laws laws_of(const wider_family& f, std::int64_t from_cpus) {
+  cpu_scaling_laws l;
+  l.experiment = f.k;
+  l.platform = f.platform;
+  l.kernel = f.kernel;
+  l.from_cpus = from_cpus;
+  l.measured_cpus = f.measured_cpus;
+  l.dedicated = f.dedicated_fit;
+  l.dedicated_note = f.dedicated_note;
+  l.capacity_cpus = f.capacity_cpus;
+  l.capacity = f.capacity_fit;
+  l.serial_structure = f.serial_structure;
+  l.serial = f.serial_fit;
+  l.caveat = f.caveat;
+  return l;
+}
+
+std::vector<cpu_scaling_laws> fit_cpu_scaling(const observation_set& data) {
+  std::int64_t widest = 0;
+  for (const auto& o : data.rows)
+    if (is_scaling_row(o) && o.k.cpus) widest = std::max(widest, *o.k.cpus);
+  if (widest < 1) return {};
+  wider_protocol protocol;
+  protocol.from_cpus = widest;  // every series trains; nothing wider is asked
+  wider_result fitted;
+  try {
+    fitted = predict_wider(data, protocol);
+  } catch (const datasets::input_error&) {
+    return {};  // scaling rows, but none with its N, threads and CPUs
+  }
+  std::vector<cpu_scaling_laws> out;
+  for (const auto& f : fitted.families)
+    if (f.dedicated_fit || f.capacity_fit) out.push_back(laws_of(f, widest));
+  return out;
+}
+
+namespace {
+
+// CPU time of one operation at N threads: c0 / X of the narrowest series (c0 CPUs, every
+// thread sharing them, never idle), in 1/throughput units.
+double demand_at(const cpu_scaling_laws& l, double n) {
+  return static_cast<double>(*l.capacity_cpus) / l.capacity->at(n);
+}
+
+}  // namespace
+
+// Where a serial stage was fitted it takes the dedicated law's place: the stage's series
+// holds the dedicated rows of 2..C0 CPUs too, and a law through those few rows (Amdahl
+// through two points, σ > 1 where two CPUs pass fewer than one) extrapolates a curve the
+// stage explains.
+scaling_prediction predict_cpu_scaling(const cpu_scaling_laws& l, std::int64_t c, double n, wider_limit& limit) {
+  if (c < 1) throw std::invalid_argument("CPUs must be >= 1, got " + std::to_string(c));
+  if (!(n >= 1)) throw std::invalid_argument("N must be >= 1, got " + std::to_string(n));
+  if (!l.dedicated && !l.capacity) throw std::invalid_argument("neither a dedicated nor a capacity law was fitted");
+  limit = wider_limit::dedicated_law;
+  std::optional<scaling_prediction> best;
+  auto consider = [&](scaling_prediction p, wider_limit w) {
+    if (!best) {
+      best = std::move(p);
+      limit = w;
+      return;
+    }
+    bool wins = false;
+    best = capped(*best, p, wins);
+    if (wins) limit = w;
+  };
+  // From two CPUs on, hand-offs cross CPUs and the stage binds; narrower than the width it
+  // was fitted on, its hold may be shorter (predict_serial_stage widens upwards there).
+  const bool staged = l.serial && c >= 2;
+  if (l.dedicated && !staged) {
+    scaling_prediction law = predict_scaling(*l.dedicated, n);
+    if (l.dedicated->points == 1) law.no_interval = "no interval: " + l.dedicated_note;
+    consider(std::move(law), wider_limit::dedicated_law);
+  }
+  if (l.capacity) {
+    const double scale = static_cast<double>(c) / static_cast<double>(*l.capacity_cpus);
+    consider(scaled(predict_scaling(*l.capacity, n), scale), wider_limit::cpu_capacity);
+    if (staged) consider(predict_serial_stage(*l.serial, demand_at(l, n), n, c), wider_limit::serial_stage);
+  }
+  return *best;
+}
+
+}  // namespace pollscale::model

@@ -1,0 +1,70 @@
+// What a calibration's CPU-scaling series say about machines of any width, kept in the
+// model: `pollscale fit` runs the wider-machines protocol (scaling_wider.hpp) with every
+// series it measured training (C0 = the widest), and keeps per experiment only the laws
+// that protocol predicts from — the dedicated law, the capacity law of the narrowest
+// series, the serial stage — so that `pollscale predict --cpus C,.. --threads T,..`
+// answers from model.json what `pollscale scale --from-cpus C0` answers from the data, by
+// the same rule (predict_cpu_scaling is the rule both call).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "datasets/schema.hpp"
+#include "model/scaling_law.hpp"
+#include "model/serial_stage.hpp"
+
+namespace pollscale::model {
+
+struct observation_set;
+struct wider_family;
+
+/// Which candidate gave a prediction: the lowest of them.
+enum class wider_limit : std::uint8_t { dedicated_law, cpu_capacity, serial_stage };
+
+/// "dedicated_law", "cpu_capacity", "serial_stage" (JSON's limited_by).
+const char* name(wider_limit l);
+
+/// One experiment's laws, in the data's unit (a rate: operations per unit time).
+struct cpu_scaling_laws {
+  /// The experiment (scenario, mechanism, variant, fd kind, metric, unit; n_active where
+  /// a series kept one token for every T); N, threads, CPUs and pinning cleared.
+  datasets::key experiment;
+  std::string platform, kernel;
+  std::int64_t from_cpus = 0;               ///< C0: the widest series that trained
+  std::vector<std::int64_t> measured_cpus;  ///< every series width measured
+  /// The law of the rows whose threads each had a CPU of their own; empty when none.
+  std::optional<scaling_fit> dedicated;
+  std::string dedicated_note;  ///< why it carries no interval or was not fitted ("" otherwise)
+  /// c0 and its law: C CPUs do at most C/c0 × what the narrowest series measured.
+  std::optional<std::int64_t> capacity_cpus;
+  std::optional<scaling_fit> capacity;
+  std::string serial_structure;  ///< what every operation holds alone, "" when nothing
+  std::optional<serial_stage_fit> serial;
+  std::string caveat;  ///< what to know before trusting the answers ("" when nothing)
+
+  /// The widest series measured (0 when none).
+  std::int64_t widest() const;
+  /// The most threads (N) any of the laws was fitted on (>= 1).
+  double largest_n() const;
+};
+
+/// The laws a wider-machines family was fitted with (its rows left behind).
+cpu_scaling_laws laws_of(const wider_family& f, std::int64_t from_cpus);
+
+/// Every experiment of the data's CPU-scaling series, fitted as `scale --from-cpus C0`
+/// fits it with C0 the widest series measured; empty when the data has no scaling rows
+/// with their N, threads and CPUs. Experiments whose laws could not be fitted are left out.
+std::vector<cpu_scaling_laws> fit_cpu_scaling(const observation_set& data);
+
+/// What the laws say about N threads (the scenario's axis: scaling.hpp) on C >= 1 CPUs: the
+/// lower of the dedicated law (where no serial stage applies), C/c0 × the capacity law, and
+/// the serial stage (from two CPUs on, where hand-offs cross CPUs), each end of the 95%
+/// interval taken the same way (scaling.hpp's capped). `limit` says which gave the value.
+/// Throws std::invalid_argument for N < 1, C < 1, or laws with neither a dedicated nor a
+/// capacity law.
+scaling_prediction predict_cpu_scaling(const cpu_scaling_laws& laws, std::int64_t cpus, double n, wider_limit& limit);
+
+}  // namespace pollscale::model
