@@ -105,6 +105,19 @@ nlohmann::json cells_json(const std::string& path, const model::model_set& model
   return out;
 }
 
+// Why nothing is listed: the filter, or a model (or scenario) that holds CPU-scaling laws
+// rather than cost cells, which predict --cpus answers.
+std::string no_cell_message(const std::string& path, const model::model_set& models, const datasets::key& filter) {
+  std::string laws;
+  for (const auto& l : models.cpu_scaling)
+    if (filter.scenario.empty() || l.experiment.scenario == filter.scenario)
+      laws += (laws.empty() ? "" : "; ") + datasets::describe(l.experiment);
+  if (!laws.empty() && (models.cells.empty() || !filter.scenario.empty()))
+    return path + " holds no cost cell" + (filter.scenario.empty() ? "" : " of " + filter.scenario) +
+           "; its CPU-scaling laws answer `pollscale predict " + path + " --scenario S --cpus C,..` for: " + laws;
+  return "no cell of " + path + " matches " + datasets::describe(filter);
+}
+
 }  // namespace
 
 int cmd_cells(const args_t& args) {
@@ -121,7 +134,7 @@ int cmd_cells(const args_t& args) {
   filter.scenario = vm["scenario"].as<std::string>();
   filter.mechanism = vm["mechanism"].as<std::string>();
   const auto cells = model::matching_models(models, filter);
-  if (cells.empty()) throw usage_error("no cell of " + path + " matches " + datasets::describe(filter));
+  if (cells.empty()) throw usage_error(no_cell_message(path, models, filter));
   if (format == output_format::json)
     std::cout << cells_json(path, models, cells).dump(2) << "\n";
   else if (format == output_format::csv)

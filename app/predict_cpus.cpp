@@ -209,7 +209,12 @@ void answer_cpu_scaling(const po::variables_map& vm, const model::model_set& mod
   }
   std::cout << datasets::describe(laws.experiment) << ", " << laws.experiment.unit << "; series measured on CPUs "
             << widths_text(laws.measured_cpus) << "\nN: " << axis << "; C: the machine's CPUs\n";
-  if (laws.serial) std::cout << "serial stage: " << laws.serial_structure << "\n";
+  if (laws.serial)
+    std::cout << "serial stage: " << laws.serial_structure
+              << (laws.serial->df > 0 && !model::identified(*laws.serial)
+                      ? " (its hold is not identified: the series fit as well with any hold)"
+                      : "")
+              << "\n";
   if (!laws.caveat.empty()) std::cout << "caveat: " << laws.caveat << "\n";
   write_table(std::cout, t);
 }

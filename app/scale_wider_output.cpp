@@ -50,9 +50,11 @@ std::string law_text(const std::optional<model::scaling_fit>& fit, std::size_t r
 std::string serial_text(const model::wider_family& f) {
   if (!f.serial_fit) return f.serial_structure + "; no hold time (" + f.serial_note + ")";
   const auto& s = *f.serial_fit;
+  const bool unidentified = s.df > 0 && !model::identified(s);
   return f.serial_structure + "; hold " + with_se(s.hold, s.hold_sd * s.hold_sd) + " per operation (1/" + f.k.unit +
          ") fitted on the " + std::to_string(s.cpus) + "-CPU series, T up to " + count_text(s.t_max) + " (" +
-         std::to_string(s.points) + " rows)";
+         std::to_string(s.points) + " rows)" +
+         (unidentified ? "; not identified: the series fit as well with any hold up to their slowest operation" : "");
 }
 
 void write_families(std::ostream& out, const model::wider_result& r) {

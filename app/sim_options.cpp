@@ -380,6 +380,11 @@ void report_shared_set(const std::string& label, const sim::server_config& c, co
                  "series of two CPUs or more, or --shared-set-hold-ns): they never wait for each other in the kernel\n";
     return;
   }
+  if (prov.sources[hold] == "flag" && r.shared_set_busy == 0) {  // --shared-set-hold-ns 0: nothing was held
+    std::cerr << label << "the shared set's serial part is 0 (--shared-set-hold-ns): the " << c.threads
+              << " threads sharing it never waited for each other in the kernel\n";
+    return;
+  }
   std::cerr << label << "the shared set's serial part (" << prov.sources[hold].get<std::string>() << ") was held "
             << format_number(100 * r.shared_set_busy, 3) << "% of the time; a pass waited "
             << format_number(1e6 * r.shared_set_wait_s, 3) << " us for it on average\n";

@@ -115,8 +115,14 @@ serial_stage_fit fit_serial_stage(std::span<const serial_stage_point> points, st
     information += d * d;
   }
   f.hold_sd = f.df > 0 && information > 0 ? f.residual_sd / std::sqrt(information) : not_available;
+  // A standard error wider than every hold the data could show (the stage binds nowhere in
+  // the series: the fit is as good with any hold up to the slowest operation) identifies
+  // nothing; a number such as "0 ± 0.58 s" would read as a measurement.
+  if (f.hold_sd > range) f.hold_sd = not_available;
   return f;
 }
+
+bool identified(const serial_stage_fit& fit) { return fit.df > 0 && std::isfinite(fit.hold_sd); }
 
 scaling_prediction predict_serial_stage(const serial_stage_fit& fit, double demand, double threads, std::int64_t cpus) {
   if (cpus < 2) throw std::invalid_argument("serial stage: one CPU hands nothing between CPUs");
@@ -136,8 +142,15 @@ scaling_prediction predict_serial_stage(const serial_stage_fit& fit, double dema
         "no interval: the hold time fitted on " + std::to_string(fit.points) + " point(s) exactly (df = 0)";
     return out;
   }
+  if (!identified(fit)) {
+    out.lo = out.hi = not_available;
+    out.no_interval =
+        "no interval: the series do not identify the hold time (any hold up to the slowest operation "
+        "fits them as well)";
+    return out;
+  }
   const double slope = log_slope(x, fit.hold, std::max(demand, fit.hold));
-  const double hold_var = std::isfinite(fit.hold_sd) ? slope * slope * fit.hold_sd * fit.hold_sd : 0;
+  const double hold_var = slope * slope * fit.hold_sd * fit.hold_sd;
   const double half = t975(fit.df) * std::sqrt(hold_var + fit.residual_sd * fit.residual_sd);
   const double crossed = x(fit.hold * crossing);
   out.lo = std::min(out.value, crossed) * std::exp(-half);

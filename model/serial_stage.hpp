@@ -46,9 +46,12 @@ struct serial_stage_point {
 };
 
 struct serial_stage_fit {
-  std::int64_t cpus = 0;   ///< C0: the series' width
-  double hold = 0;         ///< s, in 1/throughput units (>= 0)
-  double hold_sd = 0;      ///< its standard error (Gauss-Newton); NaN when not identified
+  std::int64_t cpus = 0;  ///< C0: the series' width
+  double hold = 0;        ///< s, in 1/throughput units (>= 0)
+  /// Its standard error (Gauss-Newton); NaN when not identified: df = 0, or a standard
+  /// error wider than every hold the series could show (1.5 × its slowest 1/X), where the
+  /// stage binds nowhere and any hold fits as well.
+  double hold_sd = 0;
   double residual_sd = 0;  ///< of log(measured / fitted), NaN when df = 0
   int df = 0;              ///< points − 1
   int points = 0;
@@ -61,12 +64,16 @@ struct serial_stage_fit {
 /// point that is not finite and positive.
 serial_stage_fit fit_serial_stage(std::span<const serial_stage_point> points, std::int64_t cpus);
 
+/// Whether the series pinned the hold down (df > 0 and a finite standard error).
+bool identified(const serial_stage_fit& fit);
+
 /// What the stage says at T threads on C >= 2 CPUs with a demand of p + s = demand per
 /// operation: the hold carried over, one end of the interval with the hold scaled by the
 /// crossing share (the lower end on C > fit.cpus, where it grows; the upper end on a
 /// narrower machine, where it shrinks), both ends widened by the fit's scatter and the
-/// hold's error (Student t, df). No interval when df = 0. Throws std::invalid_argument for
-/// C < 2 (one CPU hands nothing over), a demand not > 0, or T < 1.
+/// hold's error (Student t, df). No interval when df = 0 or the hold is not identified.
+/// Throws std::invalid_argument for C < 2 (one CPU hands nothing over), a demand not > 0,
+/// or T < 1.
 scaling_prediction predict_serial_stage(const serial_stage_fit& fit, double demand, double threads, std::int64_t cpus);
 
 }  // namespace pollscale::model

@@ -2,9 +2,11 @@
 # The CPU-scaling campaign, ready for a machine with many CPUs (docs/scaling.md): measure
 # the producers scenario (T threads feed one epoll consumer), the private_sets scenario (T
 # threads each poll a pipe of their own, epoll) and the shared_epoll scenario (T threads
-# pass tokens through epoll over a shared ring of pipes: one instance, or EPOLLEXCLUSIVE)
-# at C = 1, 2, 4, ... up to min(CPUs, 16) with up to 4 x C threads (calibrate's full grids
-# for the three, a few minutes), and the contention primitive beside them (cache_line: one
+# pass tokens through epoll over a shared ring of pipes: one instance, or EPOLLEXCLUSIVE) and
+# the accept_herd scenario (T threads wait on one listening socket through one epoll
+# instance, or EPOLLEXCLUSIVE, and accept what a client connects) at C = 1, 2, 4, ... up to
+# min(CPUs, 16) with up to 4 x C threads (calibrate's full grids for the four, a few
+# minutes), and the contention primitive beside them (cache_line: one
 # cache line handed from the first CPU to each of up to 16 others and back), then fit
 # the scalability law of each C on its smallest thread counts (capped, for C > 1, by C
 # times the one-CPU series' capacity) and print, per C, what it predicted for the others
@@ -34,9 +36,9 @@ if ! [[ $train_max =~ ^[1-9][0-9]*$ ]]; then
 fi
 mkdir -p "$out"
 
-echo "cpu_scaling_campaign: $(nproc) CPUs; measuring producers, private_sets, shared_epoll, cache_line into $out/dataset" >&2
+echo "cpu_scaling_campaign: $(nproc) CPUs; measuring producers, private_sets, shared_epoll, accept_herd, cache_line into $out/dataset" >&2
 start=$(date +%s)
-"$bin" calibrate --full --scenarios producers,private_sets,shared_epoll,cache_line --mechanisms epoll/lt \
+"$bin" calibrate --full --scenarios producers,private_sets,shared_epoll,accept_herd,cache_line --mechanisms epoll/lt \
   --out "$out/dataset" \
   --format csv > "$out/calibration.csv"
 echo "cpu_scaling_campaign: measured in $(( $(date +%s) - start )) s" >&2

@@ -504,6 +504,8 @@ TEST_F(ModelCliTest, PredictCpusAnswersWiderMachinesFromTheModelsScalingLaws) {
   EXPECT_NEAR(wj["rows"][2]["value"].get<double>() / 2.236e6, 1, 0.1);
   EXPECT_GT(wj["rows"][0]["hi"].get<double>(), wj["rows"][2]["hi"].get<double>());  // fewer hand-offs cross on 4
 
+  expect_bad_input("cells " + campaign_model, "its CPU-scaling laws answer `pollscale predict");
+  expect_bad_input("cells " + path + " --scenario shared_epoll", "holds no cost cell of shared_epoll");
   expect_bad_input("predict " + model_path() + " --scenario producers --cpus 4", "keeps no CPU-scaling laws");
   expect_bad_input("predict " + path + " --scenario shared_epoll --n 3 --cpus 4", "--n: not taken");
   expect_bad_input("predict " + path + " --scenario shared_epoll --cpus 0", "--cpus: '0' is not a count");

@@ -254,6 +254,10 @@ TEST(WhatifCliTest, ASharedInstancesSerialPartStopsTheCpuSweepScaling) {
   ASSERT_EQ(free.size(), 3U);
   EXPECT_NEAR(free[2], 4 / 3.5e-6, 0.03 * 4 / 3.5e-6);
   EXPECT_NE(free_run.err.find("nothing says how long each pass holds it"), std::string::npos) << free_run.err;
+  const auto zero_run = run_pollscale(base + " --shared-set-hold-ns 0");
+  EXPECT_NEAR(rates(zero_run)[2], free[2], 0.03 * free[2]);  // a hold of 0 is no hold
+  EXPECT_NE(zero_run.err.find("serial part is 0 (--shared-set-hold-ns)"), std::string::npos) << zero_run.err;
+  EXPECT_EQ(zero_run.err.find("was held 0%"), std::string::npos) << zero_run.err;
   const auto bad = run_pollscale(base + " --shared-set-hold-ns -5");
   EXPECT_EQ(bad.rc, 2);
   EXPECT_NE(bad.err.find("--shared-set-hold-ns"), std::string::npos) << bad.err;

@@ -18,28 +18,12 @@
 #include "model/observations.hpp"
 #include "model/scaling_wider.hpp"
 #include "model/stage_hold.hpp"
+#include "tests/model/producers_rows.hpp"
 
 namespace pollscale::model {
 namespace {
 
-// T producers on `cpus` CPUs, as calibrate's producers probe writes the row.
-observation producers_row(std::int64_t t, std::int64_t cpus, double value) {
-  observation o;
-  o.k.scenario = std::string(datasets::name(datasets::scenario::producers));
-  o.k.mechanism = "epoll";
-  o.k.variant = "lt";
-  o.k.fd_kind = "eventfd";
-  o.k.n_fds = t;
-  o.k.threads = t + 1;
-  o.k.cpus = cpus;
-  o.k.pinning = "0";
-  for (std::int64_t i = 1; i <= t; ++i) o.k.pinning += "+" + std::to_string(i % cpus);
-  o.k.metric = std::string(datasets::name(datasets::metric::throughput));
-  o.k.unit = "1/s";
-  o.value = value;
-  o.where = "test";
-  return o;
-}
+using test::producers_row;
 
 // One event costs (1 + 0.9 (T − 1)) / T µs of CPU (batching) and its consumer holds 0.4 µs
 // of it alone once events cross CPUs: the serial stage of docs/scaling.md, exactly.

@@ -12,28 +12,12 @@
 
 #include "datasets/input_error.hpp"
 #include "datasets/vocabulary.hpp"
+#include "tests/model/producers_rows.hpp"
 
 namespace pollscale::model {
 namespace {
 
-// T producers on cpus CPUs, as the probe writes the row.
-observation wider_row(std::int64_t t, std::int64_t cpus, double value) {
-  observation o;
-  o.k.scenario = std::string(datasets::name(datasets::scenario::producers));
-  o.k.mechanism = "epoll";
-  o.k.variant = "lt";
-  o.k.fd_kind = "eventfd";
-  o.k.n_fds = t;
-  o.k.threads = t + 1;
-  o.k.cpus = cpus;
-  o.k.pinning = "0";
-  for (std::int64_t i = 1; i <= t; ++i) o.k.pinning += "+" + std::to_string(i % cpus);
-  o.k.metric = std::string(datasets::name(datasets::metric::throughput));
-  o.k.unit = "1/s";
-  o.value = value;
-  o.where = "test";
-  return o;
-}
+using test::producers_row;
 
 // Every thread on its own CPU: Amdahl with σ = 0.05 (the producers' contention).
 double dedicated_law(double t) { return 1e6 * t / (1 + 0.05 * (t - 1)); }
@@ -56,7 +40,7 @@ observation_set planted_series() {
   for (auto c : widths)
     for (auto t : producer_counts) {
       const std::int64_t cpus = std::min(c, t + 1);
-      if (listed.insert({t, cpus}).second) s.rows.push_back(wider_row(t, cpus, planted_value(t, cpus)));
+      if (listed.insert({t, cpus}).second) s.rows.push_back(producers_row(t, cpus, planted_value(t, cpus)));
     }
   return s;
 }
@@ -158,7 +142,7 @@ TEST(ScalingWiderTest, TwoCpusPredictWiderSeriesThroughAPlantedSerialStage) {
   for (auto c : widths)
     for (auto t : producer_counts) {
       const std::int64_t cpus = std::min(c, t + 1);
-      if (listed.insert({t, cpus}).second) data.rows.push_back(wider_row(t, cpus, staged_value(t, cpus)));
+      if (listed.insert({t, cpus}).second) data.rows.push_back(producers_row(t, cpus, staged_value(t, cpus)));
     }
   wider_protocol p;
   p.from_cpus = 2;

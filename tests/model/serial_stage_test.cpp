@@ -105,6 +105,24 @@ TEST(SerialStageTest, APlantedHoldIsRecovered) {
   EXPECT_GE(inside, 180);
 }
 
+// Two CPUs that pass more than twice what one CPU's demand allows (batching: an event
+// costs less when more wait) show no hand-off at all: the best hold is 0 and any small hold
+// fits about as well, so the fit says "not identified" rather than "0 ± 0.6 s", and a
+// prediction through it carries no interval.
+TEST(SerialStageTest, ASeriesTheStageNeverBindsLeavesTheHoldNotIdentified) {
+  auto points = planted_two_cpu_series(0, 0, 1);
+  for (auto& q : points) q.throughput *= 1.15;
+  const auto f = fit_serial_stage(points, 2);
+  EXPECT_EQ(f.hold, 0);
+  EXPECT_EQ(f.df, 5);
+  EXPECT_FALSE(identified(f));
+  EXPECT_TRUE(std::isnan(f.hold_sd));
+  const auto p = predict_serial_stage(f, 1e-6, 8, 8);
+  EXPECT_FALSE(p.has_interval);
+  EXPECT_NE(p.no_interval.find("do not identify the hold"), std::string::npos) << p.no_interval;
+  EXPECT_TRUE(identified(fit_serial_stage(planted_two_cpu_series(0.6e-6, 0.05, 3), 2)));
+}
+
 TEST(SerialStageTest, APredictionCarriesTheHoldAndWidensDownwardsWithTheCrossingShare) {
   const auto f = fit_serial_stage(planted_two_cpu_series(0.6e-6, 0.03, 7), 2);
   const double demand = 1e-6 / (1 + 0.05 * 15);
