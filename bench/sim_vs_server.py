@@ -132,6 +132,45 @@ def report_simulator_check(model_path, dataset):
               file=sys.stderr)
 
 
+STATE_TOLERANCE = 1.15  # sentinel levels further apart than this: another state of the machine
+
+
+def sentinel_levels(context):
+    """(drift sentinel median, cross-CPU wake sentinel median) in ns from a context block's
+    `stability`, None where the run recorded none."""
+    stability = context.get("stability") or {}
+    cross = stability.get("cross_cpu") or {}
+    return stability.get("median_ns"), cross.get("median_ns")
+
+
+def report_machine_state(model_path, dataset):
+    """Compares the machine state the model was fitted in with the judged run's, by their
+    sentinels (docs/calibrate.md): a model describes the state it was measured in, and a
+    live server measured in another state (the same host hours later, slower by half) is
+    outside any interval the model can give. Says so before a row is compared."""
+    with open(model_path) as f:
+        fitted = sentinel_levels(json.load(f).get("context") or {})
+    try:
+        with open(os.path.join(dataset, "context.json")) as f:
+            judged = sentinel_levels(json.load(f))
+    except (OSError, ValueError):
+        return
+    apart = []
+    for name, a, b in (("drift sentinel", fitted[0], judged[0]), ("cross-CPU wake sentinel", fitted[1], judged[1])):
+        if not a or not b:
+            continue
+        ratio = b / a
+        print(f"sim_vs_server: {name}: {a / 1e3:.3g} us when fitted, {b / 1e3:.3g} us in the judged run "
+              f"({ratio:.2f}x)", file=sys.stderr)
+        if not 1 / STATE_TOLERANCE <= ratio <= STATE_TOLERANCE:
+            apart.append(f"{name} {ratio:.2f}x")
+    if apart:
+        print("sim_vs_server: warning: the judged run's sentinels differ from the model's calibration's ("
+              + ", ".join(apart) + "): the machine was in another state, and errors beyond the intervals may be the "
+              "state's rather than the model's (docs/sim.md: on the corpus the sentinels flag some such pairs, not all)",
+              file=sys.stderr)
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("dataset")
@@ -151,6 +190,7 @@ def main():
         print(f"sim_vs_server: warning: {a.dataset} has no {s} rows; the check is weaker without them",
               file=sys.stderr)
     report_simulator_check(a.model, a.dataset)
+    report_machine_state(a.model, a.dataset)
     per_message, wakeup, per_message_source = generator_costs(a.pollscale, a.model)
     print(f"load generator: {per_message * 1e6:.3f} us per message ({per_message_source}), "
           f"{wakeup * 1e6:.3f} us wake-up", file=sys.stderr)
