@@ -18,35 +18,35 @@ namespace {
 
 using nlohmann::json;
 
-std::string text_flag(const po::variables_map& vm, const char* flag) {
+std::string flag_text(const po::variables_map& vm, const char* flag) {
   return vm.count(flag) ? vm[flag].as<std::string>() : std::string();
 }
 
 // The cost-cell flags a CPU-scaling experiment has no column for: refused by name rather
 // than ignored (the user meant something by them).
-void refuse_cell_flags(const po::variables_map& vm) {
+void refuse_cost_cell_flags(const po::variables_map& vm) {
   for (const char* flag : {"n", "max-fd", "change", "drop", "swap"})
     if (vm.count(flag))
       throw usage_error(std::string("--") + flag +
                         ": not taken by a CPU-scaling scenario (its load is --threads, its machine --cpus)");
   for (const char* flag : {"pos", "pinning"})
-    if (!text_flag(vm, flag).empty())
+    if (!flag_text(vm, flag).empty())
       throw usage_error(std::string("--") + flag +
                         ": not taken by a CPU-scaling scenario (its series spread their "
                         "threads over the CPUs themselves)");
 }
 
-bool chosen(const std::string& v) { return !v.empty(); }
+bool is_chosen(const std::string& v) { return !v.empty(); }
 
 // The one experiment the flags select; the choices offered by name when none or several do.
 const model::cpu_scaling_laws& select_laws(const po::variables_map& vm, const model::model_set& models) {
-  const std::string scenario = text_flag(vm, "scenario");
+  const std::string scenario = flag_text(vm, "scenario");
   if (models.cpu_scaling.empty())
-    throw usage_error(text_flag(vm, "model") + ": the model keeps no CPU-scaling laws (its calibration measured no " +
+    throw usage_error(flag_text(vm, "model") + ": the model keeps no CPU-scaling laws (its calibration measured no " +
                       model::scaling_scenario_names() +
                       " series, or it was fitted before fit kept them: fit it again)");
-  const std::string mechanism = text_flag(vm, "mechanism"), variant = text_flag(vm, "variant"),
-                    fd_kind = text_flag(vm, "fd-kind"), metric = text_flag(vm, "metric");
+  const std::string mechanism = flag_text(vm, "mechanism"), variant = flag_text(vm, "variant"),
+                    fd_kind = flag_text(vm, "fd-kind"), metric = flag_text(vm, "metric");
   std::optional<std::int64_t> k, blocking;  // absent: a token per thread; any blocking
   if (vm.count("k")) k = vm["k"].as<long long>();
   if (vm.count("blocking")) blocking = vm["blocking"].as<long long>();
@@ -55,10 +55,10 @@ const model::cpu_scaling_laws& select_laws(const po::variables_map& vm, const mo
     const auto& e = l.experiment;
     if (e.scenario != scenario) continue;
     of_scenario.push_back(&l);
-    if (chosen(mechanism) && e.mechanism != mechanism) continue;
-    if (chosen(variant) && e.variant != variant) continue;
-    if (chosen(fd_kind) && e.fd_kind != fd_kind) continue;
-    if (chosen(metric) && e.metric != metric) continue;
+    if (is_chosen(mechanism) && e.mechanism != mechanism) continue;
+    if (is_chosen(variant) && e.variant != variant) continue;
+    if (is_chosen(fd_kind) && e.fd_kind != fd_kind) continue;
+    if (is_chosen(metric) && e.metric != metric) continue;
     if (blocking && e.blocking != blocking) continue;
     if (k && e.n_active != k) continue;
     match.push_back(&l);
@@ -84,7 +84,7 @@ const model::cpu_scaling_laws& select_laws(const po::variables_map& vm, const mo
                     " series match; choose one with --mechanism, --variant, --fd-kind or --metric: " + list);
 }
 
-struct answer_row {
+struct cpu_answer_row {
   std::int64_t cpus = 0;
   double n = 0;
   model::scaling_prediction p;
@@ -93,13 +93,13 @@ struct answer_row {
   double n_extrapolation = 1;    ///< N over the most threads any series measured (>= 1 beyond it)
 };
 
-std::vector<answer_row> answer(const model::cpu_scaling_laws& laws, const std::vector<std::int64_t>& cpus,
-                               const std::vector<std::int64_t>& threads) {
-  std::vector<answer_row> out;
+std::vector<cpu_answer_row> answer_all(const model::cpu_scaling_laws& laws, const std::vector<std::int64_t>& cpus,
+                                       const std::vector<std::int64_t>& threads) {
+  std::vector<cpu_answer_row> out;
   const double widest = static_cast<double>(std::max<std::int64_t>(laws.widest(), 1));
   for (auto c : cpus)
     for (auto n : threads.empty() ? std::vector<std::int64_t>{c} : threads) {  // threads follow CPUs unless given
-      answer_row r;
+      cpu_answer_row r;
       r.cpus = c;
       r.n = static_cast<double>(n);
       r.p = model::predict_cpu_scaling(laws, c, r.n, r.limit);
@@ -110,7 +110,7 @@ std::vector<answer_row> answer(const model::cpu_scaling_laws& laws, const std::v
   return out;
 }
 
-std::string limit_text(const model::cpu_scaling_laws& l, std::int64_t c, model::wider_limit limit) {
+std::string cpu_limit_text(const model::cpu_scaling_laws& l, std::int64_t c, model::wider_limit limit) {
   if (limit == model::wider_limit::dedicated_law) return "dedicated law";
   if (limit == model::wider_limit::serial_stage) return "serial stage";
   return "capacity: " + std::to_string(c) + "/" + std::to_string(*l.capacity_cpus) + " x the " +
@@ -118,34 +118,35 @@ std::string limit_text(const model::cpu_scaling_laws& l, std::int64_t c, model::
 }
 
 // "8x the CPUs, 2x the threads", or "no".
-std::string beyond_text(const answer_row& r) {
+std::string cpu_beyond_text(const cpu_answer_row& r) {
   std::string s;
   if (r.cpu_extrapolation > 1) s = format_number(r.cpu_extrapolation, 3) + "x the CPUs";
   if (r.n_extrapolation > 1) s += (s.empty() ? "" : ", ") + format_number(r.n_extrapolation, 3) + "x the threads";
   return s.empty() ? "no" : s;
 }
 
-std::string widths_text(const std::vector<std::int64_t>& cs) {
+std::string cpu_widths_text(const std::vector<std::int64_t>& cs) {
   std::string s;
   for (auto c : cs) s += (s.empty() ? "" : ",") + std::to_string(c);
   return s.empty() ? "-" : s;
 }
 
 // A value for reading ("-" where there is none) or for CSV ("" where there is none).
-std::string cell(double v, bool csv) {
+std::string cpu_cell(double v, bool csv) {
   if (csv) return csv_number(v);
   return std::isfinite(v) ? format_number(v, 5) : "-";
 }
 
-text_table rows_table(const model::cpu_scaling_laws& l, const std::vector<answer_row>& rows, bool csv) {
+text_table cpu_rows_table(const model::cpu_scaling_laws& l, const std::vector<cpu_answer_row>& rows, bool csv) {
   text_table t{{"C", "N", "predicted", "lo", "hi", "unit", "limited by", "beyond the data", "no interval: why"},
                {},
                {true, true, true, true, true, false, false, false, false}};
   for (const auto& r : rows)
-    t.rows.push_back({std::to_string(r.cpus), count_text(r.n), cell(r.p.value, csv), cell(r.p.lo, csv),
-                      cell(r.p.hi, csv), l.experiment.unit,
-                      csv ? std::string(model::name(r.limit)) : limit_text(l, r.cpus, r.limit),
-                      csv ? csv_number(r.cpu_extrapolation) : beyond_text(r), r.p.has_interval ? "" : r.p.no_interval});
+    t.rows.push_back({std::to_string(r.cpus), count_text(r.n), cpu_cell(r.p.value, csv), cpu_cell(r.p.lo, csv),
+                      cpu_cell(r.p.hi, csv), l.experiment.unit,
+                      csv ? std::string(model::name(r.limit)) : cpu_limit_text(l, r.cpus, r.limit),
+                      csv ? csv_number(r.cpu_extrapolation) : cpu_beyond_text(r),
+                      r.p.has_interval ? "" : r.p.no_interval});
   if (!csv) return t;
   t.columns[7] = "extrapolation_cpus";
   t.columns.insert(t.columns.begin() + 8, "extrapolation_n");
@@ -155,7 +156,7 @@ text_table rows_table(const model::cpu_scaling_laws& l, const std::vector<answer
   return t;
 }
 
-json rows_json(const std::vector<answer_row>& rows) {
+json cpu_rows_json(const std::vector<cpu_answer_row>& rows) {
   json out = json::array();
   for (const auto& r : rows)
     out.push_back({{"cpus", r.cpus},
@@ -179,14 +180,14 @@ bool is_cpu_scaling_query(const std::string& scenario) {
 }
 
 void answer_cpu_scaling(const po::variables_map& vm, const model::model_set& models, output_format format) {
-  refuse_cell_flags(vm);
+  refuse_cost_cell_flags(vm);
   if (!vm.count("cpus"))
     throw usage_error("--cpus: a CPU-scaling scenario is answered per machine width: give --cpus C,.. (e.g. 1,2,4,16)");
-  const auto cpus = parse_count_list(text_flag(vm, "cpus"), "cpus");
+  const auto cpus = parse_count_list(flag_text(vm, "cpus"), "cpus");
   const auto threads =
-      vm.count("threads") ? parse_count_list(text_flag(vm, "threads"), "threads") : std::vector<std::int64_t>{};
+      vm.count("threads") ? parse_count_list(flag_text(vm, "threads"), "threads") : std::vector<std::int64_t>{};
   const model::cpu_scaling_laws& laws = select_laws(vm, models);
-  const auto rows = answer(laws, cpus, threads);
+  const auto rows = answer_all(laws, cpus, threads);
   const std::string axis(model::scaling_axis_meaning(laws.experiment));
   if (format == output_format::json) {
     json doc = stamped(output_kind::cpu_prediction, {{"experiment", key_json(laws.experiment)},
@@ -198,17 +199,17 @@ void answer_cpu_scaling(const po::variables_map& vm, const model::model_set& mod
                                                      {"measured_cpus", laws.measured_cpus},
                                                      {"from_cpus", laws.from_cpus},
                                                      {"caveat", laws.caveat},
-                                                     {"rows", rows_json(rows)}});
+                                                     {"rows", cpu_rows_json(rows)}});
     std::cout << doc.dump(2) << "\n";
     return;
   }
-  const text_table t = rows_table(laws, rows, format == output_format::csv);
+  const text_table t = cpu_rows_table(laws, rows, format == output_format::csv);
   if (format == output_format::csv) {
     write_csv(std::cout, t);
     return;
   }
   std::cout << datasets::describe(laws.experiment) << ", " << laws.experiment.unit << "; series measured on CPUs "
-            << widths_text(laws.measured_cpus) << "\nN: " << axis << "; C: the machine's CPUs\n";
+            << cpu_widths_text(laws.measured_cpus) << "\nN: " << axis << "; C: the machine's CPUs\n";
   if (laws.serial)
     std::cout << "serial stage: " << laws.serial_structure
               << (laws.serial->df > 0 && !model::identified(*laws.serial)

@@ -27,15 +27,15 @@ using test::producers_row;
 
 // One event costs (1 + 0.9 (T − 1)) / T µs of CPU (batching) and its consumer holds 0.4 µs
 // of it alone once events cross CPUs: the serial stage of docs/scaling.md, exactly.
-constexpr double hold_s = 0.4e-6;
-double staged_value(std::int64_t t, std::int64_t c) {
+constexpr double consumer_hold_s = 0.4e-6;
+double consumer_staged_value(std::int64_t t, std::int64_t c) {
   const double n = static_cast<double>(t), demand = (1 + 0.9 * (n - 1)) / (n * 1e6);
-  return c == 1 ? 1 / demand : serial_stage_throughput(std::max(demand - hold_s, 0.0), hold_s, t, c);
+  return c == 1 ? 1 / demand : serial_stage_throughput(std::max(demand - consumer_hold_s, 0.0), consumer_hold_s, t, c);
 }
 
 // What a two-CPU machine measures: T = 1..8 producers on one CPU and on two, each row with a
 // small deterministic scatter (so that the laws have intervals to carry).
-observation_set two_cpu_series() {
+observation_set planted_producers_series() {
   observation_set s;
   s.source = "planted two-CPU series";
   std::set<std::pair<std::int64_t, std::int64_t>> listed;
@@ -43,25 +43,26 @@ observation_set two_cpu_series() {
     for (std::int64_t t : {1, 2, 3, 4, 6, 8}) {
       const std::int64_t cpus = std::min(c, t + 1);
       const double wobble = 1 + 0.004 * static_cast<double>((t * 7 + c * 3) % 5 - 2);
-      if (listed.insert({t, cpus}).second) s.rows.push_back(producers_row(t, cpus, staged_value(t, cpus) * wobble));
+      if (listed.insert({t, cpus}).second)
+        s.rows.push_back(producers_row(t, cpus, consumer_staged_value(t, cpus) * wobble));
     }
   return s;
 }
 
 TEST(CpuScalingTest, LawsFromTwoCpusPredictWiderMachinesAsThePlantedStageDoes) {
-  const auto laws = fit_cpu_scaling(two_cpu_series());
+  const auto laws = fit_cpu_scaling(planted_producers_series());
   ASSERT_EQ(laws.size(), 1u);
   const auto& l = laws[0];
   EXPECT_EQ(l.from_cpus, 2);
   EXPECT_EQ(l.widest(), 2);
   EXPECT_DOUBLE_EQ(l.largest_n(), 8);
   ASSERT_TRUE(l.serial);
-  EXPECT_NEAR(l.serial->hold / hold_s, 1, 0.05);
+  EXPECT_NEAR(l.serial->hold / consumer_hold_s, 1, 0.05);
   for (std::int64_t c : {4, 8, 16, 128})
     for (std::int64_t t : {4, 8, 16}) {
       wider_limit limit{};
       const auto p = predict_cpu_scaling(l, c, static_cast<double>(t), limit);
-      EXPECT_NEAR(p.value / staged_value(t, c), 1, 0.03) << "C = " << c << ", T = " << t;
+      EXPECT_NEAR(p.value / consumer_staged_value(t, c), 1, 0.03) << "C = " << c << ", T = " << t;
       EXPECT_EQ(limit, wider_limit::serial_stage) << "C = " << c << ", T = " << t;
       ASSERT_TRUE(p.has_interval);
       EXPECT_LE(p.lo, p.value);
@@ -69,11 +70,11 @@ TEST(CpuScalingTest, LawsFromTwoCpusPredictWiderMachinesAsThePlantedStageDoes) {
     }
   // Past what the consumer can drain, more CPUs buy nothing: 1/hold events per second.
   wider_limit limit{};
-  EXPECT_LT(predict_cpu_scaling(l, 128, 128, limit).value, 1.02 / hold_s);
+  EXPECT_LT(predict_cpu_scaling(l, 128, 128, limit).value, 1.02 / consumer_hold_s);
 }
 
 TEST(CpuScalingTest, TheModelsLawsAnswerExactlyWhatScaleFromCpusAnswersFromTheData) {
-  const observation_set data = two_cpu_series();
+  const observation_set data = planted_producers_series();
   wider_protocol p;
   p.from_cpus = 2;
   p.cpus = {4, 16, 64};
@@ -104,7 +105,7 @@ TEST(CpuScalingTest, TheModelsLawsAnswerExactlyWhatScaleFromCpusAnswersFromTheDa
 TEST(CpuScalingTest, OneCpuStillBoundsWiderMachinesAndSaysWhatItCannotSee) {
   observation_set one;
   one.source = "one CPU";
-  for (const auto& o : two_cpu_series().rows)
+  for (const auto& o : planted_producers_series().rows)
     if (*o.k.cpus == 1) one.rows.push_back(o);
   const auto laws = fit_cpu_scaling(one);
   ASSERT_EQ(laws.size(), 1u);
@@ -112,7 +113,7 @@ TEST(CpuScalingTest, OneCpuStillBoundsWiderMachinesAndSaysWhatItCannotSee) {
   EXPECT_NE(laws[0].caveat.find("upper bounds"), std::string::npos) << laws[0].caveat;
   wider_limit limit{};
   const auto p = predict_cpu_scaling(laws[0], 16, 8, limit);
-  EXPECT_GT(p.value, staged_value(8, 16));  // a bound from above: the stage is unseen
+  EXPECT_GT(p.value, consumer_staged_value(8, 16));  // a bound from above: the stage is unseen
   EXPECT_THROW(predict_cpu_scaling(laws[0], 0, 8, limit), std::invalid_argument);
   EXPECT_THROW(predict_cpu_scaling(laws[0], 4, 0.5, limit), std::invalid_argument);
   EXPECT_TRUE(fit_cpu_scaling(observation_set{}).empty());
@@ -123,7 +124,7 @@ class CpuScalingJsonTest : public ::testing::Test {
   model_set planted() {
     model_set m;
     m.source = "planted";
-    m.cpu_scaling = fit_cpu_scaling(two_cpu_series());
+    m.cpu_scaling = fit_cpu_scaling(planted_producers_series());
     return m;
   }
   std::string load_error(const nlohmann::json& j) {

@@ -14,6 +14,7 @@
 #include "datasets/input_error.hpp"
 #include "datasets/vocabulary.hpp"
 #include "model/fit.hpp"
+#include "tests/model/producers_rows.hpp"
 
 namespace pollscale::model {
 namespace {
@@ -21,24 +22,7 @@ namespace {
 namespace fs = std::filesystem;
 const fs::path published = fs::path(POLLSCALE_SOURCE_DIR) / "datasets/historical/scaling";
 
-// `producers` producer threads and the consumer, as the probe writes them.
-observation producers_row(std::int64_t producers, std::int64_t cpus, double value) {
-  observation o;
-  o.k.scenario = std::string(datasets::name(datasets::scenario::producers));
-  o.k.mechanism = "epoll";
-  o.k.variant = "lt";
-  o.k.fd_kind = "eventfd";
-  o.k.n_fds = producers;
-  o.k.threads = producers + 1;
-  o.k.cpus = cpus;
-  o.k.pinning = "0";  // differs per row in a real dataset; not part of the table
-  for (std::int64_t i = 1; i <= producers; ++i) o.k.pinning += "+" + std::to_string(i % cpus);
-  o.k.metric = std::string(datasets::name(datasets::metric::throughput));
-  o.k.unit = "1/s";
-  o.value = value;
-  o.where = "test";
-  return o;
-}
+using test::producers_row;
 
 double one_cpu(double n) { return 1e6 * n / (1 + 0.9 * (n - 1)); }
 // Two CPUs: Amdahl with less contention, until two CPUs' worth of the one-CPU work caps it
