@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "app/output_document.hpp"
+#include "app/scale_wider_output.hpp"
 #include "app/summary_view.hpp"
 #include "app/table_writer.hpp"
 #include "datasets/vocabulary.hpp"
@@ -110,25 +111,12 @@ std::vector<cpu_answer_row> answer_all(const model::cpu_scaling_laws& laws, cons
   return out;
 }
 
-std::string cpu_limit_text(const model::cpu_scaling_laws& l, std::int64_t c, model::wider_limit limit) {
-  if (limit == model::wider_limit::dedicated_law) return "dedicated law";
-  if (limit == model::wider_limit::serial_stage) return "serial stage";
-  return "capacity: " + std::to_string(c) + "/" + std::to_string(*l.capacity_cpus) + " x the " +
-         std::to_string(*l.capacity_cpus) + "-CPU series";
-}
-
 // "8x the CPUs, 2x the threads", or "no".
 std::string cpu_beyond_text(const cpu_answer_row& r) {
   std::string s;
   if (r.cpu_extrapolation > 1) s = format_number(r.cpu_extrapolation, 3) + "x the CPUs";
   if (r.n_extrapolation > 1) s += (s.empty() ? "" : ", ") + format_number(r.n_extrapolation, 3) + "x the threads";
   return s.empty() ? "no" : s;
-}
-
-std::string cpu_widths_text(const std::vector<std::int64_t>& cs) {
-  std::string s;
-  for (auto c : cs) s += (s.empty() ? "" : ",") + std::to_string(c);
-  return s.empty() ? "-" : s;
 }
 
 // A value for reading ("-" where there is none) or for CSV ("" where there is none).
@@ -144,7 +132,7 @@ text_table cpu_rows_table(const model::cpu_scaling_laws& l, const std::vector<cp
   for (const auto& r : rows)
     t.rows.push_back({std::to_string(r.cpus), count_text(r.n), cpu_cell(r.p.value, csv), cpu_cell(r.p.lo, csv),
                       cpu_cell(r.p.hi, csv), l.experiment.unit,
-                      csv ? std::string(model::name(r.limit)) : cpu_limit_text(l, r.cpus, r.limit),
+                      csv ? std::string(model::name(r.limit)) : wider_limit_text(l.capacity_cpus, r.cpus, r.limit),
                       csv ? csv_number(r.cpu_extrapolation) : cpu_beyond_text(r),
                       r.p.has_interval ? "" : r.p.no_interval});
   if (!csv) return t;
@@ -209,7 +197,7 @@ void answer_cpu_scaling(const po::variables_map& vm, const model::model_set& mod
     return;
   }
   std::cout << datasets::describe(laws.experiment) << ", " << laws.experiment.unit << "; series measured on CPUs "
-            << cpu_widths_text(laws.measured_cpus) << "\nN: " << axis << "; C: the machine's CPUs\n";
+            << widths_text(laws.measured_cpus) << "\nN: " << axis << "; C: the machine's CPUs\n";
   if (laws.serial)
     std::cout << "serial stage: " << laws.serial_structure
               << (laws.serial->df > 0 && !model::identified(*laws.serial)

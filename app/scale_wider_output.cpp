@@ -21,19 +21,6 @@ std::string family_name(const model::wider_family& f) {
   return s;
 }
 
-std::string widths_text(const std::vector<std::int64_t>& cs) {
-  std::string s;
-  for (auto c : cs) s += (s.empty() ? "" : ",") + std::to_string(c);
-  return s.empty() ? "-" : s;
-}
-
-std::string limit_text(const model::wider_family& f, std::int64_t c, model::wider_limit limit) {
-  if (limit == model::wider_limit::dedicated_law) return "dedicated law";
-  if (limit == model::wider_limit::serial_stage) return "serial stage";
-  return "capacity: " + std::to_string(c) + "/" + std::to_string(*f.capacity_cpus) + " x the " +
-         std::to_string(*f.capacity_cpus) + "-CPU series";
-}
-
 // "amdahl, γ = 1.2e+06 ± 3e+04, σ = 0.2 ± 0.05 on T = 1-3 (3 rows)".
 std::string law_text(const std::optional<model::scaling_fit>& fit, std::size_t rows, const std::string& note) {
   if (!fit) return "none (" + (note.empty() ? std::string("no rows") : note) + ")";
@@ -85,7 +72,8 @@ text_table predictions_table(const model::wider_result& r, bool csv) {
                  double err, model::wider_limit bound) {
     t.rows.push_back({std::to_string(i + 1), std::to_string(c), count_text(n),
                       std::isnan(measured) ? "" : cell(measured), cell(p.value), cell(p.lo), cell(p.hi),
-                      csv ? csv_number(err) : percent_text(err), limit_text(r.families[i], c, bound), p.no_interval});
+                      csv ? csv_number(err) : percent_text(err),
+                      wider_limit_text(r.families[i].capacity_cpus, c, bound), p.no_interval});
   };
   for (std::size_t i = 0; i < r.families.size(); ++i)
     for (const auto& s : r.families[i].series) {
@@ -157,6 +145,19 @@ json serial_json(const model::wider_family& f) {
 }
 
 }  // namespace
+
+std::string widths_text(const std::vector<std::int64_t>& cs) {
+  std::string s;
+  for (auto c : cs) s += (s.empty() ? "" : ",") + std::to_string(c);
+  return s.empty() ? "-" : s;
+}
+
+std::string wider_limit_text(std::optional<std::int64_t> capacity_cpus, std::int64_t c, model::wider_limit limit) {
+  if (limit == model::wider_limit::dedicated_law) return "dedicated law";
+  if (limit == model::wider_limit::serial_stage) return "serial stage";
+  const std::int64_t c0 = capacity_cpus.value();  // the capacity bound won: it exists
+  return "capacity: " + std::to_string(c) + "/" + std::to_string(c0) + " x the " + std::to_string(c0) + "-CPU series";
+}
 
 json wider_json(const model::wider_result& r, const std::string& source) {
   json families = json::array();

@@ -4,7 +4,10 @@
 // accuracy per width and overall. Errors are fractions in csv/json, percentages in the table.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -14,6 +17,13 @@
 namespace pollscale::app {
 
 /// The JSON body (without kind and schema_version) of one source's result.
+/// Series widths as "1,2,4" ("-" when none).
+std::string widths_text(const std::vector<std::int64_t>& cs);
+
+/// What gave a prediction, for reading: "dedicated law", "serial stage", or "capacity: C/c0 x
+/// the c0-CPU series" (c0 the narrowest series, set whenever the capacity bound can win).
+std::string wider_limit_text(std::optional<std::int64_t> capacity_cpus, std::int64_t c, model::wider_limit limit);
+
 nlohmann::json wider_json(const model::wider_result& r, const std::string& source);
 
 /// Writes one source's result to stdout in `format` (json: a stamped scaling_wider document).

@@ -67,15 +67,9 @@ std::vector<cpu_scaling_laws> fit_cpu_scaling(const observation_set& data) {
   return out;
 }
 
-namespace {
-
-// CPU time of one operation at N threads: c0 / X of the narrowest series (c0 CPUs, every
-// thread sharing them, never idle), in 1/throughput units.
-double demand_at(const cpu_scaling_laws& l, double n) {
-  return static_cast<double>(*l.capacity_cpus) / l.capacity->at(n);
+double operation_demand(const scaling_fit& narrowest, std::int64_t c0, double n) {
+  return static_cast<double>(c0) / narrowest.at(n);
 }
-
-}  // namespace
 
 // Where a serial stage was fitted it takes the dedicated law's place: the stage's series
 // holds the dedicated rows of 2..C0 CPUs too, and a law through those few rows (Amdahl
@@ -108,7 +102,9 @@ scaling_prediction predict_cpu_scaling(const cpu_scaling_laws& l, std::int64_t c
   if (l.capacity) {
     const double scale = static_cast<double>(c) / static_cast<double>(*l.capacity_cpus);
     consider(scaled(predict_scaling(*l.capacity, n), scale), wider_limit::cpu_capacity);
-    if (staged) consider(predict_serial_stage(*l.serial, demand_at(l, n), n, c), wider_limit::serial_stage);
+    if (staged)
+      consider(predict_serial_stage(*l.serial, operation_demand(*l.capacity, *l.capacity_cpus, n), n, c),
+               wider_limit::serial_stage);
   }
   return *best;
 }

@@ -59,6 +59,11 @@ cpu_scaling_laws laws_of(const wider_family& f, std::int64_t from_cpus);
 /// with their N, threads and CPUs. Experiments whose laws could not be fitted are left out.
 std::vector<cpu_scaling_laws> fit_cpu_scaling(const observation_set& data);
 
+/// CPU time of one operation at N threads, in 1/throughput units: c0 / X(N) of the
+/// narrowest series' law (c0 CPUs, every thread sharing them, never idle) — the serial
+/// stage's demand p + s.
+double operation_demand(const scaling_fit& narrowest, std::int64_t c0, double n);
+
 /// What the laws say about N threads (the scenario's axis: scaling.hpp) on C >= 1 CPUs: the
 /// lower of the dedicated law (where no serial stage applies), C/c0 × the capacity law, and
 /// the serial stage (from two CPUs on, where hand-offs cross CPUs), each end of the 95%

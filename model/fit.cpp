@@ -61,10 +61,8 @@ std::vector<std::pair<cell_id, std::vector<const observation*>>> cells_of(const 
 model_set fit_models(const observation_set& data, const std::vector<const observation*>& rows,
                      const fit_options& options) {
   const auto cells = cells_of(rows);
-  const bool scaling_rows =
-      std::any_of(rows.begin(), rows.end(), [](const observation* o) { return is_scaling_row(*o); });
-  if (cells.empty() && !scaling_rows) throw datasets::input_error(data.source + ": no rows to fit");
   const auto scaling = std::count_if(rows.begin(), rows.end(), [](const observation* o) { return is_scaling_row(*o); });
+  if (cells.empty() && scaling == 0) throw datasets::input_error(data.source + ": no rows to fit");
   const fit_environment env = environment_of(data);
   model_set out;
   out.context = data.context;

@@ -29,12 +29,6 @@ bool usable(const observation& o) { return is_scaling_row(o) && scaling_axis(o) 
 // Every thread on a CPU of its own: the same experiment on any machine at least this wide.
 bool dedicated(const observation& o) { return *o.k.cpus >= *o.k.threads; }
 
-// CPU time of one operation at N threads: c0 / X of the narrowest series (c0 CPUs, every
-// thread sharing them, never idle), in 1/throughput units.
-double demand_at(const wider_family& f, double n) {
-  return static_cast<double>(*f.capacity_cpus) / f.capacity_fit->at(n);
-}
-
 // The straight line through one point, X = γ·N: it fits exactly, so no interval.
 scaling_fit line_through(double n, double throughput) {
   scaling_fit f;
@@ -74,13 +68,6 @@ std::optional<scaling_fit> fit_rows(const std::vector<const observation*>& rows,
   }
 }
 
-// What the family says about T = n producers on c CPUs (cpu_scaling.hpp: the rule
-// `predict --cpus` applies to the laws fit keeps).
-scaling_prediction predict_at(const wider_family& f, std::int64_t from_cpus, std::int64_t c, double n,
-                              wider_limit& limit) {
-  return predict_cpu_scaling(laws_of(f, from_cpus), c, n, limit);
-}
-
 // The rows of the series of c CPUs: those measured on exactly c, and the dedicated rows
 // that fit in c.
 std::vector<const observation*> series_rows(const std::vector<const observation*>& rows, std::int64_t c) {
@@ -109,7 +96,7 @@ void fit_serial(wider_family& f, const std::vector<const observation*>& rows, st
   std::vector<serial_stage_point> points;
   for (const auto* o : f.serial_rows) {
     const double n = *scaling_axis(*o);
-    points.push_back({n, demand_at(f, n), o->value});
+    points.push_back({n, operation_demand(*f.capacity_fit, *f.capacity_cpus, n), o->value});
   }
   try {
     f.serial_fit = fit_serial_stage(points, width);
@@ -155,7 +142,10 @@ wider_family learn(const family_id& id, const std::vector<const observation*>& r
   return f;
 }
 
+// Every row and `at` of the family predicted by its laws (cpu_scaling.hpp: the rule
+// `predict --cpus` applies to the laws fit keeps).
 void predict_series(wider_family& f, const std::vector<const observation*>& rows, const wider_protocol& p) {
+  const cpu_scaling_laws laws = laws_of(f, p.from_cpus);
   std::set<std::int64_t> widths(p.cpus.begin(), p.cpus.end());
   for (auto c : f.measured_cpus)
     if (c > p.from_cpus) widths.insert(c);
@@ -167,13 +157,13 @@ void predict_series(wider_family& f, const std::vector<const observation*>& rows
     for (const auto* o : s.measured ? series_rows(rows, c) : std::vector<const observation*>{}) {
       if (dedicated(*o) && *o->k.cpus <= p.from_cpus) continue;  // trained on
       wider_limit limit{};
-      s.rows.push_back(scaling_row(predict_at(f, p.from_cpus, c, *scaling_axis(*o), limit), *o));
+      s.rows.push_back(scaling_row(predict_cpu_scaling(laws, c, *scaling_axis(*o), limit), *o));
       s.row_limit.push_back(limit);
       first.emplace(o, s.rows.back());
     }
     for (double n : p.at) {
       wider_limit limit{};
-      s.at.emplace_back(n, predict_at(f, p.from_cpus, c, n, limit));
+      s.at.emplace_back(n, predict_cpu_scaling(laws, c, n, limit));
       s.at_limit.push_back(limit);
     }
     std::vector<const validation_row*> predicted;
