@@ -12,6 +12,7 @@
 #include "calibrate/sentinel.hpp"
 #include "calibrate/sys/process.hpp"
 #include "calibrate/sys/syscall.hpp"
+#include "calibrate/time_ledger.hpp"
 #include "calibrate/visit_plan.hpp"
 #include "calibrate/wake_sentinel.hpp"
 #include "datasets/consistency.hpp"
@@ -141,6 +142,7 @@ class session {
   void finish();
   double elapsed_s() const { return static_cast<double>(clock_ns() - t0_) * 1e-9; }
   nlohmann::json references() const { return refs_.to_json(); }
+  nlohmann::json time_used(double wall_s) const { return ledger_.to_json(wall_s); }
 
  private:
   std::optional<double> sentinel_now(double t_s);
@@ -156,6 +158,7 @@ class session {
   wake_sentinel wake_watch_;
   bool wake_failed_ = false;
   reference_check refs_;
+  time_ledger ledger_;
   std::uint64_t t0_, last_write_;
   const probe_def* current_ = nullptr;         // the probe whose set-up the last visit left, if any
   std::string current_setup_;                  // its name (visit_plan.hpp: setup_name)
@@ -206,9 +209,12 @@ bool session::visit(std::size_t i, std::size_t done, std::size_t total) {
   try {
     visit_facts& facts = kept_[p.key];
     facts.t_s = std::round(elapsed_s() * 1e6) * 1e-6;  // to the microsecond: short rows, ample for drift
+    const double read_from = elapsed_s();
     facts.sentinel_ns = sentinel_now(*facts.t_s);
     facts.wake_sentinel_ns = wake_sentinel_now(*facts.t_s);
+    ledger_.add(overhead::sentinels, elapsed_s() - read_from);
     const point_result r = run_.measure(*p.probe, p.key, req_.sel);
+    ledger_.add_visit(p.probe->scenario, r);
     if (!r.skipped.empty()) {
       skipped_.insert(p.key);
       ++out_.skipped;
@@ -219,7 +225,9 @@ bool session::visit(std::size_t i, std::size_t done, std::size_t total) {
     append_samples(out_.data, r, facts);
     facts.first_rep += static_cast<std::int64_t>(r.values.size());
     ++facts.visit;
+    const double refs_from = elapsed_s();
     refs_.after_visit(p.key, r.values, *facts.t_s);
+    ledger_.add(overhead::references, elapsed_s() - refs_from);
   } catch (const sys::interrupted&) {
     out_.interrupted = true;
     return false;
@@ -233,14 +241,20 @@ bool session::visit(std::size_t i, std::size_t done, std::size_t total) {
     out_.data.context["failures"].push_back(what);
   }
   if (clock_ns() - last_write_ > 30'000'000'000ull) {
+    const double write_from = elapsed_s();
     write_now(req_, out_.data);
+    ledger_.add(overhead::writes, elapsed_s() - write_from);
     last_write_ = clock_ns();
   }
   return true;
 }
 
 void session::leave_setup() {
-  if (current_ && current_->release) current_->release();
+  if (current_ && current_->release) {
+    const double from = elapsed_s();
+    current_->release();
+    ledger_.add(overhead::release, elapsed_s() - from);
+  }
   current_ = nullptr;
   current_setup_.clear();
 }
@@ -357,6 +371,7 @@ calibration_outcome run_calibration(const calibration_request& req, nlohmann::js
     if (const auto w = stability_warning(*cross_cpu, "cross-CPU wake-ups"); !w.empty())
       out.data.context["warnings"].push_back(w + " for the points whose threads run on two CPUs");
   out.data.context["calibration"]["wall_s"] = out.wall_s;
+  out.data.context["calibration"]["time"] = s.time_used(out.wall_s);
   datasets::write_dataset(req.out, out.data);
   return out;
 }

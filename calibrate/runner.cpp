@@ -92,31 +92,15 @@ void runner::measure_singles(probe_instance& inst, std::size_t count, point_resu
   r.converged = r.values.size() == count;
 }
 
-point_result runner::measure(const probe_def& probe, const datasets::key& k, const selection& sel) const {
-  point_result r;
-  r.key = k;
-  const std::uint64_t start = clock_ns();
-  std::unique_ptr<probe_instance> inst;
-  try {
-    inst = probe.make(k, sel);
-  } catch (const probe_skipped& e) {
-    r.skipped = e.what();
-    r.wall_s = seconds_since(start);
-    return r;
-  }
-  inst->annotate(r.key);
-  if (const std::size_t singles = inst->single_op_samples(); singles > 0) {
-    measure_singles(*inst, singles, r);
-    r.wall_s = seconds_since(start);
-    return r;
-  }
-  const std::size_t ops = size_batch(*inst, k.unit);
-  warm_up(*inst, ops);
+void runner::sample(probe_instance& inst, std::uint64_t made, point_result& r) const {
+  const std::size_t ops = size_batch(inst, r.key.unit);
+  warm_up(inst, ops);
   const std::uint64_t t0 = clock_ns();
+  r.prepare_s = static_cast<double>(t0 - made) * 1e-9;
   while (r.values.size() < opts_.max_samples) {
     check_stop();
     double value = 0;
-    run_batch(*inst, ops, k.unit, value);
+    run_batch(inst, ops, r.key.unit, value);
     r.values.push_back(value);
     r.batches.push_back(ops);
     if (r.values.size() >= opts_.min_samples && r.values.size() % 4 == 0) {
@@ -130,8 +114,36 @@ point_result runner::measure(const probe_def& probe, const datasets::key& k, con
     if (elapsed >= opts_.max_s_per_point && r.values.size() >= opts_.min_samples) break;
     if (elapsed >= 4 * opts_.max_s_per_point && r.values.size() >= 3) break;  // very slow ops
   }
+  r.measure_s = seconds_since(t0);
   if (!r.converged)
     r.converged = datasets::relative_median_halfwidth(datasets::summarise(r.values)) <= opts_.target_rel_halfwidth;
+}
+
+point_result runner::measure(const probe_def& probe, const datasets::key& k, const selection& sel) const {
+  point_result r;
+  r.key = k;
+  const std::uint64_t start = clock_ns();
+  std::unique_ptr<probe_instance> inst;
+  try {
+    inst = probe.make(k, sel);
+  } catch (const probe_skipped& e) {
+    r.skipped = e.what();
+    r.wall_s = seconds_since(start);
+    return r;
+  }
+  inst->annotate(r.key);
+  const std::uint64_t made = clock_ns();
+  r.setup_s = static_cast<double>(made - start) * 1e-9;
+  if (const std::size_t singles = inst->single_op_samples(); singles > 0) {
+    measure_singles(*inst, singles, r);  // its warm-up is counted with its samples
+    r.measure_s = seconds_since(made);
+  } else {
+    sample(*inst, made, r);
+  }
+  // The instance's teardown (descriptors closed, threads joined) is its set-up's other half.
+  const std::uint64_t torn = clock_ns();
+  inst.reset();
+  r.setup_s += seconds_since(torn);
   r.wall_s = seconds_since(start);
   return r;
 }

@@ -37,6 +37,10 @@ struct point_result {
   std::string skipped;               ///< non-empty: why the point could not run
   bool converged = false;            ///< the ±target was reached before the time cap
   double wall_s = 0;                 ///< set-up included
+  // Its parts (calibrate/time_ledger.hpp), seconds: making the probe's instance and
+  // tearing it down (a shared set-up's first point builds it; leaving it is the session's),
+  // sizing the batch and warming up, the samples.
+  double setup_s = 0, prepare_s = 0, measure_s = 0;
 };
 
 /// Converts nanoseconds per operation into `unit` (ns, us, ms, s or a rate 1/s, 1/ms).
@@ -59,6 +63,9 @@ class runner {
   void warm_up(probe_instance& inst, std::size_t ops) const;
   /// A point of single operations (probe_instance::single_op_samples): `count` samples of one.
   void measure_singles(probe_instance& inst, std::size_t count, point_result& r) const;
+  /// A batched point made at clock_ns() = `made`: sizing, warm-up (r.prepare_s), then
+  /// samples until the interval or the time cap (r.measure_s).
+  void sample(probe_instance& inst, std::uint64_t made, point_result& r) const;
   runner_options opts_;
 };
 

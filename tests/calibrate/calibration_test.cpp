@@ -60,6 +60,23 @@ TEST(CalibrationTest, TellsItsReporterOfEveryVisitAndTheEnd) {
   EXPECT_TRUE(r.failures.empty());
   EXPECT_EQ(r.finished_calls, 1);
   EXPECT_EQ(said, "");  // the library itself is silent
+  // Where the time went: the probe's four visits, the run's other work, and the rest.
+  const auto& time = o.data.context["calibration"]["time"];
+  ASSERT_TRUE(time.contains("probes"));
+  const auto& ml = time["probes"]["memory_latency"];
+  EXPECT_EQ(ml["visits"].get<int>(), 4);
+  double sum = 0;
+  for (const char* part : {"setup_s", "prepare_s", "measure_s"}) {
+    EXPECT_GE(ml[part].get<double>(), 0.0) << part;
+    sum += ml[part].get<double>();
+  }
+  for (const char* part : {"sentinels_s", "release_s", "writes_s", "references_s"}) {
+    EXPECT_GE(time[part].get<double>(), 0.0) << part;
+    sum += time[part].get<double>();
+  }
+  EXPECT_GT(time["sentinels_s"].get<double>(), 0.0);  // read before every visit
+  EXPECT_NEAR(sum + time["unaccounted_s"].get<double>(), o.wall_s, 1e-9);
+  EXPECT_GE(time["unaccounted_s"].get<double>(), 0.0);
 }
 
 }  // namespace

@@ -91,6 +91,48 @@ TEST(RunnerTest, RatesAreConvertedFromTimePerOperation) {
   EXPECT_THROW(convert_ns_per_op(1, "B"), std::invalid_argument);
 }
 
+/// An instance that sleeps `make_s` while being made and `teardown_s` while destroyed,
+/// and whose operations cost real time: one spin of ~1 µs each.
+class timed_setup_instance final : public probe_instance {
+ public:
+  explicit timed_setup_instance(double teardown_s) : teardown_s_(teardown_s) {}
+  ~timed_setup_instance() override { sleep_for(teardown_s_); }
+  std::uint64_t run(std::size_t ops) override {
+    const std::uint64_t t0 = clock_ns();
+    while (clock_ns() - t0 < 1000 * ops) {
+    }
+    return clock_ns() - t0;
+  }
+  static void sleep_for(double s) {
+    const std::uint64_t t0 = clock_ns();
+    while (static_cast<double>(clock_ns() - t0) < s * 1e9) {
+    }
+  }
+
+ private:
+  double teardown_s_;
+};
+
+TEST(RunnerTest, AVisitsTimeIsSplitIntoSetUpPreparationAndSamples) {
+  probe_def p;
+  p.scenario = "fake";
+  p.make = [](const datasets::key&, const selection&) -> std::unique_ptr<probe_instance> {
+    timed_setup_instance::sleep_for(0.03);
+    return std::make_unique<timed_setup_instance>(0.02);
+  };
+  auto o = fast_options();
+  o.max_s_per_point = 0.01;
+  o.warmup_s = 0.005;
+  const auto r = runner(o).measure(p, key_in("ns"), {});
+  // Making (30 ms) and tearing down (20 ms) are the set-up; warm-up (5 ms) the preparation.
+  EXPECT_GE(r.setup_s, 0.05);
+  EXPECT_LT(r.setup_s, 0.05 + 0.5);
+  EXPECT_GE(r.prepare_s, 0.005);
+  EXPECT_GT(r.measure_s, 0.0);
+  EXPECT_LE(r.setup_s + r.prepare_s + r.measure_s, r.wall_s + 1e-6);
+  EXPECT_GT(r.setup_s + r.prepare_s + r.measure_s, 0.9 * r.wall_s);
+}
+
 TEST(RunnerTest, SkippedProbeIsRecordedWithItsReason) {
   std::vector<std::size_t> batches;
   const auto r = runner(fast_options()).measure(fake_probe(1, 0, &batches, true), key_in("ns"), {});
