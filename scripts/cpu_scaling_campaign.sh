@@ -38,7 +38,7 @@ mkdir -p "$out"
 
 echo "cpu_scaling_campaign: $(nproc) CPUs; measuring producers, private_sets, shared_epoll, accept_herd, cache_line into $out/dataset" >&2
 start=$(date +%s)
-"$bin" calibrate --full --scenarios producers,private_sets,shared_epoll,accept_herd,cache_line --mechanisms epoll/lt \
+"$bin" calibrate --full --scenarios producers,private_sets,shared_epoll,accept_herd,cache_line --mechanisms epoll/lt,epoll/oneshot \
   --out "$out/dataset" \
   --format csv > "$out/calibration.csv"
 echo "cpu_scaling_campaign: measured in $(( $(date +%s) - start )) s" >&2

@@ -17,7 +17,12 @@
 //    read that returns EAGAIN, counted by futile()) or nothing left and sleep again;
 //  - exclusive: every thread its own epoll instance watching all T pipes with
 //    EPOLLEXCLUSIVE (level-triggered): a write wakes one waiting instance, or a few, not
-//    every one — the accept-herd fix of Linux 4.5, here on pipes.
+//    every one — the accept-herd fix of Linux 4.5, here on pipes;
+//  - oneshot: one instance, edge-triggered and one-shot (EPOLLET | EPOLLONESHOT), the way
+//    thread pools share descriptors edge-triggered: a report disables the pipe's item, so
+//    no second thread is told of it; the thread that read it re-arms it (epoll_ctl MOD)
+//    before passing the token on, and a MOD finding a byte left reports the pipe again.
+//    So an operation adds one epoll_ctl, and no wake-up is futile by construction.
 // Two figures per point, the metric column:
 //  - throughput (1/s): tokens passed per second;
 //  - wakeups (1, a count per operation): the times a thread slept in epoll_wait and was
@@ -31,9 +36,9 @@
 //    wake-up policy (all or one) predicts. A wakeups batch is a throughput batch counted
 //    instead of timed, between two quiet moments (quiesce: every thread parked, its count
 //    in), so the passes threads add after the target and their sleeps fall in one batch.
-// Edge-triggered sharing is left out: a pipe written twice before its one report would
-// strand the second token unless the reader drained it, and a draining read is the
-// clumping above.
+// Edge-triggered sharing without one-shot is left out: a pipe written twice before its one
+// report would strand the second token unless the reader drained it, and a draining read
+// is the clumping above; EPOLLONESHOT's re-arm is what reports the second one.
 // What the threads share is the question: with one instance, its ready list, its lock and
 // its wait queue are taken by every write (ep_poll_callback) and every wait; with
 // exclusive instances, each pipe's wait queue. So against private_sets (nothing shared)
@@ -59,7 +64,7 @@
 // every token read is written on; the set-up's untimed pass ends with exactly K tokens in
 // the ring (the tests check it after batches too).
 //
-// Key columns: scenario shared_epoll, mechanism epoll, variant lt or exclusive, fd_kind
+// Key columns: scenario shared_epoll, mechanism epoll, variant lt, exclusive or oneshot, fd_kind
 // pipe; metric throughput (1/s) or wakeups (1); n_fds = T (the ring's pipes, one per
 // thread: the law's N, as for producers and private_sets); n_active = K (tokens); blocking
 // 1; threads = T (the measuring thread sleeps through a batch and is not counted); pinning
@@ -92,13 +97,15 @@ constexpr int wait_timeout_ms = 100;                    // a thread's epoll_wait
 constexpr auto stall_limit = std::chrono::seconds(10);  // no pass for this long: a stall
 constexpr std::size_t batch_passes = 2048;              // min_batch
 
-/// EPOLLEXCLUSIVE or 0 for the variant; std::invalid_argument for another.
+/// The pipes' epoll flags beside EPOLLIN for the variant: 0 (lt), EPOLLEXCLUSIVE or
+/// EPOLLET | EPOLLONESHOT; std::invalid_argument for another.
 std::uint32_t mode_of(const datasets::key& key) {
   const auto v = datasets::parse<datasets::variant>(key.variant);
   if (v == datasets::variant::lt) return 0;
   if (v == datasets::variant::exclusive) return EPOLLEXCLUSIVE;
+  if (v == datasets::variant::oneshot) return EPOLLET | EPOLLONESHOT;
   throw std::invalid_argument("shared_epoll point " + datasets::describe(key) + ": variant '" + key.variant +
-                              "' is not lt or exclusive");
+                              "' is not lt, exclusive or oneshot");
 }
 
 /// K, the tokens in the ring: key.n_active, T when absent; std::invalid_argument outside 1..T.
@@ -119,6 +126,7 @@ shared_epoll_driver::shared_epoll_driver(const datasets::key& key, const selecti
       mode_(mode_of(key)),
       crew_(std::string(datasets::name(datasets::scenario::shared_epoll)), [this] { gate_.stop(); }) {
   exclusive_ = mode_ == EPOLLEXCLUSIVE;
+  oneshot_ = (mode_ & EPOLLONESHOT) != 0;
   const auto cpus = point_thread_cpus(datasets::name(datasets::scenario::shared_epoll), key, n_, sel);
   require_fds(2 * n_ + (exclusive_ ? n_ : 1) + 5, sel);
   kick_ = sys::unique_fd(sys::call("eventfd", [] { return ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }));
@@ -178,7 +186,9 @@ bool shared_epoll_driver::move_one(worker& me) {
   if (i == n_) return false;  // kicked: the batch is over (quiesce)
   if (i > n_) throw probe_failure("shared_epoll: epoll reported unknown tag " + std::to_string(i));
   char token = 0;
-  if (sys::call("read(pipe)", [&] { return ::read(fds_[i].get(), &token, 1); }, {EAGAIN}) < 0) {
+  const bool got = sys::call("read(pipe)", [&] { return ::read(fds_[i].get(), &token, 1); }, {EAGAIN}) >= 0;
+  if (oneshot_) rearm(me.epfd, i);  // before the token moves on: a byte left is reported again
+  if (!got) {
     futile_.fetch_add(1, std::memory_order_relaxed);  // another thread emptied it first
     return true;
   }
@@ -186,6 +196,13 @@ bool shared_epoll_driver::move_one(worker& me) {
   sys::call("write(pipe)", [&] { return ::write(next, &token, 1); });
   count(1);
   return true;
+}
+
+void shared_epoll_driver::rearm(int epfd, std::uint32_t i) {
+  epoll_event ev{};
+  ev.events = EPOLLIN | mode_;
+  ev.data.u32 = i;
+  sys::call("epoll_ctl(MOD)", [&] { return ::epoll_ctl(epfd, EPOLL_CTL_MOD, fds_[i].get(), &ev); });
 }
 
 void shared_epoll_driver::serve(std::size_t i) {
@@ -251,8 +268,8 @@ std::uint64_t shared_epoll_driver::tokens_in_ring() {
 
 probe_def shared_epoll() {
   return {datasets::name(datasets::scenario::shared_epoll),
-          "one token passed: T pinned threads wait on epoll over a shared ring of pipes (one instance, or "
-          "EPOLLEXCLUSIVE)",
+          "one token passed: T pinned threads wait on epoll over a shared ring of pipes (one instance, "
+          "EPOLLEXCLUSIVE, or one edge-triggered one-shot instance re-armed per token)",
           shared_epoll_points,
           wakeup_counting_instance<shared_epoll_driver, &shared_epoll_driver::pass, &shared_epoll_driver::passed,
                                    batch_passes>::make};

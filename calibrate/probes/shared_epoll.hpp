@@ -19,7 +19,8 @@ namespace pollscale::calibrate::probes {
 
 /// T threads passing K <= T one-byte tokens around a ring of T pipes through epoll: one
 /// instance shared by all (variant lt) or one per thread over every pipe with
-/// EPOLLEXCLUSIVE (variant exclusive). shared_epoll.cpp holds the essay.
+/// EPOLLEXCLUSIVE (variant exclusive), or one edge-triggered one-shot instance re-armed
+/// after every token (variant oneshot). shared_epoll.cpp holds the essay.
 class shared_epoll_driver {
  public:
   /// The most threads one point may start (a --n beyond it is left out of the plan).
@@ -65,11 +66,13 @@ class shared_epoll_driver {
   void serve(std::size_t i);
   bool move_one(worker& me);  // waits for one event and passes its tokens on; false: none came
   void count(std::uint64_t tokens);
+  void rearm(int epfd, std::uint32_t i);  // oneshot: pipe i's item enabled again (EPOLL_CTL_MOD)
 
   std::size_t n_;
   std::size_t tokens_;
   bool exclusive_ = false;
-  std::uint32_t mode_ = 0;            // EPOLLEXCLUSIVE or 0
+  bool oneshot_ = false;
+  std::uint32_t mode_ = 0;            // the pipes' flags beside EPOLLIN: 0, EPOLLEXCLUSIVE or EPOLLET | EPOLLONESHOT
   std::vector<sys::unique_fd> fds_;   // the ring's read ends, watched: pipe i passes to i + 1
   std::vector<sys::unique_fd> ends_;  // their write ends
   std::vector<sys::unique_fd> epfds_;

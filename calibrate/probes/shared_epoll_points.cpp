@@ -21,15 +21,20 @@
 namespace pollscale::calibrate::probes {
 namespace {
 
-/// The variants to measure where --mechanisms selects epoll/lt: lt (quick), lt and
-/// exclusive (full).
+bool selects(std::span<const flavour> mechs, datasets::variant v) {
+  return std::any_of(mechs.begin(), mechs.end(),
+                     [&](const flavour& m) { return m.mech == mechanism::epoll && m.variant == datasets::name(v); });
+}
+
+/// The variants to measure: where --mechanisms selects epoll/lt, lt (quick) or lt and
+/// exclusive (full); in the full profile also oneshot where it selects epoll/oneshot.
 std::vector<datasets::variant> measured(std::span<const flavour> mechs, bool full) {
-  const bool lt = std::any_of(mechs.begin(), mechs.end(), [](const flavour& m) {
-    return m.mech == mechanism::epoll && m.variant == datasets::name(datasets::variant::lt);
-  });
-  if (!lt) return {};
-  if (!full) return {datasets::variant::lt};
-  return {datasets::variant::lt, datasets::variant::exclusive};
+  std::vector<datasets::variant> out;
+  if (selects(mechs, datasets::variant::lt)) out.push_back(datasets::variant::lt);
+  if (!full) return out;
+  if (!out.empty()) out.push_back(datasets::variant::exclusive);
+  if (selects(mechs, datasets::variant::oneshot)) out.push_back(datasets::variant::oneshot);
+  return out;
 }
 
 }  // namespace

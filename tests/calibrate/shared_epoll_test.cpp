@@ -47,7 +47,7 @@ datasets::key shared_epoll_key(int t, const std::string& pinning, const std::str
 
 TEST(SharedEpollTest, BatchesPassWhatTheyAskAndTheRingKeepsItsTokens) {
   const auto sel = test::small_selection();
-  for (const char* variant : {"lt", "exclusive"})
+  for (const char* variant : {"lt", "exclusive", "oneshot"})
     for (const auto& cpus : placements())
       for (int t : {1, 2, 3})
         for (int tokens : {t, 1}) {
@@ -80,7 +80,24 @@ TEST(SharedEpollTest, ThreadsOnCpusOfTheirOwnShareTheWork) {
   EXPECT_EQ(d.tokens_in_ring(), 2u);
 }
 
-TEST(SharedEpollTest, QuickGridIsLtOverTwiceTheCpusFullAddsExclusive) {
+// Edge-triggered one-shot sharing: a report disables the pipe's item until its reader
+// re-arms it, so no thread is told of a pipe another has emptied (no futile read), on one
+// CPU or two, with a token per thread or one among them; every token stays in the ring.
+TEST(SharedEpollTest, OneShotSharingReportsEachTokenToOneThread) {
+  const auto sel = test::small_selection();
+  for (const auto& cpus : placements())
+    for (int tokens : {3, 1}) {
+      const auto k = shared_epoll_key(3, round_robin_pinning(cpus, 3), "oneshot", tokens);
+      SCOPED_TRACE(datasets::describe(k) + " " + k.pinning);
+      shared_epoll_driver d(k, sel);
+      for (int i = 0; i < 20; ++i) d.pass(2000);
+      EXPECT_GE(d.passed(), 40000u);
+      EXPECT_EQ(d.futile(), 0u);
+      EXPECT_EQ(d.tokens_in_ring(), static_cast<std::uint64_t>(tokens));
+    }
+}
+
+TEST(SharedEpollTest, QuickGridIsLtOverTwiceTheCpusFullAddsExclusiveAndOneShot) {
   const auto* probe = find_probe("shared_epoll");
   ASSERT_NE(probe, nullptr);
   selection sel;
@@ -112,9 +129,18 @@ TEST(SharedEpollTest, QuickGridIsLtOverTwiceTheCpusFullAddsExclusive) {
   sel.profile = profile_kind::full;
   std::map<std::string, std::size_t> per_variant;
   for (const auto& k : probe->points(sel, all_flavours())) ++per_variant[k.variant];
-  EXPECT_EQ(per_variant, (std::map<std::string, std::size_t>{{"exclusive", 42}, {"lt", 42}}));  // (11 + 10) x 2
-  // Nothing without epoll/lt; --n replaces the thread counts.
+  EXPECT_EQ(per_variant, (std::map<std::string, std::size_t>{
+                             {"exclusive", 42}, {"lt", 42}, {"oneshot", 42}}));  // (11 + 10) x 2 each
+  // oneshot where epoll/oneshot is chosen, in the full profile only; nothing without
+  // epoll/lt or epoll/oneshot; --n replaces the thread counts.
+  per_variant.clear();
+  for (const auto& k : probe->points(sel, std::vector<flavour>{{mechanism::epoll, "oneshot"}}))
+    ++per_variant[k.variant];
+  EXPECT_EQ(per_variant, (std::map<std::string, std::size_t>{{"oneshot", 42}}));
   EXPECT_TRUE(probe->points(sel, std::vector<flavour>{{mechanism::epoll, "et"}, {mechanism::poll, ""}}).empty());
+  sel.profile = profile_kind::quick;
+  EXPECT_TRUE(probe->points(sel, std::vector<flavour>{{mechanism::epoll, "oneshot"}}).empty());
+  sel.profile = profile_kind::full;
   sel.n_override = {0, 5, 300, 10};
   std::set<std::int64_t> ts;
   for (const auto& k : probe->points(sel, std::vector<flavour>{{mechanism::epoll, "lt"}})) ts.insert(*k.n_fds);
@@ -127,7 +153,7 @@ TEST(SharedEpollTest, WakeupPointsCountWaitsPerPass) {
   const auto sel = test::small_selection();
   const auto* probe = find_probe("shared_epoll");
   ASSERT_NE(probe, nullptr);
-  for (const char* variant : {"lt", "exclusive"})
+  for (const char* variant : {"lt", "exclusive", "oneshot"})
     for (const auto& cpus : placements())
       for (int t : {1, 2, 3, 4})
         for (int tokens : {t, 1}) {
