@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
@@ -167,6 +168,23 @@ int list_points(const calibrate::calibration_request& req) {
   return exit_ok;
 }
 
+/// One line: where the run's seconds went (calibrate/time_ledger.hpp), so that a user whose
+/// quick run took longer than its budget sees whether set-ups or samples grew.
+void print_time_split(std::ostream& err, const calibrate::calibration_outcome& outcome) {
+  const auto& time = outcome.data.context["calibration"]["time"];
+  if (!time.is_object() || !time.contains("probes") || outcome.wall_s <= 0) return;
+  double setup = 0, prepare = 0, measure = 0;
+  for (const auto& p : time.at("probes")) {
+    setup += p.at("setup_s").get<double>();
+    prepare += p.at("prepare_s").get<double>();
+    measure += p.at("measure_s").get<double>();
+  }
+  const auto whole = [](double s) { return std::to_string(static_cast<long long>(std::llround(s))); };
+  err << "pollscale: of " << whole(outcome.wall_s) << " s, set-ups " << whole(setup) << " s, batch sizing and warm-up "
+      << whole(prepare) << " s, samples " << whole(measure) << " s, the rest "
+      << whole(outcome.wall_s - setup - prepare - measure) << " s (context.json calibration.time)\n";
+}
+
 }  // namespace
 
 int cmd_calibrate(const args_t& args) {
@@ -192,6 +210,7 @@ int cmd_calibrate(const args_t& args) {
   std::cerr << "pollscale: " << outcome.measured << " points measured, " << outcome.skipped << " skipped, "
             << outcome.failed << " failed of " << outcome.planned << " in " << outcome.wall_s << " s; dataset in "
             << req.out.string() << "\n";
+  print_time_split(std::cerr, outcome);
   if (outcome.interrupted) return exit_interrupted;
   if (outcome.measured == 0 && outcome.planned > 0) {
     // A dataset of skips answers nothing: say so rather than succeed (ulimit -n 16 did).

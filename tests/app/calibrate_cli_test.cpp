@@ -62,6 +62,9 @@ TEST(CalibrateCliTest, TinyCalibrationWritesAReadableDataset) {
       "--max-seconds-per-point 0.02 --format json --out " +
       dir.string());
   ASSERT_EQ(r.rc, 0) << r.err;
+  // The last line says where the seconds went.
+  EXPECT_NE(r.err.find(" s, set-ups "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(" s (context.json calibration.time)\n"), std::string::npos) << r.err;
   const auto d = datasets::read_dataset(dir);
   EXPECT_FALSE(d.samples.empty());
   EXPECT_FALSE(d.summaries.empty());
