@@ -44,6 +44,18 @@ std::string serial_text(const model::wider_family& f) {
          (unidentified ? "; not identified: the series fit as well with any hold up to their slowest operation" : "");
 }
 
+// "a write 1.19 µs, the consumer's share 1.05 µs an event on one CPU, the cache line 376 ns
+// between two: one producer beside its consumer 639779 per s", or why there is none.
+std::string pipeline_text(const model::wider_family& f) {
+  if (!f.pipeline) return "none (" + f.pipeline_note + ")";
+  const auto& p = *f.pipeline;
+  auto ns = [](double s) { return number_cell(s * 1e9, 4, false) + " ns"; };
+  return "a write " + ns(p.write_s) + ", the consumer's share " + ns(p.consumer_s) +
+         " an event on one CPU, the cache " + "line " + ns(p.line_s) +
+         " between two: one producer beside its consumer " + number_cell(p.rate(), 4, false) +
+         " per s on two CPUs or more";
+}
+
 void write_families(std::ostream& out, const model::wider_result& r) {
   for (std::size_t i = 0; i < r.families.size(); ++i) {
     const auto& f = r.families[i];
@@ -56,6 +68,7 @@ void write_families(std::ostream& out, const model::wider_result& r) {
     else
       out << "none (no series of at most " << r.from_cpus << " CPUs with more threads than CPUs)\n";
     if (!f.serial_structure.empty()) out << "   serial stage: " << serial_text(f) << "\n";
+    if (f.pipeline || !f.pipeline_note.empty()) out << "   pipeline: " << pipeline_text(f) << "\n";
     if (!f.caveat.empty()) out << "   caveat: " << f.caveat << "\n";
   }
   std::vector<datasets::key> keys;
@@ -126,6 +139,14 @@ json law_json(const std::optional<model::scaling_fit>& fit, const std::vector<co
   return {{"fit", fit ? fit_json(*fit) : json(nullptr)}, {"train", train}};
 }
 
+// null where the family is not producers measured on one CPU alone; {note} when its parts
+// are missing.
+json pipeline_json(const model::wider_family& f) {
+  if (!f.pipeline) return f.pipeline_note.empty() ? json(nullptr) : json{{"note", f.pipeline_note}};
+  const auto& p = *f.pipeline;
+  return {{"write_s", p.write_s}, {"consumer_s", p.consumer_s}, {"line_s", p.line_s}, {"rate", p.rate()}};
+}
+
 // null when the experiment has no serial structure.
 json serial_json(const model::wider_family& f) {
   if (f.serial_structure.empty()) return nullptr;
@@ -155,6 +176,7 @@ std::string widths_text(const std::vector<std::int64_t>& cs) {
 std::string wider_limit_text(std::optional<std::int64_t> capacity_cpus, std::int64_t c, model::wider_limit limit) {
   if (limit == model::wider_limit::dedicated_law) return "dedicated law";
   if (limit == model::wider_limit::serial_stage) return "serial stage";
+  if (limit == model::wider_limit::pipeline) return "pipeline: one producer beside its consumer";
   const std::int64_t c0 = capacity_cpus.value();  // the capacity bound won: it exists
   return "capacity: " + std::to_string(c) + "/" + std::to_string(c0) + " x the " + std::to_string(c0) + "-CPU series";
 }
@@ -174,6 +196,7 @@ json wider_json(const model::wider_result& r, const std::string& source) {
                {"capacity", law_json(f.capacity_fit, f.capacity_rows)},
                {"capacity_cpus", f.capacity_cpus ? json(*f.capacity_cpus) : json(nullptr)},
                {"serial_stage", serial_json(f)},
+               {"pipeline", pipeline_json(f)},
                {"caveat", f.caveat.empty() ? json(nullptr) : json(f.caveat)},
                {"series", series}};
     if (!f.dedicated_note.empty()) fj["dedicated"]["note"] = f.dedicated_note;

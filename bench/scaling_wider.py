@@ -49,7 +49,8 @@ def sources(family):
             if row.get("measured") is None or (row["n"], row["measured"]) in seen:
                 continue
             seen.add((row["n"], row["measured"]))
-            rule = {"cpu_capacity": "capacity", "serial_stage": "serial"}.get(row.get("limited_by"), "dedicated")
+            rule = {"cpu_capacity": "capacity", "serial_stage": "serial", "pipeline": "pipeline"}.get(
+                row.get("limited_by"), "dedicated")
             counts[rule] = counts.get(rule, 0) + 1
     return ", ".join(f"{k} {v}" for k, v in sorted(counts.items())) or "-"
 

@@ -1,6 +1,7 @@
 #include "model/cpu_scaling.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include "datasets/input_error.hpp"
@@ -15,6 +16,7 @@ const char* name(wider_limit l) {
     case wider_limit::dedicated_law: return "dedicated_law";
     case wider_limit::cpu_capacity: return "cpu_capacity";
     case wider_limit::serial_stage: return "serial_stage";
+    case wider_limit::pipeline: return "pipeline";
   }
   return "dedicated_law";
 }
@@ -44,6 +46,7 @@ cpu_scaling_laws laws_of(const wider_family& f, std::int64_t from_cpus) {
   l.capacity = f.capacity_fit;
   l.serial_structure = f.serial_structure;
   l.serial = f.serial_fit;
+  l.pipeline = f.pipeline;
   l.caveat = f.caveat;
   return l;
 }
@@ -66,6 +69,21 @@ std::vector<cpu_scaling_laws> fit_cpu_scaling(const observation_set& data) {
     if (f.dedicated_fit || f.capacity_fit) out.push_back(laws_of(f, widest));
   return out;
 }
+
+namespace {
+
+scaling_prediction pipeline_prediction(const pipeline_fit& f) {
+  scaling_prediction p;
+  p.value = f.rate();
+  p.lo = p.hi = NAN;
+  p.no_interval =
+      "no interval: one producer and its consumer as a pipeline of measured parts (a write and the consumer's share "
+      "from the one-CPU series, the cache line between two CPUs), not a fit of this series; judged within 10% on AMD "
+      "hosts and 26-50% over on an Intel one (docs/scaling.md)";
+  return p;
+}
+
+}  // namespace
 
 double operation_demand(const scaling_fit& narrowest, std::int64_t c0, double n) {
   return static_cast<double>(c0) / narrowest.at(n);
@@ -106,6 +124,8 @@ scaling_prediction predict_cpu_scaling(const cpu_scaling_laws& l, std::int64_t c
       consider(predict_serial_stage(*l.serial, operation_demand(*l.capacity, *l.capacity_cpus, n), n, c),
                wider_limit::serial_stage);
   }
+  // One producer beside its consumer where no measured series had them apart: a pipeline.
+  if (l.pipeline && !l.dedicated && c >= 2 && n == 1) consider(pipeline_prediction(*l.pipeline), wider_limit::pipeline);
   return *best;
 }
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "datasets/schema.hpp"
+#include "model/producer_pipeline.hpp"
 #include "model/scaling_law.hpp"
 #include "model/serial_stage.hpp"
 
@@ -22,9 +23,9 @@ struct observation_set;
 struct wider_family;
 
 /// Which candidate gave a prediction: the lowest of them.
-enum class wider_limit : std::uint8_t { dedicated_law, cpu_capacity, serial_stage };
+enum class wider_limit : std::uint8_t { dedicated_law, cpu_capacity, serial_stage, pipeline };
 
-/// "dedicated_law", "cpu_capacity", "serial_stage" (JSON's limited_by).
+/// "dedicated_law", "cpu_capacity", "serial_stage", "pipeline" (JSON's limited_by).
 const char* name(wider_limit l);
 
 /// One experiment's laws, in the data's unit (a rate: operations per unit time).
@@ -43,6 +44,9 @@ struct cpu_scaling_laws {
   std::optional<scaling_fit> capacity;
   std::string serial_structure;  ///< what every operation holds alone, "" when nothing
   std::optional<serial_stage_fit> serial;
+  /// producers with no dedicated law: one producer and its consumer on CPUs of their own
+  /// as a pipeline of measured parts (producer_pipeline.hpp); empty otherwise.
+  std::optional<pipeline_fit> pipeline;
   std::string caveat;  ///< what to know before trusting the answers ("" when nothing)
 
   /// The widest series measured (0 when none).

@@ -172,6 +172,10 @@ json cpu_scaling_json(const std::vector<cpu_scaling_laws>& laws) {
                                            : json(nullptr)},
                    {"serial_structure", l.serial_structure},
                    {"serial", serial},
+                   {"pipeline", l.pipeline ? json{{"write_s", l.pipeline->write_s},
+                                                  {"consumer_s", l.pipeline->consumer_s},
+                                                  {"line_s", l.pipeline->line_s}}
+                                           : json(nullptr)},
                    {"caveat", l.caveat}});
   }
   return out;

@@ -310,6 +310,17 @@ serial_stage_fit read_serial_fit(const json& s) {
   return out;
 }
 
+pipeline_fit read_pipeline(const json& p) {
+  if (!p.is_object()) throw std::invalid_argument("'pipeline' is not an object or null");
+  pipeline_fit f;
+  f.write_s = num(p, "write_s");
+  f.consumer_s = num(p, "consumer_s");
+  f.line_s = num(p, "line_s");
+  if (!(f.write_s > 0) || !(f.consumer_s > 0) || !(f.line_s >= 0))
+    throw std::invalid_argument("'pipeline' needs write_s and consumer_s > 0 and line_s >= 0, got " + p.dump());
+  return f;
+}
+
 cpu_scaling_laws read_laws(const json& s) {
   if (!s.is_object()) throw std::invalid_argument("not an object");
   cpu_scaling_laws l;
@@ -339,6 +350,8 @@ cpu_scaling_laws read_laws(const json& s) {
     if (!l.capacity) throw std::invalid_argument("'serial' needs the 'capacity' law for its demand");
     l.serial = read_serial_fit(s["serial"]);
   }
+  // Absent in files written before 2026-12-05 21:00 UTC; null where it does not apply.
+  if (s.contains("pipeline") && !s["pipeline"].is_null()) l.pipeline = read_pipeline(s["pipeline"]);
   l.caveat = text(s, "caveat");
   return l;
 }

@@ -76,7 +76,11 @@ struct wider_family {
   std::vector<const observation*> serial_rows;  ///< the series its hold time was fitted on
   std::optional<serial_stage_fit> serial_fit;   ///< empty: no structure, or no series of 2..C0 CPUs
   std::string serial_note;                      ///< why there is no serial fit, when there is a structure
-  std::vector<std::int64_t> measured_cpus;      ///< every series width measured, narrow ones included
+  /// producers: one producer beside its consumer as a pipeline, from the one-CPU series and
+  /// the data's cache line (producer_pipeline.hpp); empty, with pipeline_note, otherwise.
+  std::optional<pipeline_fit> pipeline;
+  std::string pipeline_note;
+  std::vector<std::int64_t> measured_cpus;  ///< every series width measured, narrow ones included
   /// What the reader must know before trusting the family's predictions ("" when nothing):
   /// a serial stage that no measured series could fit, with what the rules did without it.
   std::string caveat;

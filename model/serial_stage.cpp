@@ -50,7 +50,8 @@ std::string serial_structure(const datasets::key& k) {
   if (k.scenario == datasets::scenario::producers) return "the one consumer thread, which drains every event";
   if (k.scenario == datasets::scenario::accept_herd)
     return "the one listening socket, whose accept queue every connection leaves";
-  if (k.scenario == datasets::scenario::shared_epoll && k.variant == datasets::variant::lt)
+  if (k.scenario == datasets::scenario::shared_epoll &&
+      (k.variant == datasets::variant::lt || k.variant == datasets::variant::oneshot))
     return "the one epoll instance every thread waits on (its ready list and wait queue)";
   return "";
 }

@@ -164,6 +164,8 @@ TEST(SerialStageTest, OnlyExperimentsThroughOneStructureHaveAStage) {
   k.scenario = std::string(datasets::name(datasets::scenario::shared_epoll));
   k.variant = std::string(datasets::name(datasets::variant::lt));
   EXPECT_NE(serial_structure(k), "");
+  k.variant = std::string(datasets::name(datasets::variant::oneshot));  // one instance, edge-triggered one-shot
+  EXPECT_NE(serial_structure(k), "");
   k.variant = std::string(datasets::name(datasets::variant::exclusive));  // an instance per thread
   EXPECT_EQ(serial_structure(k), "");
   k.scenario = std::string(datasets::name(datasets::scenario::private_sets));
