@@ -92,7 +92,10 @@ TEST(ProducerPipelineTest, ScaleFromOneCpuAnswersOneProducerByThePipelineAndMore
   wider_protocol p;
   p.from_cpus = 1;
   const double measured_two = 6e5;
-  const auto r = predict_wider(one_cpu_series(true, measured_two), p);
+  // The results point at the data's rows: the data outlives them.
+  const observation_set with_line = one_cpu_series(true, measured_two);
+  const observation_set without_line = one_cpu_series(false, measured_two);
+  const auto r = predict_wider(with_line, p);
   ASSERT_EQ(r.families.size(), 1u);
   const auto& f = r.families[0];
   ASSERT_TRUE(f.pipeline) << f.pipeline_note;
@@ -112,14 +115,14 @@ TEST(ProducerPipelineTest, ScaleFromOneCpuAnswersOneProducerByThePipelineAndMore
   }
   EXPECT_STREQ(name(wider_limit::pipeline), "pipeline");
   // Without the cache line: the bound, and the note says what was missing.
-  const auto without = predict_wider(one_cpu_series(false, measured_two), p);
+  const auto without = predict_wider(without_line, p);
   EXPECT_FALSE(without.families[0].pipeline);
   EXPECT_NE(without.families[0].pipeline_note.find("cache line"), std::string::npos);
   // Where two CPUs were measured the dedicated row answers; no pipeline is made.
   p.from_cpus = 2;
   p.cpus = {4};
   p.at = {1};
-  EXPECT_FALSE(predict_wider(one_cpu_series(true, measured_two), p).families[0].pipeline);
+  EXPECT_FALSE(predict_wider(with_line, p).families[0].pipeline);
 }
 
 TEST(ProducerPipelineTest, AModelsLawsKeepThePipelineThroughModelJson) {
