@@ -147,6 +147,13 @@ class session {
  private:
   std::optional<double> sentinel_now(double t_s);
   std::optional<double> wake_sentinel_now(double t_s);
+  /// Runs `work` and charges its seconds to `what` in the time ledger.
+  template <class Work>
+  void charged(overhead what, Work&& work) {
+    const double from = elapsed_s();
+    work();
+    ledger_.add(what, elapsed_s() - from);
+  }
 
   const calibration_request& req_;
   silent_reporter nobody_;
@@ -209,10 +216,10 @@ bool session::visit(std::size_t i, std::size_t done, std::size_t total) {
   try {
     visit_facts& facts = kept_[p.key];
     facts.t_s = std::round(elapsed_s() * 1e6) * 1e-6;  // to the microsecond: short rows, ample for drift
-    const double read_from = elapsed_s();
-    facts.sentinel_ns = sentinel_now(*facts.t_s);
-    facts.wake_sentinel_ns = wake_sentinel_now(*facts.t_s);
-    ledger_.add(overhead::sentinels, elapsed_s() - read_from);
+    charged(overhead::sentinels, [&] {
+      facts.sentinel_ns = sentinel_now(*facts.t_s);
+      facts.wake_sentinel_ns = wake_sentinel_now(*facts.t_s);
+    });
     const point_result r = run_.measure(*p.probe, p.key, req_.sel);
     ledger_.add_visit(p.probe->scenario, r);
     if (!r.skipped.empty()) {
@@ -225,9 +232,7 @@ bool session::visit(std::size_t i, std::size_t done, std::size_t total) {
     append_samples(out_.data, r, facts);
     facts.first_rep += static_cast<std::int64_t>(r.values.size());
     ++facts.visit;
-    const double refs_from = elapsed_s();
-    refs_.after_visit(p.key, r.values, *facts.t_s);
-    ledger_.add(overhead::references, elapsed_s() - refs_from);
+    charged(overhead::references, [&] { refs_.after_visit(p.key, r.values, *facts.t_s); });
   } catch (const sys::interrupted&) {
     out_.interrupted = true;
     return false;
@@ -241,20 +246,14 @@ bool session::visit(std::size_t i, std::size_t done, std::size_t total) {
     out_.data.context["failures"].push_back(what);
   }
   if (clock_ns() - last_write_ > 30'000'000'000ull) {
-    const double write_from = elapsed_s();
-    write_now(req_, out_.data);
-    ledger_.add(overhead::writes, elapsed_s() - write_from);
+    charged(overhead::writes, [&] { write_now(req_, out_.data); });
     last_write_ = clock_ns();
   }
   return true;
 }
 
 void session::leave_setup() {
-  if (current_ && current_->release) {
-    const double from = elapsed_s();
-    current_->release();
-    ledger_.add(overhead::release, elapsed_s() - from);
-  }
+  if (current_ && current_->release) charged(overhead::release, current_->release);
   current_ = nullptr;
   current_setup_.clear();
 }

@@ -3,8 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <stdexcept>
 
+#include "datasets/schema.hpp"
 #include "datasets/vocabulary.hpp"
+#include "model/forms.hpp"
+#include "model/linear_fit.hpp"
 
 namespace pollscale::model {
 
@@ -13,15 +17,12 @@ double pipeline_fit::rate() const { return std::min(1.0 / (write_s + line_s), 1.
 std::optional<pipeline_fit> fit_pipeline(const std::vector<std::pair<double, double>>& t_rate, double line_s,
                                          std::string& note) {
   std::set<double> ts;
-  double mx = 0, md = 0;
   for (const auto& [t, x] : t_rate) {
     if (!(t >= 1) || !std::isfinite(x) || !(x > 0)) {
       note = "a one-CPU row with T = " + std::to_string(t) + " and rate " + std::to_string(x);
       return std::nullopt;
     }
     ts.insert(t);
-    mx += 1.0 / t;
-    md += 1.0 / x;
   }
   if (ts.size() < 2) {
     note = "fewer than two producer counts on one CPU to split a write from the consumer's share";
@@ -31,17 +32,19 @@ std::optional<pipeline_fit> fit_pipeline(const std::vector<std::pair<double, dou
     note = "the cache line's round trip is not a time";
     return std::nullopt;
   }
-  const auto count = static_cast<double>(t_rate.size());
-  mx /= count;
-  md /= count;
-  double sxy = 0, sxx = 0;
-  for (const auto& [t, x] : t_rate) {
-    sxy += (1.0 / t - mx) * (1.0 / x - md);
-    sxx += (1.0 / t - mx) * (1.0 / t - mx);
+  linear_problem ls;  // 1/X = w + a/T, least squares
+  ls.x.resize(static_cast<Eigen::Index>(t_rate.size()), 2);
+  ls.y.resize(static_cast<Eigen::Index>(t_rate.size()));
+  for (Eigen::Index i = 0; i < ls.y.size(); ++i) {
+    const auto& [t, x] = t_rate[static_cast<std::size_t>(i)];
+    ls.x(i, 0) = 1;
+    ls.x(i, 1) = 1.0 / t;
+    ls.y(i) = 1.0 / x;
   }
+  const linear_solution fit = solve_linear(ls);
   pipeline_fit f;
-  f.consumer_s = sxy / sxx;
-  f.write_s = md - f.consumer_s * mx;
+  f.write_s = fit.beta(0);
+  f.consumer_s = fit.beta(1);
   f.line_s = line_s;
   if (!(f.write_s > 0) || !(f.consumer_s > 0)) {
     note = "the one-CPU series does not split into a write and a consumer's share that falls with T";
@@ -53,12 +56,12 @@ std::optional<pipeline_fit> fit_pipeline(const std::vector<std::pair<double, dou
 std::optional<double> cache_line_round_trip_s(const observation_set& data) {
   for (const auto& o : data.rows) {
     if (o.k.scenario != datasets::scenario::cache_line || o.k.pinning != "0+1") continue;
-    const double scale = o.k.unit == "ns"   ? 1e-9
-                         : o.k.unit == "us" ? 1e-6
-                         : o.k.unit == "ms" ? 1e-3
-                         : o.k.unit == "s"  ? 1.0
-                                            : NAN;
-    if (std::isfinite(scale) && std::isfinite(o.value) && o.value > 0) return o.value * scale;
+    if (is_rate(o.k) || !std::isfinite(o.value) || !(o.value > 0)) continue;
+    try {
+      return o.value * datasets::to_si_factor(o.k.unit);  // a time unit: to seconds
+    } catch (const std::invalid_argument&) {
+      // a count or bytes: not a round trip
+    }
   }
   return std::nullopt;
 }

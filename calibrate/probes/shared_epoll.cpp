@@ -126,7 +126,6 @@ shared_epoll_driver::shared_epoll_driver(const datasets::key& key, const selecti
       mode_(mode_of(key)),
       crew_(std::string(datasets::name(datasets::scenario::shared_epoll)), [this] { gate_.stop(); }) {
   exclusive_ = mode_ == EPOLLEXCLUSIVE;
-  oneshot_ = (mode_ & EPOLLONESHOT) != 0;
   const auto cpus = point_thread_cpus(datasets::name(datasets::scenario::shared_epoll), key, n_, sel);
   require_fds(2 * n_ + (exclusive_ ? n_ : 1) + 5, sel);
   kick_ = sys::unique_fd(sys::call("eventfd", [] { return ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }));
@@ -187,7 +186,7 @@ bool shared_epoll_driver::move_one(worker& me) {
   if (i > n_) throw probe_failure("shared_epoll: epoll reported unknown tag " + std::to_string(i));
   char token = 0;
   const bool got = sys::call("read(pipe)", [&] { return ::read(fds_[i].get(), &token, 1); }, {EAGAIN}) >= 0;
-  if (oneshot_) rearm(me.epfd, i);  // before the token moves on: a byte left is reported again
+  if (mode_ & EPOLLONESHOT) rearm(me.epfd, i);  // before the token moves on: a byte left is reported again
   if (!got) {
     futile_.fetch_add(1, std::memory_order_relaxed);  // another thread emptied it first
     return true;

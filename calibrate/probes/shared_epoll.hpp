@@ -71,7 +71,6 @@ class shared_epoll_driver {
   std::size_t n_;
   std::size_t tokens_;
   bool exclusive_ = false;
-  bool oneshot_ = false;
   std::uint32_t mode_ = 0;            // the pipes' flags beside EPOLLIN: 0, EPOLLEXCLUSIVE or EPOLLET | EPOLLONESHOT
   std::vector<sys::unique_fd> fds_;   // the ring's read ends, watched: pipe i passes to i + 1
   std::vector<sys::unique_fd> ends_;  // their write ends
