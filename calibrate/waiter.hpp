@@ -53,4 +53,11 @@ class waiter {
 /// Throws probe_skipped (probe.hpp) when the kernel refuses the mechanism here.
 std::unique_ptr<waiter> make_waiter(const flavour& f, std::size_t capacity);
 
+/// True for the mechanisms that leave nothing on the descriptors once their waiter is gone
+/// (an epoll instance's items go with it; poll and select hold nothing), so that the next
+/// waiter may watch the same ones (shared set-ups, shared_setup.hpp). rtsig leaves owner
+/// and signal settings on every descriptor, and io_uring cancels its polls asynchronously
+/// after the ring is closed: their points set up their own.
+bool leaves_no_trace(const flavour& f);
+
 }  // namespace pollscale::calibrate

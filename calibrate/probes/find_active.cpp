@@ -60,12 +60,6 @@ struct channel_plan {
   }
 };
 
-/// Mechanisms that leave nothing on the descriptors once their waiter is gone (an epoll
-/// instance's items go with it; poll and select hold nothing), so the next point may wait on
-/// the same ones. rtsig leaves owner and signal settings on every descriptor, and io_uring
-/// cancels its polls asynchronously after the ring is closed: their points set up their own.
-bool leaves_no_trace(const flavour& f) { return f.mech != mechanism::rtsig && f.mech != mechanism::io_uring; }
-
 /// The shared plan of a point, when it can share: one ready channel, first, middle or last.
 /// A cycle's set-up then keeps the trigger ends of all three positions, so that one set-up
 /// serves the first, middle and last points of every mechanism at this n (two descriptors

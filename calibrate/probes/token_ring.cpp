@@ -9,6 +9,14 @@
 // Timed: the wait calls, the reads and writes, re-arming where the mechanism needs it
 // (EPOLLONESHOT: epoll_ctl MOD; io_uring one-shot: a new POLL_ADD) and the bookkeeping
 // checks below (a few ns per pass). Not timed: building the ring and placing the tokens.
+// The points of one fd kind and n whose mechanism leaves nothing on the descriptors
+// (select, pselect, poll, ppoll, epoll) share one ring per visit of their group, as
+// find_active's points share their channels: each driver watches it, places its tokens,
+// and reads them all back when it goes, so the next finds it empty (a token left behind
+// would fail the next driver's first wait). Creating and closing a pipe costs about 10 µs
+// here, a wait call over a ring of 10,000 a fraction of that per descriptor, so the quick
+// profile spent most of its token_ring time building rings; rtsig and io_uring, which
+// leave state on the descriptors, still build their own.
 //
 // Key columns: n_fds = n channels (all watched); n_active = t tokens (1 <= t <= n,
 // placed at channels j*n/t); fd_kind pipe (read end watched, write end written; both in
@@ -52,6 +60,7 @@
 
 #include "calibrate/probe_support.hpp"
 #include "calibrate/probes/probes.hpp"
+#include "calibrate/shared_setup.hpp"
 #include "calibrate/sys/syscall.hpp"
 #include "calibrate/timer.hpp"
 
@@ -67,7 +76,7 @@ std::string channel_text(std::size_t i) { return "channel " + std::to_string(i);
 
 }  // namespace
 
-ring_driver::ring_driver(const datasets::key& key, const selection& sel)
+ring_driver::ring_driver(const datasets::key& key, const selection& sel, std::shared_ptr<channel_set> ring)
     : n_(static_cast<std::size_t>(key.n_fds.value_or(0))),
       t_(static_cast<std::size_t>(key.n_active.value_or(0))),
       timeout_ms_(key.blocking.value_or(0) ? blocking_timeout_ms : 0) {
@@ -78,8 +87,11 @@ ring_driver::ring_driver(const datasets::key& key, const selection& sel)
   if (kind != fd_kind::pipe && kind != fd_kind::eventfd)
     throw std::invalid_argument("token_ring rings pipes or eventfds, not " + key.fd_kind);
   const flavour f = flavour_of(key);
-  require_fds(channel_set::fds_needed(kind, n_, n_) + 4, sel);
-  ch_ = std::make_unique<channel_set>(kind, n_);
+  if (ring && (ring->kind() != kind || ring->size() != n_))
+    throw std::invalid_argument("token_ring point " + datasets::describe(key) + " was handed a ring of " +
+                                std::to_string(ring->size()) + " " + std::string(name_of(ring->kind())) + " channels");
+  if (!ring) require_fds(channel_set::fds_needed(kind, n_, n_) + 4, sel);
+  ch_ = ring ? std::move(ring) : std::make_shared<channel_set>(kind, n_);
   w_ = make_waiter(f, n_);
   level_ = w_->level_triggered();
   tokens_in_.assign(n_, 0);
@@ -95,27 +107,57 @@ ring_driver::ring_driver(const datasets::key& key, const selection& sel)
   }
   // Tokens only once every channel is watched: realtime signals never report data that was
   // already there when O_ASYNC was set.
+  moving_ = true;  // until the proof below passes, the destructor reads every channel
   for (std::size_t j = 0; j < t_; ++j) send(j * n_ / t_, 1);
   try {
     refill(0, proof_empty_limit);
+    serve_reported();
   } catch (const probe_failure&) {
+    leave_empty();
     if (f.mech == mechanism::rtsig)
       throw probe_skipped("the kernel queues no signal for " + key.fd_kind + " (its file has no fasync)");
     throw;
+  } catch (...) {
+    leave_empty();
+    throw;
   }
-  serve_reported();
+  moving_ = false;
 }
 
-ring_driver::~ring_driver() = default;
+ring_driver::~ring_driver() { leave_empty(); }
+
+void ring_driver::leave_empty() noexcept {
+  // The waiter goes first (its registrations with it), then every token is read back, so
+  // that a shared ring reaches the next driver empty. After a call that threw, tokens may
+  // sit where the bookkeeping does not say: then every channel is read.
+  w_.reset();
+  for (std::size_t i = 0; i < n_; ++i)
+    if (moving_ || tokens_in_[i] > 0) empty(i);
+}
+
+void ring_driver::empty(std::size_t i) noexcept {
+  // No checks here: whatever the channel holds goes. A read that fails for any reason
+  // leaves a token behind, which the next driver's proof reports (a channel ready that
+  // holds no token): loudly, never silently.
+  try {
+    const int fd = ch_->watched(i);
+    char sink[256];
+    while (sys::call("read(leftover)", [&] { return ::read(fd, sink, sizeof sink); }, {EAGAIN}) > 0) {
+    }
+  } catch (const std::exception&) {
+  }
+}
 
 std::size_t ring_driver::advance(std::size_t passes) {
   // Whole waits only: with t tokens one wait call pays for up to t passes, and a batch that
   // stopped between them would leave the call's cost out of some samples.
+  moving_ = true;
   std::size_t done = 0;
   while (done < passes) {
     refill(timeout_ms_, timeout_ms_ == 0 && !level_ ? spin_empty_limit : 1);
     done += serve_reported();
   }
+  moving_ = false;
   return done;
 }
 
@@ -213,6 +255,7 @@ void ring_driver::send(std::size_t i, std::size_t count) {
 
 void ring_driver::scatter(std::mt19937_64& rng) {
   if (!level_) throw std::logic_error("token_ring: scatter needs a level-triggered mechanism");
+  moving_ = true;
   std::size_t held = 0;
   for (std::size_t i = 0; i < n_; ++i) {
     if (tokens_in_[i] == 0) continue;
@@ -228,6 +271,7 @@ void ring_driver::scatter(std::mt19937_64& rng) {
     std::swap(draw_[j], draw_[j + static_cast<std::size_t>(rng() % (n_ - j))]);
     send(draw_[j], 1);
   }
+  moving_ = false;
 }
 
 void ring_driver::check_for_stuck_tokens() {
@@ -240,10 +284,39 @@ void ring_driver::check_for_stuck_tokens() {
 
 namespace {
 
+/// The ring kept between the points of one group (shared_setup.hpp).
+shared_setup& kept_rings() {
+  static shared_setup kept;
+  return kept;
+}
+
+/// setup_of: one ring per fd kind and n, handed empty from point to point, for every
+/// mechanism that leaves nothing on the descriptors (waiter.hpp) and every t and blocking;
+/// "" (a ring of its own) for the others. Building and closing a ring of 9,900 pipes takes
+/// about 0.1 s here; the quick profile visits some forty such points per round.
+std::string ring_name(const datasets::key& key) {
+  if (!leaves_no_trace(flavour_of(key))) return {};
+  return "ring of " + key.fd_kind + " n=" + std::to_string(key.n_fds.value_or(0));
+}
+
+/// The kept ring a point shares (nullptr: it builds its own), checked against the limit
+/// before anything is built.
+std::shared_ptr<channel_set> shared_ring(const datasets::key& key, const selection& sel) {
+  const std::string name = ring_name(key);
+  if (name.empty()) return nullptr;
+  const auto n = static_cast<std::size_t>(std::max<std::int64_t>(key.n_fds.value_or(0), 0));
+  const fd_kind kind = fd_kind_of(key);
+  if (n == 0 || (kind != fd_kind::pipe && kind != fd_kind::eventfd)) return nullptr;  // the driver says why
+  require_fds(channel_set::fds_needed(kind, n, n) + 4, sel);
+  return kept_rings().get(name, [&] { return std::make_unique<channel_set>(kind, n); });
+}
+
 class ring_instance final : public probe_instance {
  public:
   ring_instance(const datasets::key& key, const selection& sel)
-      : ring_(key, sel), scatter_(key.blocking.value_or(0) == 1 && ring_.level_triggered()), rng_(sel.seed) {}
+      : ring_(key, sel, shared_ring(key, sel)),
+        scatter_(key.blocking.value_or(0) == 1 && ring_.level_triggered()),
+        rng_(sel.seed) {}
 
   std::uint64_t run(std::size_t ops) override {
     if (scatter_) ring_.scatter(rng_);
@@ -275,8 +348,11 @@ std::unique_ptr<probe_instance> make_instance(const datasets::key& key, const se
 
 probe_def token_ring() {
   return {datasets::name(datasets::scenario::token_ring),
-          "one token pass through a ring of n pipes/eventfds with t tokens (LSE pipetest)", token_ring_points,
-          make_instance};
+          "one token pass through a ring of n pipes/eventfds with t tokens (LSE pipetest)",
+          token_ring_points,
+          make_instance,
+          [] { kept_rings().release(); },
+          ring_name};
 }
 
 }  // namespace pollscale::calibrate::probes

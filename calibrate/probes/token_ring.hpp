@@ -19,9 +19,14 @@ class ring_driver {
  public:
   /// Builds the ring of key.n_fds channels of key.fd_kind with key.n_active tokens, watched
   /// by key's mechanism; key.blocking selects timeout 0 (0) or a sleeping wait (1).
-  /// Throws probe_skipped when it cannot run here (descriptor limit, rtsig on a file kind
-  /// without fasync), std::invalid_argument for a malformed key.
-  ring_driver(const datasets::key& key, const selection& sel);
+  /// `ring`, when given, is a ring an earlier driver left (shared_setup.hpp): key.n_fds
+  /// channels of key.fd_kind, every trigger end kept, every channel empty; the driver
+  /// watches and uses it instead of building one. Throws probe_skipped when it cannot run
+  /// here (descriptor limit, rtsig on a file kind without fasync), std::invalid_argument
+  /// for a malformed key or a ring of another kind or size.
+  ring_driver(const datasets::key& key, const selection& sel, std::shared_ptr<channel_set> ring = nullptr);
+  /// Leaves the ring empty for the next driver: reads the tokens back from the channels that
+  /// hold them, or from every channel when a call that moves tokens did not finish.
   ~ring_driver();
   ring_driver(const ring_driver&) = delete;
   ring_driver& operator=(const ring_driver&) = delete;
@@ -47,11 +52,14 @@ class ring_driver {
   std::size_t drain(std::size_t i);
   void send(std::size_t i, std::size_t count);
   void check_for_stuck_tokens();
+  void leave_empty() noexcept;
+  void empty(std::size_t i) noexcept;
 
   std::size_t n_, t_;
   int timeout_ms_;
-  std::unique_ptr<channel_set> ch_;
+  std::shared_ptr<channel_set> ch_;
   std::unique_ptr<waiter> w_;  // declared after ch_: destroyed first
+  bool moving_ = false;        // inside advance() or scatter(): the bookkeeping may be behind
   bool level_;
   int max_fd_ = -1;
   std::vector<std::size_t> tokens_in_;                        // tokens each channel holds (bookkeeping)

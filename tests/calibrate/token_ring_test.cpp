@@ -3,6 +3,7 @@
 // or slipped in fails loudly, nothing leaks, and what cannot run is skipped with a reason.
 // (Timings are not asserted.)
 
+#include <poll.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
@@ -13,10 +14,12 @@
 
 #include <gtest/gtest.h>
 
+#include "calibrate/channel.hpp"
 #include "calibrate/probes/probes.hpp"
 #include "calibrate/probes/token_ring.hpp"
 #include "calibrate/registry.hpp"
 #include "calibrate/sys/process.hpp"
+#include "calibrate/waiter.hpp"
 #include "tests/calibrate/probe_test_support.hpp"
 
 namespace pollscale::calibrate {
@@ -97,6 +100,101 @@ TEST(TokenRingTest, EveryPointOfTheProbeRunsOnPipesAndEventfds) {
     }
   }
   EXPECT_EQ(skipped, 3);
+  probe->release();  // the ring the last group kept
+  EXPECT_EQ(sys::open_fd_count(), before);
+}
+
+/// Channels of `ch` that poll(2) reports readable now: a token or a leftover.
+std::size_t readable(const channel_set& ch) {
+  std::vector<pollfd> fds;
+  for (std::size_t i = 0; i < ch.size(); ++i) fds.push_back({ch.watched(i), POLLIN, 0});
+  const int r = ::poll(fds.data(), fds.size(), 0);
+  EXPECT_GE(r, 0);
+  return static_cast<std::size_t>(std::max(r, 0));
+}
+
+TEST(TokenRingTest, OneRingServesEveryMechanismThatLeavesNoTraceInTurnAndIsLeftEmpty) {
+  const auto sel = small_selection();
+  for (fd_kind kind : {fd_kind::pipe, fd_kind::eventfd}) {
+    auto ring = std::make_shared<channel_set>(kind, 40);
+    int drivers = 0;
+    for (const auto& f : all_flavours()) {
+      if (!leaves_no_trace(f)) continue;
+      for (auto [t, blocking] : {std::pair{1, 0}, {16, 0}, {40, 0}, {3, 1}}) {
+        const auto k = ring_key(f, kind, 40, t, blocking);
+        SCOPED_TRACE(datasets::describe(k));
+        {
+          probes::ring_driver r(k, sel, ring);
+          EXPECT_EQ(&r.channels(), ring.get());
+          EXPECT_GE(r.advance(300), 300u);
+          EXPECT_EQ(readable(*ring), static_cast<std::size_t>(t));  // one channel per token
+        }
+        EXPECT_EQ(readable(*ring), 0u);  // every token read back
+        ++drivers;
+      }
+    }
+    EXPECT_EQ(drivers, 4 * 7);  // select, pselect, poll, ppoll, epoll lt/et/oneshot
+  }
+}
+
+TEST(TokenRingTest, AFailedDriverLeavesTheSharedRingEmptyForTheNext) {
+  const auto sel = small_selection();
+  const flavour poll{mechanism::poll, ""};
+  auto ring = std::make_shared<channel_set>(fd_kind::pipe, 5);
+  {
+    probes::ring_driver r(ring_key(poll, fd_kind::pipe, 5, 2), sel, ring);
+    r.advance(20);
+    const char c = 'x';
+    ASSERT_EQ(::write(ring->trigger_fd(0), &c, 1), 1);  // a third token: the bookkeeping is wrong
+    ASSERT_EQ(::write(ring->trigger_fd(3), &c, 1), 1);
+    EXPECT_THROW(r.advance(50), probe_failure);
+  }
+  EXPECT_EQ(readable(*ring), 0u);
+  probes::ring_driver next(ring_key({mechanism::epoll, "et"}, fd_kind::pipe, 5, 1), sel, ring);
+  EXPECT_GE(next.advance(100), 100u);
+}
+
+TEST(TokenRingTest, ARingOfAnotherKindOrSizeIsRefused) {
+  const auto sel = small_selection();
+  const flavour poll{mechanism::poll, ""};
+  auto pipes = std::make_shared<channel_set>(fd_kind::pipe, 8);
+  EXPECT_THROW(probes::ring_driver(ring_key(poll, fd_kind::pipe, 9, 1), sel, pipes), std::invalid_argument);
+  EXPECT_THROW(probes::ring_driver(ring_key(poll, fd_kind::eventfd, 8, 1), sel, pipes), std::invalid_argument);
+  EXPECT_EQ(readable(*pipes), 0u);
+}
+
+TEST(TokenRingTest, PointsShareARingByKindAndNOnlyWhereTheMechanismLeavesNoTrace) {
+  const auto* probe = find_probe("token_ring");
+  ASSERT_NE(probe, nullptr);
+  ASSERT_TRUE(probe->setup_of && probe->release);
+  const auto name = [&](const flavour& f, fd_kind kind, std::int64_t n, std::int64_t t, int blocking) {
+    return probe->setup_of(ring_key(f, kind, n, t, blocking));
+  };
+  const flavour poll{mechanism::poll, ""}, lt{mechanism::epoll, "lt"}, oneshot{mechanism::epoll, "oneshot"};
+  const auto shared = name(poll, fd_kind::pipe, 1000, 1, 0);
+  EXPECT_FALSE(shared.empty());
+  EXPECT_EQ(name(lt, fd_kind::pipe, 1000, 16, 0), shared);
+  EXPECT_EQ(name(oneshot, fd_kind::pipe, 1000, 1, 1), shared);
+  EXPECT_NE(name(poll, fd_kind::pipe, 999, 1, 0), shared);
+  EXPECT_NE(name(poll, fd_kind::eventfd, 1000, 1, 0), shared);
+  EXPECT_EQ(name({mechanism::rtsig, ""}, fd_kind::pipe, 1000, 1, 0), "");
+  EXPECT_EQ(name({mechanism::io_uring, "oneshot"}, fd_kind::pipe, 1000, 1, 0), "");
+}
+
+TEST(TokenRingTest, TheProbesPointsOfOneGroupRunOnOneRingAndReleaseFreesIt) {
+  const auto* probe = find_probe("token_ring");
+  ASSERT_NE(probe, nullptr);
+  const auto sel = small_selection();
+  const std::size_t before = sys::open_fd_count();
+  for (const auto& f : all_flavours()) {
+    if (!leaves_no_trace(f)) continue;
+    const auto k = ring_key(f, fd_kind::pipe, 30, 2);
+    SCOPED_TRACE(datasets::describe(k));
+    auto inst = probe->make(k, sel);
+    EXPECT_GT(inst->run(100), 0u);
+    EXPECT_EQ(sys::open_fd_count(), before + 2 * 30 + (f.mech == mechanism::epoll ? 1 : 0));  // one ring, kept
+  }
+  probe->release();
   EXPECT_EQ(sys::open_fd_count(), before);
 }
 
