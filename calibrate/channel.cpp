@@ -23,11 +23,6 @@ namespace {
 
 constexpr std::size_t park_batch = 250;
 
-void set_nonblocking(int fd) {
-  const int fl = sys::call("fcntl(F_GETFL)", [&] { return ::fcntl(fd, F_GETFL); });
-  sys::call("fcntl(F_SETFL, O_NONBLOCK)", [&] { return ::fcntl(fd, F_SETFL, fl | O_NONBLOCK); });
-}
-
 }  // namespace
 
 void tune_tcp(int fd) {
@@ -83,7 +78,8 @@ namespace {
 /// One loopback connection: {accepted end, connecting end}; `index` spreads source addresses.
 std::pair<sys::unique_fd, sys::unique_fd> tcp_pair(int listener, std::size_t index) {
   sys::unique_fd c = connect_loopback(listener, index);
-  sys::unique_fd s(sys::call("accept4", [&] { return ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC); }));
+  sys::unique_fd s(
+      sys::call("accept4", [&] { return ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK); }));
   tune_tcp(s.get());
   return {std::move(s), std::move(c)};
 }
@@ -151,19 +147,18 @@ void channel_set::make_pipe_like(std::size_t i, const channel_options& opts, std
   sys::unique_fd w, t;
   if (kind_ == fd_kind::pipe) {
     int p[2];
-    sys::call("pipe2", [&] { return ::pipe2(p, O_CLOEXEC); });
+    sys::call("pipe2", [&] { return ::pipe2(p, O_CLOEXEC | O_NONBLOCK); });
     w.reset(p[0]);
     t.reset(p[1]);
   } else if (kind_ == fd_kind::socketpair) {
     int sv[2];
     sys::call("socketpair(AF_UNIX, SOCK_STREAM)",
-              [&] { return ::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv); });
+              [&] { return ::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, sv); });
     w.reset(sv[0]);
     t.reset(sv[1]);
   } else {
     std::tie(w, t) = tcp_pair(listener_.get(), i);
   }
-  set_nonblocking(w.get());
   if (high_base_ > 0) {
     // Move the trigger end to the top of the table so that its low number is reused by
     // the next watched end: watched descriptors stay ascending with the channel index,

@@ -1,8 +1,12 @@
 // Channels: the descriptors a probe watches, of one kind each (pipe, eventfd, unix
 // socketpair, tcp loopback connection). A channel has a *watched* end (registered with the
 // mechanism, non-blocking) and a *trigger* end (written to make the watched end readable);
-// for eventfd both are one descriptor. Trigger ends a probe will not write to are parked in
-// a keeper process (fd_parking.hpp) so that n can approach the descriptor limit.
+// for eventfd both are one descriptor. Pipes and socketpairs are created non-blocking at
+// both ends (pipe2's and socketpair's flags; two fcntl calls per channel set the watched
+// end alone before, two of a pipe channel's seven system calls from creation to close); a
+// write of one token to a channel with room takes the same kernel path either way, and a
+// write that would block fails (EAGAIN, probe_failure) instead of hanging. Trigger ends a probe will not write to are
+// parked in a keeper process (fd_parking.hpp) so that n can approach the descriptor limit.
 #pragma once
 
 #include <cstddef>
