@@ -5,8 +5,9 @@
 // both ends (pipe2's and socketpair's flags; two fcntl calls per channel set the watched
 // end alone before, two of a pipe channel's seven system calls from creation to close); a
 // write of one token to a channel with room takes the same kernel path either way, and a
-// write that would block fails (EAGAIN, probe_failure) instead of hanging. Trigger ends a probe will not write to are
-// parked in a keeper process (fd_parking.hpp) so that n can approach the descriptor limit.
+// write that would block fails (EAGAIN, probe_failure) instead of hanging. Trigger ends a
+// probe will not write to are parked in a keeper process (fd_parking.hpp) so that n can
+// approach the descriptor limit.
 #pragma once
 
 #include <cstddef>
