@@ -44,6 +44,14 @@ std::string serial_text(const model::wider_family& f) {
          (unidentified ? "; not identified: the series fit as well with any hold up to their slowest operation" : "");
 }
 
+// "[600000, 690000]" or "(no interval: why)".
+std::string interval_words(const model::pipeline_fit& p) {
+  std::string why;
+  if (const auto in = p.interval(why))
+    return "[" + number_cell(in->first, 4, false) + ", " + number_cell(in->second, 4, false) + "]";
+  return "(no interval: " + why + ")";
+}
+
 // "a write 1.19 µs, the consumer's share 1.05 µs an event on one CPU, the cache line 376 ns
 // between two: one producer beside its consumer 639779 per s", or why there is none.
 std::string pipeline_text(const model::wider_family& f) {
@@ -52,8 +60,8 @@ std::string pipeline_text(const model::wider_family& f) {
   auto ns = [](double s) { return number_cell(s * 1e9, 4, false) + " ns"; };
   return "a write " + ns(p.write_s) + ", the consumer's share " + ns(p.consumer_s) +
          " an event on one CPU, the cache " + "line " + ns(p.line_s) +
-         " between two: one producer beside its consumer " + number_cell(p.rate(), 4, false) +
-         " per s on two CPUs or more";
+         " between two: one producer beside its consumer " + number_cell(p.rate(), 4, false) + " per s " +
+         interval_words(p) + " on two CPUs or more";
 }
 
 void write_families(std::ostream& out, const model::wider_result& r) {
@@ -144,7 +152,17 @@ json law_json(const std::optional<model::scaling_fit>& fit, const std::vector<co
 json pipeline_json(const model::wider_family& f) {
   if (!f.pipeline) return f.pipeline_note.empty() ? json(nullptr) : json{{"note", f.pipeline_note}};
   const auto& p = *f.pipeline;
-  return {{"write_s", p.write_s}, {"consumer_s", p.consumer_s}, {"line_s", p.line_s}, {"rate", p.rate()}};
+  json j = {{"write_s", p.write_s}, {"consumer_s", p.consumer_s},
+            {"line_s", p.line_s},   {"rate", p.rate()},
+            {"lo", nullptr},        {"hi", nullptr}};
+  std::string why;
+  if (const auto in = p.interval(why)) {
+    j["lo"] = in->first;
+    j["hi"] = in->second;
+  } else {
+    j["no_interval"] = why;
+  }
+  return j;
 }
 
 // null when the experiment has no serial structure.

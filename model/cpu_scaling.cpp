@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <tuple>
 
 #include "datasets/input_error.hpp"
 #include "model/observations.hpp"
@@ -75,11 +76,16 @@ namespace {
 scaling_prediction pipeline_prediction(const pipeline_fit& f) {
   scaling_prediction p;
   p.value = f.rate();
+  std::string why;
+  if (const auto in = f.interval(why)) {
+    std::tie(p.lo, p.hi) = *in;
+    p.has_interval = true;
+    return p;
+  }
   p.lo = p.hi = NAN;
-  p.no_interval =
-      "no interval: one producer and its consumer as a pipeline of measured parts (a write and the consumer's share "
-      "from the one-CPU series, the cache line between two CPUs), not a fit of this series; judged within 10% on AMD "
-      "hosts and 26-50% over on an Intel one (docs/scaling.md)";
+  p.no_interval = "no interval: " + why +
+                  " (one producer and its consumer as a pipeline of measured parts: a write and the consumer's "
+                  "share from the one-CPU series, the cache line between two CPUs; docs/scaling.md)";
   return p;
 }
 

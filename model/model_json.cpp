@@ -147,6 +147,19 @@ json scaling_fit_json(const scaling_fit& f) {
           {"n_max", f.n_max}};
 }
 
+// The pipeline's parts and what its interval is made of (producer_pipeline.hpp).
+json pipeline_json(const pipeline_fit& p) {
+  json j = {{"write_s", p.write_s}, {"consumer_s", p.consumer_s}, {"line_s", p.line_s}, {"uncertainty", nullptr}};
+  if (p.df >= 0)  // recorded (a pipeline read from an older file has none to write)
+    j["uncertainty"] = {{"cov_ww", number(p.cov_ww)},
+                        {"cov_wa", number(p.cov_wa)},
+                        {"cov_aa", number(p.cov_aa)},
+                        {"residual_var", number(p.residual_var)},
+                        {"df", p.df},
+                        {"line_var", number(p.line_var)}};
+  return j;
+}
+
 // The "cpu_scaling" list (docs/model.md §7): per experiment, the laws `predict --cpus`
 // answers from (cpu_scaling.hpp), in the data's unit.
 json cpu_scaling_json(const std::vector<cpu_scaling_laws>& laws) {
@@ -172,10 +185,7 @@ json cpu_scaling_json(const std::vector<cpu_scaling_laws>& laws) {
                                            : json(nullptr)},
                    {"serial_structure", l.serial_structure},
                    {"serial", serial},
-                   {"pipeline", l.pipeline ? json{{"write_s", l.pipeline->write_s},
-                                                  {"consumer_s", l.pipeline->consumer_s},
-                                                  {"line_s", l.pipeline->line_s}}
-                                           : json(nullptr)},
+                   {"pipeline", l.pipeline ? pipeline_json(*l.pipeline) : json(nullptr)},
                    {"caveat", l.caveat}});
   }
   return out;

@@ -318,6 +318,17 @@ pipeline_fit read_pipeline(const json& p) {
   f.line_s = num(p, "line_s");
   if (!(f.write_s > 0) || !(f.consumer_s > 0) || !(f.line_s >= 0))
     throw std::invalid_argument("'pipeline' needs write_s and consumer_s > 0 and line_s >= 0, got " + p.dump());
+  if (!p.contains("uncertainty") || p["uncertainty"].is_null()) return f;  // written before 2026-12-06: no interval
+  const json& u = p["uncertainty"];
+  if (!u.is_object()) throw std::invalid_argument("'pipeline.uncertainty' is not an object or null");
+  f.cov_ww = num(u, "cov_ww", true);
+  f.cov_wa = num(u, "cov_wa", true);
+  f.cov_aa = num(u, "cov_aa", true);
+  f.residual_var = num(u, "residual_var", true);
+  f.line_var = num(u, "line_var", true);
+  f.df = static_cast<int>(std::min<std::size_t>(count(u, "df"), 1'000'000));
+  for (double v : {f.cov_ww, f.cov_aa, f.residual_var, f.line_var})
+    if (v < 0) throw std::invalid_argument("'pipeline.uncertainty' has a negative variance: " + u.dump());
   return f;
 }
 

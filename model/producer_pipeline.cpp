@@ -5,6 +5,8 @@
 #include <set>
 #include <stdexcept>
 
+#include <boost/math/distributions/students_t.hpp>
+
 #include "datasets/schema.hpp"
 #include "datasets/vocabulary.hpp"
 #include "model/forms.hpp"
@@ -14,8 +16,34 @@ namespace pollscale::model {
 
 double pipeline_fit::rate() const { return std::min(1.0 / (write_s + line_s), 1.0 / (consumer_s + line_s)); }
 
-std::optional<pipeline_fit> fit_pipeline(const std::vector<std::pair<double, double>>& t_rate, double line_s,
-                                         std::string& note) {
+std::optional<std::pair<double, double>> pipeline_fit::interval(std::string& why) const {
+  const bool write_binds = write_s >= consumer_s;
+  const double stage_var = write_binds ? cov_ww : cov_aa;
+  if (df < 0 || (df >= 1 && (!std::isfinite(stage_var) || !std::isfinite(residual_var)))) {
+    why = "the parts' uncertainty is not known (a model.json written without it)";
+    return std::nullopt;
+  }
+  if (df == 0) {
+    why = "two producer counts on one CPU fit w and a exactly (df = 0)";
+    return std::nullopt;
+  }
+  if (!std::isfinite(line_var)) {
+    why = "the cache line was measured in fewer than two visits";
+    return std::nullopt;
+  }
+  const double time = (write_binds ? write_s : consumer_s) + line_s;  // seconds per event
+  const double var = std::max(0.0, stage_var) + std::max(0.0, residual_var) + std::max(0.0, line_var);
+  const double half = boost::math::quantile(boost::math::students_t(df), 0.975) * std::sqrt(var);
+  if (!(time - half > 0)) {
+    why = "the interval of an event's time reaches zero";
+    return std::nullopt;
+  }
+  return std::pair{1.0 / (time + half), 1.0 / (time - half)};
+}
+
+std::optional<pipeline_fit> fit_pipeline(const std::vector<std::pair<double, double>>& t_rate,
+                                         const line_estimate& line, std::string& note) {
+  const double line_s = line.s;
   std::set<double> ts;
   for (const auto& [t, x] : t_rate) {
     if (!(t >= 1) || !std::isfinite(x) || !(x > 0)) {
@@ -46,6 +74,14 @@ std::optional<pipeline_fit> fit_pipeline(const std::vector<std::pair<double, dou
   f.write_s = fit.beta(0);
   f.consumer_s = fit.beta(1);
   f.line_s = line_s;
+  f.df = static_cast<int>(fit.df);
+  if (f.df >= 1 && fit.covariance.allFinite() && std::isfinite(fit.sigma2)) {
+    f.cov_ww = fit.covariance(0, 0);
+    f.cov_wa = fit.covariance(0, 1);
+    f.cov_aa = fit.covariance(1, 1);
+    f.residual_var = fit.sigma2;
+  }
+  f.line_var = line.var_s2;
   if (!(f.write_s > 0) || !(f.consumer_s > 0)) {
     note = "the one-CPU series does not split into a write and a consumer's share that falls with T";
     return std::nullopt;
@@ -53,15 +89,27 @@ std::optional<pipeline_fit> fit_pipeline(const std::vector<std::pair<double, dou
   return f;
 }
 
-std::optional<double> cache_line_round_trip_s(const observation_set& data) {
+std::optional<line_estimate> cache_line_round_trip(const observation_set& data) {
   for (const auto& o : data.rows) {
     if (o.k.scenario != datasets::scenario::cache_line || o.k.pinning != "0+1") continue;
     if (is_rate(o.k) || !std::isfinite(o.value) || !(o.value > 0)) continue;
+    double to_s = 0;
     try {
-      return o.value * datasets::to_si_factor(o.k.unit);  // a time unit: to seconds
+      to_s = datasets::to_si_factor(o.k.unit);  // a time unit: to seconds
     } catch (const std::invalid_argument&) {
-      // a count or bytes: not a round trip
+      continue;  // a count or bytes: not a round trip
     }
+    line_estimate l{o.value * to_s, NAN};
+    const auto& v = o.visit_medians;
+    if (v.size() >= 2 && std::all_of(v.begin(), v.end(), [](double x) { return std::isfinite(x); })) {
+      // A new measurement's variance: the visits' spread, plus that of their mean.
+      const double m = static_cast<double>(v.size());
+      double mean = 0, ss = 0;
+      for (double x : v) mean += x / m;
+      for (double x : v) ss += (x - mean) * (x - mean);
+      l.var_s2 = ss / (m - 1) * (1 + 1 / m) * to_s * to_s;
+    }
+    return l;
   }
   return std::nullopt;
 }

@@ -12,9 +12,11 @@
 // Written on one calibration and judged on every other with cache_line rows: within ±10%
 // on six AMD runs (the bound 23-41% over), +26% and +50% on an Intel host's two campaigns
 // (the bound +124% and +168%). The same split predicts two or more producers 10-29% low on
-// every host, so it is kept for one producer only.
+// every host, so it is kept for one producer only. Its 95% interval (interval()) is the
+// scaling laws' kind: the parts' variances through Student's t; 12 of 13 datasets inside.
 #pragma once
 
+#include <cmath>
 #include <optional>
 #include <string>
 #include <utility>
@@ -24,22 +26,43 @@
 
 namespace pollscale::model {
 
+/// The cache line's round trip between two CPUs and how much a new measurement of it may
+/// differ: the variance between the cache_line point's visits (each a fresh set-up at
+/// another moment) plus that of their mean, in s^2; NaN with fewer than two visits.
+struct line_estimate {
+  double s = 0;
+  double var_s2 = NAN;
+};
+
 struct pipeline_fit {
   double write_s = 0;     ///< w: one producer's write, CPU seconds per event
   double consumer_s = 0;  ///< a: the consumer's CPU seconds per event with one producer
   double line_s = 0;      ///< L: the cache line's round trip between two CPUs, seconds
+  /// What the 95% interval is made of (NaN where unknown, as in a model.json written before
+  /// the interval existed): the covariance of (w, a) from the least squares, the residual
+  /// variance of 1/X about w + a/T and its degrees of freedom (points - 2), the variance
+  /// of a new measurement of L. All in s^2. df < 0: not recorded.
+  double cov_ww = NAN, cov_wa = NAN, cov_aa = NAN;
+  double residual_var = NAN;
+  int df = -1;
+  double line_var = NAN;
   /// Events per second with one producer and the consumer on CPUs of their own.
   double rate() const;
+  /// The 95% interval for a new measurement of rate(): the slower stage's time plus L,
+  /// t(df) times the root of the stage's variance, the residual variance and L's, turned
+  /// into rates. Empty, with `why` saying so, where a part is unknown or the interval
+  /// reaches zero time.
+  std::optional<std::pair<double, double>> interval(std::string& why) const;
 };
 
 /// w and a of 1/X(T) = w + a/T by least squares over (T, events per second) of the one-CPU
-/// series. Empty, with `note` saying why, for fewer than two distinct T, a rate that is not
-/// finite and > 0, or a fit whose w or a is not > 0.
-std::optional<pipeline_fit> fit_pipeline(const std::vector<std::pair<double, double>>& t_rate, double line_s,
-                                         std::string& note);
+/// series, with their covariance. Empty, with `note` saying why, for fewer than two
+/// distinct T, a rate that is not finite and > 0, or a fit whose w or a is not > 0.
+std::optional<pipeline_fit> fit_pipeline(const std::vector<std::pair<double, double>>& t_rate,
+                                         const line_estimate& line, std::string& note);
 
-/// The cache line's round trip between the first two CPUs in seconds (the cache_line row
-/// with pinning 0+1, its unit ns, us, ms or s), when the data has one.
-std::optional<double> cache_line_round_trip_s(const observation_set& data);
+/// The cache line's round trip between the first two CPUs (the cache_line row with
+/// pinning 0+1, its unit ns, us, ms or s), when the data has one.
+std::optional<line_estimate> cache_line_round_trip(const observation_set& data);
 
 }  // namespace pollscale::model

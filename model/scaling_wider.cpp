@@ -106,9 +106,9 @@ void fit_serial(wider_family& f, const std::vector<const observation*>& rows, st
 }
 
 // producers measured on one CPU alone: one producer and its consumer apart as a pipeline.
-void fit_one_producer(wider_family& f, std::optional<double> line_s) {
+void fit_one_producer(wider_family& f, const std::optional<line_estimate>& line) {
   if (f.k.scenario != datasets::scenario::producers || f.dedicated_fit || f.capacity_cpus != 1) return;
-  if (!line_s) {
+  if (!line) {
     f.pipeline_note = "no cache line measured between two CPUs (scenario cache_line, pinning 0+1)";
     return;
   }
@@ -117,11 +117,11 @@ void fit_one_producer(wider_family& f, std::optional<double> line_s) {
   if (f.k.unit != "1/s")
     f.pipeline_note = "a rate in " + f.k.unit + ", not events per second";
   else
-    f.pipeline = fit_pipeline(t_rate, *line_s, f.pipeline_note);
+    f.pipeline = fit_pipeline(t_rate, *line, f.pipeline_note);
 }
 
 wider_family learn(const family_id& id, const std::vector<const observation*>& rows, const wider_protocol& p,
-                   std::optional<double> line_s) {
+                   const std::optional<line_estimate>& line) {
   wider_family f;
   std::tie(f.k, f.platform, f.kernel, f.source) = id;
   std::set<std::int64_t> widths;
@@ -142,7 +142,7 @@ wider_family learn(const family_id& id, const std::vector<const observation*>& r
     f.capacity_fit = fit_rows(f.capacity_rows, p.law, note);
     if (f.capacity_fit && f.capacity_fit->points == 1) f.capacity_fit.reset();  // one T says nothing of N
   }
-  fit_one_producer(f, line_s);
+  fit_one_producer(f, line);
   f.serial_structure = serial_structure(f.k);
   if (f.serial_structure.empty()) return f;
   if (!p.serial_stage)
@@ -216,9 +216,9 @@ wider_result predict_wider(const observation_set& data, const wider_protocol& pr
                                 ") with its N, threads and cpus");
   wider_result out;
   out.from_cpus = protocol.from_cpus;
-  const auto line_s = cache_line_round_trip_s(data);
+  const auto line = cache_line_round_trip(data);
   for (const auto& [id, rows] : families) {
-    wider_family f = learn(id, rows, protocol, line_s);
+    wider_family f = learn(id, rows, protocol, line);
     if (f.dedicated_fit || f.capacity_fit) predict_series(f, rows, protocol);
     out.families.push_back(std::move(f));
   }

@@ -8,8 +8,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <random>
 #include <string>
+#include <vector>
 
 #include "datasets/input_error.hpp"
 #include "datasets/vocabulary.hpp"
@@ -61,31 +64,98 @@ TEST(ProducerPipelineTest, TheOneCpuSeriesSplitsIntoTheWriteAndTheConsumersShare
   std::vector<std::pair<double, double>> t_rate;
   for (std::int64_t t : {1, 2, 4, 8}) t_rate.emplace_back(static_cast<double>(t), one_cpu_pipeline_rate(t));
   std::string note;
-  const auto f = fit_pipeline(t_rate, planted_line_ns * 1e-9, note);
+  const auto f = fit_pipeline(t_rate, line_estimate{planted_line_ns * 1e-9}, note);
   ASSERT_TRUE(f) << note;
   EXPECT_NEAR(f->write_s / planted_write_s, 1, 1e-9);
   EXPECT_NEAR(f->consumer_s / planted_consumer_s, 1, 1e-9);
   // The slower stage, each paying the line: the write here (1.2 µs + 0.4 µs).
   EXPECT_NEAR(f->rate(), 1 / (planted_write_s + planted_line_ns * 1e-9), 1e-6);
   // Refused, each saying why: one T, a rate that is not > 0, a consumer's share that grows with T.
-  EXPECT_FALSE(fit_pipeline({{2, 5e5}, {2, 5.1e5}}, 4e-7, note));
+  EXPECT_FALSE(fit_pipeline({{2, 5e5}, {2, 5.1e5}}, line_estimate{4e-7}, note));
   EXPECT_NE(note.find("fewer than two"), std::string::npos) << note;
-  EXPECT_FALSE(fit_pipeline({{1, 5e5}, {2, -1}}, 4e-7, note));
-  EXPECT_FALSE(fit_pipeline({{1, 5e5}, {2, NAN}}, 4e-7, note));
-  EXPECT_FALSE(fit_pipeline({{1, 8e5}, {4, 4e5}}, 4e-7, note));
+  EXPECT_FALSE(fit_pipeline({{1, 5e5}, {2, -1}}, line_estimate{4e-7}, note));
+  EXPECT_FALSE(fit_pipeline({{1, 5e5}, {2, NAN}}, line_estimate{4e-7}, note));
+  EXPECT_FALSE(fit_pipeline({{1, 8e5}, {4, 4e5}}, line_estimate{4e-7}, note));
   EXPECT_NE(note.find("does not split"), std::string::npos) << note;
-  EXPECT_FALSE(fit_pipeline(t_rate, NAN, note));
+  EXPECT_FALSE(fit_pipeline(t_rate, line_estimate{NAN}, note));
 }
 
 TEST(ProducerPipelineTest, TheCacheLineIsReadFromTheDataInSeconds) {
-  EXPECT_FALSE(cache_line_round_trip_s(one_cpu_series(false)));
-  EXPECT_NEAR(*cache_line_round_trip_s(one_cpu_series(true)), 4e-7, 1e-18);
+  EXPECT_FALSE(cache_line_round_trip(one_cpu_series(false)));
+  const auto planted = cache_line_round_trip(one_cpu_series(true));
+  ASSERT_TRUE(planted);
+  EXPECT_NEAR(planted->s, 4e-7, 1e-18);
+  EXPECT_TRUE(std::isnan(planted->var_s2));  // one visit: how much it moves is not known
   observation_set other;
   other.rows.push_back(cache_line_at(150, "0+15"));  // another pair of CPUs: not the first two
-  EXPECT_FALSE(cache_line_round_trip_s(other));
+  EXPECT_FALSE(cache_line_round_trip(other));
   other.rows.push_back(cache_line_at(0.2));
   other.rows.back().k.unit = "us";
-  EXPECT_NEAR(*cache_line_round_trip_s(other), 2e-7, 1e-18);
+  other.rows.back().visit_medians = {0.18, 0.2, 0.22};  // us
+  const auto visited = cache_line_round_trip(other);
+  ASSERT_TRUE(visited);
+  EXPECT_NEAR(visited->s, 2e-7, 1e-18);
+  // The visits' variance (0.02 us)^2 plus their mean's, a third of it, in s^2.
+  EXPECT_NEAR(visited->var_s2, 4e-16 * (1 + 1.0 / 3), 1e-24);
+}
+
+TEST(ProducerPipelineTest, TheIntervalIsTheSlowerStagesTimeWithItsPartsVariances) {
+  std::vector<std::pair<double, double>> t_rate;
+  for (std::int64_t t : {1, 2, 3, 4, 6, 8}) t_rate.emplace_back(static_cast<double>(t), one_cpu_pipeline_rate(t));
+  std::string note, why;
+  // An exact series: only the line's variance is left, t(4) = 2.7764 times its root.
+  const double line_sd = 50e-9;
+  const auto exact = fit_pipeline(t_rate, line_estimate{planted_line_ns * 1e-9, line_sd * line_sd}, note);
+  ASSERT_TRUE(exact) << note;
+  EXPECT_EQ(exact->df, 4);
+  const auto in = exact->interval(why);
+  ASSERT_TRUE(in) << why;
+  const double time = planted_write_s + planted_line_ns * 1e-9, half = 2.776445105 * line_sd;
+  EXPECT_NEAR(in->first * (time + half), 1, 1e-6);
+  EXPECT_NEAR(in->second * (time - half), 1, 1e-6);
+  // No interval, each saying why: a line of one visit, two producer counts, the parts unknown.
+  EXPECT_FALSE(fit_pipeline(t_rate, line_estimate{4e-7}, note)->interval(why));
+  EXPECT_NE(why.find("fewer than two visits"), std::string::npos) << why;
+  EXPECT_FALSE(fit_pipeline({t_rate[0], t_rate[1]}, line_estimate{4e-7, 1e-16}, note)->interval(why));
+  EXPECT_NE(why.find("df = 0"), std::string::npos) << why;
+  pipeline_fit bare{planted_write_s, planted_consumer_s, 4e-7};
+  EXPECT_FALSE(bare.interval(why));
+  EXPECT_NE(why.find("not known"), std::string::npos) << why;
+  bare = *exact;
+  bare.line_var = 1e-12;  // a line that moves by a microsecond: the interval would reach zero time
+  EXPECT_FALSE(bare.interval(why));
+  EXPECT_NE(why.find("zero"), std::string::npos) << why;
+}
+
+TEST(ProducerPipelineTest, SeededNoisyMeasurementsGiveIntervalsThatCoverThePlantedRate) {
+  // 3% noise on each one-CPU rate, the line measured in three visits with 10% noise: the
+  // planted rate inside at least 90% of 400 seeded trials' intervals, and the intervals
+  // not wider than needed (median half-width under 15%).
+  std::mt19937_64 rng(7);
+  std::normal_distribution<double> z;
+  const double truth = 1 / (planted_write_s + planted_line_ns * 1e-9);
+  int inside = 0, trials = 400;
+  std::vector<double> widths;
+  for (int i = 0; i < trials; ++i) {
+    std::vector<std::pair<double, double>> t_rate;
+    for (std::int64_t t : {1, 2, 3, 4, 6, 8})
+      t_rate.emplace_back(static_cast<double>(t), one_cpu_pipeline_rate(t) * (1 + 0.03 * z(rng)));
+    observation line = cache_line_at(planted_line_ns);
+    for (int v = 0; v < 3; ++v) line.visit_medians.push_back(planted_line_ns * (1 + 0.1 * z(rng)));
+    line.value = (line.visit_medians[0] + line.visit_medians[1] + line.visit_medians[2]) / 3;
+    observation_set d;
+    d.rows.push_back(line);
+    std::string note, why;
+    const auto f = fit_pipeline(t_rate, *cache_line_round_trip(d), note);
+    ASSERT_TRUE(f) << note;
+    const auto in = f->interval(why);
+    ASSERT_TRUE(in) << why;
+    inside += in->first <= truth && truth <= in->second;
+    widths.push_back((in->second - in->first) / 2 / f->rate());
+  }
+  EXPECT_GE(inside, trials * 90 / 100);
+  std::nth_element(widths.begin(), widths.begin() + trials / 2, widths.end());
+  EXPECT_LT(widths[static_cast<std::size_t>(trials / 2)], 0.15);
 }
 
 TEST(ProducerPipelineTest, ScaleFromOneCpuAnswersOneProducerByThePipelineAndMoreByTheBound) {
@@ -93,7 +163,7 @@ TEST(ProducerPipelineTest, ScaleFromOneCpuAnswersOneProducerByThePipelineAndMore
   p.from_cpus = 1;
   const double measured_two = 6e5;
   // The results point at the data's rows: the data outlives them.
-  const observation_set with_line = one_cpu_series(true, measured_two);
+  const observation_set with_line = one_cpu_series(true, measured_two);  // one visit: no interval
   const observation_set without_line = one_cpu_series(false, measured_two);
   const auto r = predict_wider(with_line, p);
   ASSERT_EQ(r.families.size(), 1u);
@@ -143,6 +213,35 @@ TEST(ProducerPipelineTest, AModelsLawsKeepThePipelineThroughModelJson) {
       EXPECT_EQ(lb, la);
       EXPECT_EQ(la == wider_limit::pipeline, t == 1) << "C = " << c << ", T = " << t;
     }
+  // The interval's parts survive the round trip; a file without them gives no interval.
+  model_set visited = m;
+  visited.cpu_scaling[0].pipeline->line_var = 2.5e-15;
+  const nlohmann::json jv = to_json(visited);
+  const model_set back_v = model_set_from_json(nlohmann::json::parse(jv.dump()), "m.json");
+  wider_limit lv{};
+  const auto before = predict_cpu_scaling(visited.cpu_scaling[0], 2, 1, lv);
+  const auto after = predict_cpu_scaling(back_v.cpu_scaling[0], 2, 1, lv);
+  ASSERT_TRUE(before.has_interval) << before.no_interval;
+  ASSERT_TRUE(after.has_interval) << after.no_interval;
+  EXPECT_DOUBLE_EQ(after.lo, before.lo);
+  EXPECT_DOUBLE_EQ(after.hi, before.hi);
+  nlohmann::json older = jv;
+  older["cpu_scaling"][0]["pipeline"].erase("uncertainty");
+  EXPECT_FALSE(predict_cpu_scaling(model_set_from_json(older, "o.json").cpu_scaling[0], 2, 1, lv).has_interval);
+  for (const auto& bad :
+       {nlohmann::json("wide"), nlohmann::json{{"cov_ww", -1e-14}},
+        nlohmann::json{{"cov_ww", 0}, {"cov_wa", 0}, {"cov_aa", 0}, {"residual_var", 0}, {"df", -1}, {"line_var", 0}},
+        nlohmann::json{
+            {"cov_ww", 0}, {"cov_wa", 0}, {"cov_aa", 0}, {"residual_var", -1}, {"df", 4}, {"line_var", 0}}}) {
+    nlohmann::json spoilt = jv;
+    spoilt["cpu_scaling"][0]["pipeline"]["uncertainty"] = bad;
+    try {
+      model_set_from_json(spoilt, "m.json");
+      ADD_FAILURE() << "accepted " << bad.dump();
+    } catch (const datasets::input_error& e) {
+      EXPECT_NE(std::string(e.what()).find("cpu_scaling[0]"), std::string::npos) << e.what();
+    }
+  }
   // One CPU is the series itself: no pipeline there.
   wider_limit l{};
   predict_cpu_scaling(m.cpu_scaling[0], 1, 1, l);
