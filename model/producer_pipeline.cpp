@@ -8,6 +8,7 @@
 #include <boost/math/distributions/students_t.hpp>
 
 #include "datasets/schema.hpp"
+#include "datasets/statistics.hpp"
 #include "datasets/vocabulary.hpp"
 #include "model/forms.hpp"
 #include "model/linear_fit.hpp"
@@ -103,11 +104,8 @@ std::optional<line_estimate> cache_line_round_trip(const observation_set& data) 
     const auto& v = o.visit_medians;
     if (v.size() >= 2 && std::all_of(v.begin(), v.end(), [](double x) { return std::isfinite(x); })) {
       // A new measurement's variance: the visits' spread, plus that of their mean.
-      const double m = static_cast<double>(v.size());
-      double mean = 0, ss = 0;
-      for (double x : v) mean += x / m;
-      for (double x : v) ss += (x - mean) * (x - mean);
-      l.var_s2 = ss / (m - 1) * (1 + 1 / m) * to_s * to_s;
+      const datasets::summary visits = datasets::summarise(v);
+      l.var_s2 = (visits.stddev * visits.stddev + visits.stderr_mean * visits.stderr_mean) * to_s * to_s;
     }
     return l;
   }

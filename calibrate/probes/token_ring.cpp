@@ -140,9 +140,7 @@ void ring_driver::empty(std::size_t i) noexcept {
   // leaves a token behind, which the next driver's proof reports (a channel ready that
   // holds no token): loudly, never silently.
   try {
-    const int fd = ch_->watched(i);
-    char sink[256];
-    while (sys::call("read(leftover)", [&] { return ::read(fd, sink, sizeof sink); }, {EAGAIN}) > 0) {
+    while (read_token(ch_->kind(), ch_->watched(i))) {
     }
   } catch (const std::exception&) {
   }
