@@ -223,6 +223,8 @@ bool session::visit(std::size_t i, std::size_t done, std::size_t total) {
     const point_result r = run_.measure(*p.probe, p.key, req_.sel);
     ledger_.add_visit(p.probe->scenario, r);
     if (!r.skipped.empty()) {
+      leave_setup();  // a point refused part-way (a mechanism that delivers nothing on this
+                      // kind) may have left its trigger in the shared set-up
       skipped_.insert(p.key);
       ++out_.skipped;
       out_.data.context["skipped"].push_back({{"point", datasets::describe(r.key)}, {"reason", r.skipped}});

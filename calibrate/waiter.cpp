@@ -17,6 +17,4 @@ std::unique_ptr<waiter> make_waiter(const flavour& f, std::size_t capacity) {
   return nullptr;
 }
 
-bool leaves_no_trace(const flavour& f) { return f.mech != mechanism::rtsig && f.mech != mechanism::io_uring; }
-
 }  // namespace pollscale::calibrate

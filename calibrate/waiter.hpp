@@ -7,6 +7,10 @@
 // each ready descriptor's tag; what "ready" means follows the mechanism: level-triggered
 // ones report readiness that persists on every call; edge-triggered, one-shot and
 // signal-based ones report an event once, and need rearm() after the data is consumed.
+// A waiter leaves the descriptors as it found them when it goes — an epoll instance's items
+// go with it; poll and select hold nothing; rtsig clears O_ASYNC, the owner and the signal
+// it set; io_uring removes every poll it armed and reaps the removals before its ring goes
+// — so that the next waiter may watch the same ones (shared set-ups, shared_setup.hpp).
 #pragma once
 
 #include <cstddef>
@@ -52,12 +56,5 @@ class waiter {
 /// Creates a waiter for `f` able to watch up to `capacity` descriptors.
 /// Throws probe_skipped (probe.hpp) when the kernel refuses the mechanism here.
 std::unique_ptr<waiter> make_waiter(const flavour& f, std::size_t capacity);
-
-/// True for the mechanisms that leave nothing on the descriptors once their waiter is gone
-/// (an epoll instance's items go with it; poll and select hold nothing), so that the next
-/// waiter may watch the same ones (shared set-ups, shared_setup.hpp). rtsig leaves owner
-/// and signal settings on every descriptor, and io_uring cancels its polls asynchronously
-/// after the ring is closed: their points set up their own.
-bool leaves_no_trace(const flavour& f);
 
 }  // namespace pollscale::calibrate

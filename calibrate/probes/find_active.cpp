@@ -61,22 +61,24 @@ struct channel_plan {
 };
 
 /// The shared plan of a point, when it can share: one ready channel, first, middle or last.
-/// A cycle's set-up then keeps the trigger ends of all three positions, so that one set-up
-/// serves the first, middle and last points of every mechanism at this n (two descriptors
-/// more, which the grids' reserves hold: max_channels in probes.hpp).
+/// The set-up then keeps the trigger ends of all three positions, so that one set-up serves
+/// the first, middle and last points of every mechanism at this n (two descriptors more,
+/// which the grids' reserves hold: max_channels in probes.hpp) — the cycles', which trigger
+/// and read their channel every cycle, and the persistent calls' (time_per_call), which make
+/// theirs readable once for the whole point and read it back when they go (reusing_calls).
+/// Where the descriptor budget does not hold the three trigger ends (a grid's largest n),
+/// a cycle sets up alone and the calls of one position share a set-up whose channel is made
+/// readable when it is built, as before (the call's own plan, kept under its name).
 std::optional<channel_plan> shared_plan(const datasets::key& key) {
-  if (!leaves_no_trace(flavour_of(key)) || key.n_active.value_or(1) != 1) return std::nullopt;
+  if (key.n_active.value_or(1) != 1) return std::nullopt;
   const auto n = static_cast<std::size_t>(key.n_fds.value_or(0));
   using datasets::position;
   constexpr position cycle_positions[] = {position::first, position::middle, position::last};
   if (n == 0 || std::find(std::begin(cycle_positions), std::end(cycle_positions),
                           datasets::parse<position>(key.active_pos)) == std::end(cycle_positions))
     return std::nullopt;
-  const bool persistent = key.metric == datasets::metric::time_per_call;
-  channel_plan plan{fd_kind_of(key), n, persistent, {}};
-  for (position pos : cycle_positions)
-    if (!persistent || key.active_pos == pos)
-      plan.marked.push_back(active_positions(datasets::name(pos), n, 1, 0).front());
+  channel_plan plan{fd_kind_of(key), n, false, {}};
+  for (position pos : cycle_positions) plan.marked.push_back(active_positions(datasets::name(pos), n, 1, 0).front());
   plan.marked.erase(std::unique(plan.marked.begin(), plan.marked.end()), plan.marked.end());
   return plan;
 }
@@ -110,6 +112,9 @@ struct find_active_setup {
   std::unique_ptr<waiter> w;
   answer_checker check;
   std::vector<std::uint32_t> scratch;
+  /// Channels this point made readable in a set-up it shares with cycles, read back when it
+  /// goes (on every path: the next point's answer check expects none ready).
+  std::vector<std::size_t> left_ready;
 
   find_active_setup(const datasets::key& key, const selection& sel, bool persistent)
       : n(descriptors_that_fit(key, sel)),
@@ -118,16 +123,43 @@ struct find_active_setup {
         check(n, active) {
     channel_plan plan{fd_kind_of(key), n, persistent, active};
     std::string name;
-    if (auto shared = shared_plan(key);
-        shared && channel_set::fds_needed(plan.kind, n, persistent ? 0 : shared->marked.size()) + 4 <= sel.max_fds) {
-      plan = *shared;
-      name = plan.name();
+    if (auto shared = shared_plan(key)) {
+      if (channel_set::fds_needed(plan.kind, n, shared->marked.size()) + 4 <= sel.max_fds) {
+        plan = *shared;
+        name = plan.name();
+      } else if (persistent) {
+        name = plan.name();  // the calls of this position share their own (readable from the start)
+      }
     }
-    require_fds(channel_set::fds_needed(plan.kind, n, persistent ? 0 : plan.marked.size()) + 4, sel);
+    require_fds(channel_set::fds_needed(plan.kind, n, plan.persistent ? 0 : plan.marked.size()) + 4, sel);
     ch = kept_setups().get(name, [&] { return build(plan); });
     w = make_waiter(flavour_of(key), n);
     for (std::size_t i = 0; i < n; ++i) w->add(ch->watched(i), static_cast<std::uint32_t>(i));
     scratch.reserve(n);
+    if (persistent && !plan.persistent) reusing_calls();  // last: nothing after it throws
+  }
+  /// A channel that cannot be read back leaves the shared set-up unfit for the next point:
+  /// it is let go, and the next point builds its own.
+  ~find_active_setup() {
+    bool clean = true;
+    for (std::size_t i : left_ready) {
+      try {
+        clean = ch->try_consume(i) && clean;
+      } catch (const std::exception&) {
+        clean = false;
+      }
+    }
+    if (!clean) kept_setups().release();
+  }
+  find_active_setup(const find_active_setup&) = delete;
+  find_active_setup& operator=(const find_active_setup&) = delete;
+
+  /// A persistent call on the cycles' set-up: its channel made readable for the whole point.
+  void reusing_calls() {
+    for (std::size_t i : active) {
+      ch->trigger(i);
+      left_ready.push_back(i);
+    }
   }
 
   static std::unique_ptr<channel_set> build(const channel_plan& plan) {
@@ -143,13 +175,16 @@ struct find_active_setup {
     for (std::size_t i : active) ch->trigger(i);
   }
 
-  /// One untimed cycle with timeout 0 proves the mechanism delivers on this fd kind.
+  /// One untimed cycle with timeout 0 proves the mechanism delivers on this fd kind. A
+  /// proof that fails reads its triggers back, so that a shared set-up is left empty (the
+  /// session also frees the set-up after a failed or skipped visit: calibration.cpp).
   void prove_delivery(const datasets::key& key) {
     check.reset();
     trigger_all();
     try {
       harvest(*w, *ch, check, k, 0, scratch, 2000);
     } catch (const probe_failure&) {
+      for (std::size_t i : active) ch->try_consume(i);
       if (key.mechanism == name_of(mechanism::rtsig))
         throw probe_skipped("the kernel queues no signal for " + key.fd_kind + " (its file has no fasync)");
       throw;

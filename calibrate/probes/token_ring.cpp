@@ -9,14 +9,13 @@
 // Timed: the wait calls, the reads and writes, re-arming where the mechanism needs it
 // (EPOLLONESHOT: epoll_ctl MOD; io_uring one-shot: a new POLL_ADD) and the bookkeeping
 // checks below (a few ns per pass). Not timed: building the ring and placing the tokens.
-// The points of one fd kind and n whose mechanism leaves nothing on the descriptors
-// (select, pselect, poll, ppoll, epoll) share one ring per visit of their group, as
+// The points of one fd kind and n share one ring per visit of their group, whatever their
+// mechanism (a waiter leaves the descriptors as it found them: calibrate/waiter.hpp), as
 // find_active's points share their channels: each driver watches it, places its tokens,
 // and reads them all back when it goes, so the next finds it empty (a token left behind
 // would fail the next driver's first wait). Creating and closing a pipe costs about 10 µs
 // here, a wait call over a ring of 10,000 a fraction of that per descriptor, so the quick
-// profile spent most of its token_ring time building rings; rtsig and io_uring, which
-// leave state on the descriptors, still build their own.
+// profile spent most of its token_ring time building rings.
 //
 // Key columns: n_fds = n channels (all watched); n_active = t tokens (1 <= t <= n,
 // placed at channels j*n/t); fd_kind pipe (read end watched, write end written; both in
@@ -289,11 +288,10 @@ shared_setup& kept_rings() {
 }
 
 /// setup_of: one ring per fd kind and n, handed empty from point to point, for every
-/// mechanism that leaves nothing on the descriptors (waiter.hpp) and every t and blocking;
-/// "" (a ring of its own) for the others. Building and closing a ring of 9,900 pipes takes
+/// mechanism (a waiter leaves the descriptors as it found them: waiter.hpp) and every t
+/// and blocking. Building and closing a ring of 9,900 pipes takes
 /// about 0.1 s here; the quick profile visits 87 such points per round, in 12 groups.
 std::string ring_name(const datasets::key& key) {
-  if (!leaves_no_trace(flavour_of(key))) return {};
   return "ring of " + key.fd_kind + " n=" + std::to_string(key.n_fds.value_or(0));
 }
 

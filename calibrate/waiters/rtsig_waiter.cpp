@@ -113,9 +113,15 @@ class rtsig_waiter final : public waiter {
     }
   }
 
+  /// Leaves the descriptor as a set-up shared with other mechanisms needs it: no O_ASYNC
+  /// (its fasync entry goes), no owner (so that nothing could be signalled even if a flag
+  /// were left) and the default signal. What stays is the owner structure the kernel
+  /// allocated for F_SETOWN_EX, which no readiness path reads.
   static void disable(int fd) {
     const int fl = ::fcntl(fd, F_GETFL);
     if (fl >= 0) ::fcntl(fd, F_SETFL, fl & ~O_ASYNC);
+    ::fcntl(fd, F_SETOWN, 0);
+    ::fcntl(fd, F_SETSIG, 0);
   }
 
   int signo_;

@@ -131,14 +131,15 @@ TEST(FindActiveSharingTest, SelectPollAndEpollAtOneNNameOneSetUp) {
   EXPECT_EQ(probe->setup_of(point("ppoll", "", "tcp", 500, "middle", 0)), name);
   EXPECT_NE(probe->setup_of(point("poll", "", "tcp", 501, "last", 1)), name);
   EXPECT_NE(probe->setup_of(point("poll", "", "socketpair", 500, "last", 1)), name);
-  // The wait call alone waits on channels made readable once: a set-up of its own kind.
+  // The wait call alone (time_per_call) waits on the same descriptors: it makes its channel
+  // readable for the point and reads it back when it goes.
   auto call = point("poll", "", "tcp", 500, "middle", 0);
   call.metric = "time_per_call";
-  EXPECT_NE(probe->setup_of(call), name);
-  EXPECT_FALSE(probe->setup_of(call).empty());
-  // Mechanisms that leave state on the descriptors, and k > 1, set up their own.
-  EXPECT_EQ(probe->setup_of(point("rtsig", "", "tcp", 500, "last", 1)), "");
-  EXPECT_EQ(probe->setup_of(point("io_uring", "oneshot", "tcp", 500, "last", 1)), "");
+  EXPECT_EQ(probe->setup_of(call), name);
+  // rtsig and io_uring too: each waiter leaves the descriptors as it found them (rtsig
+  // clears what it set, io_uring removes its polls); k > 1 sets up its own.
+  EXPECT_EQ(probe->setup_of(point("rtsig", "", "tcp", 500, "last", 1)), name);
+  EXPECT_EQ(probe->setup_of(point("io_uring", "oneshot", "tcp", 500, "last", 1)), name);
   EXPECT_EQ(probe->setup_of(point("poll", "", "tcp", 500, "spread", 0, 1, 10)), "");
 }
 
@@ -173,6 +174,63 @@ TEST(FindActiveSharingTest, PointsOfOneSetUpWaitOnTheSameDescriptors) {
   EXPECT_EQ(sys::open_fd_count(), before);
 }
 
+datasets::key call_point(const char* mech, const char* variant, const char* kind, std::int64_t n, const char* pos) {
+  auto key = point(mech, variant, kind, n, pos, 0);
+  key.metric = datasets::name(datasets::metric::time_per_call);
+  return key;
+}
+
+TEST(FindActiveSharingTest, CallsAndCyclesShareOneSetUpAndLeaveItEmpty) {
+  const auto* probe = find_probe("find_active");
+  const auto sel = test::small_selection();
+  probe->release();
+  const std::size_t before = sys::open_fd_count();
+  // Interleaved as a group's visit may order them: a cycle, calls at two positions (each
+  // sees exactly its own channel ready), a cycle again (its answer check fails if a call
+  // left a token behind).
+  std::vector<datasets::key> group = {
+      point("poll", "", "socketpair", 50, "last", 0), call_point("select", "", "socketpair", 50, "middle"),
+      call_point("epoll", "lt", "socketpair", 50, "first"), point("select", "", "socketpair", 50, "first", 0)};
+  std::size_t kept = 0;
+  for (auto& key : group) {
+    {
+      auto inst = probe->make(key, sel);
+      if (kept == 0) kept = sys::open_fd_count();
+      EXPECT_LE(sys::open_fd_count(), kept + 1) << datasets::describe(key);  // a waiter, no new channels
+      EXPECT_GT(inst->run(4), 0u) << datasets::describe(key);
+      inst->annotate(key);
+    }
+    EXPECT_EQ(sys::open_fd_count(), kept) << datasets::describe(key);  // the set-up stays for the next
+  }
+  for (const auto& key : group) EXPECT_EQ(key.max_fd, group.front().max_fd);
+  probe->release();
+  EXPECT_EQ(sys::open_fd_count(), before);
+}
+
+TEST(FindActiveSharingTest, ACallThatFailsLeavesTheSetUpEmpty) {
+  // An edge-triggered call is refused after its channel was made readable on the shared
+  // set-up: the channel is read back on the way out, so the next cycle on the same
+  // descriptors still finds exactly its own channel ready (its answer check would fail on
+  // a token left behind).
+  const auto* probe = find_probe("find_active");
+  const auto sel = test::small_selection();
+  probe->release();
+  auto key = point("poll", "", "pipe", 40, "first", 0);
+  {
+    auto inst = probe->make(key, sel);
+    EXPECT_GT(inst->run(2), 0u);
+  }
+  auto edge = point("epoll", "et", "pipe", 40, "middle", 0);
+  edge.metric = datasets::name(datasets::metric::time_per_call);
+  ASSERT_EQ(probe->setup_of(edge), probe->setup_of(key));
+  EXPECT_THROW(probe->make(edge, sel), std::invalid_argument);
+  for (const char* mech : {"ppoll", "select"}) {
+    auto inst = probe->make(point(mech, "", "pipe", 40, "last", 0), sel);
+    EXPECT_GT(inst->run(2), 0u) << mech;
+  }
+  probe->release();
+}
+
 TEST(FindActiveSharingTest, ATightBudgetSetsUpOnlyThePointsOwnChannels) {
   // The shared set-up keeps three trigger ends; where the budget holds only the point's
   // own one, the point still runs, on a set-up of its own that is not kept.
@@ -185,6 +243,16 @@ TEST(FindActiveSharingTest, ATightBudgetSetsUpOnlyThePointsOwnChannels) {
     auto inst = probe->make(point("poll", "", "pipe", 300, "first", 1), sel);
     EXPECT_GT(inst->run(3), 0u);
   }
+  EXPECT_EQ(sys::open_fd_count(), before);
+  // A call there shares a set-up with the calls of its position only (its channel readable
+  // from the start, no trigger end kept), as before the calls joined the cycles'.
+  sel.max_fds = channel_set::fds_needed(fd_kind::pipe, 300, 0) + 4;
+  for (const char* mech : {"poll", "select"}) {
+    auto inst = probe->make(call_point(mech, "", "pipe", 300, "middle"), sel);
+    EXPECT_GT(inst->run(3), 0u) << mech;
+  }
+  EXPECT_GT(sys::open_fd_count(), before);  // kept for the next call of the group
+  probe->release();
   EXPECT_EQ(sys::open_fd_count(), before);
 }
 
