@@ -230,8 +230,8 @@ void write_text(const studies::comparison& c, const studies::machine_shift& shif
             << significant << " differ significantly\n"
             << "between-run scatter (τ) of a point " << percent_text(c.between_run_sd) << ", of a series "
             << percent_text(c.between_series_sd) << ", of a mechanism " << percent_text(c.between_mechanism_sd)
-            << "; median B/A over all points " << ratio_text(c.median_ratio, c.median_ratio_lo, c.median_ratio_hi)
-            << "\n";
+            << "; median B/A time per op over all points "
+            << ratio_text(c.median_ratio, c.median_ratio_lo, c.median_ratio_hi) << "\n";
   if (shift.ratio)
     std::cout << "drift sentinel (the machine's speed): " << format_number(*shift.sentinel_a_ns) << " ns in A, "
               << format_number(*shift.sentinel_b_ns) << " ns in B (B/A " << format_number(*shift.ratio) << ")\n";

@@ -195,9 +195,12 @@ void judge_groups(comparison& c, const compare_options& o, const std::vector<ite
   for (const auto& m : c.mechanisms) c.mechanism_regressions += m.regression;
 }
 
+/// The whole-machine shift: the median over all points of B/A as time per operation (a rate's
+/// ratio inverted), so that a host slower in everything reads > 1 whatever the points' units
+/// — taken as they come, a slower host's times (B/A > 1) and rates (B/A < 1) cancel.
 void overall_ratio(comparison& c) {
   std::vector<double> d;
-  for (const auto& pt : c.points) d.push_back(std::log(pt.ratio));
+  for (const auto& pt : c.points) d.push_back(larger_is_better(pt.k) ? -std::log(pt.ratio) : std::log(pt.ratio));
   if (d.empty()) return;
   std::sort(d.begin(), d.end());
   const auto [lo, hi] = datasets::median_ci_ranks(d.size(), 0.95);

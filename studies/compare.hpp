@@ -96,7 +96,7 @@ struct comparison {
   double between_run_sd = 0;           ///< τ, in ln units (0.07 ≈ 7%)
   double between_mechanism_sd = 0;     ///< τ of whole mechanisms, in ln units
   double between_series_sd = 0;        ///< τ of whole series (their mean d), in ln units
-  double median_ratio = 1, median_ratio_lo = 1, median_ratio_hi = 1;  ///< over all points, 95% CI
+  double median_ratio = 1, median_ratio_lo = 1, median_ratio_hi = 1;  ///< B/A time per op over all points, 95% CI
   std::size_t point_regressions = 0;                                  ///< points flagged as regressions
   std::size_t series_regressions = 0;
   std::size_t mechanism_regressions = 0;  ///< series flagged as regressions

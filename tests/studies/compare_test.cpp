@@ -115,6 +115,40 @@ TEST(CompareTest, WithoutTheBetweenRunTermOrOnRawSamplesRunScatterLooksLikeChang
   EXPECT_GT(significant_points(compare_datasets(a, b, within_only), ""), 30u);
 }
 
+// A host 20% slower in everything: its times rise and its rates fall, and the whole-machine
+// ratio reads 1.2 as time per operation. Taken as they came, the 30 times at 1.2 and the 30
+// rates at 1/1.2 put the median between the two.
+TEST(CompareTest, TheWholeMachineRatioIsTimePerOperationWhateverTheUnits) {
+  const auto run = [](double slower, unsigned seed) {
+    std::mt19937_64 rng(seed);
+    std::normal_distribution<double> noise(0, 0.01);
+    datasets::dataset d;
+    for (const char* metric : {"time_per_call", "throughput"})
+      for (int i = 0; i < 30; ++i) {
+        datasets::key k;
+        k.scenario = std::string(metric) == "throughput" ? "token_ring" : "find_active";
+        k.mechanism = "poll";
+        k.fd_kind = "pipe";
+        k.n_fds = 10 + 100 * i;
+        k.n_active = 1;
+        k.metric = metric;
+        k.unit = std::string(metric) == "throughput" ? "1/s" : "ns";
+        const double cost = 200 + 3.0 * double(*k.n_fds);
+        const double value = k.unit == "ns" ? cost * slower : 1e9 / (cost * slower);
+        for (int v = 0; v < 3; ++v)
+          for (int b = 0; b < 8; ++b)
+            d.samples.push_back({k, v * 8 + b, value * std::exp(noise(rng)), 1, v, {}, {}, {}});
+      }
+    d.summaries = datasets::summarise_samples(d.samples);
+    return d;
+  };
+  const auto c = compare_datasets(run(1.0, 7), run(1.2, 8), {});
+  ASSERT_EQ(c.points.size(), 60u);
+  EXPECT_NEAR(c.median_ratio, 1.2, 0.02);
+  EXPECT_GT(c.median_ratio_lo, 1.15);
+  EXPECT_LT(c.median_ratio_hi, 1.25);
+}
+
 TEST(CompareTest, APlantedTenPercentSlowdownOfOneMechanismIsFlagged) {
   compare_options o;
   o.regression_min = 0.05;
