@@ -42,6 +42,10 @@ po::options_description compare_options_description() {
        "drifting machine (docs/compare.md)")
       ("within-run-only", "leave out the between-run scatter τ: only the visits' spread (for two runs taken "
        "interleaved, or to see what the raw scatter alone would call significant)")
+      ("relative", "judge every ratio against the whole-machine shift (the median over mechanisms of their median B/A "
+       "time per op) "
+       "instead of against no change: what moved more than the machine did, for two runs that met different speed "
+       "modes; a change that slows everything alike is then invisible (the header still gives the shift)")
       ("points", arg<std::string>("WHICH")->default_value("significant"), "which points to list: significant or all")
       ("format", arg<std::string>("FORMAT")->default_value("table"), "table, csv or json");
   // clang-format on
@@ -59,6 +63,7 @@ studies::compare_options options_of(const po::variables_map& vm) {
     o.regression_min = pct / 100;
   }
   o.between_run_term = !vm.count("within-run-only");
+  o.relative_to_machine = vm.count("relative") > 0;
   return o;
 }
 
@@ -146,6 +151,8 @@ json result_json(const studies::comparison& c, const studies::machine_shift& shi
           {"between_series_sd", c.between_series_sd},
           {"between_mechanism_sd", c.between_mechanism_sd},
           {"median_ratio", {{"ratio", c.median_ratio}, {"lo", c.median_ratio_lo}, {"hi", c.median_ratio_hi}}},
+          {"relative_to_machine", c.relative_to_machine},
+          {"reference_ratio", c.reference_ratio},
           {"sentinel",
            {{"a_ns", json_number(shift.sentinel_a_ns)},
             {"b_ns", json_number(shift.sentinel_b_ns)},
@@ -232,6 +239,10 @@ void write_text(const studies::comparison& c, const studies::machine_shift& shif
             << percent_text(c.between_series_sd) << ", of a mechanism " << percent_text(c.between_mechanism_sd)
             << "; median B/A time per op over all points "
             << ratio_text(c.median_ratio, c.median_ratio_lo, c.median_ratio_hi) << "\n";
+  if (c.relative_to_machine)
+    std::cout << "ratios and verdicts below are relative to the machine's shift (--relative): the median over "
+                 "mechanisms of their median B/A time per op, "
+              << format_number(c.reference_ratio) << "; 1 = moved as the machine did\n";
   if (shift.ratio)
     std::cout << "drift sentinel (the machine's speed): " << format_number(*shift.sentinel_a_ns) << " ns in A, "
               << format_number(*shift.sentinel_b_ns) << " ns in B (B/A " << format_number(*shift.ratio) << ")\n";

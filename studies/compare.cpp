@@ -78,6 +78,18 @@ struct item {
   std::vector<double> a_runs, b_runs;
 };
 
+// The ln ratio of an item as time per operation: a rate's negated.
+double as_time_d(const item& it) { return larger_is_better(it.k) ? -it.d : it.d; }
+
+// τ from the items' ln ratios as times per operation: the spread is measured about their
+// median, and a machine that slowed moves its times up and its rates down — as they came,
+// that shift would read as scatter between points instead of a shift they share.
+double between_run_sd_of(const std::vector<item>& items, const std::vector<double>& se_w2) {
+  std::vector<double> d;
+  for (const auto& it : items) d.push_back(as_time_d(it));
+  return between_run_sd(d, se_w2);
+}
+
 // The variance between runs of one item, observed where a side holds several runs: the
 // pooled sample variance of its per-run values; nullopt where neither side has two runs.
 std::optional<double> run_variance(const std::vector<double>& a, const std::vector<double>& b) {
@@ -139,7 +151,8 @@ std::vector<double> run_means(const std::vector<const item*>& members, bool side
 // (between_run_sd) — then z, p, Holm. Returns the groups and their items for the next level.
 std::pair<std::vector<group_comparison>, std::vector<item>> pool(const std::vector<item>& items,
                                                                  datasets::key (*group_of)(datasets::key),
-                                                                 const compare_options& o, double& tau) {
+                                                                 const compare_options& o, double& tau,
+                                                                 double shared_var) {
   std::map<datasets::key, std::vector<const item*>> members;
   for (const auto& it : items) members[group_of(it.k)].push_back(&it);
   std::vector<item> groups;
@@ -153,11 +166,11 @@ std::pair<std::vector<group_comparison>, std::vector<item>> pool(const std::vect
   }
   std::vector<double> d, se;
   for (const auto& g : groups) d.push_back(g.d);
-  tau = o.between_run_term ? between_run_sd(d, base) : 0;
+  tau = o.between_run_term ? between_run_sd_of(groups, base) : 0;
   std::vector<group_comparison> out;
   for (std::size_t i = 0; i < groups.size(); ++i) {
     groups[i].var = base[i] + tau * tau;
-    se.push_back(std::sqrt(groups[i].var));
+    se.push_back(std::sqrt(groups[i].var + shared_var));
     group_comparison g{groups[i].k, members[groups[i].k].size(), std::exp(d[i]), std::exp(d[i] - z95 * se[i]),
                        std::exp(d[i] + z95 * se[i])};
     g.slowdown = slowdown_of(g.k, g.ratio);
@@ -185,12 +198,14 @@ item as_time(item it) {
   return it;
 }
 
-void judge_groups(comparison& c, const compare_options& o, const std::vector<item>& points) {
-  auto [series, series_items] = pool(points, series_key, o, c.between_series_sd);
+// shared_var: the variance every item's d shares (the machine reference's under --relative),
+// added to each group's own when it is judged, never divided among its members.
+void judge_groups(comparison& c, const compare_options& o, const std::vector<item>& points, double shared_var) {
+  auto [series, series_items] = pool(points, series_key, o, c.between_series_sd, shared_var);
   c.series = std::move(series);
   std::vector<item> as_times;
   for (const auto& it : series_items) as_times.push_back(as_time(it));
-  c.mechanisms = pool(as_times, mechanism_key, o, c.between_mechanism_sd).first;
+  c.mechanisms = pool(as_times, mechanism_key, o, c.between_mechanism_sd, shared_var).first;
   for (const auto& s : c.series) c.series_regressions += s.regression;
   for (const auto& m : c.mechanisms) c.mechanism_regressions += m.regression;
 }
@@ -198,15 +213,55 @@ void judge_groups(comparison& c, const compare_options& o, const std::vector<ite
 /// The whole-machine shift: the median over all points of B/A as time per operation (a rate's
 /// ratio inverted), so that a host slower in everything reads > 1 whatever the points' units
 /// — taken as they come, a slower host's times (B/A > 1) and rates (B/A < 1) cancel.
-void overall_ratio(comparison& c) {
+void overall_ratio(comparison& c, const std::vector<item>& items) {
   std::vector<double> d;
-  for (const auto& pt : c.points) d.push_back(larger_is_better(pt.k) ? -std::log(pt.ratio) : std::log(pt.ratio));
+  for (const auto& it : items) d.push_back(as_time_d(it));
   if (d.empty()) return;
   std::sort(d.begin(), d.end());
   const auto [lo, hi] = datasets::median_ci_ranks(d.size(), 0.95);
   c.median_ratio = std::exp(datasets::median(d));
   c.median_ratio_lo = std::exp(d[lo]);
   c.median_ratio_hi = std::exp(d[hi]);
+}
+
+// What the machine did, for --relative: the median over mechanisms of each mechanism's median
+// ln ratio as time per operation — one vote a mechanism, so that one that really changed
+// does not drag the reference (over all points, a mechanism with a fifth of them would move
+// the median by a fifth of its change). Its standard error, 1.2533 s/√m for a median of m
+// values of spread s, takes for s the larger of the mechanisms' scatter about it (1.4826 ×
+// their median absolute deviation) and the typical standard error of one mechanism's median
+// (1.2533 × the sd of its points / √points): with few mechanisms the first alone may come
+// out near zero by chance.
+struct machine_reference {
+  double ln_ratio = 0, se = 0;
+};
+
+machine_reference machine_reference_of(const std::vector<item>& items) {
+  std::map<datasets::key, std::vector<double>> per_mechanism;
+  for (const auto& it : items) per_mechanism[mechanism_key(it.k)].push_back(as_time_d(it));
+  std::vector<double> m, m_se;
+  for (auto& [k, d] : per_mechanism) {
+    m.push_back(datasets::median(d));
+    if (d.size() >= 2) m_se.push_back(1.2533 * std::sqrt(variance_of(d) / double(d.size())));
+  }
+  if (m.empty()) return {};
+  const double centre = datasets::median(m);
+  std::vector<double> dev;
+  for (double x : m) dev.push_back(std::abs(x - centre));
+  const double spread = std::max(1.4826 * datasets::median(dev), m_se.empty() ? 0.0 : datasets::median(m_se));
+  return {centre, 1.2533 * spread / std::sqrt(double(m.size()))};
+}
+
+// Relative to the machine: each item's ln ratio less the machine's shift in its own direction
+// (a rate's shift negated), on B's runs too. The shift's own uncertainty is shared by every
+// item, so it is added to each verdict's variance at every level (judge_groups), never
+// divided among the members of a group.
+void remove_machine_shift(std::vector<item>& items, const machine_reference& ref) {
+  for (auto& it : items) {
+    const double s = larger_is_better(it.k) ? -ref.ln_ratio : ref.ln_ratio;
+    it.d -= s;
+    for (double& r : it.b_runs) r -= s;
+  }
 }
 
 // One side of a measured point: the summary's median and interval, and the standard error
@@ -307,19 +362,31 @@ comparison compare_sides(const std::vector<std::pair<datasets::key, side>>& a,
     c.points.push_back(std::move(pt));
   }
   c.only_b = in_b.size();
+  overall_ratio(c, items);
+  double shared_var = 0;  // the machine reference's, under --relative
+  if (o.relative_to_machine) {
+    const auto ref = machine_reference_of(items);
+    c.relative_to_machine = true;
+    c.reference_ratio = std::exp(ref.ln_ratio);
+    shared_var = ref.se * ref.se;
+    remove_machine_shift(items, ref);
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      c.points[i].ratio = std::exp(items[i].d);
+      c.points[i].slowdown = slowdown_of(items[i].k, c.points[i].ratio);
+    }
+  }
   std::vector<double> d, se;
   for (const auto& x : items) d.push_back(x.d);
-  c.between_run_sd = o.between_run_term ? between_run_sd(d, base) : 0;
+  c.between_run_sd = o.between_run_term ? between_run_sd_of(items, base) : 0;
   for (std::size_t i = 0; i < items.size(); ++i) {
     items[i].var = base[i] + c.between_run_sd * c.between_run_sd;
-    se.push_back(std::sqrt(items[i].var));
+    se.push_back(std::sqrt(items[i].var + shared_var));
     c.points[i].ratio_lo = std::exp(d[i] - z95 * se[i]);
     c.points[i].ratio_hi = std::exp(d[i] + z95 * se[i]);
   }
   judge(c.points, d, se, o);
   for (const auto& pt : c.points) c.point_regressions += pt.regression;
-  judge_groups(c, o, items);
-  overall_ratio(c);
+  judge_groups(c, o, items, shared_var);
   return c;
 }
 

@@ -52,6 +52,13 @@ struct compare_options {
   double alpha = 0.05;           ///< family-wise false-alarm rate (Holm)
   double regression_min = 0;     ///< a regression must slow by more than this fraction (0.05 = 5%)
   bool between_run_term = true;  ///< estimate τ from the points (off: within-run errors only)
+  /// Judge every point, series and mechanism against the whole-machine shift (the median over
+  /// mechanisms of their median B/A as time per operation) instead of against no change: what moved more
+  /// than the machine did. Two runs that met two speed modes of one machine move every
+  /// mechanism together; one run per side cannot tell that from a change, and this asks the
+  /// question one run per side can answer. A change that taxes everything alike is then
+  /// invisible: the shift is reported (`reference_ratio`, and `median_ratio` over all points).
+  bool relative_to_machine = false;
 };
 
 /// One side of one point: its median and the standard error of ln(median).
@@ -97,7 +104,11 @@ struct comparison {
   double between_mechanism_sd = 0;     ///< τ of whole mechanisms, in ln units
   double between_series_sd = 0;        ///< τ of whole series (their mean d), in ln units
   double median_ratio = 1, median_ratio_lo = 1, median_ratio_hi = 1;  ///< B/A time per op over all points, 95% CI
-  std::size_t point_regressions = 0;                                  ///< points flagged as regressions
+  bool relative_to_machine = false;  ///< ratios and verdicts are relative to reference_ratio (compare_options)
+  /// Under relative_to_machine, the machine's shift the verdicts are relative to: the median
+  /// over mechanisms of their median B/A time per op (1 otherwise).
+  double reference_ratio = 1;
+  std::size_t point_regressions = 0;  ///< points flagged as regressions
   std::size_t series_regressions = 0;
   std::size_t mechanism_regressions = 0;  ///< series flagged as regressions
 };
