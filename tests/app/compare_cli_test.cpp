@@ -94,6 +94,28 @@ TEST_F(CompareCliTest, TwoRunsOfTheSameMachinePassTheGate) {
   EXPECT_DOUBLE_EQ(j["regression_min"].get<double>(), 0.05);
 }
 
+// B on a machine 30% slower in everything: against no change both mechanisms are
+// regressions; against the machine's own shift (--relative) neither moved, and the shift is
+// reported as the reference.
+TEST_F(CompareCliTest, RelativeJudgesAgainstTheMachinesShift) {
+  auto slower = run(2, 1.0);
+  for (auto& x : slower.samples) x.value *= 1.3;
+  slower.summaries = datasets::summarise_samples(slower.samples);
+  datasets::write_dataset(dir_ / "machine_slower", slower);
+  const std::string pair = "compare " + at("a") + " " + at("machine_slower") + " --fail-on-regression 10";
+  EXPECT_EQ(run_pollscale(pair).rc, 3);
+  const auto r = run_pollscale(pair + " --relative --format json");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(j["relative_to_machine"].get<bool>());
+  EXPECT_NEAR(j["reference_ratio"].get<double>(), 1.3, 0.05);
+  EXPECT_EQ(j["mechanism_regressions"], 0);
+  for (const auto& m : j["mechanisms"]) EXPECT_NEAR(m["ratio"].get<double>(), 1.0, 0.05) << m;
+  const auto text = run_pollscale(pair + " --relative");
+  EXPECT_NE(text.out.find("relative to the machine's shift"), std::string::npos) << text.out;
+  EXPECT_FALSE(nlohmann::json::parse(run_pollscale(pair + " --format json").out)["relative_to_machine"].get<bool>());
+}
+
 TEST_F(CompareCliTest, SeveralRunsPerSideAreCommaSeparated) {
   datasets::write_dataset(dir_ / "a2", run(3, 1.0));
   datasets::write_dataset(dir_ / "slow2", run(4, 1.3));
