@@ -23,6 +23,12 @@ with two DATASET directories it compares those. It prints the calibrate issue's 
                  cross-CPU wake sentinel levels more than 15% apart in the two runs (each
                  point's median samples.csv wake_sentinel_ns), and the correlation of the
                  points' log(b/a) (a/b for rates: as costs) with their levels' log(b/a)
+  fast mode      the same differences from each point's visits that met the machine in its
+                 fast mode only (drift sentinel within 1.15x the run's p10: samples.csv
+                 sentinel_ns, context.json stability.p10_ns), over the points that had such
+                 a visit in both runs: two runs that met different mixes of a machine's
+                 speed modes differ in their medians by the mix, and agree here when both
+                 met the fast mode
   stability      each run's sentinel spread (context.json "stability": p90 / p10 of the
                  sentinel series) and its worst episode; the same for the cross-CPU wake
                  sentinel ("stability"."cross_cpu") where the run had one
@@ -177,6 +183,35 @@ def wake_attribution(common, d, da, db):
             f"log-ratio correlation with their wake levels r = {r:.2f} over {len(xs)} points")
 
 
+def fast_mode_medians(d, context):
+    """Per point, the median of the samples of the visits whose drift sentinel read within
+    1.15x the run's p10 (the machine's fast mode); points without such a visit are absent."""
+    p10 = ((context.get("stability") or {}).get("p10_ns"))
+    if not p10:
+        return {}
+    values = {}
+    try:
+        with open_samples(d) as f:
+            for r in csv.DictReader(f):
+                level = r.get("sentinel_ns") or ""
+                if level and float(level) <= 1.15 * p10:
+                    values.setdefault(point_key(r), []).append(float(r["value"]))
+    except (OSError, ValueError) as e:
+        fail(f"{os.path.join(d, 'samples.csv')}: {e}")
+    return {k: statistics.median(v) for k, v in values.items()}
+
+
+def fast_mode_text(common, da, ca, db, cb):
+    fa, fb = fast_mode_medians(da, ca), fast_mode_medians(db, cb)
+    both = [k for k in common if k in fa and k in fb]
+    if not both:
+        return "no point met the fast mode in both runs (or a run has no drift sentinel)"
+    df = [rel_diff(fa[k], fb[k]) for k in both]
+    return (f"median |d| {100 * statistics.median(df):.2f}%, p95 {100 * percentile(df, 0.95):.2f}% over the "
+            f"{len(both)} points with a fast-mode visit in both runs (a: {sum(k in fa for k in common)}, "
+            f"b: {sum(k in fb for k in common)} of {len(common)})")
+
+
 def compare(da, db, rows_pct):
     a, ca = read_dataset(da)
     b, cb = read_dataset(db)
@@ -195,6 +230,7 @@ def compare(da, db, rows_pct):
     dm = [rel_diff(fastest(a[k]), fastest(b[k])) for k in common]
     print(f"fastest batch: median |d| {100 * statistics.median(dm):.2f}%, p95 {100 * percentile(dm, 0.95):.2f}%, "
           f"max {100 * max(dm):.1f}%")
+    print(f"fast mode    {fast_mode_text(common, da, ca, db, cb)}")
     print(f"inside       {100 * ins / len(common):.1f}%   (target >= 90%)")
     # Where the spread lives: points with a partner thread on another CPU (a cross-CPU wake-up,
     # a hypervisor exit on a VM, whose cost moves with the host's scheduling of the idle vCPU)

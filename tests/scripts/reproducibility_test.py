@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""bench/reproducibility.py on two hand-made datasets: a point's median moves with the mix of
+the machine's speed modes its visits met, and the "fast mode" line — the differences over
+the visits whose drift sentinel read within 1.15x the run's p10 — sees through the mix.
+
+Usage: reproducibility_test.py   (run by ctest)
+"""
+import csv
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+SCRIPT = os.path.join(ROOT, "bench", "reproducibility.py")
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+from dataset_csv import KEY  # noqa: E402
+
+# A point costs 100 ns in the machine's fast mode (sentinel 1000 ns) and 130 ns in its slow
+# mode (sentinel 1400 ns). visits: (sentinel, value) per visit, three samples each.
+POINTS = ("10", "100")
+
+
+def write_run(d, visits, p10=1000.0):
+    os.makedirs(d)
+    with open(os.path.join(d, "context.json"), "w") as f:
+        json.dump({"stability": {"p10_ns": p10, "median_ns": p10}, "calibration": {"wall_s": 1.0}}, f)
+    summary, samples = [], []
+    for n in POINTS:
+        key = dict.fromkeys(KEY, "")
+        key.update({"scenario": "find_active", "mechanism": "poll", "fd_kind": "pipe", "n_fds": n,
+                    "n_active": "1", "active_pos": "middle", "blocking": "0", "metric": "time_per_call",
+                    "unit": "ns"})
+        values = []
+        for v, (sentinel, value) in enumerate(visits):
+            for _ in range(3):
+                samples.append({**key, "value": value, "visit": v, "sentinel_ns": sentinel, "wake_sentinel_ns": ""})
+                values.append(value)
+        values.sort()
+        median = values[len(values) // 2]
+        summary.append({**key, "median": median, "ci95_lo": median * 0.99, "ci95_hi": median * 1.01,
+                        "min": values[0], "max": values[-1]})
+    for name, rows in (("summary.csv", summary), ("samples.csv", samples)):
+        with open(os.path.join(d, name), "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+            w.writeheader()
+            w.writerows(rows)
+
+
+def report(a, b):
+    r = subprocess.run([sys.executable, SCRIPT, a, b], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise AssertionError(r.stderr)
+    return {line[:12].strip(): line[12:].strip() for line in r.stdout.splitlines()}
+
+
+class ReproducibilityTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="pollscale_repro_")
+
+    def run_pair(self, visits_a, visits_b):
+        a, b = os.path.join(self.tmp, "a"), os.path.join(self.tmp, "b")
+        write_run(a, visits_a)
+        write_run(b, visits_b)
+        return report(a, b)
+
+    def test_the_fast_mode_sees_through_the_mix(self):
+        # Run a met the slow mode in two visits of three, run b never: the medians differ by
+        # the mix (130 against 100: 26%), the fast-mode visits agree.
+        out = self.run_pair([(1000, 100), (1400, 130), (1400, 130)], [(1000, 100)] * 3)
+        self.assertTrue(out["median |d|"].startswith("26.09%"), out)
+        self.assertTrue(out["fast mode"].startswith("median |d| 0.00%, p95 0.00% over the 2 points"), out)
+        self.assertIn("(a: 2, b: 2 of 2)", out["fast mode"])
+
+    def test_a_run_that_never_met_the_fast_mode_is_said(self):
+        out = self.run_pair([(1400, 130)] * 3, [(1000, 100)] * 3)
+        self.assertEqual(out["fast mode"], "no point met the fast mode in both runs (or a run has no drift sentinel)")
+
+
+if __name__ == "__main__":
+    unittest.main()
