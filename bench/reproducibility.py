@@ -5,7 +5,9 @@ With --pollscale (the default when no DATASET is given) it runs `pollscale calib
 back to back into DIR/a and DIR/b (extra calibrate options after `--`), then compares them;
 with two DATASET directories it compares those. It prints the calibrate issue's figures:
 
-  points         points measured in both runs
+  points         points measured in both runs, matched as `pollscale compare` matches them:
+                 without max_fd (where the descriptors landed) unless it tells two points of
+                 a run apart
   median |d|     median over points of |a - b| / ((a + b) / 2), a and b the two medians
   p95 |d|        the 95th percentile of the same
   max |d|        the largest
@@ -56,10 +58,36 @@ def fail(msg):
     sys.exit(2)
 
 
+MAX_FD = KEY.index("max_fd")
+
+
+def without_max_fd(k):
+    return k[:MAX_FD] + ("",) + k[MAX_FD + 1:]
+
+
+def matching_keys(keys):
+    """How a run's points are matched with another run's, as `pollscale compare` matches them:
+    without max_fd, which records where the descriptors happened to land and shifts between
+    runs, unless it tells two points of the run apart (fd_range's grid of ranges)."""
+    counts = {}
+    for k in keys:
+        counts[without_max_fd(k)] = counts.get(without_max_fd(k), 0) + 1
+    return {k: without_max_fd(k) if counts[without_max_fd(k)] == 1 else k for k in keys}
+
+
+def sample_key(d):
+    """The matching key of a samples.csv row of run d (its summary's points decide)."""
+    with open(os.path.join(d, "summary.csv"), newline="") as f:
+        mapping = matching_keys([point_key(r) for r in csv.DictReader(f)])
+    return lambda row: mapping.get(point_key(row), point_key(row))
+
+
 def read_dataset(d):
     try:
         with open(os.path.join(d, "summary.csv"), newline="") as f:
-            rows = {point_key(r): r for r in csv.DictReader(f)}
+            by_key = {point_key(r): r for r in csv.DictReader(f)}
+        mapping = matching_keys(list(by_key))
+        rows = {mapping[k]: r for k, r in by_key.items()}
         with open(os.path.join(d, "context.json")) as f:
             context = json.load(f)
     except (OSError, ValueError) as e:
@@ -144,11 +172,12 @@ def wake_levels(d):
     over its samples, or nothing when the run had no wake sentinel (one CPU, or older)."""
     levels = {}
     try:
+        key_of = sample_key(d)
         with open_samples(d) as f:
             for r in csv.DictReader(f):
                 v = r.get("wake_sentinel_ns") or ""
                 if v:
-                    levels.setdefault(point_key(r), []).append(float(v))
+                    levels.setdefault(key_of(r), []).append(float(v))
     except (OSError, ValueError) as e:
         fail(f"{os.path.join(d, 'samples.csv')}: {e}")
     return {k: statistics.median(v) for k, v in levels.items()}
@@ -191,11 +220,12 @@ def fast_mode_medians(d, context):
         return {}
     values = {}
     try:
+        key_of = sample_key(d)
         with open_samples(d) as f:
             for r in csv.DictReader(f):
                 level = r.get("sentinel_ns") or ""
                 if level and float(level) <= 1.15 * p10:
-                    values.setdefault(point_key(r), []).append(float(r["value"]))
+                    values.setdefault(key_of(r), []).append(float(r["value"]))
     except (OSError, ValueError) as e:
         fail(f"{os.path.join(d, 'samples.csv')}: {e}")
     return {k: statistics.median(v) for k, v in values.items()}

@@ -23,7 +23,7 @@ from dataset_csv import KEY  # noqa: E402
 POINTS = ("10", "100")
 
 
-def write_run(d, visits, p10=1000.0):
+def write_run(d, visits, p10=1000.0, max_fd=""):
     os.makedirs(d)
     with open(os.path.join(d, "context.json"), "w") as f:
         json.dump({"stability": {"p10_ns": p10, "median_ns": p10}, "calibration": {"wall_s": 1.0}}, f)
@@ -32,7 +32,7 @@ def write_run(d, visits, p10=1000.0):
         key = dict.fromkeys(KEY, "")
         key.update({"scenario": "find_active", "mechanism": "poll", "fd_kind": "pipe", "n_fds": n,
                     "n_active": "1", "active_pos": "middle", "blocking": "0", "metric": "time_per_call",
-                    "unit": "ns"})
+                    "unit": "ns", "max_fd": max_fd})
         values = []
         for v, (sentinel, value) in enumerate(visits):
             for _ in range(3):
@@ -60,10 +60,10 @@ class ReproducibilityTest(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.mkdtemp(prefix="pollscale_repro_")
 
-    def run_pair(self, visits_a, visits_b):
+    def run_pair(self, visits_a, visits_b, max_fd_a="", max_fd_b=""):
         a, b = os.path.join(self.tmp, "a"), os.path.join(self.tmp, "b")
-        write_run(a, visits_a)
-        write_run(b, visits_b)
+        write_run(a, visits_a, max_fd=max_fd_a)
+        write_run(b, visits_b, max_fd=max_fd_b)
         return report(a, b)
 
     def test_the_fast_mode_sees_through_the_mix(self):
@@ -73,6 +73,12 @@ class ReproducibilityTest(unittest.TestCase):
         self.assertTrue(out["median |d|"].startswith("26.09%"), out)
         self.assertTrue(out["fast mode"].startswith("median |d| 0.00%, p95 0.00% over the 2 points"), out)
         self.assertIn("(a: 2, b: 2 of 2)", out["fast mode"])
+
+    def test_points_are_matched_without_where_their_descriptors_landed(self):
+        # max_fd records where the descriptors landed; it differs between runs of one plan.
+        out = self.run_pair([(1000, 100)] * 3, [(1000, 100)] * 3, max_fd_a="14", max_fd_b="17")
+        self.assertTrue(out["points"].startswith("2 in both"), out)
+        self.assertTrue(out["median |d|"].startswith("0.00%"), out)
 
     def test_a_run_that_never_met_the_fast_mode_is_said(self):
         out = self.run_pair([(1400, 130)] * 3, [(1000, 100)] * 3)
