@@ -4,10 +4,10 @@
 # folder that links the repository's build/, datasets/, bench/ and scripts/, with its own
 # out/, so nothing lands in the checkout.
 #
-# The measuring lines (calibrate, study, the reproducibility and CPU-scaling scripts) take
+# The measuring lines (calibrate, study, the reproducibility, A/B and CPU-scaling scripts) take
 # minutes each; by default they are skipped and out/q and out/r are copies of --data DIR
 # (a calibration taken before), so the lines that read them run in about 9 minutes.
-# --with-measurements runs them all, in order (about 20 minutes on a 2-vCPU VM).
+# --with-measurements runs them all, in order (about 30 minutes on a 2-vCPU VM).
 #
 # Usage: scripts/readme_examples.sh [--data DIR] [--with-measurements] [--keep DIR]
 #        scripts/readme_examples.sh --list     (print the lines, run nothing)
@@ -53,7 +53,7 @@ fi
 [[ -n $keep ]] || trap 'rm -rf "$work"' EXIT
 
 # shellcheck disable=SC2016  # a literal $B, as the README's lines spell it
-measuring='^\$B (study|calibrate) |^bench/reproducibility\.py|^scripts/cpu_scaling_campaign\.sh'
+measuring='^\$B (study|calibrate) |^bench/reproducibility\.py|^bench/ab_interleaved\.py|^scripts/cpu_scaling_campaign\.sh'
 failed=0
 printf '%-6s %7s  %s\n' status seconds line
 for line in "${lines[@]}"; do
