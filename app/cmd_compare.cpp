@@ -43,9 +43,9 @@ po::options_description compare_options_description() {
       ("within-run-only", "leave out the between-run scatter τ: only the visits' spread (for two runs taken "
        "interleaved, or to see what the raw scatter alone would call significant)")
       ("relative", "judge every ratio against the whole-machine shift (the median over mechanisms of their median B/A "
-       "time per op) "
-       "instead of against no change: what moved more than the machine did, for two runs that met different speed "
-       "modes; a change that slows everything alike is then invisible (the header still gives the shift)")
+       "time per op) instead of against no change: what moved more than the machine did, for two runs that met "
+       "different speed modes; a change that slows everything alike is then invisible (the header still gives the "
+       "shift)")
       ("points", arg<std::string>("WHICH")->default_value("significant"), "which points to list: significant or all")
       ("format", arg<std::string>("FORMAT")->default_value("table"), "table, csv or json");
   // clang-format on

@@ -167,20 +167,26 @@ def stability_text(context):
     return text
 
 
-def wake_levels(d):
-    """Per point: the median cross-CPU wake sentinel reading (samples.csv wake_sentinel_ns)
-    over its samples, or nothing when the run had no wake sentinel (one CPU, or older)."""
-    levels = {}
+def sample_medians(d, pick):
+    """Per point of run d, the median of pick(row) over its samples.csv rows, leaving out the
+    rows for which pick gives None; a point with no row picked is absent."""
+    values = {}
     try:
         key_of = sample_key(d)
         with open_samples(d) as f:
             for r in csv.DictReader(f):
-                v = r.get("wake_sentinel_ns") or ""
-                if v:
-                    levels.setdefault(key_of(r), []).append(float(v))
+                v = pick(r)
+                if v is not None:
+                    values.setdefault(key_of(r), []).append(v)
     except (OSError, ValueError) as e:
         fail(f"{os.path.join(d, 'samples.csv')}: {e}")
-    return {k: statistics.median(v) for k, v in levels.items()}
+    return {k: statistics.median(v) for k, v in values.items()}
+
+
+def wake_levels(d):
+    """Per point: the median cross-CPU wake sentinel reading (samples.csv wake_sentinel_ns)
+    over its samples, or nothing when the run had no wake sentinel (one CPU, or older)."""
+    return sample_medians(d, lambda r: float(r["wake_sentinel_ns"]) if r.get("wake_sentinel_ns") else None)
 
 
 def wake_attribution(common, d, da, db):
@@ -218,17 +224,12 @@ def fast_mode_medians(d, context):
     p10 = ((context.get("stability") or {}).get("p10_ns"))
     if not p10:
         return {}
-    values = {}
-    try:
-        key_of = sample_key(d)
-        with open_samples(d) as f:
-            for r in csv.DictReader(f):
-                level = r.get("sentinel_ns") or ""
-                if level and float(level) <= 1.15 * p10:
-                    values.setdefault(key_of(r), []).append(float(r["value"]))
-    except (OSError, ValueError) as e:
-        fail(f"{os.path.join(d, 'samples.csv')}: {e}")
-    return {k: statistics.median(v) for k, v in values.items()}
+
+    def fast(r):
+        level = r.get("sentinel_ns") or ""
+        return float(r["value"]) if level and float(level) <= 1.15 * p10 else None
+
+    return sample_medians(d, fast)
 
 
 def fast_mode_text(common, da, ca, db, cb):
