@@ -18,8 +18,16 @@ when they hold on every machine. A DATASET that is a directory of datasets (such
 datasets/machines, the corpus of hosts) stands for every dataset beneath it.
 `--rows` also lists the held-out rows whose |error| exceeds a threshold.
 
+`--bands` adds a table that tells a bias from scatter: the extrapolated scans of the
+mechanisms that walk every descriptor (select, pselect, poll, ppoll in find_active), by how
+far past the largest trained n they lie, each band's signed median error, the share of its
+95% intervals that hold the measurement and their median relative half-width — for the
+scans that stream (timeout 0 over pipes and eventfds) and for the rest (blocking, sockets),
+and a last row per family counting the datasets whose band reads low or high.
+A model change that moves one band on one host and the opposite way on another shows here.
+
 Usage: bench/model_targets.py [--pollscale PATH] [--statistic median|fastest] [--validate-option=OPT]...
-                              [--rows PCT] [--keep DIR] DATASET...
+                              [--rows PCT] [--bands] [--keep DIR] DATASET...
 Exit status: 0, or 2 when pollscale fails on a dataset (its message is shown).
 """
 import argparse
@@ -65,6 +73,77 @@ def mape_pct(rows):
 
 
 
+# The mechanisms whose every call walks all n descriptors (model/working_set.hpp, scans_every_fd).
+SCANNING = ("select", "pselect", "poll", "ppoll")
+# Bands of the extrapolation factor (n over the largest trained n): lower bound, upper bound, label.
+BANDS = ((0, 3, "<= 3x"), (3, 7, "3-7x"), (7, 12, "7-12x"), (12, float("inf"), "> 12x"))
+FAMILIES = ("streaming", "other")
+
+
+def scan_family(r):
+    """'streaming' for a timeout-0 scan over pipes or eventfds (a walk the prefetchers can
+    follow, model/working_set.hpp scan_streams), 'other' for the rest of the scanning
+    mechanisms' find_active rows (blocking calls, sockets), None for rows that do not scan."""
+    if r["scenario"] != "find_active" or r["mechanism"] not in SCANNING:
+        return None
+    return "streaming" if str(r.get("blocking")) == "0" and r["fd_kind"] in ("pipe", "eventfd") else "other"
+
+
+def band_of(r):
+    f = r.get("extrapolation") or 1
+    return next(label for lo, hi, label in BANDS if lo < f <= hi or (lo == 0 and f <= hi))
+
+
+def band_stats(rows):
+    """Signed median relative error, coverage and median relative half-width of rows (None when empty)."""
+    errs = [r["rel_err"] for r in rows if r.get("rel_err") is not None]
+    if not errs:
+        return None
+    held = [r for r in rows if r.get("lo") is not None and r.get("hi") is not None and r.get("predicted")]
+    inside = sum(1 for r in held if r["lo"] <= r["measured"] <= r["hi"])
+    widths = [(r["hi"] - r["lo"]) / (2 * r["predicted"]) for r in held]
+    return {"bias": statistics.median(errs), "n": len(errs), "inside": inside, "held": len(held),
+            "halfwidth": statistics.median(widths) if widths else None}
+
+
+def band_cell(st):
+    if st is None:
+        return "-"
+    cov = f"{100 * st['inside'] / st['held']:.0f}% of {st['held']}" if st["held"] else "no interval"
+    hw = f"{100 * st['halfwidth']:.0f}%" if st["halfwidth"] is not None else "-"
+    return f"{100 * st['bias']:+.1f}%, {cov}, {hw}"
+
+
+def print_bands(per_dataset):
+    """per_dataset: [(label, extrapolation rows)]. One row per dataset and family, then a total per family."""
+    print()
+    print("Extrapolated scans (select, pselect, poll, ppoll) by n over the largest trained n: "
+          "signed median error, 95% intervals holding the measurement, median relative half-width")
+    print()
+    print("| dataset | scans | " + " | ".join(label for _, _, label in BANDS) + " |")
+    print("|---|---|" + "---|" * len(BANDS))
+    pooled = {(f, b[2]): [] for f in FAMILIES for b in BANDS}
+    signs = {(f, b[2]): [0, 0] for f in FAMILIES for b in BANDS}  # datasets reading low, high
+    for name, rows in per_dataset:
+        for fam in FAMILIES:
+            cells = []
+            for _, _, label in BANDS:
+                these = [r for r in rows if scan_family(r) == fam and band_of(r) == label]
+                st = band_stats(these)
+                pooled[(fam, label)] += these
+                if st is not None and st["bias"] != 0:
+                    signs[(fam, label)][st["bias"] > 0] += 1
+                cells.append(band_cell(st))
+            print(f"| {name} | {fam} | " + " | ".join(cells) + " |")
+    for fam in FAMILIES:
+        cells = []
+        for _, _, label in BANDS:
+            st = band_stats(pooled[(fam, label)])
+            low, high = signs[(fam, label)]
+            cells.append("-" if st is None else f"low in {low}, high in {high}; " + band_cell(st))
+        print(f"| (all) | {fam} | " + " | ".join(cells) + " |")
+
+
 def expand(paths):
     """Dataset directories: each path itself, or every dataset (a directory with context.json) beneath it."""
     out = []
@@ -100,6 +179,9 @@ def main():
     ap.add_argument("--rows", type=float, default=None, metavar="PCT",
                     help="also list held-out rows whose |error| exceeds PCT percent")
     ap.add_argument("--keep", default=None, metavar="DIR", help="write each validate JSON into DIR")
+    ap.add_argument("--bands", action="store_true",
+                    help="also tabulate the extrapolated scans by how far they lie past the training data: "
+                         "signed median error, coverage and half-width per band, streaming scans and the rest")
     ap.add_argument("--statistic", default="median", choices=("median", "fastest"),
                     help="what validate fits and compares (pollscale validate --statistic)")
     ap.add_argument("--validate-option", action="append", default=[], metavar="OPT",
@@ -110,6 +192,7 @@ def main():
           "| inter. token_ring | coverage extra. | coverage inter. | half-width extra. | interval score extra. |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     listed = []
+    banded = []
     worst = None  # per column: (value, text); larger is worse except for coverage
     for d in expand(a.datasets):
         extra = ["--statistic", a.statistic] + a.validate_option
@@ -140,6 +223,7 @@ def main():
         worst = [max((x, y), key=lambda p: -1e300 if p[0] != p[0] else p[0]) for x, y in zip(worst, zip(values, cells))] \
             if worst else list(zip(values, cells))
         print(f"| {label(d)} | " + " | ".join(cells) + " |")
+        banded.append((label(d), ex))
         if a.rows is not None:
             for kind, rows in (("extra", ex), ("inter", it)):
                 for r in rows:
@@ -148,6 +232,8 @@ def main():
                                       f"{r['measured']:.6g} predicted {r['predicted']:.6g} ({100 * r['rel_err']:+.1f}%)")
     if worst:
         print("| (worst) | " + " | ".join(text for _, text in worst) + " |")
+    if a.bands and banded:
+        print_bands(banded)
     for line in listed:
         print(line)
 
