@@ -130,11 +130,11 @@ text_table cpu_rows_table(const model::cpu_scaling_laws& l, const std::vector<cp
                {},
                {true, true, true, true, true, false, false, false, false}};
   for (const auto& r : rows)
-    t.rows.push_back({std::to_string(r.cpus), count_text(r.n), cpu_cell(r.p.value, csv), cpu_cell(r.p.lo, csv),
-                      cpu_cell(r.p.hi, csv), l.experiment.unit,
-                      csv ? std::string(model::name(r.limit)) : wider_limit_text(l.capacity_cpus, r.cpus, r.limit),
-                      csv ? csv_number(r.cpu_extrapolation) : cpu_beyond_text(r),
-                      r.p.has_interval ? "" : r.p.no_interval});
+    t.rows.push_back(
+        {std::to_string(r.cpus), count_text(r.n), cpu_cell(r.p.value, csv), cpu_cell(r.p.lo, csv),
+         cpu_cell(r.p.hi, csv), l.experiment.unit,
+         csv ? std::string(model::name(r.limit)) : wider_limit_text(l.capacity_cpus, r.cpus, r.limit, r.p.upper_bound),
+         csv ? csv_number(r.cpu_extrapolation) : cpu_beyond_text(r), r.p.has_interval ? "" : r.p.no_interval});
   if (!csv) return t;
   t.columns[7] = "extrapolation_cpus";
   t.columns.insert(t.columns.begin() + 8, "extrapolation_n");
@@ -155,6 +155,7 @@ json cpu_rows_json(const std::vector<cpu_answer_row>& rows) {
                    {"has_interval", r.p.has_interval},
                    {"no_interval", r.p.has_interval ? json() : json(r.p.no_interval)},
                    {"limited_by", model::name(r.limit)},
+                   {"upper_bound", r.p.upper_bound},
                    {"extrapolation_cpus", r.cpu_extrapolation},
                    {"extrapolation_n", r.n_extrapolation}});
   return out;

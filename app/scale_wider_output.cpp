@@ -91,10 +91,11 @@ text_table predictions_table(const model::wider_result& r, bool csv) {
   auto cell = [&](double v) { return std::isnan(v) && !csv ? std::string("-") : number_cell(v, 4, csv); };
   auto add = [&](std::size_t i, std::int64_t c, double n, double measured, const model::scaling_prediction& p,
                  double err, model::wider_limit bound) {
+    const bool ceiling = model::upper_bound_only(model::laws_of(r.families[i], r.from_cpus), c, bound);
     t.rows.push_back({std::to_string(i + 1), std::to_string(c), count_text(n),
                       std::isnan(measured) ? "" : cell(measured), cell(p.value), cell(p.lo), cell(p.hi),
                       csv ? csv_number(err) : percent_text(err),
-                      wider_limit_text(r.families[i].capacity_cpus, c, bound), p.no_interval});
+                      wider_limit_text(r.families[i].capacity_cpus, c, bound, ceiling), p.no_interval});
   };
   for (std::size_t i = 0; i < r.families.size(); ++i)
     for (const auto& s : r.families[i].series) {
@@ -127,12 +128,18 @@ text_table accuracy_table(const model::wider_result& r, bool csv) {
   return t;
 }
 
-json series_json(const model::wider_series& s) {
+// laws: the series' family's (model::laws_of), which say where a prediction is only a ceiling.
+json series_json(const model::wider_series& s, const model::cpu_scaling_laws& laws) {
   json rows = json::array(), at = json::array();
-  for (std::size_t j = 0; j < s.rows.size(); ++j) rows.push_back(held_out_json(s.rows[j], model::name(s.row_limit[j])));
+  for (std::size_t j = 0; j < s.rows.size(); ++j) {
+    json row = held_out_json(s.rows[j], model::name(s.row_limit[j]));
+    row["upper_bound"] = model::upper_bound_only(laws, s.cpus, s.row_limit[j]);
+    rows.push_back(row);
+  }
   for (std::size_t j = 0; j < s.at.size(); ++j) {
     json row = prediction_json(s.at[j].first, s.at[j].second);
     row["limited_by"] = model::name(s.at_limit[j]);
+    row["upper_bound"] = s.at[j].second.upper_bound;
     at.push_back(row);
   }
   json j = {{"cpus", s.cpus}, {"measured", s.measured}, {"rows", rows}, {"at", at}};
@@ -191,19 +198,23 @@ std::string widths_text(const std::vector<std::int64_t>& cs) {
   return s.empty() ? "-" : s;
 }
 
-std::string wider_limit_text(std::optional<std::int64_t> capacity_cpus, std::int64_t c, model::wider_limit limit) {
-  if (limit == model::wider_limit::dedicated_law) return "dedicated law";
+std::string wider_limit_text(std::optional<std::int64_t> capacity_cpus, std::int64_t c, model::wider_limit limit,
+                             bool upper_bound) {
+  const std::string ceiling = upper_bound ? "; an upper bound" : "";
+  if (limit == model::wider_limit::dedicated_law) return "dedicated law" + ceiling;
   if (limit == model::wider_limit::serial_stage) return "serial stage";
   if (limit == model::wider_limit::pipeline) return "pipeline: one producer beside its consumer";
   const std::int64_t c0 = capacity_cpus.value();  // the capacity bound won: it exists
-  return "capacity: " + std::to_string(c) + "/" + std::to_string(c0) + " x the " + std::to_string(c0) + "-CPU series";
+  return "capacity: " + std::to_string(c) + "/" + std::to_string(c0) + " x the " + std::to_string(c0) + "-CPU series" +
+         ceiling;
 }
 
 json wider_json(const model::wider_result& r, const std::string& source) {
   json families = json::array();
   for (const auto& f : r.families) {
     json series = json::array();
-    for (const auto& s : f.series) series.push_back(series_json(s));
+    const auto laws = model::laws_of(f, r.from_cpus);
+    for (const auto& s : f.series) series.push_back(series_json(s, laws));
     json fj = {{"table", datasets::describe(f.k)},
                {"unit", f.k.unit},
                {"platform", f.platform},

@@ -21,8 +21,10 @@ namespace pollscale::app {
 std::string widths_text(const std::vector<std::int64_t>& cs);
 
 /// What gave a prediction, for reading: "dedicated law", "serial stage", or "capacity: C/c0 x
-/// the c0-CPU series" (c0 the narrowest series, set whenever the capacity bound can win).
-std::string wider_limit_text(std::optional<std::int64_t> capacity_cpus, std::int64_t c, model::wider_limit limit);
+/// the c0-CPU series" (c0 the narrowest series, set whenever the capacity bound can win),
+/// followed by "; an upper bound" where it is only a ceiling (model::upper_bound_only).
+std::string wider_limit_text(std::optional<std::int64_t> capacity_cpus, std::int64_t c, model::wider_limit limit,
+                             bool upper_bound);
 
 nlohmann::json wider_json(const model::wider_result& r, const std::string& source);
 

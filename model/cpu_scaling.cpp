@@ -91,6 +91,11 @@ scaling_prediction pipeline_prediction(const pipeline_fit& f) {
 
 }  // namespace
 
+bool upper_bound_only(const cpu_scaling_laws& l, std::int64_t c, wider_limit limit) {
+  const bool unseen_stage = !l.serial_structure.empty() && !l.serial;
+  return unseen_stage && c >= 2 && (limit == wider_limit::dedicated_law || limit == wider_limit::cpu_capacity);
+}
+
 double operation_demand(const scaling_fit& narrowest, std::int64_t c0, double n) {
   return static_cast<double>(c0) / narrowest.at(n);
 }
@@ -132,6 +137,10 @@ scaling_prediction predict_cpu_scaling(const cpu_scaling_laws& l, std::int64_t c
   }
   // One producer beside its consumer where no measured series had them apart: a pipeline.
   if (l.pipeline && !l.dedicated && c >= 2 && n == 1) consider(pipeline_prediction(*l.pipeline), wider_limit::pipeline);
+  if (upper_bound_only(l, c, limit)) {
+    best->upper_bound = true;
+    if (best->has_interval) best->lo = 0;
+  }
   return *best;
 }
 

@@ -96,6 +96,9 @@ struct scaling_prediction {
   bool has_interval = false;
   std::string no_interval;
   double extrapolation = 1;  ///< n / the largest measured N (>= 1 beyond it)
+  /// Only a ceiling (cpu_scaling.hpp, upper_bound_only): the measurement may lie anywhere
+  /// below value, so the interval, where there is one, is [0, hi].
+  bool upper_bound = false;
 };
 
 /// What the fitted law says at n >= 1 (throws std::invalid_argument otherwise).

@@ -152,10 +152,11 @@ wider_family learn(const family_id& id, const std::vector<const observation*>& r
   else
     fit_serial(f, rows, p.from_cpus);
   if (!f.serial_fit)
-    f.caveat = "a serial stage (" + f.serial_structure + ") whose hold time is not known here (" + f.serial_note +
-               "): the other rules cannot see it, so read their predictions as upper bounds (on the first 16-CPU "
-               "campaign every producers prediction past 2, 4 or 8 CPUs without it lay above the measurement, by 4% "
-               "to 33x: docs/scaling.md)";
+    f.caveat =
+        "a serial stage (" + f.serial_structure + ") whose hold time is not known here (" + f.serial_note +
+        "): the other rules cannot see it, so their predictions are upper bounds, each with the interval [0, hi] "
+        "(on the first 16-CPU campaign every producers prediction past 2, 4 or 8 CPUs without it lay above the "
+        "measurement, by 4% to 33x: docs/scaling.md)";
   return f;
 }
 

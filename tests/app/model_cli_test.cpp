@@ -367,6 +367,12 @@ TEST_F(ModelCliTest, ScaleFromCpusPredictsWiderSeriesFromNarrowOnes) {
   for (const auto& row : two["rows"]) {
     EXPECT_EQ(row["limited_by"], "cpu_capacity");
     EXPECT_GT(row["rel_err"].get<double>(), -0.15) << row;
+    // The consumer's stage unseen, the bound is only a ceiling: [0, hi], which holds the measurement.
+    EXPECT_TRUE(row["upper_bound"].get<bool>()) << row;
+    if (row["lo"].is_number()) {
+      EXPECT_EQ(row["lo"].get<double>(), 0) << row;
+      EXPECT_LE(row["measured"].get<double>(), row["hi"].get<double>()) << row;
+    }
   }
   const auto& eight = f["series"][1];
   EXPECT_FALSE(eight["measured"].get<bool>());
@@ -375,7 +381,7 @@ TEST_F(ModelCliTest, ScaleFromCpusPredictsWiderSeriesFromNarrowOnes) {
   EXPECT_GT(eight["at"][0]["predicted"].get<double>(), 3 * two["rows"][5]["predicted"].get<double>());
   const auto table = run_pollscale("scale " + corpus + " --from-cpus 1");
   ASSERT_EQ(table.rc, 0) << table.err;
-  EXPECT_NE(table.out.find("capacity: 2/1 x the 1-CPU series"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("capacity: 2/1 x the 1-CPU series; an upper bound"), std::string::npos) << table.out;
   EXPECT_NE(table.out.find("series of at most 1 CPU\n"), std::string::npos) << table.out;
   // The producers' single consumer is a serial stage one CPU cannot measure: said beside it.
   EXPECT_NE(table.out.find("caveat: a serial stage (the one consumer thread"), std::string::npos) << table.out;
@@ -457,6 +463,7 @@ TEST_F(ModelCliTest, PredictCpusAnswersWiderMachinesFromTheModelsScalingLaws) {
   for (const auto& row : j["rows"]) EXPECT_EQ(row["n"].get<double>(), row["cpus"].get<double>());  // threads follow
   const auto& wide = j["rows"][2];
   EXPECT_EQ(wide["limited_by"], "serial_stage");
+  EXPECT_FALSE(wide["upper_bound"].get<bool>());  // the stage's hold was fitted on two CPUs
   EXPECT_DOUBLE_EQ(wide["extrapolation_cpus"].get<double>(), 8);
   ASSERT_TRUE(wide["has_interval"].get<bool>());
   EXPECT_LE(wide["lo"].get<double>(), wide["value"].get<double>());

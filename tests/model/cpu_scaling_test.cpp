@@ -67,6 +67,8 @@ TEST(CpuScalingTest, LawsFromTwoCpusPredictWiderMachinesAsThePlantedStageDoes) {
       ASSERT_TRUE(p.has_interval);
       EXPECT_LE(p.lo, p.value);
       EXPECT_GE(p.hi, p.value);
+      EXPECT_FALSE(p.upper_bound);  // the stage's hold was fitted: a prediction, not a ceiling
+      EXPECT_GT(p.lo, 0);
     }
   // Past what the consumer can drain, more CPUs buy nothing: 1/hold events per second.
   wider_limit limit{};
@@ -114,6 +116,18 @@ TEST(CpuScalingTest, OneCpuStillBoundsWiderMachinesAndSaysWhatItCannotSee) {
   wider_limit limit{};
   const auto p = predict_cpu_scaling(laws[0], 16, 8, limit);
   EXPECT_GT(p.value, consumer_staged_value(8, 16));  // a bound from above: the stage is unseen
+  // So the answer is a ceiling, and says so: the measurement may lie anywhere below it.
+  EXPECT_EQ(limit, wider_limit::cpu_capacity);
+  EXPECT_TRUE(p.upper_bound);
+  EXPECT_TRUE(upper_bound_only(laws[0], 16, limit));
+  ASSERT_TRUE(p.has_interval);
+  EXPECT_EQ(p.lo, 0);
+  EXPECT_GT(p.hi, p.value);
+  EXPECT_GT(p.hi, consumer_staged_value(8, 16));
+  // One CPU is the series itself: no hand-off crosses CPUs, and what was measured is no ceiling.
+  const auto on_one = predict_cpu_scaling(laws[0], 1, 8, limit);
+  EXPECT_FALSE(on_one.upper_bound);
+  EXPECT_GT(on_one.lo, 0);
   EXPECT_THROW(predict_cpu_scaling(laws[0], 0, 8, limit), std::invalid_argument);
   EXPECT_THROW(predict_cpu_scaling(laws[0], 4, 0.5, limit), std::invalid_argument);
   EXPECT_TRUE(fit_cpu_scaling(observation_set{}).empty());

@@ -89,7 +89,7 @@ TEST(ScalingWiderTest, TwoCpusGiveAStraightLineThatBoundsFromAboveWithoutAnInter
   EXPECT_EQ(f.dedicated_fit->law, scaling_law::linear);  // one dedicated row: T = 1 on 2 CPUs
   EXPECT_NE(f.dedicated_note.find("one dedicated row"), std::string::npos);
   ASSERT_EQ(f.series.size(), 3u);  // 4, 8 and 16 CPUs
-  std::size_t law_rows = 0;
+  std::size_t law_rows = 0, capacity_rows = 0;
   for (const auto& s : f.series)
     for (std::size_t i = 0; i < s.rows.size(); ++i) {
       EXPECT_GE(s.rows[i].rel_err, -1e-9);  // without contention: never below the truth
@@ -98,8 +98,17 @@ TEST(ScalingWiderTest, TwoCpusGiveAStraightLineThatBoundsFromAboveWithoutAnInter
         EXPECT_FALSE(s.rows[i].has_interval);
         EXPECT_NE(s.rows[i].no_interval.find("cannot see the contention"), std::string::npos);
       }
+      // The serial stage left out, a capacity bound is only a ceiling: its interval reaches
+      // down to nothing and so holds the truth that lies below it.
+      if (s.row_limit[i] == wider_limit::cpu_capacity && s.rows[i].has_interval) {
+        ++capacity_rows;
+        EXPECT_EQ(s.rows[i].lo, 0);
+        EXPECT_LE(s.rows[i].measured, s.rows[i].hi);
+      }
     }
   EXPECT_GT(law_rows, 0u);
+  EXPECT_GT(capacity_rows, 0u);
+  EXPECT_NE(f.caveat.find("[0, hi]"), std::string::npos) << f.caveat;
   // Each observation counted once overall: a dedicated row (T = 3 on 4 CPUs) belongs to
   // the 4-, 8- and 16-CPU series but is one measurement.
   std::size_t unique = 0;
