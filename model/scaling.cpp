@@ -80,7 +80,7 @@ scaling_table fit_table(const table_id& id, const std::vector<const observation*
   t.n_train = train.size();
   t.train = train;
   std::vector<scaling_point> pts;
-  for (const auto* o : train) pts.push_back({*scaling_axis(*o), o->value});
+  for (const auto* o : train) pts.push_back(scaling_point_of(*o));
   try {
     t.fit = fit_scaling(pts, protocol.law);
   } catch (const std::invalid_argument& e) {
@@ -190,6 +190,10 @@ scaling_prediction capped(const scaling_prediction& law, const scaling_predictio
 std::optional<double> scaling_axis(const observation& o) {
   if (!is_scaling_row(o) || !is_rate(o.k) || !o.k.n_fds || *o.k.n_fds < 1) return std::nullopt;
   return static_cast<double>(*o.k.n_fds);
+}
+
+scaling_point scaling_point_of(const observation& o) {
+  return {*scaling_axis(o), o.value, o.visit_medians.size(), visit_relative_se(o.visit_medians)};
 }
 
 std::string_view scaling_axis_column(const datasets::key&) { return "n_fds"; }

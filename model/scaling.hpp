@@ -86,6 +86,10 @@ datasets::key scaling_table_key(const observation& o);
 /// rate (shared_epoll's wake-ups per pass): it then belongs to no table.
 std::optional<double> scaling_axis(const observation& o);
 
+/// A scaling row as a point of its law: N, its value, and its visits' count and relative
+/// standard error (scaling_law.hpp, visit_relative_se). Precondition: scaling_axis(o).
+scaling_point scaling_point_of(const observation& o);
+
 /// The key column that holds N for rows of `k`'s scenario ("n_fds"), for --train.
 std::string_view scaling_axis_column(const datasets::key& k);
 

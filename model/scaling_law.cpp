@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -184,6 +185,61 @@ std::string scaling_fit::formula() const {
   return "?";
 }
 
+double visit_relative_se(std::span<const double> visit_medians) {
+  if (visit_medians.size() < 2) return 0;
+  std::vector<double> logs;
+  for (double v : visit_medians) {
+    if (!(v > 0) || !std::isfinite(v)) return 0;
+    logs.push_back(std::log(v));
+  }
+  const double m = static_cast<double>(logs.size());
+  const double mean = std::accumulate(logs.begin(), logs.end(), 0.0) / m;
+  double ss = 0;
+  for (double l : logs) ss += (l - mean) * (l - mean);
+  constexpr double median_se_factor = 1.2533141373155003;  // √(π/2): a median's se over a mean's
+  return median_se_factor * std::sqrt(ss / (m - 1) / m);
+}
+
+namespace {
+
+// A law through exactly as many points as it has coefficients leaves no residual to say how
+// far a new measurement falls from it; but each point's visits say how far its own value
+// could have fallen. Their variances, carried through the law (θ = J⁻¹·X: the coefficients'
+// covariance J⁻¹·D·J⁻ᵀ, D the points' squared standard errors), give the coefficients an
+// uncertainty that widens with the extrapolation, and a new point scatters by the visits'
+// typical standard error. df: the fewest visits − 1 (Student t, as the summary's intervals).
+void interval_from_visits(scaling_fit& f, std::span<const scaling_point> pts) {
+  const std::size_t k = coefficients(f.law);
+  if (f.df > 0 || pts.size() != k) return;
+  std::size_t fewest = std::numeric_limits<std::size_t>::max();
+  double mean_sq = 0;
+  for (const auto& q : pts) {
+    if (q.visits < 2 || !(q.rel_se > 0) || !std::isfinite(q.rel_se)) return;
+    fewest = std::min(fewest, q.visits);
+    mean_sq += q.rel_se * q.rel_se / static_cast<double>(k);
+  }
+  const auto K = static_cast<Eigen::Index>(k);
+  Eigen::MatrixXd jac(K, K);
+  Eigen::VectorXd var(K);
+  for (Eigen::Index i = 0; i < K; ++i) {
+    const double n = pts[static_cast<std::size_t>(i)].n, d = slowdown(n, f.sigma, f.kappa);
+    const Eigen::Vector3d g(n / d, -f.gamma * n * (n - 1) / (d * d), -f.gamma * n * n * (n - 1) / (d * d));
+    jac.row(i) = g.head(K).transpose();
+    const double x = f.at(n) * pts[static_cast<std::size_t>(i)].rel_se;
+    var(i) = x * x;
+  }
+  const Eigen::FullPivLU<Eigen::MatrixXd> lu(jac);
+  if (!lu.isInvertible()) return;
+  const Eigen::MatrixXd inv = lu.inverse();
+  f.covariance.setZero();
+  f.covariance.topLeftCorner(K, K) = inv * var.asDiagonal() * inv.transpose();
+  const double rel = std::sqrt(mean_sq);
+  f.residual_sd = f.weights == scaling_options::weighting::relative ? rel : rel * f.at(pts.front().n);
+  f.df = static_cast<double>(fewest - 1);
+}
+
+}  // namespace
+
 scaling_fit fit_scaling(std::span<const scaling_point> points, const scaling_options& options) {
   check_points(points);
   std::set<double> distinct;
@@ -194,6 +250,7 @@ scaling_fit fit_scaling(std::span<const scaling_point> points, const scaling_opt
     f.n_min = n_lo, f.n_max = n_hi;
     f.loo = loo;
     f.rivals = std::move(rivals);
+    interval_from_visits(f, points);
     return f;
   };
   if (options.force) {

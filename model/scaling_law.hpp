@@ -34,7 +34,17 @@ std::string_view name(scaling_law law);
 struct scaling_point {
   double n = 0;
   double throughput = 0;
+  /// Where the point was measured in several visits (each a fresh set-up at another moment
+  /// of the run): their count, and the relative standard error of the point's value that
+  /// their spread gives (visit_relative_se); 0 and 0 where unknown (published tables).
+  std::size_t visits = 0;
+  double rel_se = 0;
 };
+
+/// The relative standard error of a point's median from the medians of its visits, as
+/// datasets::summarise_visits has it: √(π/2) · sd(ln visit medians) / √R; 0 for fewer than
+/// two visits or a visit median <= 0.
+double visit_relative_se(std::span<const double> visit_medians);
 
 struct scaling_options {
   /// relative: least squares on relative residuals (a measurement's error scales with its
@@ -64,7 +74,10 @@ struct scaling_fit {
   /// Covariance of (γ, σ, κ); rows and columns of coefficients the law fixes at 0 are 0.
   /// NaN-filled when df = 0.
   Eigen::Matrix3d covariance = Eigen::Matrix3d::Zero();
-  double df = 0;  ///< points − coefficients
+  /// points − coefficients; where the law passes through every point (none left over) but
+  /// each was visited several times, the fewest visits − 1, with the covariance and the
+  /// residual scatter from the visits' spread (interval_from_visits).
+  double df = 0;
   /// Scatter of a new point around the law: relative (fraction of X) with relative
   /// weights, absolute (in the data's unit) otherwise; NaN when df = 0.
   double residual_sd = 0;

@@ -51,7 +51,7 @@ std::optional<scaling_fit> fit_rows(const std::vector<const observation*>& rows,
   std::set<double> ns;
   double sum = 0;
   for (const auto* o : rows) {
-    pts.push_back({*scaling_axis(*o), o->value});
+    pts.push_back(scaling_point_of(*o));
     ns.insert(pts.back().n);
     sum += o->value;
   }

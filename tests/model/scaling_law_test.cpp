@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <numbers>
 #include <random>
 #include <stdexcept>
 #include <vector>
@@ -98,6 +99,45 @@ TEST(ScalingLawTest, TwoPointsFitAmdahlExactlyAndGiveNoInterval) {
   // Amdahl through those two points flattens: 32 threads add about 5%.
   EXPECT_GT(p.value, 7045);
   EXPECT_LT(p.value, 7045 * 1.1);
+}
+
+// A calibration's points carry their visits: two points through which Amdahl passes
+// exactly still give an interval, from how far each point's own value could have fallen.
+TEST(ScalingLawTest, TwoVisitedPointsGiveAnIntervalFromTheirVisits) {
+  // Three visits each: the relative standard error √(π/2)·sd(ln v)/√3.
+  const std::vector<double> visits = {100, 130, 105};
+  double mean = 0, ss = 0;
+  for (double v : visits) mean += std::log(v) / 3;
+  for (double v : visits) ss += (std::log(v) - mean) * (std::log(v) - mean);
+  const double se = std::sqrt(std::numbers::pi / 2) * std::sqrt(ss / 2 / 3);
+  EXPECT_NEAR(visit_relative_se(visits), se, 1e-12);
+  EXPECT_EQ(visit_relative_se(std::vector<double>{100}), 0);
+  EXPECT_EQ(visit_relative_se(std::vector<double>{100, 0, 105}), 0);
+
+  const std::vector<scaling_point> pts = {{1, 1000, 3, 0.02}, {2, 1600, 3, 0.02}};
+  const scaling_fit f = fit_scaling(pts);
+  ASSERT_EQ(f.law, scaling_law::amdahl);
+  EXPECT_DOUBLE_EQ(f.df, 2);  // the fewest visits - 1
+  EXPECT_TRUE(f.covariance.allFinite());
+  EXPECT_NEAR(f.at(1), 1000, 1e-6);
+  EXPECT_NEAR(f.at(2), 1600, 1e-6);
+  // At a measured point: its own value's standard error and a new measurement's, t(2) wide.
+  const scaling_prediction at1 = predict_scaling(f, 1);
+  ASSERT_TRUE(at1.has_interval);
+  EXPECT_NEAR((at1.hi - at1.value) / at1.value, 4.302652729749464 * std::sqrt(2.0) * 0.02, 1e-6);
+  // Away from the points the interval widens with the extrapolation, and holds the law.
+  double last = 0;
+  for (double n : {2.0, 4.0, 8.0, 16.0}) {
+    const scaling_prediction p = predict_scaling(f, n);
+    ASSERT_TRUE(p.has_interval) << n;
+    const double rel = (p.hi - p.value) / p.value;
+    EXPECT_GT(rel, last) << n;
+    last = rel;
+  }
+  // Points without visits (a published table) keep no interval; so does one visited once.
+  const std::vector<scaling_point> once = {{1, 1000, 1, 0}, {2, 1600, 3, 0.02}};
+  EXPECT_DOUBLE_EQ(fit_scaling(once).df, 0);
+  EXPECT_FALSE(predict_scaling(fit_scaling(once), 4).has_interval);
 }
 
 TEST(ScalingLawTest, IntervalsWidenWithExtrapolationAndHoldTheTruth) {
