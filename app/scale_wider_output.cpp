@@ -91,7 +91,7 @@ text_table predictions_table(const model::wider_result& r, bool csv) {
   auto cell = [&](double v) { return std::isnan(v) && !csv ? std::string("-") : number_cell(v, 4, csv); };
   auto add = [&](std::size_t i, std::int64_t c, double n, double measured, const model::scaling_prediction& p,
                  double err, model::wider_limit bound) {
-    const bool ceiling = model::upper_bound_only(model::laws_of(r.families[i], r.from_cpus), c, bound);
+    const bool ceiling = model::upper_bound_only(model::laws_of(r.families[i], r.from_cpus), c, n, bound);
     t.rows.push_back({std::to_string(i + 1), std::to_string(c), count_text(n),
                       std::isnan(measured) ? "" : cell(measured), cell(p.value), cell(p.lo), cell(p.hi),
                       csv ? csv_number(err) : percent_text(err),
@@ -133,7 +133,7 @@ json series_json(const model::wider_series& s, const model::cpu_scaling_laws& la
   json rows = json::array(), at = json::array();
   for (std::size_t j = 0; j < s.rows.size(); ++j) {
     json row = held_out_json(s.rows[j], model::name(s.row_limit[j]));
-    row["upper_bound"] = model::upper_bound_only(laws, s.cpus, s.row_limit[j]);
+    row["upper_bound"] = model::upper_bound_only(laws, s.cpus, *model::scaling_axis(*s.rows[j].o), s.row_limit[j]);
     rows.push_back(row);
   }
   for (std::size_t j = 0; j < s.at.size(); ++j) {

@@ -91,9 +91,11 @@ scaling_prediction pipeline_prediction(const pipeline_fit& f) {
 
 }  // namespace
 
-bool upper_bound_only(const cpu_scaling_laws& l, std::int64_t c, wider_limit limit) {
+bool upper_bound_only(const cpu_scaling_laws& l, std::int64_t c, double n, wider_limit limit) {
   const bool unseen_stage = !l.serial_structure.empty() && !l.serial;
-  return unseen_stage && c >= 2 && (limit == wider_limit::dedicated_law || limit == wider_limit::cpu_capacity);
+  if (unseen_stage && c >= 2 && (limit == wider_limit::dedicated_law || limit == wider_limit::cpu_capacity))
+    return true;
+  return limit == wider_limit::dedicated_law && l.dedicated && l.dedicated->points == 1 && n > l.dedicated->n_max;
 }
 
 double operation_demand(const scaling_fit& narrowest, std::int64_t c0, double n) {
@@ -125,7 +127,7 @@ scaling_prediction predict_cpu_scaling(const cpu_scaling_laws& l, std::int64_t c
   const bool staged = l.serial && c >= 2;
   if (l.dedicated && !staged) {
     scaling_prediction law = predict_scaling(*l.dedicated, n);
-    if (l.dedicated->points == 1) law.no_interval = "no interval: " + l.dedicated_note;
+    if (l.dedicated->points == 1 && !law.has_interval) law.no_interval = "no interval: " + l.dedicated_note;
     consider(std::move(law), wider_limit::dedicated_law);
   }
   if (l.capacity) {
@@ -137,7 +139,7 @@ scaling_prediction predict_cpu_scaling(const cpu_scaling_laws& l, std::int64_t c
   }
   // One producer beside its consumer where no measured series had them apart: a pipeline.
   if (l.pipeline && !l.dedicated && c >= 2 && n == 1) consider(pipeline_prediction(*l.pipeline), wider_limit::pipeline);
-  if (upper_bound_only(l, c, limit)) {
+  if (upper_bound_only(l, c, n, limit)) {
     best->upper_bound = true;
     if (best->has_interval) best->lo = 0;
   }

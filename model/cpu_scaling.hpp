@@ -68,13 +68,14 @@ std::vector<cpu_scaling_laws> fit_cpu_scaling(const observation_set& data);
 /// stage's demand p + s.
 double operation_demand(const scaling_fit& narrowest, std::int64_t c0, double n);
 
-/// True when what `limit` gave for C CPUs is only a ceiling: a serial stage binds the
-/// experiment (serial_structure) from two CPUs on, but its hold time was not fitted (one CPU
-/// shows no hand-off between CPUs, the stage was left out, or its fit failed: the caveat), so
-/// the dedicated law and the capacity bound cannot see it — on the first 16-CPU campaign
-/// every such prediction lay above the measurement, by 4% to 33x. The pipeline, built from
-/// measured parts, is a prediction.
-bool upper_bound_only(const cpu_scaling_laws& laws, std::int64_t cpus, wider_limit limit);
+/// True when what `limit` gave for N threads on C CPUs is only a ceiling: a serial stage
+/// binds the experiment (serial_structure) from two CPUs on, but its hold time was not fitted
+/// (one CPU shows no hand-off between CPUs, the stage was left out, or its fit failed: the
+/// caveat), so the dedicated law and the capacity bound cannot see it — on the first 16-CPU
+/// campaign every such prediction lay above the measurement, by 4% to 33x; or the dedicated
+/// law is the line through its one row, asked about more threads than that row had (it
+/// cannot see their contention). The pipeline, built from measured parts, is a prediction.
+bool upper_bound_only(const cpu_scaling_laws& laws, std::int64_t cpus, double n, wider_limit limit);
 
 /// What the laws say about N threads (the scenario's axis: scaling.hpp) on C >= 1 CPUs: the
 /// lower of the dedicated law (where no serial stage applies), C/c0 × the capacity law, and

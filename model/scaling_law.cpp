@@ -200,8 +200,6 @@ double visit_relative_se(std::span<const double> visit_medians) {
   return median_se_factor * std::sqrt(ss / (m - 1) / m);
 }
 
-namespace {
-
 // A law through exactly as many points as it has coefficients leaves no residual to say how
 // far a new measurement falls from it; but each point's visits say how far its own value
 // could have fallen. Their variances, carried through the law (θ = J⁻¹·X: the coefficients'
@@ -237,8 +235,6 @@ void interval_from_visits(scaling_fit& f, std::span<const scaling_point> pts) {
   f.residual_sd = f.weights == scaling_options::weighting::relative ? rel : rel * f.at(pts.front().n);
   f.df = static_cast<double>(fewest - 1);
 }
-
-}  // namespace
 
 scaling_fit fit_scaling(std::span<const scaling_point> points, const scaling_options& options) {
   check_points(points);

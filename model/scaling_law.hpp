@@ -100,6 +100,13 @@ struct scaling_fit {
 /// throughput, or fewer than two distinct N (one N says nothing about scaling).
 scaling_fit fit_scaling(std::span<const scaling_point> points, const scaling_options& options = {});
 
+/// Where `f` passes through every one of `points` (as many as its law has coefficients,
+/// df = 0) and each was visited at least twice: its covariance, residual scatter and df from
+/// the points' visits (their relative standard errors carried through the law, t on the
+/// fewest visits − 1); otherwise `f` is left as it is. fit_scaling applies it to the law it
+/// chooses; a line drawn through one point by hand can take it too.
+void interval_from_visits(scaling_fit& f, std::span<const scaling_point> points);
+
 struct scaling_prediction {
   double value = 0;
   /// 95% prediction interval for a new measurement at n (delta method on the fitted

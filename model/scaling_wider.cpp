@@ -29,17 +29,19 @@ bool usable(const observation& o) { return is_scaling_row(o) && scaling_axis(o) 
 // Every thread on a CPU of its own: the same experiment on any machine at least this wide.
 bool dedicated(const observation& o) { return *o.k.cpus >= *o.k.threads; }
 
-// The straight line through one point, X = γ·N: it fits exactly, so no interval.
-scaling_fit line_through(double n, double throughput) {
+// The straight line through one point, X = γ·N: it fits exactly, so its interval, where
+// there is one, is the point's own from its visits (interval_from_visits).
+scaling_fit line_through(const scaling_point& p) {
   scaling_fit f;
   f.law = scaling_law::linear;
-  f.gamma = throughput / n;
+  f.gamma = p.throughput / p.n;
   f.covariance.setConstant(not_available);
   f.df = 0;
   f.residual_sd = not_available;
   f.loo = not_available;
   f.points = 1;
-  f.n_min = f.n_max = n;
+  f.n_min = f.n_max = p.n;
+  interval_from_visits(f, std::span<const scaling_point>(&p, 1));
   return f;
 }
 
@@ -59,7 +61,10 @@ std::optional<scaling_fit> fit_rows(const std::vector<const observation*>& rows,
     note = "no rows";
     return std::nullopt;
   }
-  if (ns.size() == 1) return line_through(*ns.begin(), sum / static_cast<double>(pts.size()));
+  // Several rows at one N: the line through their mean, which no single row's visits describe.
+  if (ns.size() == 1)
+    return line_through(pts.size() == 1 ? pts.front()
+                                        : scaling_point{*ns.begin(), sum / static_cast<double>(pts.size())});
   try {
     return fit_scaling(pts, law);
   } catch (const std::invalid_argument& e) {

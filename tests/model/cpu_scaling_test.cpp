@@ -119,7 +119,7 @@ TEST(CpuScalingTest, OneCpuStillBoundsWiderMachinesAndSaysWhatItCannotSee) {
   // So the answer is a ceiling, and says so: the measurement may lie anywhere below it.
   EXPECT_EQ(limit, wider_limit::cpu_capacity);
   EXPECT_TRUE(p.upper_bound);
-  EXPECT_TRUE(upper_bound_only(laws[0], 16, limit));
+  EXPECT_TRUE(upper_bound_only(laws[0], 16, 8, limit));
   ASSERT_TRUE(p.has_interval);
   EXPECT_EQ(p.lo, 0);
   EXPECT_GT(p.hi, p.value);

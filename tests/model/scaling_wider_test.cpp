@@ -12,6 +12,8 @@
 
 #include "datasets/input_error.hpp"
 #include "datasets/vocabulary.hpp"
+#include "model/cpu_scaling.hpp"
+#include "model/scaling.hpp"
 #include "tests/model/producers_rows.hpp"
 
 namespace pollscale::model {
@@ -115,6 +117,38 @@ TEST(ScalingWiderTest, TwoCpusGiveAStraightLineThatBoundsFromAboveWithoutAnInter
   for (const auto& o : data.rows)
     if (!(*o.k.cpus >= *o.k.threads && *o.k.cpus <= 2) && !(*o.k.cpus <= 2 && *o.k.cpus < *o.k.threads)) ++unique;
   EXPECT_EQ(r.overall.n, unique);
+}
+
+// The one dedicated row visited three times: the line through it takes its interval from
+// them, and beyond the row's N it is a ceiling — [0, hi], holding the contended truth below.
+TEST(ScalingWiderTest, TheLineThroughOneVisitedRowIsACeilingWithAnInterval) {
+  observation_set data = planted_series();
+  for (auto& o : data.rows)
+    if (*o.k.threads == 2 && *o.k.cpus == 2)  // T = 1 producer and its consumer, on 2 CPUs
+      o.visit_medians = {o.value * 0.98, o.value, o.value * 1.03};
+  wider_protocol p;
+  p.from_cpus = 2;
+  p.serial_stage = false;
+  const wider_result r = predict_wider(data, p);
+  ASSERT_EQ(r.families.size(), 1u);
+  const auto& f = r.families[0];
+  ASSERT_TRUE(f.dedicated_fit);
+  EXPECT_EQ(f.dedicated_fit->points, 1u);
+  EXPECT_DOUBLE_EQ(f.dedicated_fit->df, 2);  // three visits
+  const auto laws = laws_of(f, p.from_cpus);
+  std::size_t law_rows = 0;
+  for (const auto& s : f.series)
+    for (std::size_t i = 0; i < s.rows.size(); ++i) {
+      if (s.row_limit[i] != wider_limit::dedicated_law) continue;
+      ++law_rows;
+      const auto& row = s.rows[i];
+      ASSERT_TRUE(row.has_interval) << row.no_interval;
+      EXPECT_TRUE(row.no_interval.empty()) << row.no_interval;
+      EXPECT_EQ(row.lo, 0);
+      EXPECT_LE(row.measured, row.hi);
+      EXPECT_TRUE(upper_bound_only(laws, s.cpus, *scaling_axis(*row.o), s.row_limit[i]));
+    }
+  EXPECT_GT(law_rows, 0u);
 }
 
 TEST(ScalingWiderTest, WidthsNobodyMeasuredArePredictedAtTheGivenN) {
