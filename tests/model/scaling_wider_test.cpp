@@ -79,12 +79,17 @@ TEST(ScalingWiderTest, FourCpusPredictEightAndSixteenExactlyOnPlantedSeries) {
   EXPECT_TRUE(some_law);       // few producers: contention does
 }
 
-TEST(ScalingWiderTest, TwoCpusGiveAStraightLineThatBoundsFromAboveWithoutAnInterval) {
-  const observation_set data = planted_series();
+// What a two-CPU machine's series say about wider ones, the serial stage left out.
+wider_result from_two_cpus_without_stage(const observation_set& data) {
   wider_protocol p;
   p.from_cpus = 2;
   p.serial_stage = false;
-  const wider_result r = predict_wider(data, p);
+  return predict_wider(data, p);
+}
+
+TEST(ScalingWiderTest, TwoCpusGiveAStraightLineThatBoundsFromAboveWithoutAnInterval) {
+  const observation_set data = planted_series();
+  const wider_result r = from_two_cpus_without_stage(data);
   ASSERT_EQ(r.families.size(), 1u);
   const auto& f = r.families[0];
   ASSERT_TRUE(f.dedicated_fit);
@@ -126,16 +131,13 @@ TEST(ScalingWiderTest, TheLineThroughOneVisitedRowIsACeilingWithAnInterval) {
   for (auto& o : data.rows)
     if (*o.k.threads == 2 && *o.k.cpus == 2)  // T = 1 producer and its consumer, on 2 CPUs
       o.visit_medians = {o.value * 0.98, o.value, o.value * 1.03};
-  wider_protocol p;
-  p.from_cpus = 2;
-  p.serial_stage = false;
-  const wider_result r = predict_wider(data, p);
+  const wider_result r = from_two_cpus_without_stage(data);
   ASSERT_EQ(r.families.size(), 1u);
   const auto& f = r.families[0];
   ASSERT_TRUE(f.dedicated_fit);
   EXPECT_EQ(f.dedicated_fit->points, 1u);
   EXPECT_DOUBLE_EQ(f.dedicated_fit->df, 2);  // three visits
-  const auto laws = laws_of(f, p.from_cpus);
+  const auto laws = laws_of(f, r.from_cpus);
   std::size_t law_rows = 0;
   for (const auto& s : f.series)
     for (std::size_t i = 0; i < s.rows.size(); ++i) {
