@@ -75,6 +75,21 @@ summary summarise(std::span<const double> values) {
   return s;
 }
 
+double visit_median_log_se(std::span<const double> visit_medians) {
+  const std::size_t m = visit_medians.size();
+  if (m < 2) return 0;
+  std::vector<double> logs;
+  for (double x : visit_medians) {
+    if (!(x > 0) || !std::isfinite(x)) return 0;
+    logs.push_back(std::log(x));
+  }
+  const double mean_log = std::accumulate(logs.begin(), logs.end(), 0.0) / static_cast<double>(m);
+  double ss = 0;
+  for (double l : logs) ss += (l - mean_log) * (l - mean_log);
+  constexpr double median_se_factor = 1.2533141373155003;  // sqrt(pi/2)
+  return median_se_factor * std::sqrt(ss / static_cast<double>(m - 1) / static_cast<double>(m));
+}
+
 summary summarise_visits(std::span<const std::vector<double>> visits) {
   std::vector<double> pooled, visit_medians;
   for (const auto& v : visits) {
@@ -96,17 +111,9 @@ summary summarise_visits(std::span<const std::vector<double>> visits) {
         std::clamp(std::max(s.ci95_hi, *std::max_element(visit_medians.begin(), visit_medians.end())), s.median, s.max);
     return s;
   }
-  // Between visits: mean and sample sd of log(visit median); the point estimate stays the
-  // median of the visit medians (one visit in a slow mode does not move it much).
-  std::vector<double> logs;
-  for (double x : visit_medians) logs.push_back(std::log(std::max(x, 1e-300)));
-  const double mean_log = std::accumulate(logs.begin(), logs.end(), 0.0) / static_cast<double>(m);
-  double ss = 0;
-  for (double l : logs) ss += (l - mean_log) * (l - mean_log);
-  // The standard error of the *median* of m values is about sqrt(pi/2) = 1.25 times that of
-  // their mean (1.16 at m = 3, 1.20 at m = 5 for normal values; the limit is the safe side).
-  constexpr double median_se_factor = 1.2533141373155003;
-  const double se_log = median_se_factor * std::sqrt(ss / static_cast<double>(m - 1) / static_cast<double>(m));
+  // Between visits: the spread of log(visit median); the point estimate stays the median of
+  // the visit medians (one visit in a slow mode does not move it much).
+  const double se_log = visit_median_log_se(visit_medians);
   const boost::math::students_t t(static_cast<double>(m - 1));
   const double factor = std::exp(boost::math::quantile(t, 0.975) * se_log);
   s.median = median(visit_medians);

@@ -38,6 +38,14 @@ double quantile(std::span<const double> values, double q);
 /// symmetric such pair; (0, n-1) when even that cannot reach `level`. Precondition: n >= 1.
 std::pair<std::size_t, std::size_t> median_ci_ranks(std::size_t n, double level);
 
+/// The relative standard error of the median of R visit medians (R = visit_medians.size()),
+/// on the log scale where costs drift by factors: sqrt(pi/2) x s / sqrt(R), s the sample
+/// standard deviation of ln(visit median) (a median's standard error is about sqrt(pi/2) =
+/// 1.25 times its mean's: 1.16 at R = 3, 1.20 at R = 5 for normal values; the limit is the
+/// safe side). Dimensionless (0.05: the median is known to about 5%). 0 when it cannot be
+/// said: fewer than two visits, or a median that is not finite and > 0.
+double visit_median_log_se(std::span<const double> visit_medians);
+
 /// A point measured in several visits, each with a fresh set-up at another moment of the run
 /// (`visits[i]` holds visit i's per-operation values). On a shared machine the batches of one
 /// visit agree with each other and say nothing about the next visit, which may meet the host

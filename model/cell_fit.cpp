@@ -5,10 +5,10 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
-#include <numbers>
 
 #include "datasets/csv_table.hpp"
 #include "datasets/interruption.hpp"
+#include "datasets/statistics.hpp"
 #include "datasets/vocabulary.hpp"
 #include "model/bootstrap.hpp"
 #include "model/cell_points.hpp"
@@ -360,13 +360,9 @@ void fill_statistics(cell_model& m, const scored& s, const cell_points& p, std::
 void interval_from_visits(cell_model& m, const cell_points& p, std::string& method) {
   if (p.value.size() != 1 || m.covariance.rows() != 1 || m.stats.df != 0) return;
   const auto& visits = p.rows.front()->visit_medians;
-  if (visits.size() < 2 || !std::all_of(visits.begin(), visits.end(), [](double v) { return v > 0; })) return;
-  const double r = static_cast<double>(visits.size());
-  double mean = 0, ss = 0;
-  for (double v : visits) mean += std::log(v) / r;
-  for (double v : visits) ss += (std::log(v) - mean) * (std::log(v) - mean);
-  const double se = std::sqrt(std::numbers::pi / 2) * std::sqrt(ss / (r - 1)) / std::sqrt(r);
+  const double se = datasets::visit_median_log_se(visits);
   if (!(se > 0) || !std::isfinite(se)) return;
+  const double r = static_cast<double>(visits.size());
   m.stats.df = visits.size() - 1;
   m.t95 = t975(r - 1);
   m.stats.sigma_rel = se;

@@ -193,7 +193,7 @@ std::optional<double> scaling_axis(const observation& o) {
 }
 
 scaling_point scaling_point_of(const observation& o) {
-  return {*scaling_axis(o), o.value, o.visit_medians.size(), visit_relative_se(o.visit_medians)};
+  return {*scaling_axis(o), o.value, o.visit_medians.size(), datasets::visit_median_log_se(o.visit_medians)};
 }
 
 std::string_view scaling_axis_column(const datasets::key&) { return "n_fds"; }

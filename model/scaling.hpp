@@ -87,7 +87,7 @@ datasets::key scaling_table_key(const observation& o);
 std::optional<double> scaling_axis(const observation& o);
 
 /// A scaling row as a point of its law: N, its value, and its visits' count and relative
-/// standard error (scaling_law.hpp, visit_relative_se). Precondition: scaling_axis(o).
+/// standard error (datasets::visit_median_log_se). Precondition: scaling_axis(o).
 scaling_point scaling_point_of(const observation& o);
 
 /// The key column that holds N for rows of `k`'s scenario ("n_fds"), for --train.

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <numeric>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -183,21 +182,6 @@ std::string scaling_fit::formula() const {
     case scaling_law::usl: return "γ·N / (1 + σ·(N−1) + κ·N·(N−1))";
   }
   return "?";
-}
-
-double visit_relative_se(std::span<const double> visit_medians) {
-  if (visit_medians.size() < 2) return 0;
-  std::vector<double> logs;
-  for (double v : visit_medians) {
-    if (!(v > 0) || !std::isfinite(v)) return 0;
-    logs.push_back(std::log(v));
-  }
-  const double m = static_cast<double>(logs.size());
-  const double mean = std::accumulate(logs.begin(), logs.end(), 0.0) / m;
-  double ss = 0;
-  for (double l : logs) ss += (l - mean) * (l - mean);
-  constexpr double median_se_factor = 1.2533141373155003;  // √(π/2): a median's se over a mean's
-  return median_se_factor * std::sqrt(ss / (m - 1) / m);
 }
 
 // A law through exactly as many points as it has coefficients leaves no residual to say how

@@ -36,15 +36,11 @@ struct scaling_point {
   double throughput = 0;
   /// Where the point was measured in several visits (each a fresh set-up at another moment
   /// of the run): their count, and the relative standard error of the point's value that
-  /// their spread gives (visit_relative_se); 0 and 0 where unknown (published tables).
+  /// their spread gives (datasets::visit_median_log_se); 0 and 0 where unknown (published
+  /// tables).
   std::size_t visits = 0;
   double rel_se = 0;
 };
-
-/// The relative standard error of a point's median from the medians of its visits, as
-/// datasets::summarise_visits has it: √(π/2) · sd(ln visit medians) / √R; 0 for fewer than
-/// two visits or a visit median <= 0.
-double visit_relative_se(std::span<const double> visit_medians);
 
 struct scaling_options {
   /// relative: least squares on relative residuals (a measurement's error scales with its

@@ -110,6 +110,22 @@ TEST(StatisticsTest, VisitsThatDisagreeWidenTheInterval) {
   EXPECT_GT(relative_median_halfwidth(s), 10 * relative_median_halfwidth(pooled));
 }
 
+// The named statistic behind every visits' interval (the summary's, a one-point cell's, a
+// scaling law's): checked by hand on three visit medians, and 0 where it cannot be said.
+TEST(StatisticsTest, VisitMedianLogStandardErrorByHand) {
+  const std::vector<double> medians = {100, 130, 105};
+  const double l0 = std::log(100.0), l1 = std::log(130.0), l2 = std::log(105.0);
+  const double mean = (l0 + l1 + l2) / 3;
+  const double sd = std::sqrt(((l0 - mean) * (l0 - mean) + (l1 - mean) * (l1 - mean) + (l2 - mean) * (l2 - mean)) / 2);
+  EXPECT_NEAR(visit_median_log_se(medians), std::sqrt(std::acos(-1.0) / 2) * sd / std::sqrt(3.0), 1e-12);
+  EXPECT_NEAR(visit_median_log_se(medians), 0.101, 0.0005);  // about 10%: visits 30% apart
+  EXPECT_EQ(visit_median_log_se(std::vector<double>{100, 100, 100}), 0);
+  EXPECT_EQ(visit_median_log_se(std::vector<double>{100}), 0);
+  EXPECT_EQ(visit_median_log_se(std::vector<double>{100, 0, 105}), 0);
+  EXPECT_EQ(visit_median_log_se(std::vector<double>{100, std::nan(""), 105}), 0);
+  EXPECT_EQ(visit_median_log_se(std::vector<double>{}), 0);
+}
+
 TEST(StatisticsTest, VisitsThatAgreeKeepThePooledFloor) {
   // Identical visits: the between-visit spread is zero, the batches' own interval remains.
   std::vector<double> v;
