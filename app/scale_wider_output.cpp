@@ -90,8 +90,7 @@ text_table predictions_table(const model::wider_result& r, bool csv) {
                {true, true, true, true, true, true, true, true, false, false}};
   auto cell = [&](double v) { return std::isnan(v) && !csv ? std::string("-") : number_cell(v, 4, csv); };
   auto add = [&](std::size_t i, std::int64_t c, double n, double measured, const model::scaling_prediction& p,
-                 double err, model::wider_limit bound) {
-    const bool ceiling = model::upper_bound_only(model::laws_of(r.families[i], r.from_cpus), c, n, bound);
+                 double err, model::wider_limit bound, bool ceiling) {
     t.rows.push_back({std::to_string(i + 1), std::to_string(c), count_text(n),
                       std::isnan(measured) ? "" : cell(measured), cell(p.value), cell(p.lo), cell(p.hi),
                       csv ? csv_number(err) : percent_text(err),
@@ -102,10 +101,12 @@ text_table predictions_table(const model::wider_result& r, bool csv) {
       for (std::size_t j = 0; j < s.rows.size(); ++j) {
         const auto& v = s.rows[j];
         add(i, s.cpus, *model::scaling_axis(*v.o), v.measured,
-            {v.predicted, v.lo, v.hi, v.has_interval, v.no_interval, v.extrapolation}, v.rel_err, s.row_limit[j]);
+            {v.predicted, v.lo, v.hi, v.has_interval, v.no_interval, v.extrapolation}, v.rel_err, s.row_limit[j],
+            s.row_upper_bound[j]);
       }
       for (std::size_t j = 0; j < s.at.size(); ++j)
-        add(i, s.cpus, s.at[j].first, std::nan(""), s.at[j].second, std::nan(""), s.at_limit[j]);
+        add(i, s.cpus, s.at[j].first, std::nan(""), s.at[j].second, std::nan(""), s.at_limit[j],
+            s.at[j].second.upper_bound);
     }
   return t;
 }
@@ -128,12 +129,11 @@ text_table accuracy_table(const model::wider_result& r, bool csv) {
   return t;
 }
 
-// laws: the series' family's (model::laws_of), which say where a prediction is only a ceiling.
-json series_json(const model::wider_series& s, const model::cpu_scaling_laws& laws) {
+json series_json(const model::wider_series& s) {
   json rows = json::array(), at = json::array();
   for (std::size_t j = 0; j < s.rows.size(); ++j) {
     json row = held_out_json(s.rows[j], model::name(s.row_limit[j]));
-    row["upper_bound"] = model::upper_bound_only(laws, s.cpus, *model::scaling_axis(*s.rows[j].o), s.row_limit[j]);
+    row["upper_bound"] = bool(s.row_upper_bound[j]);
     rows.push_back(row);
   }
   for (std::size_t j = 0; j < s.at.size(); ++j) {
@@ -213,8 +213,7 @@ json wider_json(const model::wider_result& r, const std::string& source) {
   json families = json::array();
   for (const auto& f : r.families) {
     json series = json::array();
-    const auto laws = model::laws_of(f, r.from_cpus);
-    for (const auto& s : f.series) series.push_back(series_json(s, laws));
+    for (const auto& s : f.series) series.push_back(series_json(s));
     json fj = {{"table", datasets::describe(f.k)},
                {"unit", f.k.unit},
                {"platform", f.platform},

@@ -180,8 +180,10 @@ void predict_series(wider_family& f, const std::vector<const observation*>& rows
     for (const auto* o : s.measured ? series_rows(rows, c) : std::vector<const observation*>{}) {
       if (dedicated(*o) && *o->k.cpus <= p.from_cpus) continue;  // trained on
       wider_limit limit{};
-      s.rows.push_back(scaling_row(predict_cpu_scaling(laws, c, *scaling_axis(*o), limit), *o));
+      const scaling_prediction q = predict_cpu_scaling(laws, c, *scaling_axis(*o), limit);
+      s.rows.push_back(scaling_row(q, *o));
       s.row_limit.push_back(limit);
+      s.row_upper_bound.push_back(q.upper_bound);
       first.emplace(o, s.rows.back());
     }
     for (double n : p.at) {

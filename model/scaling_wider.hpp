@@ -55,6 +55,7 @@ struct wider_series {
   bool measured = false;
   std::vector<validation_row> rows;                       ///< every measured row of the series, predicted
   std::vector<wider_limit> row_limit;                     ///< per row: the candidate that gave it
+  std::vector<bool> row_upper_bound;                      ///< per row: only a ceiling (cpu_scaling.hpp)
   std::vector<std::pair<double, scaling_prediction>> at;  ///< unmeasured widths: the protocol's N
   std::vector<wider_limit> at_limit;
   accuracy acc;  ///< of `rows`
