@@ -45,7 +45,8 @@ po::options_description scale_options() {
        "predict the series of machines wider than C0 CPUs from the series of at most C0 (what a C0-CPU machine "
        "measures): the law of the rows whose threads each have a CPU, capped by C/c0 x the narrowest series and, "
        "where one structure serialises every operation, by its serial stage; one producer beside its consumer, "
-       "where only one CPU was measured, by the pipeline of its measured parts and the cache line, with an interval from their variances "
+       "where only one CPU was measured, by the pipeline of its measured parts and the cache line, with an interval from their variances; "
+       "one operation in flight (a one-token ring, accept_herd) by the one-CPU chain less its switches, a ceiling "
        "(docs/scaling.md); "
        "every wider series measured is predicted, and --cpus widths nobody measured at --at")
       ("no-serial-stage", "with --from-cpus: leave the serial stage out (the protocol as first fixed)")

@@ -64,6 +64,19 @@ std::string pipeline_text(const model::wider_family& f) {
          interval_words(p) + " on two CPUs or more";
 }
 
+// "same-CPU wake-ups and switches an operation on one CPU 2.01 at N = 2, 2.02 at N = 4, 3803
+// ns each: the 1-CPU series less them, a ceiling on two CPUs or more", or why there is none.
+std::string chain_text(const model::wider_family& f) {
+  if (!f.chain) return "none (" + f.chain_note + ")";
+  const auto& c = *f.chain;
+  std::string at;
+  for (const auto& [n, w] : c.switches)
+    at += (at.empty() ? "" : ", ") + number_cell(w, 3, false) + " at N = " + count_text(n);
+  return "same-CPU wake-ups and switches an operation on one CPU " + at + ", " +
+         number_cell(c.switch_s * 1e9, 4, false) +
+         " ns each: the 1-CPU series less them, a ceiling on two CPUs or more";
+}
+
 void write_families(std::ostream& out, const model::wider_result& r) {
   for (std::size_t i = 0; i < r.families.size(); ++i) {
     const auto& f = r.families[i];
@@ -77,6 +90,7 @@ void write_families(std::ostream& out, const model::wider_result& r) {
       out << "none (no series of at most " << r.from_cpus << " CPUs with more threads than CPUs)\n";
     if (!f.serial_structure.empty()) out << "   serial stage: " << serial_text(f) << "\n";
     if (f.pipeline || !f.pipeline_note.empty()) out << "   pipeline: " << pipeline_text(f) << "\n";
+    if (f.chain || !f.chain_note.empty()) out << "   one in flight: " << chain_text(f) << "\n";
     if (!f.caveat.empty()) out << "   caveat: " << f.caveat << "\n";
   }
   std::vector<datasets::key> keys;
@@ -172,6 +186,15 @@ json pipeline_json(const model::wider_family& f) {
   return j;
 }
 
+// null where the experiment keeps more than one operation in flight; {note} when a part of
+// its chain is missing.
+json chain_json(const model::wider_family& f) {
+  if (!f.chain) return f.chain_note.empty() ? json(nullptr) : json{{"note", f.chain_note}};
+  json switches = json::array();
+  for (const auto& [n, w] : f.chain->switches) switches.push_back({{"n", n}, {"switches", w}});
+  return {{"switches", switches}, {"switch_s", f.chain->switch_s}};
+}
+
 // null when the experiment has no serial structure.
 json serial_json(const model::wider_family& f) {
   if (f.serial_structure.empty()) return nullptr;
@@ -204,6 +227,7 @@ std::string wider_limit_text(std::optional<std::int64_t> capacity_cpus, std::int
   if (limit == model::wider_limit::dedicated_law) return "dedicated law" + ceiling;
   if (limit == model::wider_limit::serial_stage) return "serial stage";
   if (limit == model::wider_limit::pipeline) return "pipeline: one producer beside its consumer";
+  if (limit == model::wider_limit::one_in_flight) return "one in flight: the 1-CPU chain; an upper bound";
   const std::int64_t c0 = capacity_cpus.value();  // the capacity bound won: it exists
   return "capacity: " + std::to_string(c) + "/" + std::to_string(c0) + " x the " + std::to_string(c0) + "-CPU series" +
          ceiling;
@@ -225,6 +249,7 @@ json wider_json(const model::wider_result& r, const std::string& source) {
                {"capacity_cpus", f.capacity_cpus ? json(*f.capacity_cpus) : json(nullptr)},
                {"serial_stage", serial_json(f)},
                {"pipeline", pipeline_json(f)},
+               {"one_in_flight", chain_json(f)},
                {"caveat", f.caveat.empty() ? json(nullptr) : json(f.caveat)},
                {"series", series}};
     if (!f.dedicated_note.empty()) fj["dedicated"]["note"] = f.dedicated_note;

@@ -18,6 +18,7 @@ const char* name(wider_limit l) {
     case wider_limit::cpu_capacity: return "cpu_capacity";
     case wider_limit::serial_stage: return "serial_stage";
     case wider_limit::pipeline: return "pipeline";
+    case wider_limit::one_in_flight: return "one_in_flight";
   }
   return "dedicated_law";
 }
@@ -48,6 +49,7 @@ cpu_scaling_laws laws_of(const wider_family& f, std::int64_t from_cpus) {
   l.serial_structure = f.serial_structure;
   l.serial = f.serial_fit;
   l.pipeline = f.pipeline;
+  l.chain = f.chain;
   l.caveat = f.caveat;
   return l;
 }
@@ -89,12 +91,25 @@ scaling_prediction pipeline_prediction(const pipeline_fit& f) {
   return p;
 }
 
+// The one-CPU law's answer at N through the chain (one_in_flight.hpp): a ceiling, each end
+// of the law's interval taken through it.
+scaling_prediction chain_ceiling(const chain_fit& chain, const scaling_fit& one_cpu, double n) {
+  scaling_prediction p = predict_scaling(one_cpu, n);
+  p.value = chain.ceiling(p.value, n);
+  if (p.has_interval) {
+    p.lo = chain.ceiling(p.lo, n);
+    p.hi = chain.ceiling(p.hi, n);
+  }
+  return p;
+}
+
 }  // namespace
 
 bool upper_bound_only(const cpu_scaling_laws& l, std::int64_t c, double n, wider_limit limit) {
   const bool unseen_stage = !l.serial_structure.empty() && !l.serial;
   if (unseen_stage && c >= 2 && (limit == wider_limit::dedicated_law || limit == wider_limit::cpu_capacity))
     return true;
+  if (limit == wider_limit::one_in_flight) return true;
   return limit == wider_limit::dedicated_law && l.dedicated && l.dedicated->points == 1 && n > l.dedicated->n_max;
 }
 
@@ -137,6 +152,9 @@ scaling_prediction predict_cpu_scaling(const cpu_scaling_laws& l, std::int64_t c
       consider(predict_serial_stage(*l.serial, operation_demand(*l.capacity, *l.capacity_cpus, n), n, c),
                wider_limit::serial_stage);
   }
+  // One operation in flight: however many CPUs, the chain of one CPU less its switches.
+  if (l.chain && l.capacity && l.capacity_cpus == 1 && c >= 2)
+    consider(chain_ceiling(*l.chain, *l.capacity, n), wider_limit::one_in_flight);
   // One producer beside its consumer where no measured series had them apart: a pipeline.
   if (l.pipeline && !l.dedicated && c >= 2 && n == 1) consider(pipeline_prediction(*l.pipeline), wider_limit::pipeline);
   if (upper_bound_only(l, c, n, limit)) {

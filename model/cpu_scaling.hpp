@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "datasets/schema.hpp"
+#include "model/one_in_flight.hpp"
 #include "model/producer_pipeline.hpp"
 #include "model/scaling_law.hpp"
 #include "model/serial_stage.hpp"
@@ -23,9 +24,10 @@ struct observation_set;
 struct wider_family;
 
 /// Which candidate gave a prediction: the lowest of them.
-enum class wider_limit : std::uint8_t { dedicated_law, cpu_capacity, serial_stage, pipeline };
+enum class wider_limit : std::uint8_t { dedicated_law, cpu_capacity, serial_stage, pipeline, one_in_flight };
 
-/// "dedicated_law", "cpu_capacity", "serial_stage", "pipeline" (JSON's limited_by).
+/// "dedicated_law", "cpu_capacity", "serial_stage", "pipeline", "one_in_flight" (JSON's
+/// limited_by).
 const char* name(wider_limit l);
 
 /// One experiment's laws, in the data's unit (a rate: operations per unit time).
@@ -47,6 +49,9 @@ struct cpu_scaling_laws {
   /// producers with no dedicated law: one producer and its consumer on CPUs of their own
   /// as a pipeline of measured parts (producer_pipeline.hpp); empty otherwise.
   std::optional<pipeline_fit> pipeline;
+  /// One operation in flight (one_in_flight.hpp): the one-CPU series' chain, a ceiling on
+  /// every machine of two CPUs or more; empty for other experiments.
+  std::optional<chain_fit> chain;
   std::string caveat;  ///< what to know before trusting the answers ("" when nothing)
 
   /// The widest series measured (0 when none).
@@ -74,12 +79,14 @@ double operation_demand(const scaling_fit& narrowest, std::int64_t c0, double n)
 /// caveat), so the dedicated law and the capacity bound cannot see it — on the first 16-CPU
 /// campaign every such prediction lay above the measurement, by 4% to 33x; or the dedicated
 /// law is the line through its one row, asked about more threads than that row had (it
-/// cannot see their contention). The pipeline, built from measured parts, is a prediction.
+/// cannot see their contention); or the one-in-flight chain gave it, which is a ceiling by
+/// construction. The pipeline, built from measured parts, is a prediction.
 bool upper_bound_only(const cpu_scaling_laws& laws, std::int64_t cpus, double n, wider_limit limit);
 
 /// What the laws say about N threads (the scenario's axis: scaling.hpp) on C >= 1 CPUs: the
-/// lower of the dedicated law (where no serial stage applies), C/c0 × the capacity law, and
-/// the serial stage (from two CPUs on, where hand-offs cross CPUs), each end of the 95%
+/// lower of the dedicated law (where no serial stage applies), C/c0 × the capacity law, the
+/// serial stage (from two CPUs on, where hand-offs cross CPUs) and, for one operation in
+/// flight, the chain of the one-CPU law (from two CPUs on), each end of the 95%
 /// interval taken the same way (scaling.hpp's capped). `limit` says which gave the value.
 /// Where that is only a ceiling (upper_bound_only) the answer says so (upper_bound) and its
 /// interval is [0, hi]: nothing measured says how far below the bound the machine lands.

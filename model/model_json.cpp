@@ -160,6 +160,13 @@ json pipeline_json(const pipeline_fit& p) {
   return j;
 }
 
+// The one-in-flight chain (one_in_flight.hpp): switches per operation at each N, and one switch.
+json chain_json(const chain_fit& c) {
+  json switches = json::array();
+  for (const auto& [n, w] : c.switches) switches.push_back({{"n", n}, {"switches", w}});
+  return {{"switches", switches}, {"switch_s", c.switch_s}};
+}
+
 // The "cpu_scaling" list (docs/model.md §7): per experiment, the laws `predict --cpus`
 // answers from (cpu_scaling.hpp), in the data's unit.
 json cpu_scaling_json(const std::vector<cpu_scaling_laws>& laws) {
@@ -186,6 +193,7 @@ json cpu_scaling_json(const std::vector<cpu_scaling_laws>& laws) {
                    {"serial_structure", l.serial_structure},
                    {"serial", serial},
                    {"pipeline", l.pipeline ? pipeline_json(*l.pipeline) : json(nullptr)},
+                   {"one_in_flight", l.chain ? chain_json(*l.chain) : json(nullptr)},
                    {"caveat", l.caveat}});
   }
   return out;

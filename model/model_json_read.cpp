@@ -332,6 +332,23 @@ pipeline_fit read_pipeline(const json& p) {
   return f;
 }
 
+chain_fit read_chain(const json& c) {
+  if (!c.is_object()) throw std::invalid_argument("'one_in_flight' is not an object or null");
+  chain_fit f;
+  f.switch_s = num(c, "switch_s");
+  if (!(f.switch_s > 0))
+    throw std::invalid_argument("'one_in_flight.switch_s' must be > 0, got " + c["switch_s"].dump());
+  for (const auto& w : array(c, "switches")) {
+    if (!w.is_object()) throw std::invalid_argument("'one_in_flight.switches' holds " + w.dump() + ", not an object");
+    const double n = num(w, "n"), k = num(w, "switches");
+    if (!(n >= 1) || !(k >= 0) || (!f.switches.empty() && !(n > f.switches.back().first)))
+      throw std::invalid_argument("'one_in_flight.switches' needs N >= 1 rising and switches >= 0, got " + w.dump());
+    f.switches.emplace_back(n, k);
+  }
+  if (f.switches.empty()) throw std::invalid_argument("'one_in_flight.switches' is empty");
+  return f;
+}
+
 cpu_scaling_laws read_laws(const json& s) {
   if (!s.is_object()) throw std::invalid_argument("not an object");
   cpu_scaling_laws l;
@@ -363,6 +380,11 @@ cpu_scaling_laws read_laws(const json& s) {
   }
   // Absent in files written before 2026-12-05 21:00 UTC; null where it does not apply.
   if (s.contains("pipeline") && !s["pipeline"].is_null()) l.pipeline = read_pipeline(s["pipeline"]);
+  // Absent in files written before 2026-12-06 12:00 UTC; null where it does not apply.
+  if (s.contains("one_in_flight") && !s["one_in_flight"].is_null()) {
+    if (!l.capacity) throw std::invalid_argument("'one_in_flight' needs the 'capacity' law of one CPU");
+    l.chain = read_chain(s["one_in_flight"]);
+  }
   l.caveat = text(s, "caveat");
   return l;
 }

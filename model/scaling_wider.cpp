@@ -125,6 +125,16 @@ void fit_one_producer(wider_family& f, const std::optional<line_estimate>& line)
     f.pipeline = fit_pipeline(t_rate, *line, f.pipeline_note);
 }
 
+// One operation in flight: the chain of the one-CPU series bounds every wider machine.
+void fit_one_in_flight(wider_family& f, const observation_set& data) {
+  if (!one_in_flight(f.k)) return;
+  if (f.capacity_cpus != 1 || !f.capacity_fit) {
+    f.chain_note = "no one-CPU series with two or more N";
+    return;
+  }
+  f.chain = fit_chain(data, f.k, f.capacity_rows, f.chain_note);
+}
+
 wider_family learn(const family_id& id, const std::vector<const observation*>& rows, const wider_protocol& p,
                    const std::optional<line_estimate>& line) {
   wider_family f;
@@ -227,6 +237,7 @@ wider_result predict_wider(const observation_set& data, const wider_protocol& pr
   const auto line = cache_line_round_trip(data);
   for (const auto& [id, rows] : families) {
     wider_family f = learn(id, rows, protocol, line);
+    fit_one_in_flight(f, data);
     if (f.dedicated_fit || f.capacity_fit) predict_series(f, rows, protocol);
     out.families.push_back(std::move(f));
   }

@@ -81,6 +81,10 @@ struct wider_family {
   /// the data's cache line (producer_pipeline.hpp); empty, with pipeline_note, otherwise.
   std::optional<pipeline_fit> pipeline;
   std::string pipeline_note;
+  /// One operation in flight (one_in_flight.hpp): the chain of the one-CPU series, a ceiling
+  /// on every wider machine; empty, with chain_note where the experiment has one in flight.
+  std::optional<chain_fit> chain;
+  std::string chain_note;
   std::vector<std::int64_t> measured_cpus;  ///< every series width measured, narrow ones included
   /// What the reader must know before trusting the family's predictions ("" when nothing):
   /// a serial stage that no measured series could fit, with what the rules did without it.

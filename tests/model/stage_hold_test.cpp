@@ -13,30 +13,12 @@
 #include "datasets/vocabulary.hpp"
 #include "model/observations.hpp"
 #include "model/serial_stage.hpp"
+#include "tests/model/shared_epoll_rows.hpp"
 
 namespace pollscale::model {
 namespace {
 
-// T threads passing tokens over one level-triggered epoll instance on `cpus` CPUs, with
-// `tokens` in the ring (T: one per thread; 1: one among them), as the probe writes the row.
-observation ring_row(std::int64_t t, std::int64_t cpus, std::int64_t tokens, double value, const std::string& unit) {
-  observation o;
-  o.k.scenario = std::string(datasets::name(datasets::scenario::shared_epoll));
-  o.k.mechanism = "epoll";
-  o.k.variant = "lt";
-  o.k.fd_kind = "pipe";
-  o.k.n_fds = t;
-  o.k.n_active = tokens;
-  o.k.threads = t;
-  o.k.cpus = cpus;
-  o.k.pinning = "0";
-  for (std::int64_t i = 1; i < t; ++i) o.k.pinning += "+" + std::to_string(i % cpus);
-  o.k.metric = std::string(datasets::name(datasets::metric::throughput));
-  o.k.unit = unit;
-  o.value = value;
-  o.where = "test";
-  return o;
-}
+using test::ring_row;
 
 // One CPU passes a token every `demand` seconds whatever T; two CPUs pass them through a
 // stage held `hold` seconds of it. `per_unit`: the unit's share of a second (1/ms: 1e-3).
@@ -44,9 +26,10 @@ void add_rings(observation_set& s, std::int64_t tokens, double demand, double ho
                double per_unit) {
   for (std::int64_t t = 1; t <= 4; ++t) {
     const std::int64_t k = tokens == 0 ? t : tokens;
-    s.rows.push_back(ring_row(t, 1, k, per_unit / demand, unit));
+    s.rows.push_back(ring_row(t, 1, k, datasets::metric::throughput, unit, per_unit / demand));
     if (t >= 2)
-      s.rows.push_back(ring_row(t, 2, k, per_unit * serial_stage_throughput(demand - hold, hold, t, 2), unit));
+      s.rows.push_back(ring_row(t, 2, k, datasets::metric::throughput, unit,
+                                per_unit * serial_stage_throughput(demand - hold, hold, t, 2)));
   }
 }
 
@@ -77,7 +60,8 @@ TEST(StageHoldTest, APlantedHoldComesBackInSecondsWhateverTheRatesUnit) {
 TEST(StageHoldTest, DataWithoutASeriesWiderThanOneCpuHasNoStage) {
   observation_set one_cpu;
   one_cpu.source = "one CPU";
-  for (std::int64_t t = 1; t <= 4; ++t) one_cpu.rows.push_back(ring_row(t, 1, t, 2.8e5, "1/s"));
+  for (std::int64_t t = 1; t <= 4; ++t)
+    one_cpu.rows.push_back(ring_row(t, 1, t, datasets::metric::throughput, "1/s", 2.8e5));
   EXPECT_TRUE(fit_stage_holds(one_cpu).empty());
   observation_set none;
   none.source = "no rows";

@@ -1,0 +1,67 @@
+// One operation in flight: a chain that more CPUs cannot run side by side (docs/scaling.md,
+// "One in flight: a chain").
+//
+// shared_epoll with one token (K = 1) and accept_herd (the client waits for every accept
+// before it connects again) keep exactly one operation in flight: the token's pass, or the
+// connection, moves from one thread to the next and nothing else has work. However many
+// CPUs there are, the operations follow one another. What a wider machine can remove from
+// the chain is what one CPU spends because the chain's threads share it: the context
+// switches from one thread to the next. The rest — the wait, the read, the write, the
+// accept — stays on the chain. So where one CPU passes X1(N) operations per second at N
+// threads, making w(N) same-CPU wake-ups and switches per operation at s seconds each, C
+// >= 2 CPUs pass at most
+//
+//     X1(N) / (1 − w(N) · s · X1(N))  =  1 / (1/X1(N) − w(N)·s)
+//
+// — a ceiling, never a prediction: on two CPUs the hand-offs that cross CPUs add their
+// cross-CPU wake-ups, and how many do cannot be seen on one CPU (there the token's writer
+// usually takes its own token on: no switch at all, and two CPUs pass it at half the
+// rate). w(N) is the series' own wakeups count (each waiter's voluntary switches per
+// operation) plus the client's one wait per connection where a client waits for each
+// operation (accept_herd); s is half the wakeup probe's same-CPU round trip between two
+// threads over a pipe (one wake-up and switch each way, the read and write included: the
+// most a switch can cost, so the ceiling errs high). Written after looking at one
+// calibration's series (2026-12-06, the AMD l3-508m v1272 host's 07:41 quick run); on the
+// corpus's 109 two-CPU rows of one-in-flight experiments (8 calibrations) none lies above it.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "datasets/schema.hpp"
+#include "model/observations.hpp"
+
+namespace pollscale::model {
+
+struct chain_fit {
+  /// (N, same-CPU switches per operation on one CPU), sorted by N, N distinct and >= 1,
+  /// switches >= 0.
+  std::vector<std::pair<double, double>> switches;
+  double switch_s = 0;  ///< s: one same-CPU wake-up and switch, seconds (> 0)
+
+  /// w(N): linear between the measured N, the first one's below them, and beyond the last
+  /// growing in proportion to N (a herd wakes every waiter: the count can grow no faster).
+  double switches_at(double n) const;
+  /// The most operations per second (1/s) C >= 2 CPUs pass at N where one CPU passes x1
+  /// (1/s): 1/(1/x1 − w(N)·s); +inf where the switches take all of one CPU's time (nothing
+  /// bounds it then) or x1 is not finite and > 0.
+  double ceiling(double x1, double n) const;
+};
+
+/// True for an experiment that keeps one operation in flight: shared_epoll's ring with one
+/// token (n_active 1 in its key) and accept_herd (one connection at a time).
+bool one_in_flight(const datasets::key& experiment);
+
+/// The chain of `experiment` (a scaling table's key without its CPUs: scaling.hpp) from its
+/// one-CPU series `one_cpu_rows`: each row's N and the wakeups row of the same point (same
+/// key but the metric, same platform, kernel and source), and the same-CPU switch from the
+/// data's wakeup round trip over a pipe between two threads on one CPU (pinning 0+0, the
+/// fewest descriptors). Empty, with `note` saying why, where the experiment keeps more than
+/// one in flight, its rate is not in 1/s, or a part is missing.
+std::optional<chain_fit> fit_chain(const observation_set& data, const datasets::key& experiment,
+                                   std::span<const observation* const> one_cpu_rows, std::string& note);
+
+}  // namespace pollscale::model

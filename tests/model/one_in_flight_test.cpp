@@ -1,0 +1,209 @@
+// One operation in flight (model/one_in_flight.hpp): the switches a one-CPU series made are
+// read from its wakeups rows and the wakeup probe, the ceiling is the one-CPU time less them,
+// `scale --from-cpus 1` and predict --cpus answer two CPUs or more with it as an upper bound
+// (through model.json too), and a missing part says which.
+
+#include "model/one_in_flight.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "datasets/input_error.hpp"
+#include "datasets/vocabulary.hpp"
+#include "model/cpu_scaling.hpp"
+#include "model/model_json.hpp"
+#include "model/scaling.hpp"
+#include "model/scaling_wider.hpp"
+#include "tests/model/shared_epoll_rows.hpp"
+
+namespace pollscale::model {
+namespace {
+
+// A shared_epoll ring of T threads and one token on `cpus` CPUs, as calibrate writes it.
+observation ring_row(std::int64_t t, std::int64_t cpus, datasets::metric m, double value) {
+  return test::ring_row(t, std::min(t, cpus), 1, m, m == datasets::metric::wakeups ? "1" : "1/s", value);
+}
+
+// Two threads on one CPU woken through a pipe, no mechanism between them.
+observation same_cpu_round_trip(double ns) {
+  observation o;
+  o.k.scenario = std::string(datasets::name(datasets::scenario::wakeup));
+  o.k.fd_kind = "pipe";
+  o.k.n_fds = 1;
+  o.k.n_active = 1;
+  o.k.blocking = 1;
+  o.k.threads = 2;
+  o.k.cpus = 1;
+  o.k.pinning = "0+0";
+  o.k.metric = std::string(datasets::name(datasets::metric::round_trip));
+  o.k.unit = "ns";
+  o.value = ns;
+  o.where = "test";
+  return o;
+}
+
+constexpr double one_cpu_rate = 250000, planted_round_trip_ns = 8000;
+
+// The one-CPU series (T = 2..4: a ring of one thread keeps its one token in the table of a
+// token per thread, as calibrate's rows do) with `switches` wake-ups a pass, the two-CPU series at `two`
+// (none for NaN), and the wakeup probe when `probe`.
+observation_set ring(double switches, bool probe, double two = 120000) {
+  observation_set s;
+  s.source = "planted one-token ring";
+  for (std::int64_t t : {2, 3, 4}) {
+    s.rows.push_back(ring_row(t, 1, datasets::metric::throughput, one_cpu_rate));
+    s.rows.push_back(ring_row(t, 1, datasets::metric::wakeups, switches));
+    if (!std::isnan(two)) s.rows.push_back(ring_row(t, 2, datasets::metric::throughput, two));
+  }
+  if (probe) s.rows.push_back(same_cpu_round_trip(planted_round_trip_ns));
+  return s;
+}
+
+TEST(OneInFlightTest, SwitchesAreInterpolatedAndGrowWithNBeyondTheLast) {
+  const chain_fit c{{{2, 1}, {4, 2}}, 2e-6};
+  EXPECT_DOUBLE_EQ(c.switches_at(1), 1);  // below the first N: the first's
+  EXPECT_DOUBLE_EQ(c.switches_at(3), 1.5);
+  EXPECT_DOUBLE_EQ(c.switches_at(4), 2);
+  EXPECT_DOUBLE_EQ(c.switches_at(8), 4);  // a herd's count grows at most with N
+  // The ceiling: 1/(1/x1 - w s); 4 us an operation less 2 us of switches leaves 2 us.
+  EXPECT_NEAR(c.ceiling(250000, 3), 1 / (4e-6 - 1.5 * 2e-6), 1e-6);
+  EXPECT_TRUE(std::isinf(c.ceiling(250000, 8)));  // the switches take all of one CPU's time
+  EXPECT_TRUE(std::isinf(c.ceiling(0, 2)));
+  EXPECT_TRUE(std::isinf(c.ceiling(NAN, 2)));
+  const chain_fit none{{{1, 0}}, 2e-6};
+  EXPECT_DOUBLE_EQ(none.ceiling(250000, 5), 250000);  // no switch to remove: one CPU's rate
+}
+
+TEST(OneInFlightTest, OnlyExperimentsWithOneOperationInFlight) {
+  datasets::key k = ring_row(2, 1, datasets::metric::throughput, 1).k;
+  EXPECT_TRUE(one_in_flight(k));
+  k.n_active = 2;  // a token for every thread: as many in flight as threads
+  EXPECT_FALSE(one_in_flight(k));
+  k.scenario = std::string(datasets::name(datasets::scenario::accept_herd));
+  EXPECT_TRUE(one_in_flight(k));  // the client waits for every connection
+  k.scenario = std::string(datasets::name(datasets::scenario::producers));
+  k.n_active = 1;
+  EXPECT_FALSE(one_in_flight(k));  // producers write side by side
+}
+
+TEST(OneInFlightTest, TheChainIsReadFromTheWakeupsRowsAndTheProbe) {
+  const observation_set d = ring(0.5, true);
+  std::vector<const observation*> one_cpu;
+  for (const auto& o : d.rows)
+    if (o.k.metric == datasets::name(datasets::metric::throughput) && o.k.cpus == 1) one_cpu.push_back(&o);
+  datasets::key experiment = scaling_table_key(*one_cpu.front());
+  experiment.cpus.reset();
+  std::string note;
+  const auto c = fit_chain(d, experiment, one_cpu, note);
+  ASSERT_TRUE(c) << note;
+  EXPECT_NEAR(c->switch_s, planted_round_trip_ns / 2 * 1e-9, 1e-18);
+  ASSERT_EQ(c->switches.size(), 3u);
+  for (const auto& [n, w] : c->switches) EXPECT_DOUBLE_EQ(w, 0.5) << n;
+  // accept_herd's client adds its own wait to the workers' count.
+  observation_set herd = d;
+  for (auto& o : herd.rows)
+    if (o.k.scenario == datasets::name(datasets::scenario::shared_epoll))
+      o.k.scenario = std::string(datasets::name(datasets::scenario::accept_herd));
+  std::vector<const observation*> herd_one_cpu;
+  for (const auto& o : herd.rows)
+    if (o.k.metric == datasets::name(datasets::metric::throughput) && o.k.cpus == 1) herd_one_cpu.push_back(&o);
+  experiment.scenario = std::string(datasets::name(datasets::scenario::accept_herd));
+  const auto h = fit_chain(herd, experiment, herd_one_cpu, note);
+  ASSERT_TRUE(h) << note;
+  EXPECT_DOUBLE_EQ(h->switches.front().second, 1.5);
+  // Missing parts, each named: the probe, the wakeups rows, a rate not per second.
+  EXPECT_FALSE(fit_chain(ring(0.5, false), experiment, herd_one_cpu, note));
+  EXPECT_NE(note.find("pinning 0+0"), std::string::npos) << note;
+  observation_set no_counts;
+  no_counts.rows.push_back(same_cpu_round_trip(planted_round_trip_ns));
+  EXPECT_FALSE(fit_chain(no_counts, experiment, herd_one_cpu, note));
+  EXPECT_NE(note.find("no wakeups"), std::string::npos) << note;
+  datasets::key per_ms = experiment;
+  per_ms.unit = "1/ms";
+  EXPECT_FALSE(fit_chain(herd, per_ms, herd_one_cpu, note));
+  EXPECT_NE(note.find("1/ms"), std::string::npos) << note;
+}
+
+TEST(OneInFlightTest, ScaleFromOneCpuAnswersTwoCpusWithTheChainAsACeiling) {
+  wider_protocol p;
+  p.from_cpus = 1;
+  const observation_set d = ring(0.25, true);  // the results point at the data's rows
+  const auto r = predict_wider(d, p);
+  ASSERT_EQ(r.families.size(), 1u);
+  const auto& f = r.families[0];
+  ASSERT_TRUE(f.chain) << f.chain_note;
+  ASSERT_EQ(f.series.size(), 1u);
+  const auto& s = f.series[0];
+  ASSERT_EQ(s.rows.size(), 3u);
+  // One CPU passes a token in 4 us, a quarter of a 4 us switch in it: two CPUs at most
+  // 1/(3 us), where the capacity bound said twice one CPU.
+  for (std::size_t i = 0; i < s.rows.size(); ++i) {
+    EXPECT_EQ(s.row_limit[i], wider_limit::one_in_flight);
+    EXPECT_TRUE(s.row_upper_bound[i]);
+    EXPECT_NEAR(s.rows[i].predicted / (1 / (1 / one_cpu_rate - 0.25 * 4e-6)), 1, 1e-3);
+    if (s.rows[i].has_interval) {
+      EXPECT_EQ(s.rows[i].lo, 0);
+    }
+  }
+  EXPECT_STREQ(name(wider_limit::one_in_flight), "one_in_flight");
+  // Without the wakeup probe: no chain, the capacity bound as before, and why.
+  const observation_set bare = ring(0.25, false);
+  const auto without = predict_wider(bare, p);
+  EXPECT_FALSE(without.families[0].chain);
+  EXPECT_NE(without.families[0].chain_note.find("wakeup"), std::string::npos);
+  EXPECT_EQ(without.families[0].series[0].row_limit[0], wider_limit::cpu_capacity);
+}
+
+TEST(OneInFlightTest, AModelsLawsKeepTheChainThroughModelJson) {
+  model_set m;
+  m.source = "planted";
+  m.cpu_scaling = fit_cpu_scaling(ring(0.25, true, NAN));  // one CPU measured, as on a laptop's one core
+  ASSERT_EQ(m.cpu_scaling.size(), 1u);
+  ASSERT_TRUE(m.cpu_scaling[0].chain);
+  const nlohmann::json j = to_json(m);
+  const model_set back = model_set_from_json(nlohmann::json::parse(j.dump()), "m.json");
+  ASSERT_TRUE(back.cpu_scaling[0].chain);
+  for (std::int64_t c : {2, 16})
+    for (double t : {2.0, 6.0}) {
+      wider_limit la{}, lb{};
+      const auto a = predict_cpu_scaling(m.cpu_scaling[0], c, t, la);
+      const auto b = predict_cpu_scaling(back.cpu_scaling[0], c, t, lb);
+      EXPECT_DOUBLE_EQ(b.value, a.value);
+      EXPECT_EQ(lb, la);
+      EXPECT_EQ(la, wider_limit::one_in_flight) << "C = " << c << ", T = " << t;
+      EXPECT_TRUE(a.upper_bound) << "C = " << c << ", T = " << t;
+      // One CPU less its switches, however wide the machine (beyond T = 4 the count grows with T).
+      const double w = t <= 4 ? 0.25 : 0.25 * t / 4;
+      EXPECT_NEAR(a.value / (1 / (1 / one_cpu_rate - w * 4e-6)), 1, 1e-3) << "C = " << c << ", T = " << t;
+    }
+  // One CPU is the series itself: no chain there.
+  wider_limit l{};
+  predict_cpu_scaling(m.cpu_scaling[0], 1, 2, l);
+  EXPECT_NE(l, wider_limit::one_in_flight);
+  // Malformed: refused by name; absent or null: none.
+  for (const auto& bad :
+       {nlohmann::json("one"), nlohmann::json{{"switch_s", 0}, {"switches", {{{"n", 1}, {"switches", 0}}}}},
+        nlohmann::json{{"switch_s", 4e-6}, {"switches", nlohmann::json::array()}},
+        nlohmann::json{{"switch_s", 4e-6}, {"switches", {{{"n", 2}, {"switches", 0}}, {{"n", 1}, {"switches", 0}}}}},
+        nlohmann::json{{"switch_s", 4e-6}, {"switches", {{{"n", 1}, {"switches", -1}}}}}}) {
+    nlohmann::json spoilt = j;
+    spoilt["cpu_scaling"][0]["one_in_flight"] = bad;
+    try {
+      model_set_from_json(spoilt, "m.json");
+      ADD_FAILURE() << "accepted " << bad.dump();
+    } catch (const datasets::input_error& e) {
+      EXPECT_NE(std::string(e.what()).find("cpu_scaling[0]"), std::string::npos) << e.what();
+    }
+  }
+  nlohmann::json older = j;
+  older["cpu_scaling"][0].erase("one_in_flight");
+  EXPECT_FALSE(model_set_from_json(older, "o.json").cpu_scaling[0].chain);
+}
+
+}  // namespace
+}  // namespace pollscale::model
