@@ -21,8 +21,9 @@
 // operation (accept_herd); s is half the wakeup probe's same-CPU round trip between two
 // threads over a pipe (one wake-up and switch each way, the read and write included: the
 // most a switch can cost, so the ceiling errs high). Written after looking at one
-// calibration's series (2026-12-06, the AMD l3-508m v1272 host's 07:41 quick run); on the
-// corpus's 109 two-CPU rows of one-in-flight experiments (8 calibrations) none lies above it.
+// calibration's series (2026-12-06, the AMD l3-508m v1272 host's 07:41 quick run); of the
+// 105 two-CPU rows of such experiments in the corpus and two later runs, none lies above
+// the ceiling's upper end, which sits a median 76% above them (docs/scaling.md).
 #pragma once
 
 #include <optional>
