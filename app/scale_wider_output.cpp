@@ -72,9 +72,13 @@ std::string chain_text(const model::wider_family& f) {
   std::string at;
   for (const auto& [n, w] : c.switches)
     at += (at.empty() ? "" : ", ") + number_cell(w, 3, false) + " at N = " + count_text(n);
+  std::string floor = "; no cross-CPU wake-up measured (wakeup over a pipe, pinning 0+1): no floor";
+  if (c.cross_s > 0)
+    floor = "; a cross-CPU wake-up " + number_cell(c.cross_s * 1e9, 4, false) +
+            " ns for each of max(1, them): the floor of its interval";
   return "same-CPU wake-ups and switches an operation on one CPU " + at + ", " +
          number_cell(c.switch_s * 1e9, 4, false) +
-         " ns each: the 1-CPU series less them, a ceiling on two CPUs or more";
+         " ns each: the 1-CPU series less them, a ceiling on two CPUs or more" + floor;
 }
 
 void write_families(std::ostream& out, const model::wider_result& r) {
@@ -192,7 +196,9 @@ json chain_json(const model::wider_family& f) {
   if (!f.chain) return f.chain_note.empty() ? json(nullptr) : json{{"note", f.chain_note}};
   json switches = json::array();
   for (const auto& [n, w] : f.chain->switches) switches.push_back({{"n", n}, {"switches", w}});
-  return {{"switches", switches}, {"switch_s", f.chain->switch_s}};
+  return {{"switches", switches},
+          {"switch_s", f.chain->switch_s},
+          {"cross_s", f.chain->cross_s > 0 ? json(f.chain->cross_s) : json(nullptr)}};
 }
 
 // null when the experiment has no serial structure.

@@ -92,7 +92,7 @@ scaling_prediction pipeline_prediction(const pipeline_fit& f) {
 }
 
 // The one-CPU law's answer at N through the chain (one_in_flight.hpp): a ceiling, each end
-// of the law's interval taken through it.
+// of the law's interval taken through it (the floor replaces its lower end once it wins).
 scaling_prediction chain_ceiling(const chain_fit& chain, const scaling_fit& one_cpu, double n) {
   scaling_prediction p = predict_scaling(one_cpu, n);
   p.value = chain.ceiling(p.value, n);
@@ -101,6 +101,12 @@ scaling_prediction chain_ceiling(const chain_fit& chain, const scaling_fit& one_
     p.hi = chain.ceiling(p.hi, n);
   }
   return p;
+}
+
+// How far below its ceiling the chain can land: its floor at the one-CPU law's lower end.
+double chain_floor(const chain_fit& chain, const scaling_fit& one_cpu, double n) {
+  const scaling_prediction law = predict_scaling(one_cpu, n);
+  return chain.floor(law.has_interval ? law.lo : law.value, n);
 }
 
 }  // namespace
@@ -159,7 +165,9 @@ scaling_prediction predict_cpu_scaling(const cpu_scaling_laws& l, std::int64_t c
   if (l.pipeline && !l.dedicated && c >= 2 && n == 1) consider(pipeline_prediction(*l.pipeline), wider_limit::pipeline);
   if (upper_bound_only(l, c, n, limit)) {
     best->upper_bound = true;
-    if (best->has_interval) best->lo = 0;
+    // The chain says how far below it the machine can land (its floor); the others do not.
+    if (best->has_interval)
+      best->lo = limit == wider_limit::one_in_flight ? std::min(best->lo, chain_floor(*l.chain, *l.capacity, n)) : 0;
   }
   return *best;
 }

@@ -160,11 +160,12 @@ json pipeline_json(const pipeline_fit& p) {
   return j;
 }
 
-// The one-in-flight chain (one_in_flight.hpp): switches per operation at each N, and one switch.
+// The one-in-flight chain (one_in_flight.hpp): switches per operation at each N, one switch,
+// one cross-CPU wake-up (null where unmeasured).
 json chain_json(const chain_fit& c) {
   json switches = json::array();
   for (const auto& [n, w] : c.switches) switches.push_back({{"n", n}, {"switches", w}});
-  return {{"switches", switches}, {"switch_s", c.switch_s}};
+  return {{"switches", switches}, {"switch_s", c.switch_s}, {"cross_s", number(c.cross_s)}};
 }
 
 // The "cpu_scaling" list (docs/model.md §7): per experiment, the laws `predict --cpus`

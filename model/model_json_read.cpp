@@ -338,6 +338,11 @@ chain_fit read_chain(const json& c) {
   f.switch_s = num(c, "switch_s");
   if (!(f.switch_s > 0))
     throw std::invalid_argument("'one_in_flight.switch_s' must be > 0, got " + c["switch_s"].dump());
+  if (c.contains("cross_s")) {  // absent in files written before 2026-12-06 12:00 UTC
+    f.cross_s = num(c, "cross_s", true);
+    if (!std::isnan(f.cross_s) && !(f.cross_s > 0))
+      throw std::invalid_argument("'one_in_flight.cross_s' must be > 0 or null, got " + c["cross_s"].dump());
+  }
   for (const auto& w : array(c, "switches")) {
     if (!w.is_object()) throw std::invalid_argument("'one_in_flight.switches' holds " + w.dump() + ", not an object");
     const double n = num(w, "n"), k = num(w, "switches");

@@ -24,14 +24,15 @@ bool same_point(const observation& wakeups, const observation& rate) {
   return a == b && wakeups.platform == rate.platform && wakeups.kernel == rate.kernel && wakeups.source == rate.source;
 }
 
-// Half the round trip (seconds) between two threads on one CPU woken through a pipe, no
-// mechanism between them: one wake-up and switch.
-std::optional<double> same_cpu_switch_s(const observation_set& data) {
+// Half the round trip (seconds) between two threads woken through a pipe, no mechanism
+// between them, on one CPU (pinning 0+0: one wake-up and switch) or across the first two
+// (0+1: one cross-CPU wake-up).
+std::optional<double> half_round_trip_s(const observation_set& data, const std::string& pinning) {
   const observation* best = nullptr;
   for (const auto& o : data.rows) {
     const auto& k = o.k;
     if (k.scenario != datasets::scenario::wakeup || !k.mechanism.empty() || k.fd_kind != datasets::fd_kind::pipe ||
-        k.pinning != "0+0" || k.metric != datasets::metric::round_trip || !std::isfinite(o.value) || !(o.value > 0))
+        k.pinning != pinning || k.metric != datasets::metric::round_trip || !std::isfinite(o.value) || !(o.value > 0))
       continue;
     if (!best || k.n_fds.value_or(0) < best->k.n_fds.value_or(0)) best = &o;
   }
@@ -57,6 +58,11 @@ double chain_fit::switches_at(double n) const {
   return lo->second + f * (hi->second - lo->second);
 }
 
+double chain_fit::floor(double x1, double n) const {
+  if (!std::isfinite(x1) || !(x1 > 0) || !(cross_s > 0)) return 0;
+  return 1 / (1 / x1 + std::max(1.0, switches_at(n)) * cross_s);
+}
+
 double chain_fit::ceiling(double x1, double n) const {
   if (!std::isfinite(x1) || !(x1 > 0)) return std::numeric_limits<double>::infinity();
   const double left = 1 / x1 - switches_at(n) * switch_s;  // seconds per operation no CPU count removes
@@ -78,7 +84,7 @@ std::optional<chain_fit> fit_chain(const observation_set& data, const datasets::
     note = "a rate in " + experiment.unit + ", not operations per second";
     return std::nullopt;
   }
-  const auto s = same_cpu_switch_s(data);
+  const auto s = half_round_trip_s(data, "0+0");
   if (!s) {
     note = "no wake-up measured between two threads on one CPU (scenario wakeup over a pipe, pinning 0+0)";
     return std::nullopt;
@@ -97,6 +103,7 @@ std::optional<chain_fit> fit_chain(const observation_set& data, const datasets::
   }
   chain_fit f;
   f.switch_s = *s;
+  f.cross_s = half_round_trip_s(data, "0+1").value_or(NAN);
   f.switches.assign(by_n.begin(), by_n.end());
   return f;
 }

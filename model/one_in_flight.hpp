@@ -16,16 +16,23 @@
 // — a ceiling, never a prediction: on two CPUs the hand-offs that cross CPUs add their
 // cross-CPU wake-ups, and how many do cannot be seen on one CPU (there the token's writer
 // usually takes its own token on: no switch at all, and two CPUs pass it at half the
-// rate). w(N) is the series' own wakeups count (each waiter's voluntary switches per
-// operation) plus the client's one wait per connection where a client waits for each
-// operation (accept_herd); s is half the wakeup probe's same-CPU round trip between two
-// threads over a pipe (one wake-up and switch each way, the read and write included: the
-// most a switch can cost, so the ceiling errs high). Written after looking at one
-// calibration's series (2026-12-06, the AMD l3-508m v1272 host's 07:41 quick run); of the
+// rate). What can be said is how far down they can take it: an operation hands on to at
+// most max(1, w(N)) threads, and each hand-off costs at most one cross-CPU wake-up x (half
+// the wakeup probe's round trip between two CPUs), so the chain passes at least
+//
+//     1 / (1/X1(N) + max(1, w(N)) · x)
+//
+// — the floor of the answer's interval, where the data has the cross-CPU wake-up. w(N) is the series' own wakeups count
+// (each waiter's voluntary switches per operation) plus the client's one wait per connection where a client waits for
+// each operation (accept_herd); s is half the wakeup probe's same-CPU round trip between two threads over a pipe (one
+// wake-up and switch each way, the read and write included: the most a switch can cost, so the ceiling errs high).
+// Written after looking at one calibration's series (2026-12-06, the AMD l3-508m v1272 host's 07:41 quick run); of the
 // 105 two-CPU rows of such experiments in the corpus and two later runs, none lies above
-// the ceiling's upper end, which sits a median 76% above them (docs/scaling.md).
+// the ceiling's upper end, which sits a median 76% above them, nor below the floor, a median
+// 0.56 of them (docs/scaling.md).
 #pragma once
 
+#include <cmath>
 #include <optional>
 #include <span>
 #include <string>
@@ -42,6 +49,8 @@ struct chain_fit {
   /// switches >= 0.
   std::vector<std::pair<double, double>> switches;
   double switch_s = 0;  ///< s: one same-CPU wake-up and switch, seconds (> 0)
+  /// x: one wake-up across two CPUs, seconds (> 0); NaN where the data has none (no floor).
+  double cross_s = NAN;
 
   /// w(N): linear between the measured N, the first one's below them, and beyond the last
   /// growing in proportion to N (a herd wakes every waiter: the count can grow no faster).
@@ -50,6 +59,9 @@ struct chain_fit {
   /// (1/s): 1/(1/x1 − w(N)·s); +inf where the switches take all of one CPU's time (nothing
   /// bounds it then) or x1 is not finite and > 0.
   double ceiling(double x1, double n) const;
+  /// The fewest operations per second (1/s) C >= 2 CPUs pass at N where one CPU passes x1:
+  /// 1/(1/x1 + max(1, w(N))·x); 0 without the cross-CPU wake-up or for x1 not finite and > 0.
+  double floor(double x1, double n) const;
 };
 
 /// True for an experiment that keeps one operation in flight: shared_epoll's ring with one
@@ -60,7 +72,8 @@ bool one_in_flight(const datasets::key& experiment);
 /// one-CPU series `one_cpu_rows`: each row's N and the wakeups row of the same point (same
 /// key but the metric, same platform, kernel and source), and the same-CPU switch from the
 /// data's wakeup round trip over a pipe between two threads on one CPU (pinning 0+0, the
-/// fewest descriptors). Empty, with `note` saying why, where the experiment keeps more than
+/// fewest descriptors), and the cross-CPU wake-up from the same round trip across the first
+/// two CPUs (pinning 0+1) where there is one. Empty, with `note` saying why, where the experiment keeps more than
 /// one in flight, its rate is not in 1/s, or a part is missing.
 std::optional<chain_fit> fit_chain(const observation_set& data, const datasets::key& experiment,
                                    std::span<const observation* const> one_cpu_rows, std::string& note);

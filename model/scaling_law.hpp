@@ -113,7 +113,8 @@ struct scaling_prediction {
   std::string no_interval;
   double extrapolation = 1;  ///< n / the largest measured N (>= 1 beyond it)
   /// Only a ceiling (cpu_scaling.hpp, upper_bound_only): the measurement may lie anywhere
-  /// below value, so the interval, where there is one, is [0, hi].
+  /// below value, so the interval, where there is one, is [0, hi] — or [floor, hi] where the
+  /// one-in-flight chain says how far down it can go (one_in_flight.hpp).
   bool upper_bound = false;
 };
 

@@ -29,8 +29,9 @@ observation ring_row(std::int64_t t, std::int64_t cpus, datasets::metric m, doub
   return test::ring_row(t, std::min(t, cpus), 1, m, m == datasets::metric::wakeups ? "1" : "1/s", value);
 }
 
-// Two threads on one CPU woken through a pipe, no mechanism between them.
-observation same_cpu_round_trip(double ns) {
+// Two threads woken through a pipe, no mechanism between them: on one CPU (0+0) or across
+// the first two (0+1).
+observation round_trip(double ns, const std::string& pinning = "0+0") {
   observation o;
   o.k.scenario = std::string(datasets::name(datasets::scenario::wakeup));
   o.k.fd_kind = "pipe";
@@ -38,8 +39,8 @@ observation same_cpu_round_trip(double ns) {
   o.k.n_active = 1;
   o.k.blocking = 1;
   o.k.threads = 2;
-  o.k.cpus = 1;
-  o.k.pinning = "0+0";
+  o.k.cpus = pinning == "0+0" ? 1 : 2;
+  o.k.pinning = pinning;
   o.k.metric = std::string(datasets::name(datasets::metric::round_trip));
   o.k.unit = "ns";
   o.value = ns;
@@ -47,12 +48,12 @@ observation same_cpu_round_trip(double ns) {
   return o;
 }
 
-constexpr double one_cpu_rate = 250000, planted_round_trip_ns = 8000;
+constexpr double one_cpu_rate = 250000, planted_round_trip_ns = 8000, planted_cross_ns = 20000;
 
 // The one-CPU series (T = 2..4: a ring of one thread keeps its one token in the table of a
 // token per thread, as calibrate's rows do) with `switches` wake-ups a pass, the two-CPU series at `two`
-// (none for NaN), and the wakeup probe when `probe`.
-observation_set ring(double switches, bool probe, double two = 120000) {
+// (none for NaN), and the wakeup probe when `probe` (across two CPUs too when `cross`).
+observation_set ring(double switches, bool probe, double two = 120000, bool cross = true) {
   observation_set s;
   s.source = "planted one-token ring";
   for (std::int64_t t : {2, 3, 4}) {
@@ -60,7 +61,8 @@ observation_set ring(double switches, bool probe, double two = 120000) {
     s.rows.push_back(ring_row(t, 1, datasets::metric::wakeups, switches));
     if (!std::isnan(two)) s.rows.push_back(ring_row(t, 2, datasets::metric::throughput, two));
   }
-  if (probe) s.rows.push_back(same_cpu_round_trip(planted_round_trip_ns));
+  if (probe) s.rows.push_back(round_trip(planted_round_trip_ns));
+  if (probe && cross) s.rows.push_back(round_trip(planted_cross_ns, "0+1"));
   return s;
 }
 
@@ -77,6 +79,16 @@ TEST(OneInFlightTest, SwitchesAreInterpolatedAndGrowWithNBeyondTheLast) {
   EXPECT_TRUE(std::isinf(c.ceiling(NAN, 2)));
   const chain_fit none{{{1, 0}}, 2e-6};
   EXPECT_DOUBLE_EQ(none.ceiling(250000, 5), 250000);  // no switch to remove: one CPU's rate
+  // The floor: every hand-off (at least one an operation) a cross-CPU wake-up of 10 us.
+  EXPECT_DOUBLE_EQ(c.floor(250000, 3), 0);  // no cross-CPU wake-up measured: no floor
+  chain_fit crossed = c;
+  crossed.cross_s = 10e-6;
+  EXPECT_NEAR(crossed.floor(250000, 3), 1 / (4e-6 + 1.5 * 10e-6), 1e-6);
+  EXPECT_NEAR(crossed.floor(250000, 1), 1 / (4e-6 + 1 * 10e-6), 1e-6);
+  chain_fit idle = none;
+  idle.cross_s = 10e-6;
+  EXPECT_NEAR(idle.floor(250000, 5), 1 / (4e-6 + 10e-6), 1e-6);  // no switch on one CPU: still one hand-off
+  EXPECT_DOUBLE_EQ(idle.floor(NAN, 5), 0);
 }
 
 TEST(OneInFlightTest, OnlyExperimentsWithOneOperationInFlight) {
@@ -102,6 +114,8 @@ TEST(OneInFlightTest, TheChainIsReadFromTheWakeupsRowsAndTheProbe) {
   const auto c = fit_chain(d, experiment, one_cpu, note);
   ASSERT_TRUE(c) << note;
   EXPECT_NEAR(c->switch_s, planted_round_trip_ns / 2 * 1e-9, 1e-18);
+  EXPECT_NEAR(c->cross_s, planted_cross_ns / 2 * 1e-9, 1e-18);
+  EXPECT_TRUE(std::isnan(fit_chain(ring(0.5, true, 120000, false), experiment, one_cpu, note)->cross_s));
   ASSERT_EQ(c->switches.size(), 3u);
   for (const auto& [n, w] : c->switches) EXPECT_DOUBLE_EQ(w, 0.5) << n;
   // accept_herd's client adds its own wait to the workers' count.
@@ -120,7 +134,7 @@ TEST(OneInFlightTest, TheChainIsReadFromTheWakeupsRowsAndTheProbe) {
   EXPECT_FALSE(fit_chain(ring(0.5, false), experiment, herd_one_cpu, note));
   EXPECT_NE(note.find("pinning 0+0"), std::string::npos) << note;
   observation_set no_counts;
-  no_counts.rows.push_back(same_cpu_round_trip(planted_round_trip_ns));
+  no_counts.rows.push_back(round_trip(planted_round_trip_ns));
   EXPECT_FALSE(fit_chain(no_counts, experiment, herd_one_cpu, note));
   EXPECT_NE(note.find("no wakeups"), std::string::npos) << note;
   datasets::key per_ms = experiment;
@@ -146,9 +160,9 @@ TEST(OneInFlightTest, ScaleFromOneCpuAnswersTwoCpusWithTheChainAsACeiling) {
     EXPECT_EQ(s.row_limit[i], wider_limit::one_in_flight);
     EXPECT_TRUE(s.row_upper_bound[i]);
     EXPECT_NEAR(s.rows[i].predicted / (1 / (1 / one_cpu_rate - 0.25 * 4e-6)), 1, 1e-3);
-    if (s.rows[i].has_interval) {
-      EXPECT_EQ(s.rows[i].lo, 0);
-    }
+    // Its floor: one cross-CPU wake-up (10 us) a pass at least, on top of one CPU's 4 us.
+    ASSERT_TRUE(s.rows[i].has_interval) << s.rows[i].no_interval;
+    EXPECT_NEAR(s.rows[i].lo / (1 / (1 / one_cpu_rate + planted_cross_ns / 2 * 1e-9)), 1, 1e-3);
   }
   EXPECT_STREQ(name(wider_limit::one_in_flight), "one_in_flight");
   // Without the wakeup probe: no chain, the capacity bound as before, and why.
@@ -200,7 +214,15 @@ TEST(OneInFlightTest, AModelsLawsKeepTheChainThroughModelJson) {
       EXPECT_NE(std::string(e.what()).find("cpu_scaling[0]"), std::string::npos) << e.what();
     }
   }
+  EXPECT_DOUBLE_EQ(back.cpu_scaling[0].chain->cross_s, m.cpu_scaling[0].chain->cross_s);
+  nlohmann::json spoilt = j;
+  spoilt["cpu_scaling"][0]["one_in_flight"]["cross_s"] = -1;
+  EXPECT_THROW(model_set_from_json(spoilt, "m.json"), datasets::input_error);
+  spoilt["cpu_scaling"][0]["one_in_flight"]["cross_s"] = nullptr;  // not measured: no floor
+  EXPECT_TRUE(std::isnan(model_set_from_json(spoilt, "m.json").cpu_scaling[0].chain->cross_s));
   nlohmann::json older = j;
+  older["cpu_scaling"][0]["one_in_flight"].erase("cross_s");
+  EXPECT_TRUE(std::isnan(model_set_from_json(older, "o.json").cpu_scaling[0].chain->cross_s));
   older["cpu_scaling"][0].erase("one_in_flight");
   EXPECT_FALSE(model_set_from_json(older, "o.json").cpu_scaling[0].chain);
 }
