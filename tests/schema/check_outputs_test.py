@@ -25,6 +25,10 @@ HISTORICAL = os.path.join(ROOT, "datasets", "historical")
 # A corpus calibration with producers rows on one and two CPUs.
 CORPUS_PRODUCERS = os.path.join(ROOT, "datasets", "machines", "amd-epyc_l2-1m_l3-508m_2cpu_6.18.44-fc-v1252",
                                 "quick-20261204T003706Z")
+# A corpus calibration with one operation in flight (accept_herd, a one-token shared_epoll
+# ring) on one and two CPUs, and the wakeup probe's round trips.
+CORPUS_ONE_IN_FLIGHT = os.path.join(ROOT, "datasets", "machines", "amd-epyc_l2-1m_l3-508m_2cpu_6.18.44-fc-v1272",
+                                    "quick-20261206T074141Z")
 TINY = ["--scenarios", "find_active", "--mechanisms", "poll,epoll", "--n", "4,16",
         "--max-seconds-per-point", "0.005", "--rounds", "2"]
 COSTS = ["--wait-per-call-ns", "1000", "--wait-per-fd-ns", "30", "--handler-ns", "20000",
@@ -70,6 +74,14 @@ def documents(pollscale, tmp):
     out.append(("model.json with cpu_scaling", json.load(open(scaling_model))))
     out.append(("predict --cpus", json.loads(run(pollscale, "predict", scaling_model, "--scenario", "producers",
                                                  "--cpus", "1,4,64", "--format", "json"))))
+    out.append(("scale --from-cpus (one in flight)", json.loads(run(pollscale, "scale", CORPUS_ONE_IN_FLIGHT,
+                                                                    "--from-cpus", "1", "--format", "json"))))
+    chain_model = os.path.join(tmp, "chain_model.json")
+    run(pollscale, "fit", CORPUS_ONE_IN_FLIGHT, "--simulator-check", "off", "-o", chain_model)
+    out.append(("model.json with one_in_flight", json.load(open(chain_model))))
+    out.append(("predict --cpus (one in flight)", json.loads(run(pollscale, "predict", chain_model, "--scenario",
+                                                                 "accept_herd", "--variant", "exclusive", "--cpus",
+                                                                 "1,2,16", "--format", "json"))))
     out.append(("compare", json.loads(run(pollscale, "compare", cal_a, cal_b, "--points", "all", "--format", "json"))))
     out.append(("simulate", json.loads(run(pollscale, "simulate", "--mechanism", "poll", *COSTS, "--format", "json"))))
     out.append(("simulate (model, costs drawn)", json.loads(run(pollscale, "simulate", model, "--mechanism", "poll",
