@@ -109,6 +109,18 @@ double chain_floor(const chain_fit& chain, const scaling_fit& one_cpu, double n)
   return chain.floor(law.has_interval ? law.lo : law.value, n);
 }
 
+// How far below a ceiling two CPUs can land, where a rule says (0 elsewhere): one operation
+// in flight, the chain's floor (one cross-CPU wake-up a hand-off, priced between the two
+// CPUs measured); two or more producers, the pipeline with both CPUs busy, which charges the
+// line on every event. A wider machine's hand-offs cross further than the pair measured, so
+// neither floor is carried past two CPUs.
+double floor_of_ceiling(const cpu_scaling_laws& l, std::int64_t c, double n, wider_limit limit) {
+  if (c != 2) return 0;
+  if (limit == wider_limit::one_in_flight) return chain_floor(*l.chain, *l.capacity, n);
+  if (limit == wider_limit::cpu_capacity && l.pipeline && n >= 2) return l.pipeline->both_busy_rate(n);
+  return 0;
+}
+
 }  // namespace
 
 bool upper_bound_only(const cpu_scaling_laws& l, std::int64_t c, double n, wider_limit limit) {
@@ -165,9 +177,7 @@ scaling_prediction predict_cpu_scaling(const cpu_scaling_laws& l, std::int64_t c
   if (l.pipeline && !l.dedicated && c >= 2 && n == 1) consider(pipeline_prediction(*l.pipeline), wider_limit::pipeline);
   if (upper_bound_only(l, c, n, limit)) {
     best->upper_bound = true;
-    // The chain says how far below it the machine can land (its floor); the others do not.
-    if (best->has_interval)
-      best->lo = limit == wider_limit::one_in_flight ? std::min(best->lo, chain_floor(*l.chain, *l.capacity, n)) : 0;
+    if (best->has_interval) best->lo = std::min(best->lo, floor_of_ceiling(l, c, n, limit));
   }
   return *best;
 }

@@ -22,10 +22,11 @@
 //
 //     1 / (1/X1(N) + max(1, w(N)) · x)
 //
-// — the floor of the answer's interval, where the data has the cross-CPU wake-up. w(N) is the series' own wakeups count
-// (each waiter's voluntary switches per operation) plus the client's one wait per connection where a client waits for
-// each operation (accept_herd); s is half the wakeup probe's same-CPU round trip between two threads over a pipe (one
-// wake-up and switch each way, the read and write included: the most a switch can cost, so the ceiling errs high).
+// — the floor of the answer's interval on two CPUs (the pair whose wake-up was measured;
+// a wider machine's hand-offs cross further), where the data has the cross-CPU wake-up. w(N) is the series' own wakeups
+// count (each waiter's voluntary switches per operation) plus the client's one wait per connection where a client waits
+// for each operation (accept_herd); s is half the wakeup probe's same-CPU round trip between two threads over a pipe
+// (one wake-up and switch each way, the read and write included: the most a switch can cost, so the ceiling errs high).
 // Written after looking at one calibration's series (2026-12-06, the AMD l3-508m v1272 host's 07:41 quick run); of the
 // 105 two-CPU rows of such experiments in the corpus and two later runs, none lies above
 // the ceiling's upper end, which sits a median 76% above them, nor below the floor, a median

@@ -17,6 +17,10 @@ namespace pollscale::model {
 
 double pipeline_fit::rate() const { return std::min(1.0 / (write_s + line_s), 1.0 / (consumer_s + line_s)); }
 
+double pipeline_fit::both_busy_rate(double t) const {
+  return (1 / (write_s + line_s) + 1 / write_s) / (1 + (consumer_s / t + line_s) / write_s);
+}
+
 std::optional<std::pair<double, double>> pipeline_fit::interval(std::string& why) const {
   const bool write_binds = write_s >= consumer_s;
   const double stage_var = write_binds ? cov_ww : cov_aa;

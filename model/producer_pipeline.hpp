@@ -48,6 +48,12 @@ struct pipeline_fit {
   double line_var = NAN;
   /// Events per second with one producer and the consumer on CPUs of their own.
   double rate() const;
+  /// Events per second with t >= 2 producers on two CPUs, both busy: the second CPU's
+  /// producers paying the line on every event, the first CPU's sharing it with the consumer,
+  /// which pays a/t + L an event: (1/(w + L) + 1/w) / (1 + (a/t + L)/w). It charges the line
+  /// on every event where the consumer's read takes many, so it errs low: 10-29% under every
+  /// two-CPU measurement of the corpus (docs/scaling.md) — a floor, not a prediction.
+  double both_busy_rate(double t) const;
   /// The 95% interval for a new measurement of rate(): the slower stage's time plus L,
   /// t(df) times the root of the stage's variance, the residual variance and L's, turned
   /// into rates. Empty, with `why` saying so, where a part is unknown or the interval

@@ -191,6 +191,10 @@ TEST(OneInFlightTest, AModelsLawsKeepTheChainThroughModelJson) {
       EXPECT_EQ(lb, la);
       EXPECT_EQ(la, wider_limit::one_in_flight) << "C = " << c << ", T = " << t;
       EXPECT_TRUE(a.upper_bound) << "C = " << c << ", T = " << t;
+      // The floor prices hand-offs between the two CPUs measured: none beyond two.
+      if (a.has_interval) {
+        EXPECT_EQ(a.lo > 0, c == 2) << "C = " << c << ", T = " << t;
+      }
       // One CPU less its switches, however wide the machine (beyond T = 4 the count grows with T).
       const double w = t <= 4 ? 0.25 : 0.25 * t / 4;
       EXPECT_NEAR(a.value / (1 / (1 / one_cpu_rate - w * 4e-6)), 1, 1e-3) << "C = " << c << ", T = " << t;

@@ -80,6 +80,19 @@ TEST(ProducerPipelineTest, TheOneCpuSeriesSplitsIntoTheWriteAndTheConsumersShare
   EXPECT_FALSE(fit_pipeline(t_rate, line_estimate{NAN}, note));
 }
 
+TEST(ProducerPipelineTest, BothCpusBusyChargeTheLineOnEveryEvent) {
+  const pipeline_fit f{planted_write_s, planted_consumer_s, planted_line_ns * 1e-9};
+  // Solved by hand: the second CPU writes at 1/(w + L); the first shares its time between
+  // the consumer's a/T + L an event and its own producers' w an event.
+  for (double t : {2.0, 4.0, 8.0}) {
+    const double x = f.both_busy_rate(t);
+    const double second = 1 / (planted_write_s + planted_line_ns * 1e-9);
+    const double first_busy = x * (planted_consumer_s / t + planted_line_ns * 1e-9) + (x - second) * planted_write_s;
+    EXPECT_NEAR(first_busy, 1, 1e-9) << t;
+  }
+  EXPECT_LT(f.both_busy_rate(2), f.both_busy_rate(8));  // the consumer's share shrinks with T
+}
+
 TEST(ProducerPipelineTest, TheCacheLineIsReadFromTheDataInSeconds) {
   EXPECT_FALSE(cache_line_round_trip(one_cpu_series(false)));
   const auto planted = cache_line_round_trip(one_cpu_series(true));
@@ -181,6 +194,11 @@ TEST(ProducerPipelineTest, ScaleFromOneCpuAnswersOneProducerByThePipelineAndMore
       EXPECT_NE(s.rows[i].no_interval.find("pipeline"), std::string::npos);
     } else {
       EXPECT_EQ(s.row_limit[i], wider_limit::cpu_capacity) << "T = " << t;
+      // A ceiling whose floor is both CPUs busy, the line paid on every event.
+      EXPECT_TRUE(s.row_upper_bound[i]) << "T = " << t;
+      ASSERT_TRUE(s.rows[i].has_interval) << s.rows[i].no_interval;
+      EXPECT_NEAR(s.rows[i].lo / f.pipeline->both_busy_rate(t), 1, 1e-9) << "T = " << t;
+      EXPECT_LT(s.rows[i].lo, s.rows[i].predicted);
     }
   }
   EXPECT_STREQ(name(wider_limit::pipeline), "pipeline");
