@@ -8,6 +8,7 @@
 #include "app/scaling_json.hpp"
 #include "app/table_writer.hpp"
 #include "datasets/vocabulary.hpp"
+#include "model/model_json.hpp"
 #include "model/scaling.hpp"
 
 namespace pollscale::app {
@@ -194,11 +195,7 @@ json pipeline_json(const model::wider_family& f) {
 // its chain is missing.
 json chain_json(const model::wider_family& f) {
   if (!f.chain) return f.chain_note.empty() ? json(nullptr) : json{{"note", f.chain_note}};
-  json switches = json::array();
-  for (const auto& [n, w] : f.chain->switches) switches.push_back({{"n", n}, {"switches", w}});
-  return {{"switches", switches},
-          {"switch_s", f.chain->switch_s},
-          {"cross_s", f.chain->cross_s > 0 ? json(f.chain->cross_s) : json(nullptr)}};
+  return model::to_json(*f.chain);
 }
 
 // null when the experiment has no serial structure.

@@ -160,14 +160,6 @@ json pipeline_json(const pipeline_fit& p) {
   return j;
 }
 
-// The one-in-flight chain (one_in_flight.hpp): switches per operation at each N, one switch,
-// one cross-CPU wake-up (null where unmeasured).
-json chain_json(const chain_fit& c) {
-  json switches = json::array();
-  for (const auto& [n, w] : c.switches) switches.push_back({{"n", n}, {"switches", w}});
-  return {{"switches", switches}, {"switch_s", c.switch_s}, {"cross_s", number(c.cross_s)}};
-}
-
 // The "cpu_scaling" list (docs/model.md §7): per experiment, the laws `predict --cpus`
 // answers from (cpu_scaling.hpp), in the data's unit.
 json cpu_scaling_json(const std::vector<cpu_scaling_laws>& laws) {
@@ -194,7 +186,7 @@ json cpu_scaling_json(const std::vector<cpu_scaling_laws>& laws) {
                    {"serial_structure", l.serial_structure},
                    {"serial", serial},
                    {"pipeline", l.pipeline ? pipeline_json(*l.pipeline) : json(nullptr)},
-                   {"one_in_flight", l.chain ? chain_json(*l.chain) : json(nullptr)},
+                   {"one_in_flight", l.chain ? to_json(*l.chain) : json(nullptr)},
                    {"caveat", l.caveat}});
   }
   return out;
@@ -211,6 +203,12 @@ json simulator_check_json(const std::optional<simulator_discrepancy>& d) {
 }
 
 }  // namespace
+
+json to_json(const chain_fit& c) {
+  json switches = json::array();
+  for (const auto& [n, w] : c.switches) switches.push_back({{"n", n}, {"switches", w}});
+  return {{"switches", switches}, {"switch_s", c.switch_s}, {"cross_s", number(c.cross_s)}};
+}
 
 json to_json(const model_set& models) {
   json cells = json::array();
