@@ -102,11 +102,14 @@ model::scaling_options law_options(const po::variables_map& vm) {
 
 std::string text(double v) { return std::isfinite(v) ? format_number(v) : (std::isinf(v) ? "inf" : "-"); }
 
-// What gave a prediction: the table's own law, or the capacity of its sibling on fewer CPUs.
-std::string limit_text(const model::scaling_table& t, bool cpu_bound) {
-  if (!cpu_bound) return "law";
-  const std::string c0 = std::to_string(*t.bound_cpus);
-  return "capacity: " + std::to_string(*t.k.cpus) + "/" + c0 + " x the " + c0 + "-CPU table";
+// What gave a prediction: the table's own law, the capacity of its sibling on fewer CPUs,
+// or its threads beyond its CPUs.
+std::string limit_text(const model::scaling_table& t, model::scaling_limit limit) {
+  if (limit == model::scaling_limit::law) return "law";
+  const std::string c = std::to_string(*t.k.cpus), c0 = std::to_string(*t.bound_cpus);
+  if (limit == model::scaling_limit::oversubscribed)
+    return "threads beyond " + c + " CPUs: the law at N=" + c + " x the " + c0 + "-CPU table's gain";
+  return "capacity: " + c + "/" + c0 + " x the " + c0 + "-CPU table";
 }
 
 std::string table_name(const model::scaling_table& t) {
@@ -125,10 +128,10 @@ json result_json(const model::scaling_result& r, const std::string& source) {
   for (const auto& t : r.tables) {
     json rows = json::array(), at = json::array();
     for (std::size_t i = 0; i < t.rows.size(); ++i)
-      rows.push_back(held_out_json(t.rows[i], t.row_cpu_bound[i] ? "cpu_capacity" : "law"));
+      rows.push_back(held_out_json(t.rows[i], model::name(t.row_limit[i])));
     for (std::size_t i = 0; i < t.at.size(); ++i) {
       json j = prediction_json(t.at[i].first, t.at[i].second);
-      j["limited_by"] = t.at_cpu_bound[i] ? "cpu_capacity" : "law";
+      j["limited_by"] = model::name(t.at_limit[i]);
       at.push_back(j);
     }
     json train = json::array();
@@ -193,22 +196,22 @@ text_table predictions_table(const model::scaling_result& r, bool fractions) {
       {},
       {true, true, true, true, true, true, true, true, false, false}};
   auto add = [&](std::size_t i, double n, double measured, const model::scaling_prediction& p, double err,
-                 bool cpu_bound) {
+                 model::scaling_limit limit) {
     auto f = [&](double v) { return fractions ? csv_number(v) : text(v); };
     t.rows.push_back({std::to_string(i + 1), count_text(n), std::isnan(measured) ? "" : f(measured), f(p.value),
                       f(p.lo), f(p.hi), fractions ? csv_number(err) : percent_text(err),
                       fractions ? csv_number(p.extrapolation) : format_number(p.extrapolation, 3) + "x",
-                      limit_text(r.tables[i], cpu_bound), p.no_interval});
+                      limit_text(r.tables[i], limit), p.no_interval});
   };
   for (std::size_t i = 0; i < r.tables.size(); ++i) {
     const auto& tab = r.tables[i];
     for (std::size_t j = 0; j < tab.rows.size(); ++j) {
       const auto& v = tab.rows[j];
       add(i, *model::scaling_axis(*v.o), v.measured,
-          {v.predicted, v.lo, v.hi, v.has_interval, v.no_interval, v.extrapolation}, v.rel_err, tab.row_cpu_bound[j]);
+          {v.predicted, v.lo, v.hi, v.has_interval, v.no_interval, v.extrapolation}, v.rel_err, tab.row_limit[j]);
     }
     for (std::size_t j = 0; j < tab.at.size(); ++j)
-      add(i, tab.at[j].first, std::nan(""), tab.at[j].second, std::nan(""), tab.at_cpu_bound[j]);
+      add(i, tab.at[j].first, std::nan(""), tab.at[j].second, std::nan(""), tab.at_limit[j]);
   }
   return t;
 }

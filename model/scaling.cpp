@@ -105,13 +105,21 @@ const scaling_table* capacity_sibling(const scaling_table& t, const std::vector<
   return best;
 }
 
-// Predicts n for table t: its law, capped by the capacity of its sibling on fewer CPUs.
-scaling_prediction predict_in(const scaling_table& t, const scaling_table* sibling, double n, bool& bound_wins) {
-  const scaling_prediction law = predict_scaling(*t.fit, n);
-  bound_wins = false;
-  if (!sibling) return law;
-  const double scale = static_cast<double>(*t.k.cpus) / static_cast<double>(*sibling->k.cpus);
-  return capped(law, scaled(predict_scaling(*sibling->fit, n), scale), bound_wins);
+// Predicts n for table t: its law, capped by the capacity of its sibling on fewer CPUs and,
+// past one thread per CPU, by what its CPUs gain from sharing.
+scaling_prediction predict_in(const scaling_table& t, const scaling_table* sibling, double n, scaling_limit& limit) {
+  scaling_prediction p = predict_scaling(*t.fit, n);
+  limit = scaling_limit::law;
+  if (!sibling) return p;
+  const std::int64_t c = *t.k.cpus, c0 = *sibling->k.cpus;
+  bool wins = false;
+  p = capped(p, scaled(predict_scaling(*sibling->fit, n), static_cast<double>(c) / static_cast<double>(c0)), wins);
+  if (wins) limit = scaling_limit::cpu_capacity;
+  if (n > static_cast<double>(c)) {
+    p = capped(p, oversubscribed(*t.fit, c, *sibling->fit, c0, n), wins);
+    if (wins) limit = scaling_limit::oversubscribed;
+  }
+  return p;
 }
 
 void predict_table(scaling_table& t, const scaling_table* sibling, const std::vector<const observation*>& held_out,
@@ -120,17 +128,17 @@ void predict_table(scaling_table& t, const scaling_table* sibling, const std::ve
   if (sibling) t.bound_cpus = *sibling->k.cpus;
   std::vector<const validation_row*> predicted;
   for (const auto* o : held_out) {
-    bool bound_wins = false;
-    const scaling_prediction p = predict_in(t, sibling, *scaling_axis(*o), bound_wins);
+    scaling_limit limit = scaling_limit::law;
+    const scaling_prediction p = predict_in(t, sibling, *scaling_axis(*o), limit);
     t.rows.push_back(scaling_row(p, *o));
-    t.row_cpu_bound.push_back(bound_wins);
+    t.row_limit.push_back(limit);
   }
   for (const auto& r : t.rows) predicted.push_back(&r);
   if (!predicted.empty()) t.acc = accuracy_of(predicted);
   for (double n : protocol.at) {
-    bool bound_wins = false;
-    t.at.emplace_back(n, predict_in(t, sibling, n, bound_wins));
-    t.at_cpu_bound.push_back(bound_wins);
+    scaling_limit limit = scaling_limit::law;
+    t.at.emplace_back(n, predict_in(t, sibling, n, limit));
+    t.at_limit.push_back(limit);
   }
 }
 
@@ -164,6 +172,26 @@ validation_row scaling_row(const scaling_prediction& p, const observation& o) {
   r.extrapolation = p.extrapolation;
   r.extrapolated = p.extrapolation > 1;
   return r;
+}
+
+const char* name(scaling_limit l) {
+  switch (l) {
+    case scaling_limit::law: return "law";
+    case scaling_limit::cpu_capacity: return "cpu_capacity";
+    case scaling_limit::oversubscribed: return "oversubscribed";
+  }
+  return "law";
+}
+
+scaling_prediction oversubscribed(const scaling_fit& own, std::int64_t cpus, const scaling_fit& narrower,
+                                  std::int64_t c0, double n) {
+  const double c = static_cast<double>(cpus), narrow = static_cast<double>(c0);
+  // Threads per CPU n/c on the narrower table's c0 CPUs: c0·n/c threads there.
+  const double gain =
+      std::max(1.0, predict_scaling(narrower, narrow * n / c).value / predict_scaling(narrower, narrow).value);
+  scaling_prediction p = scaled(predict_scaling(own, c), gain);
+  p.extrapolation = predict_scaling(own, n).extrapolation;
+  return p;
 }
 
 scaling_prediction scaled(scaling_prediction p, double factor) {

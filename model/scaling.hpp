@@ -13,6 +13,7 @@
 // large one.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
@@ -32,6 +33,13 @@ struct scaling_protocol {
   scaling_options law;
 };
 
+/// What gave a prediction its value: the table's own law, the capacity of its sibling on
+/// fewer CPUs, or the threads beyond its CPUs (oversubscribed).
+enum class scaling_limit : std::uint8_t { law, cpu_capacity, oversubscribed };
+
+/// "law", "cpu_capacity", "oversubscribed" (JSON's limited_by).
+const char* name(scaling_limit l);
+
 struct scaling_table {
   datasets::key k;  ///< the table's key: N and the columns that follow it cleared
   std::string platform, kernel, source;
@@ -42,11 +50,12 @@ struct scaling_table {
   std::vector<validation_row> rows;                       ///< the held-out rows, predicted
   std::vector<std::pair<double, scaling_prediction>> at;  ///< the protocol's `at`, predicted
   /// The CPU-capacity bound: the table of the same key measured on fewer CPUs (c0), whose
-  /// law times C/c0 caps this one's (see validate_scaling); empty when there is none.
+  /// law times C/c0 caps this one's, and past C threads the oversubscription bound (see
+  /// validate_scaling); empty when there is none.
   std::optional<std::int64_t> bound_cpus;
-  std::vector<bool> row_cpu_bound;  ///< per row of `rows`: the bound, not the law, predicted it
-  std::vector<bool> at_cpu_bound;   ///< the same per entry of `at`
-  accuracy acc;                     ///< of `rows`
+  std::vector<scaling_limit> row_limit;  ///< per row of `rows`: what gave its prediction
+  std::vector<scaling_limit> at_limit;   ///< the same per entry of `at`
+  accuracy acc;                          ///< of `rows`
 };
 
 struct scaling_result {
@@ -60,9 +69,10 @@ struct scaling_result {
 /// times the work of c0 at the same N (the asymptotic bound of operational analysis; on
 /// c0 = 1 every thread shares one busy CPU, so 1/X is the CPU time one event takes), so its
 /// prediction is min(its own law, C/c0 × the smaller table's law), with the interval of
-/// each end taken the same way. The law of a few small N cannot see that N + 1 threads
-/// outnumber C CPUs; the bound can. Throws datasets::input_error when `data` has no scaling
-/// rows, std::invalid_argument for a bad --train expression or `at` value.
+/// each end taken the same way; past N = C threads also by `oversubscribed`. The law of a
+/// few small N cannot see that N + 1 threads outnumber C CPUs; the bounds can. Throws
+/// datasets::input_error when `data` has no scaling rows, std::invalid_argument for a bad
+/// --train expression or `at` value.
 scaling_result validate_scaling(const observation_set& data, const scaling_protocol& protocol);
 
 /// min(law, bound): the value, and each end of the 95% interval, from whichever is lower
@@ -70,6 +80,16 @@ scaling_result validate_scaling(const observation_set& data, const scaling_proto
 /// is the law's.
 /// bound_wins says whether the bound gave the value.
 scaling_prediction capped(const scaling_prediction& law, const scaling_prediction& bound, bool& bound_wins);
+
+/// Threads beyond the CPUs: N > C threads on C CPUs add no CPU; each CPU time-shares N/C of
+/// them, and sharing a CPU gains at most what the narrower table's c0 CPUs gain from the
+/// same threads per CPU (fewer wake-ups, bigger batches; docs/scaling.md). So a table of C
+/// CPUs passes at most its own law at N = C times max(1, law_c0(c0·N/C) / law_c0(c0)), the
+/// interval of the law at C scaled the same way. A loss from sharing (a falling narrower
+/// law) is the laws' to say, not the bound's: the gain is never below 1. Precondition:
+/// n > cpus >= 1, c0 >= 1.
+scaling_prediction oversubscribed(const scaling_fit& own, std::int64_t cpus, const scaling_fit& narrower,
+                                  std::int64_t c0, double n);
 
 /// The capacity bound of C CPUs from a prediction on c0: value and both ends times C/c0.
 scaling_prediction scaled(scaling_prediction p, double factor);
