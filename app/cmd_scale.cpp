@@ -39,7 +39,8 @@ po::options_description scale_options() {
        "with datasets beneath it; positional, may be repeated")
       ("train", arg<std::string>("EXPR")->default_value(""),
        "rows to fit on, e.g. 'n_fds<=2' or 'n_fds<max' (N, the threads measured, is the n_fds column); default: "
-       "each table's smaller half of its N")
+       "each table's smaller half of its N. A table of C CPUs is capped by C/c0 x its sibling on c0 < C CPUs and, "
+       "past N = C, by its law at C times the gain the sibling's CPUs get from as many threads per CPU")
       ("at", arg<std::string>("N,N,..."), "comma-separated N (threads) to predict for every table, e.g. 16,32,128")
       ("from-cpus", arg<long long>("C0"),
        "predict the series of machines wider than C0 CPUs from the series of at most C0 (what a C0-CPU machine "
@@ -47,7 +48,7 @@ po::options_description scale_options() {
        "where one structure serialises every operation, by its serial stage; one producer beside its consumer, "
        "where only one CPU was measured, by the pipeline of its measured parts and the cache line, with an interval from their variances; "
        "one operation in flight (a one-token ring, accept_herd) by the one-CPU chain less its switches, a ceiling "
-       "(docs/scaling.md); "
+       "with a floor on two CPUs (docs/scaling.md); "
        "every wider series measured is predicted, and --cpus widths nobody measured at --at")
       ("no-serial-stage", "with --from-cpus: leave the serial stage out (the protocol as first fixed)")
       ("cpus", arg<std::string>("C,C,..."), "with --from-cpus: widths nobody measured to predict at --at, e.g. 32,64,128")
