@@ -14,10 +14,11 @@
 //    already present on entry: the kernel registers a wait entry for each descriptor it
 //    scans before the first ready one, so the active position matters (docs/model.md §2).
 //  - time_per_op, blocking=1, threads=2: the waiter sleeps in the mechanism with nothing
-//    ready; a writer thread pinned to the same or the other CPU (pinning "A+B"), woken
-//    through an eventfd, waits until the waiter sleeps (sleep_watch) and writes the k
-//    bytes; the waiter wakes, rescans and reads them. One operation is that round trip:
-//    two wake-ups, the registering scan and the rescan.
+//    ready; a writer thread pinned to the same or the other CPU (pinning "A+B"; on the same
+//    CPU at nice 19, woken_instance says why), woken through an eventfd, waits until the
+//    waiter sleeps (sleep_watch) and writes the k bytes; the waiter wakes, rescans and reads
+//    them. One operation is that round trip: two wake-ups, the registering scan and the
+//    rescan.
 // Single-threaded batches the thread was preempted in are run again (they timed another
 // task too). Every call's answer is checked (exactly the active descriptors, none twice)
 // inside the timed loop, at about a nanosecond per reported descriptor — what dispatch
