@@ -3,11 +3,6 @@
 
 #include <gtest/gtest.h>
 
-#include <filesystem>
-#include <fstream>
-#include <sstream>
-#include <string>
-
 #include "calibrate/probe_support.hpp"
 #include "calibrate/probes/probes.hpp"
 #include "calibrate/registry.hpp"
@@ -126,41 +121,27 @@ datasets::key point(const char* mech, const char* variant, const char* kind, std
   return key;
 }
 
-// Threads of this process whose nice value is 19 (/proc/self/task/TID/stat, field 19).
-int threads_at_lowest_priority() {
-  int count = 0;
-  for (const auto& e : std::filesystem::directory_iterator("/proc/self/task")) {
-    std::ifstream in(e.path() / "stat");
-    std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    const auto close = stat.rfind(')');
-    if (close == std::string::npos) continue;
-    std::istringstream fields(stat.substr(close + 2));  // from field 3, the state
-    std::string f;
-    for (int i = 3; i <= 19 && fields >> f; ++i)
-      if (i == 19 && f == "19") ++count;
-  }
-  return count;
-}
-
 // On the waiter's own CPU the writer runs at nice 19, so that the eventfd write releasing it
 // cannot preempt the waiter before the waiter sleeps (the probe's note: otherwise a visit
 // reads one of two levels 1.7x apart); on the other CPU it keeps the default priority.
 TEST(FindActiveTest, ASameCpuWriterRunsAtTheLowestPriority) {
   const auto* probe = find_probe("find_active");
   const auto sel = three_sizes();
-  ASSERT_EQ(threads_at_lowest_priority(), 0);
+  constexpr int lowest = 19;
+  ASSERT_EQ(test::tasks_at_nice(lowest), 0u);
   {
     auto same = probe->make(point("epoll", "lt", "pipe", 7, "middle", 1, 2), sel);
     EXPECT_GT(same->run(50), 0u);
-    EXPECT_EQ(threads_at_lowest_priority(), 1);
+    EXPECT_EQ(test::tasks_at_nice(lowest), 1u);
   }
-  EXPECT_EQ(threads_at_lowest_priority(), 0);
+  // The joined writer may linger in /proc for a moment.
+  EXPECT_EQ(test::settled([] { return test::tasks_at_nice(lowest); }, 0), 0u);
   if (sel.cpus.size() < 2) GTEST_SKIP() << "one CPU in the mask: no cross-CPU writer";
   auto k = point("epoll", "lt", "pipe", 7, "middle", 1, 2);
   k.pinning = "0+1";
   auto cross = probe->make(k, sel);
   EXPECT_GT(cross->run(50), 0u);
-  EXPECT_EQ(threads_at_lowest_priority(), 0);
+  EXPECT_EQ(test::tasks_at_nice(lowest), 0u);
 }
 
 TEST(FindActiveSharingTest, SelectPollAndEpollAtOneNNameOneSetUp) {

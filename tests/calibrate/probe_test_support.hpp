@@ -8,6 +8,8 @@
 
 #include <chrono>
 #include <cstdint>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -45,27 +47,52 @@ inline std::string round_robin_pinning(const std::vector<int>& cpus, int threads
   return s;
 }
 
-/// Threads of this process (/proc/self/task).
-inline std::size_t task_count() {
+/// The thread ids of this process (/proc/self/task).
+inline std::vector<std::string> task_ids() {
+  std::vector<std::string> ids;
   DIR* d = ::opendir("/proc/self/task");
-  if (!d) return 0;
-  std::size_t n = 0;
+  if (!d) return ids;
   while (const dirent* e = ::readdir(d))
-    if (e->d_name[0] != '.') ++n;
+    if (e->d_name[0] != '.') ids.emplace_back(e->d_name);
   ::closedir(d);
+  return ids;
+}
+
+/// Threads of this process.
+inline std::size_t task_count() { return task_ids().size(); }
+
+/// Threads of this process whose nice value is `nice` (/proc/self/task/TID/stat: field 19,
+/// counted from the state after the command's closing parenthesis, field 3).
+inline std::size_t tasks_at_nice(int nice) {
+  std::size_t n = 0;
+  for (const auto& id : task_ids()) {
+    std::ifstream in("/proc/self/task/" + id + "/stat");
+    std::string stat;
+    std::getline(in, stat);
+    const auto close = stat.rfind(')');
+    if (close == std::string::npos) continue;  // the thread left between the two reads
+    std::istringstream fields(stat.substr(close + 1));
+    std::string field;
+    for (int i = 3; i <= 19 && fields >> field; ++i)
+      if (i == 19 && field == std::to_string(nice)) ++n;
+  }
   return n;
 }
 
 /// A joined thread may linger in /proc for a moment after join returns (it wakes the
-/// joiner before it is reaped): the count is read until it reaches `expected`, up to 2 s.
-inline std::size_t task_count_settled(std::size_t expected) {
-  std::size_t n = task_count();
+/// joiner before it is reaped): `count()` is read until it gives `expected`, up to 2 s.
+template <class Count>
+std::size_t settled(Count count, std::size_t expected) {
+  std::size_t n = count();
   for (int i = 0; i < 200 && n != expected; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    n = task_count();
+    n = count();
   }
   return n;
 }
+
+/// task_count once it reaches `expected` (settled).
+inline std::size_t task_count_settled(std::size_t expected) { return settled(task_count, expected); }
 
 /// The count once threads joined a moment ago have left /proc: read every 10 ms until two
 /// reads agree, up to 2 s (a baseline taken right after a join may otherwise count a
