@@ -123,8 +123,16 @@ double floor_of_ceiling(const cpu_scaling_laws& l, std::int64_t c, double n, wid
 
 }  // namespace
 
+bool hand_offs_unseen(const datasets::key& experiment, const std::vector<std::int64_t>& measured_cpus,
+                      std::int64_t from_cpus) {
+  if (hand_off_structure(experiment).empty()) return false;
+  return std::none_of(measured_cpus.begin(), measured_cpus.end(),
+                      [&](std::int64_t c) { return c >= 2 && c <= from_cpus; });
+}
+
 bool upper_bound_only(const cpu_scaling_laws& l, std::int64_t c, double n, wider_limit limit) {
-  const bool unseen_stage = !l.serial_structure.empty() && !l.serial;
+  const bool unseen_stage =
+      (!l.serial_structure.empty() && !l.serial) || hand_offs_unseen(l.experiment, l.measured_cpus, l.from_cpus);
   if (unseen_stage && c >= 2 && (limit == wider_limit::dedicated_law || limit == wider_limit::cpu_capacity))
     return true;
   if (limit == wider_limit::one_in_flight) return true;

@@ -73,11 +73,21 @@ std::vector<cpu_scaling_laws> fit_cpu_scaling(const observation_set& data);
 /// stage's demand p + s.
 double operation_demand(const scaling_fit& narrowest, std::int64_t c0, double n);
 
+/// True when the experiment's threads hand work on to each other without a serial stage
+/// (hand_off_structure) and no series of two CPUs or more trained (none of measured_cpus
+/// lies in 2..from_cpus): the laws then saw none of the hand-offs that cross CPUs on a
+/// wider machine.
+bool hand_offs_unseen(const datasets::key& experiment, const std::vector<std::int64_t>& measured_cpus,
+                      std::int64_t from_cpus);
+
 /// True when what `limit` gave for N threads on C CPUs is only a ceiling: a serial stage
 /// binds the experiment (serial_structure) from two CPUs on, but its hold time was not fitted
 /// (one CPU shows no hand-off between CPUs, the stage was left out, or its fit failed: the
 /// caveat), so the dedicated law and the capacity bound cannot see it — on the first 16-CPU
-/// campaign every such prediction lay above the measurement, by 4% to 33x; or the dedicated
+/// campaign every such prediction lay above the measurement, by 4% to 33x; or, the same way,
+/// threads hand work on across CPUs that no training series had (hand_offs_unseen: from one
+/// CPU, every two-CPU row of shared_epoll's EPOLLEXCLUSIVE rings in the machine corpus lay
+/// 22-92% below the capacity bound); or the dedicated
 /// law is the line through its one row, asked about more threads than that row had (it
 /// cannot see their contention); or the one-in-flight chain gave it, which is a ceiling by
 /// construction. The pipeline, built from measured parts, is a prediction.

@@ -159,6 +159,12 @@ wider_family learn(const family_id& id, const std::vector<const observation*>& r
   }
   fit_one_producer(f, line);
   f.serial_structure = serial_structure(f.k);
+  if (hand_offs_unseen(f.k, f.measured_cpus, p.from_cpus))
+    f.caveat = "hand-offs between threads (" + hand_off_structure(f.k) +
+               ") that cross CPUs on a wider machine, which no series of one CPU pays: the other rules cannot see "
+               "them, so their predictions are upper bounds, each with the interval [0, hi] (from one CPU, every "
+               "two-CPU row of these rings in the machine corpus lay 22-92% below the capacity bound: "
+               "docs/scaling.md)";
   if (f.serial_structure.empty()) return f;
   if (!p.serial_stage)
     f.serial_note = "left out (--no-serial-stage)";

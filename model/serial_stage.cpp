@@ -56,6 +56,13 @@ std::string serial_structure(const datasets::key& k) {
   return "";
 }
 
+std::string hand_off_structure(const datasets::key& k) {
+  if (k.scenario == datasets::scenario::shared_epoll && k.variant == datasets::variant::exclusive)
+    return "the ring's pipes, each watched by every thread's EPOLLEXCLUSIVE instance: a pass wakes a waiter of "
+           "another thread";
+  return "";
+}
+
 double serial_stage_throughput(double p, double s, std::int64_t threads, std::int64_t cpus) {
   if (!(p >= 0) || !(s >= 0) || !std::isfinite(p) || !std::isfinite(s) || !(p + s > 0))
     throw std::invalid_argument("serial stage: the parallel and serial demands must be finite, >= 0 and not both 0");

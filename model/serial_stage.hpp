@@ -33,6 +33,14 @@ namespace pollscale::model {
 /// EPOLLEXCLUSIVE instance per thread).
 std::string serial_structure(const datasets::key& k);
 
+/// What the threads of experiment `k` hand work on through where no one structure
+/// serialises it — shared_epoll's EPOLLEXCLUSIVE variant: the ring's pipes, each watched by
+/// every thread's own instance, so that a pass wakes a waiter of another thread — or ""
+/// (nothing handed on: private_sets; or a serial stage says it: serial_structure). On a
+/// machine of two CPUs or more those hand-offs cross CPUs (a wake-up by IPI, on a KVM guest
+/// a hypervisor exit), which no series of one CPU pays.
+std::string hand_off_structure(const datasets::key& k);
+
 /// Throughput (operations per second when p and s are in seconds) of T >= 1 threads on
 /// C >= 1 CPUs, each operation p >= 0 on any CPU and s >= 0 on the serial stage (p + s >
 /// 0): exact MVA, capped by C/(p + s). Throws std::invalid_argument otherwise.

@@ -15,6 +15,7 @@
 #include "model/cpu_scaling.hpp"
 #include "model/scaling.hpp"
 #include "tests/model/producers_rows.hpp"
+#include "tests/model/shared_epoll_rows.hpp"
 
 namespace pollscale::model {
 namespace {
@@ -151,6 +152,59 @@ TEST(ScalingWiderTest, TheLineThroughOneVisitedRowIsACeilingWithAnInterval) {
       EXPECT_TRUE(upper_bound_only(laws, s.cpus, *scaling_axis(*row.o), s.row_limit[i]));
     }
   EXPECT_GT(law_rows, 0u);
+}
+
+// EPOLLEXCLUSIVE rings of T threads and as many tokens: on one CPU 2e5 passes a second
+// whatever T; on two, each pass that wakes a thread on the other CPU pays a cross-CPU
+// wake-up, so they pass 1.3e5 a CPU — below the twice-one-CPU bound. From one CPU that
+// cost is unseen: every two-CPU answer is a ceiling, [0, hi], holding the truth; from two
+// CPUs the hand-offs are in the laws and the four-CPU answers are predictions again.
+observation_set exclusive_rings() {
+  observation_set s;
+  s.source = "planted exclusive rings";
+  for (std::int64_t c : {1, 2, 4})
+    for (std::int64_t t : {2, 3, 4, 6, 8}) {
+      const double per_cpu = c == 1 ? 2e5 : 1.3e5 * (1 + 0.01 * static_cast<double>(t));
+      auto o =
+          test::ring_row(t, c, t, datasets::metric::throughput, "1/s", per_cpu * static_cast<double>(std::min(c, t)));
+      o.k.variant = std::string(datasets::name(datasets::variant::exclusive));
+      o.visit_medians = {o.value * 0.98, o.value, o.value * 1.02};
+      s.rows.push_back(std::move(o));
+    }
+  return s;
+}
+
+TEST(ScalingWiderTest, HandOffsOneCpuCannotSeeMakeCeilings) {
+  wider_protocol p;
+  p.from_cpus = 1;
+  const wider_result one = predict_wider(exclusive_rings(), p);
+  ASSERT_EQ(one.families.size(), 1u);
+  const auto& f = one.families[0];
+  EXPECT_EQ(f.serial_structure, "");
+  EXPECT_NE(f.caveat.find("hand-offs between threads"), std::string::npos) << f.caveat;
+  EXPECT_NE(f.caveat.find("[0, hi]"), std::string::npos) << f.caveat;
+  const auto laws = laws_of(f, p.from_cpus);
+  std::size_t rows = 0;
+  for (const auto& s : f.series)
+    for (std::size_t i = 0; i < s.rows.size(); ++i) {
+      ++rows;
+      const auto& row = s.rows[i];
+      EXPECT_GT(row.rel_err, 0.2) << "C = " << s.cpus;  // twice one CPU: well above the truth
+      EXPECT_TRUE(upper_bound_only(laws, s.cpus, *scaling_axis(*row.o), s.row_limit[i]));
+      ASSERT_TRUE(row.has_interval) << row.no_interval;
+      EXPECT_EQ(row.lo, 0);
+      EXPECT_LE(row.measured, row.hi);
+    }
+  EXPECT_GT(rows, 0u);
+
+  p.from_cpus = 2;  // two CPUs measured: the laws have the hand-offs
+  const wider_result two = predict_wider(exclusive_rings(), p);
+  ASSERT_EQ(two.families.size(), 1u);
+  EXPECT_EQ(two.families[0].caveat, "");
+  const auto laws2 = laws_of(two.families[0], p.from_cpus);
+  EXPECT_FALSE(upper_bound_only(laws2, 4, 8, wider_limit::cpu_capacity));
+  EXPECT_TRUE(hand_offs_unseen(laws.experiment, laws.measured_cpus, laws.from_cpus));
+  EXPECT_FALSE(hand_offs_unseen(laws2.experiment, laws2.measured_cpus, laws2.from_cpus));
 }
 
 TEST(ScalingWiderTest, WidthsNobodyMeasuredArePredictedAtTheGivenN) {

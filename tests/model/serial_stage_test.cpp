@@ -173,5 +173,24 @@ TEST(SerialStageTest, OnlyExperimentsThroughOneStructureHaveAStage) {
   EXPECT_EQ(serial_structure(k), "");
 }
 
+// Threads that hand work on without one structure between them: only the EPOLLEXCLUSIVE
+// rings (their pipes are watched by every thread's instance); a serial stage already says
+// it for the others, and private sets hand nothing on.
+TEST(SerialStageTest, OnlyTheExclusiveRingsHandOnWithoutAStage) {
+  datasets::key k;
+  k.scenario = std::string(datasets::name(datasets::scenario::shared_epoll));
+  k.variant = std::string(datasets::name(datasets::variant::exclusive));
+  EXPECT_NE(hand_off_structure(k).find("EPOLLEXCLUSIVE"), std::string::npos);
+  for (auto v : {datasets::variant::lt, datasets::variant::oneshot}) {
+    k.variant = std::string(datasets::name(v));
+    EXPECT_EQ(hand_off_structure(k), "");
+  }
+  for (auto sc : {datasets::scenario::producers, datasets::scenario::accept_herd, datasets::scenario::private_sets}) {
+    k.scenario = std::string(datasets::name(sc));
+    k.variant = std::string(datasets::name(datasets::variant::exclusive));
+    EXPECT_EQ(hand_off_structure(k), "");
+  }
+}
+
 }  // namespace
 }  // namespace pollscale::model
