@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -22,11 +23,32 @@ const std::string small =
     " --think exp:0.001 --max-replications 6" +
     fixed_costs;
 
-// A file of this test process alone: ctest runs the tests of this binary as parallel
-// processes, and a shared name lets one truncate the file while another's pollscale reads it.
+// This test process's own directory, removed when the process ends: ctest runs the tests of
+// this binary as parallel processes, each in its own, and leaves nothing behind in /tmp.
+class process_dir {
+ public:
+  process_dir()
+      : path_(std::filesystem::path(::testing::TempDir()) / ("pollscale_simulate_cli_" + std::to_string(::getpid()))) {
+    std::filesystem::create_directories(path_);
+  }
+  ~process_dir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  process_dir(const process_dir&) = delete;
+  process_dir& operator=(const process_dir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// A file of this test process alone: a shared name would let one process truncate the file
+// while another's pollscale reads it.
 std::string own_file(const std::string& name) {
+  static const process_dir dir;
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  return ::testing::TempDir() + "/pollscale_" + std::to_string(::getpid()) + "_" + info->name() + "_" + name;
+  return (dir.path() / (std::string(info->name()) + "_" + name)).string();
 }
 
 TEST(SimulateCliTest, SameSeedGivesByteIdenticalOutput) {

@@ -8,6 +8,7 @@ Usage: ab_interleaved_test.py   (run by ctest)
 """
 import importlib.util
 import os
+import shutil
 import stat
 import subprocess
 import sys
@@ -39,6 +40,7 @@ sys.exit(3 if "--fail-on-regression=5" in sys.argv else 0)
 class AbInterleavedTest(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.mkdtemp(prefix="pollscale_ab_")
+        self.addCleanup(shutil.rmtree, self.tmp, ignore_errors=True)
         self.log = os.path.join(self.tmp, "log")
         self.bins = {}
         for name in ("ps_a", "ps_b"):

@@ -11,6 +11,7 @@ Usage: model_targets_test.py   (run by ctest)
 import json
 import os
 import stat
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -41,6 +42,7 @@ def row(mechanism, factor, err, fd_kind="pipe", blocking=0, lo=None, hi=None):
 class ModelTargetsBandsTest(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.mkdtemp(prefix="pollscale_targets_")
+        self.addCleanup(shutil.rmtree, self.tmp, ignore_errors=True)
         self.fake = os.path.join(self.tmp, "pollscale")
         with open(self.fake, "w") as f:
             f.write(FAKE)

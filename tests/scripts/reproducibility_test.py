@@ -8,6 +8,7 @@ Usage: reproducibility_test.py   (run by ctest)
 import csv
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -59,6 +60,7 @@ def report(a, b):
 class ReproducibilityTest(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.mkdtemp(prefix="pollscale_repro_")
+        self.addCleanup(shutil.rmtree, self.tmp, ignore_errors=True)
 
     def run_pair(self, visits_a, visits_b, max_fd_a="", max_fd_b=""):
         a, b = os.path.join(self.tmp, "a"), os.path.join(self.tmp, "b")
