@@ -150,6 +150,7 @@ json result_json(const studies::comparison& c, const studies::machine_shift& shi
           {"between_run_sd", c.between_run_sd},
           {"between_series_sd", c.between_series_sd},
           {"between_mechanism_sd", c.between_mechanism_sd},
+          {"mechanism_round_drift", c.mechanism_round_drift},
           {"median_ratio", {{"ratio", c.median_ratio}, {"lo", c.median_ratio_lo}, {"hi", c.median_ratio_hi}}},
           {"relative_to_machine", c.relative_to_machine},
           {"reference_ratio", c.reference_ratio},
@@ -237,6 +238,7 @@ void write_text(const studies::comparison& c, const studies::machine_shift& shif
             << significant << " differ significantly\n"
             << "between-run scatter (τ) of a point " << percent_text(c.between_run_sd) << ", of a series "
             << percent_text(c.between_series_sd) << ", of a mechanism " << percent_text(c.between_mechanism_sd)
+            << "; a mechanism's drift between the rounds of a run " << percent_text(c.mechanism_round_drift)
             << "; median B/A time per op over all points "
             << ratio_text(c.median_ratio, c.median_ratio_lo, c.median_ratio_hi) << "\n";
   if (c.relative_to_machine)

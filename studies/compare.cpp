@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <limits>
 #include <map>
 #include <numeric>
@@ -76,7 +77,49 @@ struct item {
   double d = 0;
   double var = 0;
   std::vector<double> a_runs, b_runs;
+  /// Per side, the item's deviation in each round of its run from its mean over the rounds
+  /// (a point: ln of each visit's median less their mean; a group: its round_levels); empty
+  /// where the side has no rounds
+  std::vector<double> a_rounds, b_rounds;
 };
+
+// A point's deviation in each round: ln of each visit's median less their mean; empty
+// with fewer than two visits.
+std::vector<double> centred(const std::vector<double>& ln_visits) {
+  if (ln_visits.size() < 2) return {};
+  const double m = mean_of(ln_visits);
+  std::vector<double> out;
+  for (double x : ln_visits) out.push_back(x - m);
+  return out;
+}
+
+// A group's level in each round of one side: the mean over its members of their deviation
+// in that round, over the first R rounds every member has (repair visits, which only some
+// points get, are left out), each member's deviations re-centred on those R. Empty unless
+// every member has two rounds or more.
+std::vector<double> round_levels(const std::vector<const item*>& members, bool side_a) {
+  std::size_t rounds = std::numeric_limits<std::size_t>::max();
+  for (const auto* m : members) rounds = std::min(rounds, (side_a ? m->a_rounds : m->b_rounds).size());
+  if (members.empty() || rounds < 2) return {};
+  std::vector<double> level(rounds, 0);
+  for (const auto* m : members) {
+    const auto& dev = side_a ? m->a_rounds : m->b_rounds;
+    const double centre = std::accumulate(dev.begin(), dev.begin() + std::ptrdiff_t(rounds), 0.0) / double(rounds);
+    for (std::size_t r = 0; r < rounds; ++r) level[r] += (dev[r] - centre) / double(members.size());
+  }
+  return level;
+}
+
+// The variance the group's d takes from how far it moved between the rounds of each run:
+// per side with rounds, the variance of its round levels over their number (the run's value
+// is about their mean). A host that slowed for a round moves every point visited in it, so
+// this does not shrink with the group's size, as Σ se_i²/m² does.
+double round_drift_variance(const item& g) {
+  double v = 0;
+  for (const auto* levels : {&g.a_rounds, &g.b_rounds})
+    if (levels->size() >= 2) v += variance_of(*levels) / double(levels->size());
+  return v;
+}
 
 // The ln ratio of an item as time per operation: a rate's negated.
 double as_time_d(const item& it) { return larger_is_better(it.k) ? -it.d : it.d; }
@@ -147,7 +190,7 @@ std::vector<double> run_means(const std::vector<const item*>& members, bool side
 }
 
 // Items pooled into groups by `group_of`: a group's d is the mean of its items', its
-// variance the larger of Σ var / m² and what its runs show, plus τ² of the groups
+// variance the larger of Σ var / m², what its rounds show and what its runs show, plus τ² of the groups
 // (between_run_sd) — then z, p, Holm. Returns the groups and their items for the next level.
 std::pair<std::vector<group_comparison>, std::vector<item>> pool(const std::vector<item>& items,
                                                                  datasets::key (*group_of)(datasets::key),
@@ -156,14 +199,25 @@ std::pair<std::vector<group_comparison>, std::vector<item>> pool(const std::vect
   std::map<datasets::key, std::vector<const item*>> members;
   for (const auto& it : items) members[group_of(it.k)].push_back(&it);
   std::vector<item> groups;
-  std::vector<double> base;
+  std::vector<double> independent, drift;  // Σ var / m², and what the rounds show
   for (const auto& [k, list] : members) {
-    item g{k, 0, 0, run_means(list, true), run_means(list, false)};
+    item g{k, 0, 0, run_means(list, true), run_means(list, false), round_levels(list, true), round_levels(list, false)};
     double var = 0;
     for (const auto* m : list) g.d += m->d / double(list.size()), var += m->var;
-    base.push_back(base_variance(var / double(list.size() * list.size()), g));
+    independent.push_back(var / double(list.size() * list.size()));
+    drift.push_back(round_drift_variance(g));
     groups.push_back(std::move(g));
   }
+  // The drift adds to the members' own errors: those hold what moved a point between runs
+  // (τ) and its visits' spread, averaged over independent points; the rounds, what moved all
+  // of them together within a run (their overlap, the visits' spread over m points and R
+  // rounds, is small). Three rounds a run give a group's drift two degrees of freedom a side,
+  // often far below the truth by chance; the groups of one host drift alike, so the median
+  // over them is the floor of every group's, and a group that drifted more keeps its own.
+  const double typical_drift = drift.empty() ? 0 : datasets::median(drift);
+  std::vector<double> base;
+  for (std::size_t i = 0; i < groups.size(); ++i)
+    base.push_back(base_variance(independent[i] + std::max(drift[i], typical_drift), groups[i]));
   std::vector<double> d, se;
   for (const auto& g : groups) d.push_back(g.d);
   tau = o.between_run_term ? between_run_sd_of(groups, base) : 0;
@@ -193,7 +247,7 @@ datasets::key mechanism_key(datasets::key k) {
 item as_time(item it) {
   if (!larger_is_better(it.k)) return it;
   it.d = -it.d;
-  for (auto* runs : {&it.a_runs, &it.b_runs})
+  for (auto* runs : {&it.a_runs, &it.b_runs, &it.a_rounds, &it.b_rounds})
     for (double& x : *runs) x = -x;
   return it;
 }
@@ -205,7 +259,12 @@ void judge_groups(comparison& c, const compare_options& o, const std::vector<ite
   c.series = std::move(series);
   std::vector<item> as_times;
   for (const auto& it : series_items) as_times.push_back(as_time(it));
-  c.mechanisms = pool(as_times, mechanism_key, o, c.between_mechanism_sd, shared_var).first;
+  auto [mechanisms, mechanism_items] = pool(as_times, mechanism_key, o, c.between_mechanism_sd, shared_var);
+  c.mechanisms = std::move(mechanisms);
+  std::vector<double> drift;
+  for (const auto& m : mechanism_items)
+    if (!m.a_rounds.empty() || !m.b_rounds.empty()) drift.push_back(std::sqrt(round_drift_variance(m)));
+  c.mechanism_round_drift = drift.empty() ? 0 : datasets::median(drift);
   for (const auto& s : c.series) c.series_regressions += s.regression;
   for (const auto& m : c.mechanisms) c.mechanism_regressions += m.regression;
 }
@@ -264,10 +323,49 @@ void remove_machine_shift(std::vector<item>& items, const machine_reference& ref
   }
 }
 
+// The machine moved between rounds too: per side, its round profile — the median over
+// mechanisms of their round levels as time per operation (one vote a mechanism, as for the
+// reference), over the rounds every mechanism with rounds has; empty where none has.
+std::vector<double> machine_rounds(const std::vector<item>& items, bool side_a) {
+  std::map<datasets::key, std::vector<item>> per_mechanism;
+  for (const auto& it : items) per_mechanism[mechanism_key(it.k)].push_back(as_time(it));
+  std::vector<std::vector<double>> levels;
+  std::size_t rounds = std::numeric_limits<std::size_t>::max();
+  for (const auto& [k, list] : per_mechanism) {
+    std::vector<const item*> members;
+    for (const auto& x : list) members.push_back(&x);
+    auto l = round_levels(members, side_a);
+    if (l.empty()) continue;
+    rounds = std::min(rounds, l.size());
+    levels.push_back(std::move(l));
+  }
+  if (levels.empty()) return {};
+  std::vector<double> profile;
+  for (std::size_t r = 0; r < rounds; ++r) {
+    std::vector<double> at;
+    for (const auto& l : levels) at.push_back(l[r]);
+    profile.push_back(datasets::median(at));
+  }
+  return profile;
+}
+
+// Relative to the machine, a group's rounds are judged by how far they moved beyond the
+// machine's own round profile: each point's deviations lose it, in the point's direction.
+void remove_machine_rounds(std::vector<item>& items) {
+  for (bool side_a : {true, false}) {
+    const auto profile = machine_rounds(items, side_a);
+    for (auto& it : items) {
+      auto& dev = side_a ? it.a_rounds : it.b_rounds;
+      const double sign = larger_is_better(it.k) ? -1 : 1;
+      for (std::size_t r = 0; r < std::min(dev.size(), profile.size()); ++r) dev[r] -= sign * profile[r];
+    }
+  }
+}
+
 // One side of a measured point: the summary's median and interval, and the standard error
 // of ln(median) from the visit medians (a single visit: from the summary's own interval).
 side side_of(const datasets::summary_row& r, const std::vector<const datasets::sample_row*>& samples) {
-  side s{r.s.median, r.s.ci95_lo, r.s.ci95_hi, 0, 0, {}, {}};
+  side s{r.s.median, r.s.ci95_lo, r.s.ci95_hi, 0, 0, {}, {}, {}};
   std::map<std::int64_t, std::vector<double>> by_visit;
   for (const auto* x : samples) {
     s.raw.push_back(x->value);
@@ -277,6 +375,7 @@ side side_of(const datasets::summary_row& r, const std::vector<const datasets::s
   for (const auto& [v, values] : by_visit)
     if (const double m = datasets::median(values); m > 0) ln_medians.push_back(std::log(m));
   s.visits = std::max<std::size_t>(1, ln_medians.size());
+  if (ln_medians.size() == by_visit.size()) s.ln_visits = ln_medians;  // every visit, in visit order
   if (ln_medians.size() >= 2)
     s.ln_se = std::sqrt(variance_of(ln_medians) / double(ln_medians.size()));
   else if (r.s.ci95_lo > 0 && r.s.ci95_hi > 0)
@@ -351,7 +450,7 @@ comparison compare_sides(const std::vector<std::pair<datasets::key, side>>& a,
     }
     point_comparison pt{k, sa, *it->second};
     in_b.erase(it);
-    item x{k, 0, 0, runs_of(pt.a), runs_of(pt.b)};
+    item x{k, 0, 0, runs_of(pt.a), runs_of(pt.b), centred(pt.a.ln_visits), centred(pt.b.ln_visits)};
     x.d = mean_of(x.b_runs) - mean_of(x.a_runs);
     pt.ratio = std::exp(x.d);
     pt.slowdown = slowdown_of(k, pt.ratio);
@@ -370,6 +469,7 @@ comparison compare_sides(const std::vector<std::pair<datasets::key, side>>& a,
     c.reference_ratio = std::exp(ref.ln_ratio);
     shared_var = ref.se * ref.se;
     remove_machine_shift(items, ref);
+    remove_machine_rounds(items);
     for (std::size_t i = 0; i < items.size(); ++i) {
       c.points[i].ratio = std::exp(items[i].d);
       c.points[i].slowdown = slowdown_of(items[i].k, c.points[i].ratio);

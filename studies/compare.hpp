@@ -25,7 +25,11 @@
 // position and max_fd: its d is the mean of its points', its se² Σ se_i²/points² plus a
 // between-series τ² estimated the same way over all series — the points of a series move
 // together between runs (one probe's set-up habits, the regime the host was in), so their
-// mean is not as sure as independent points would make it. A mechanism (with its variant)
+// mean is not as sure as independent points would make it. They move together within a
+// run too: visit v of every point falls in round v, and a host that slowed for a round
+// slows every point visited in it, which Σ se_i²/points² (independent points) averages
+// away. So a group's variance is at least what its rounds show: per side, the variance over
+// rounds of the mean deviation of its points' visits in each round, over the rounds. A mechanism (with its variant)
 // pools its series the same way, one level up, after turning rates into times (the d of a
 // rate negated), so its ratio is B/A of the time per operation in every scenario it was
 // measured in. A regression is a significant
@@ -70,6 +74,10 @@ struct side {
   std::vector<double> raw;  ///< per-operation sample values (may be empty)
   /// ln of each run's median where the side holds several runs of the point; empty: one run
   std::vector<double> ln_runs;
+  /// ln of each visit's median in visit order — visit v of every point falls in round v of
+  /// the run, so the visits of a group's points in one round share that stretch of the
+  /// host's time; empty for several runs merged or a published row
+  std::vector<double> ln_visits;
 };
 
 struct point_comparison {
@@ -103,6 +111,10 @@ struct comparison {
   double between_run_sd = 0;           ///< τ, in ln units (0.07 ≈ 7%)
   double between_mechanism_sd = 0;     ///< τ of whole mechanisms, in ln units
   double between_series_sd = 0;        ///< τ of whole series (their mean d), in ln units
+  /// How far a whole mechanism moved between the rounds of one run (round_drift_variance):
+  /// the median over mechanisms of the standard error it gives their d, in ln units; 0 where
+  /// no side has rounds (several runs merged, published rows)
+  double mechanism_round_drift = 0;
   double median_ratio = 1, median_ratio_lo = 1, median_ratio_hi = 1;  ///< B/A time per op over all points, 95% CI
   bool relative_to_machine = false;  ///< ratios and verdicts are relative to reference_ratio (compare_options)
   /// Under relative_to_machine, the machine's shift the verdicts are relative to: the median

@@ -45,12 +45,22 @@ TEST(CompareStatsTest, HolmMatchesRsPAdjust) {
 
 // A calibration of 5 mechanisms x 30 n, 3 visits of 8 batches each. Every point has a run
 // offset (lognormal, sd 8%: the host's point-to-point irreproducibility between runs), each
-// visit its own offset (3%), each batch 1% noise. `slow` scales one mechanism.
-datasets::dataset planted_run(unsigned seed, const std::string& slow_mechanism, double slow_factor) {
+// visit its own offset (3%), each batch 1% noise. `slow` scales one mechanism. Visit v of
+// every point falls in round v of the run, as calibrate's plan lays them out; a host that
+// drifts moves a whole mechanism in a round (`mechanism_round_sd`, drawn per mechanism and
+// round) and every mechanism alike (`machine_round_sd`, per round).
+datasets::dataset planted_run(unsigned seed, const std::string& slow_mechanism, double slow_factor,
+                              double mechanism_round_sd = 0, double machine_round_sd = 0) {
   std::mt19937_64 rng(seed);
   std::normal_distribution<double> run_off(0, 0.08), visit_off(0, 0.03), batch(0, 0.01);
+  std::mt19937_64 drift_rng(seed ^ 0x9e3779b97f4a7c15ULL);  // its own stream: the points' draws stay as they were
+  std::normal_distribution<double> unit(0, 1);
+  std::vector<double> machine(3);
+  for (double& m : machine) m = machine_round_sd * unit(drift_rng);
   datasets::dataset d;
-  for (const char* mech : {"select", "poll", "ppoll", "epoll", "io_uring"})
+  for (const char* mech : {"select", "poll", "ppoll", "epoll", "io_uring"}) {
+    std::vector<double> rounds(3);
+    for (std::size_t v = 0; v < 3; ++v) rounds[v] = machine[v] + mechanism_round_sd * unit(drift_rng);
     for (int i = 0; i < 30; ++i) {
       datasets::key k;
       k.scenario = "find_active";
@@ -63,10 +73,11 @@ datasets::dataset planted_run(unsigned seed, const std::string& slow_mechanism, 
       const double truth = (200 + 3.0 * double(*k.n_fds)) * (mech == slow_mechanism ? slow_factor : 1.0);
       const double point = truth * std::exp(run_off(rng));
       for (int v = 0; v < 3; ++v) {
-        const double visit = point * std::exp(visit_off(rng));
+        const double visit = point * std::exp(visit_off(rng) + rounds[std::size_t(v)]);
         for (int b = 0; b < 8; ++b) d.samples.push_back({k, v * 8 + b, visit * std::exp(batch(rng)), 1, v, {}, {}, {}});
       }
     }
+  }
   d.summaries = datasets::summarise_samples(d.samples);
   return d;
 }
@@ -214,6 +225,47 @@ TEST(CompareTest, APlantedTenPercentSlowdownOfOneMechanismIsFlagged) {
   EXPECT_GE(covered, pairs - 2);                // the 95% interval of the ratio holds the planted 1.10
 }
 
+// A host whose speed moves between the rounds of a run moves every point of a mechanism
+// visited in that round (sd 6% a round here): 150 points averaged as if independent would
+// pin each mechanism's run value to about 1%, and the rounds' drift, three draws a run,
+// would read as a change. The rounds' spread enters each series' and mechanism's error.
+TEST(CompareTest, AMechanismThatDriftedBetweenRoundsIsNotCalledChanged) {
+  unsigned pairs_with_a_mechanism = 0;
+  double drift = 0;
+  for (unsigned i = 0; i < pairs; ++i) {
+    const auto c = compare_datasets(planted_run(300 + 2 * i, "", 1, 0.06), planted_run(301 + 2 * i, "", 1, 0.06), {});
+    bool any = false;
+    for (const auto& m : c.mechanisms) any = any || m.significant;
+    pairs_with_a_mechanism += any;
+    drift += c.mechanism_round_drift / pairs;
+    EXPECT_LE(significant_points(c, ""), 150u / 20);
+  }
+  EXPECT_LE(pairs_with_a_mechanism, 1u);  // Holm's 5% per pair, as above
+  // Each side's run value is the mean of 3 rounds of sd 6%: 0.06 / sqrt(3) a side, both sides.
+  EXPECT_NEAR(drift, 0.06 * std::sqrt(2.0 / 3), 0.025);
+}
+
+// Relative to the machine, what every mechanism did in a round (sd 8% here) is the
+// machine's, and only what a mechanism did beyond it counts: against no change each
+// mechanism carries the rounds' drift (about 8% x sqrt(2/3)), relative to the machine
+// almost none, and a planted 10% slowdown of poll stands out of a drifting host's runs as
+// often as out of a steady one's (the test above without drift: at least 7 of 12).
+TEST(CompareTest, RelativeToTheMachineItsRoundsAreTheMachinesToo) {
+  compare_options relative;
+  relative.relative_to_machine = true;
+  unsigned found = 0, others = 0;
+  for (unsigned i = 0; i < pairs; ++i) {
+    const auto a = planted_run(500 + 2 * i, "", 1, 0.005, 0.08),
+               b = planted_run(501 + 2 * i, "poll", 1.10, 0.005, 0.08);
+    EXPECT_GT(compare_datasets(a, b, {}).mechanism_round_drift, 0.02);  // three rounds a side: a rough estimate
+    const auto c = compare_datasets(a, b, relative);
+    EXPECT_LT(c.mechanism_round_drift, 0.015);
+    for (const auto& m : c.mechanisms) (m.k.mechanism == "poll" ? found : others) += m.significant;
+  }
+  EXPECT_GE(found, 7u);
+  EXPECT_LE(others, 1u);
+}
+
 // Several runs per side: a point's value is the geometric mean of its runs, and a whole
 // mechanism that moved between one side's runs widens that mechanism's interval (the spread
 // is seen, not estimated), so a drift that hit one run does not read as a change.
@@ -283,7 +335,7 @@ TEST(CompareTest, ARateIsSlowerWhenItFalls) {
   k.mechanism = "poll";
   k.metric = "throughput";
   k.unit = "1/s";
-  side a{1000, 990, 1010, 0.005, 0, {}, {}}, b{800, 790, 810, 0.005, 0, {}, {}};
+  side a{1000, 990, 1010, 0.005, 0, {}, {}, {}}, b{800, 790, 810, 0.005, 0, {}, {}, {}};
   const auto c = compare_sides({{k, a}}, {{k, b}}, {});
   ASSERT_EQ(c.points.size(), 1u);
   EXPECT_NEAR(c.points[0].ratio, 0.8, 1e-12);
@@ -298,7 +350,7 @@ TEST(CompareTest, PointsOfOneRunOnlyAreCountedNotCompared) {
   k1.unit = k2.unit = "ns";
   k1.pinning = "0+0";
   k2.pinning = "0+1";
-  const side s{100, 99, 101, 0.01, 3, {}, {}};
+  const side s{100, 99, 101, 0.01, 3, {}, {}, {}};
   const auto c = compare_sides({{k1, s}, {k2, s}}, {{k2, s}}, {});
   EXPECT_EQ(c.points.size(), 1u);
   EXPECT_EQ(c.only_a, 1u);
@@ -347,7 +399,7 @@ TEST(CompareTest, ReproducesTheAim9SlabTablesVerdicts) {
       if (first != kernel_variant) continue;
       datasets::key k = r.k;
       k.variant = v.find('+') == std::string::npos ? "" : v.substr(v.find('+') + 1);  // stream / dgram stay
-      out.emplace_back(k, side{r.value, r.value, r.value, *r.stddev / r.value, 0, {}, {}});
+      out.emplace_back(k, side{r.value, r.value, r.value, *r.stddev / r.value, 0, {}, {}, {}});
     }
     return out;
   };
