@@ -33,7 +33,9 @@ with two DATASET directories it compares those. It prints the calibrate issue's 
                  met the fast mode
   stability      each run's sentinel spread (context.json "stability": p90 / p10 of the
                  sentinel series) and its worst episode; the same for the cross-CPU wake
-                 sentinel ("stability"."cross_cpu") where the run had one
+                 sentinel ("stability"."cross_cpu") where the run had one; and where the
+                 host kept the first two CPUs ("stability"."placement": steady, or moved
+                 between a near and a far level, with the share near and the moves)
 
 Usage: bench/reproducibility.py [--pollscale PATH] [--dir DIR] [--rows PCT] [-- CALIBRATE-OPTION...]
        bench/reproducibility.py [--rows PCT] DATASET_A DATASET_B
@@ -164,6 +166,14 @@ def stability_text(context):
     if x and "median_ns" in x:
         text += (f"; cross-CPU wake sentinel median {x['median_ns'] / 1000:.1f} us, "
                  f"spread {x.get('spread_p90_p10', float('nan')):.3f}, worst {x.get('worst_episode', '?')}")
+    p = s.get("placement")
+    if p and "median_ns" in p:
+        if p.get("moved"):
+            text += (f"; placement moved: near {p.get('near_ns', float('nan')):.0f} ns for "
+                     f"{100 * p.get('near_share', float('nan')):.0f}% of readings, far {p.get('far_ns', float('nan')):.0f} ns, "
+                     f"{p.get('moves', 0)} moves")
+        else:
+            text += f"; placement steady, cache line {p['median_ns']:.0f} ns"
     return text
 
 

@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "calibrate/placement_sentinel.hpp"
 #include "calibrate/reference_check.hpp"
 #include "calibrate/registry.hpp"
 #include "calibrate/sentinel.hpp"
@@ -128,6 +129,7 @@ class session {
         run_(per_visit(req.runner, req.rounds)),
         watch_(req.runner.min_sample_ns),
         wake_watch_(req.sel),
+        placement_watch_(req.sel),
         refs_(once, req.sel.cpus.empty() ? -1 : req.sel.cpus[0]),
         t0_(clock_ns()),
         last_write_(t0_) {}
@@ -147,6 +149,7 @@ class session {
  private:
   std::optional<double> sentinel_now(double t_s);
   std::optional<double> wake_sentinel_now(double t_s);
+  void placement_now(double t_s);
   /// Runs `work` and charges its seconds to `what` in the time ledger.
   template <class Work>
   void charged(overhead what, Work&& work) {
@@ -164,6 +167,8 @@ class session {
   sentinel watch_;
   wake_sentinel wake_watch_;
   bool wake_failed_ = false;
+  placement_sentinel placement_watch_;
+  bool placement_failed_ = false;
   reference_check refs_;
   time_ledger ledger_;
   std::uint64_t t0_, last_write_;
@@ -205,6 +210,21 @@ std::optional<double> session::wake_sentinel_now(double t_s) {
   return std::nullopt;
 }
 
+// The placement sentinel's reading, beside the wake sentinel's (at most one a second); a
+// failure stops it, as for the wake sentinel, and the run goes on.
+void session::placement_now(double t_s) {
+  if (placement_failed_) return;
+  try {
+    if (auto r = placement_watch_.read(t_s)) out_.data.placement_sentinel.push_back(*r);
+  } catch (const sys::interrupted&) {
+    throw;
+  } catch (const std::exception& e) {
+    placement_failed_ = true;
+    out_.data.context["warnings"].push_back(std::string("the placement sentinel failed at t = ") + std::to_string(t_s) +
+                                            " s and was stopped: " + e.what());
+  }
+}
+
 bool session::visit(std::size_t i, std::size_t done, std::size_t total) {
   const planned_point& p = once_[i];
   if (skipped_.count(p.key)) return true;
@@ -219,6 +239,7 @@ bool session::visit(std::size_t i, std::size_t done, std::size_t total) {
     charged(overhead::sentinels, [&] {
       facts.sentinel_ns = sentinel_now(*facts.t_s);
       facts.wake_sentinel_ns = wake_sentinel_now(*facts.t_s);
+      placement_now(*facts.t_s);
     });
     const point_result r = run_.measure(*p.probe, p.key, req_.sel);
     ledger_.add_visit(p.probe->scenario, r);
@@ -366,6 +387,11 @@ calibration_outcome run_calibration(const calibration_request& req, nlohmann::js
   std::optional<datasets::stability_facts> cross_cpu;
   if (!out.data.wake_sentinel.empty()) cross_cpu = stability_of(out.data.wake_sentinel, wake_sentinel::description());
   datasets::write_stability(out.data.context, drift, cross_cpu);
+  if (!out.data.placement_sentinel.empty()) {
+    const auto placement = placement_of(out.data.placement_sentinel);
+    datasets::write_placement(out.data.context, placement);
+    if (const auto w = placement_warning(placement); !w.empty()) out.data.context["warnings"].push_back(w);
+  }
   out.data.context["reference"] = s.references();
   if (const auto w = stability_warning(drift); !w.empty()) out.data.context["warnings"].push_back(w);
   if (cross_cpu)

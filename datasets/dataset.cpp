@@ -157,12 +157,15 @@ std::string sentinel_csv(const std::vector<sentinel_reading>& rows) { return ser
 
 std::string wake_sentinel_csv(const std::vector<sentinel_reading>& rows) { return series_csv(rows, wake_columns); }
 
+std::string placement_sentinel_csv(const std::vector<sentinel_reading>& rows) { return series_csv(rows, wake_columns); }
+
 void write_dataset(const std::filesystem::path& dir, const dataset& d) {
   std::map<std::string, std::string> files = {{"samples.csv", samples_csv(d.samples)},
                                               {"summary.csv", summary_csv(d.summaries, d.consistency)},
                                               {"context.json", d.context.dump(2) + "\n"}};
   if (!d.sentinel.empty()) files["sentinel.csv"] = sentinel_csv(d.sentinel);
   if (!d.wake_sentinel.empty()) files["wake_sentinel.csv"] = wake_sentinel_csv(d.wake_sentinel);
+  if (!d.placement_sentinel.empty()) files["placement_sentinel.csv"] = placement_sentinel_csv(d.placement_sentinel);
   commit_dataset_files(dir, files);  // one unit: the previous dataset or this one (dataset_files.hpp)
 }
 
@@ -235,6 +238,8 @@ std::vector<sentinel_reading> parse_series(const csv_table& t, const char* const
 std::vector<sentinel_reading> parse_sentinel(const csv_table& t) { return parse_series(t, drift_columns); }
 
 std::vector<sentinel_reading> parse_wake_sentinel(const csv_table& t) { return parse_series(t, wake_columns); }
+
+std::vector<sentinel_reading> parse_placement_sentinel(const csv_table& t) { return parse_series(t, wake_columns); }
 
 namespace {
 
@@ -356,6 +361,8 @@ dataset read_dataset(const std::filesystem::path& dir) {
   if (const auto p = plain_or_gzip(dir, "sentinel.csv")) d.sentinel = parse_sentinel(parse_csv(bytes(*p), *p));
   if (const auto p = plain_or_gzip(dir, "wake_sentinel.csv"))
     d.wake_sentinel = parse_wake_sentinel(parse_csv(bytes(*p), *p));
+  if (const auto p = plain_or_gzip(dir, "placement_sentinel.csv"))
+    d.placement_sentinel = parse_placement_sentinel(parse_csv(bytes(*p), *p));
   return d;
 }
 

@@ -38,7 +38,9 @@ struct sample_row {
 /// One reading of a sentinel: a fixed cheap operation measured again and again through a
 /// run, so that the machine's speed at each moment is known. The drift sentinel
 /// (calibrate/sentinel.hpp, one CPU's speed) is kept in sentinel.csv, the cross-CPU wake
-/// sentinel (calibrate/wake_sentinel.hpp, one operation = a round trip) in wake_sentinel.csv.
+/// sentinel (calibrate/wake_sentinel.hpp, one operation = a round trip) in wake_sentinel.csv,
+/// the placement sentinel (calibrate/placement_sentinel.hpp, a cache line's round trip
+/// between the first two CPUs) in placement_sentinel.csv.
 struct sentinel_reading {
   double t_s = 0;          ///< seconds from the run's start
   double ns_per_call = 0;  ///< median over the reading's batches, nanoseconds per operation
@@ -61,8 +63,9 @@ struct dataset {
   nlohmann::json context;  ///< the context block; "warnings" and "skipped" live here
   std::vector<sample_row> samples;
   std::vector<summary_row> summaries;
-  std::vector<sentinel_reading> sentinel;       ///< empty when the run had none (sentinel.csv absent)
-  std::vector<sentinel_reading> wake_sentinel;  ///< empty without one (wake_sentinel.csv absent)
+  std::vector<sentinel_reading> sentinel;            ///< empty when the run had none (sentinel.csv absent)
+  std::vector<sentinel_reading> wake_sentinel;       ///< empty without one (wake_sentinel.csv absent)
+  std::vector<sentinel_reading> placement_sentinel;  ///< empty without one (placement_sentinel.csv absent)
   /// Per summary row (same order), rules of datasets/consistency.hpp the point still breaks,
   /// joined by ';' (summary.csv column `consistency`); empty or shorter: none.
   std::vector<std::string> consistency;
@@ -78,6 +81,7 @@ std::string summary_csv(const std::vector<summary_row>& rows, const std::vector<
 std::string sentinel_csv(const std::vector<sentinel_reading>& rows);
 /// The same series with the wake sentinel's columns: t_s, ns_per_round_trip, round_trips.
 std::string wake_sentinel_csv(const std::vector<sentinel_reading>& rows);
+std::string placement_sentinel_csv(const std::vector<sentinel_reading>& rows);
 
 /// Creates `dir` if needed and writes the files (each sentinel's file only when it has readings)
 /// as one unit: a reader, or a kill at any moment, finds the previous dataset or this one
@@ -111,6 +115,7 @@ std::vector<sample_row> parse_samples(const csv_table& t);
 std::vector<summary_row> parse_summaries(const csv_table& t);
 std::vector<sentinel_reading> parse_sentinel(const csv_table& t);
 std::vector<sentinel_reading> parse_wake_sentinel(const csv_table& t);
+std::vector<sentinel_reading> parse_placement_sentinel(const csv_table& t);
 
 /// The same from CSV text, record by record (read_dataset's way: a table of strings of a
 /// million-row summary took about 1 GB); `consistency` (if given) receives the column of

@@ -26,6 +26,22 @@ std::optional<stability_facts> read_stability(const json& j) {
   return s;
 }
 
+std::optional<placement_facts> read_placement(const json& j) {
+  if (!j.is_object()) return std::nullopt;
+  placement_facts p;
+  p.sentinel = text_at(j, "sentinel");
+  if (const auto r = number_at(j, "readings"); r && *r >= 0 && *r <= 9007199254740992.0)
+    p.readings = static_cast<std::size_t>(*r);
+  p.median_ns = number_at(j, "median_ns");
+  if (member(j, "moved").is_boolean()) p.moved = member(j, "moved").get<bool>();
+  p.near_ns = number_at(j, "near_ns");
+  p.far_ns = number_at(j, "far_ns");
+  p.near_share = number_at(j, "near_share");
+  if (const auto m = number_at(j, "moves"); m && *m >= 0 && *m <= 9007199254740992.0)
+    p.moves = static_cast<std::size_t>(*m);
+  return p;
+}
+
 std::vector<std::string> texts_at(const json& context, const char* key) {
   std::vector<std::string> out;
   if (!member(context, key).is_array()) return out;
@@ -54,6 +70,17 @@ json to_json(const stability_facts& s) {
   return j;
 }
 
+json to_json(const placement_facts& p) {
+  json j{{"sentinel", p.sentinel}, {"readings", p.readings}, {"moved", p.moved}, {"moves", p.moves}};
+  const std::pair<const char*, const std::optional<double>*> numbers[] = {
+      {"median_ns", &p.median_ns}, {"near_ns", &p.near_ns}, {"far_ns", &p.far_ns}, {"near_share", &p.near_share}};
+  for (const auto& [key, value] : numbers)
+    if (*value) j[key] = **value;
+  return j;
+}
+
+void write_placement(json& context, const placement_facts& p) { context["stability"]["placement"] = to_json(p); }
+
 void write_stability(json& context, const stability_facts& drift, const std::optional<stability_facts>& cross_cpu) {
   json st = to_json(drift);
   if (cross_cpu) st["cross_cpu"] = to_json(*cross_cpu);
@@ -65,6 +92,7 @@ run_facts read_run_facts(const json& context) {
   const json& st = member(context, "stability");
   f.drift = read_stability(st);
   f.cross_cpu = read_stability(member(st, "cross_cpu"));
+  f.placement = read_placement(member(st, "placement"));
   if (const json& refs = member(context, "reference"); refs.is_object())
     for (const auto& [name, r] : refs.items()) {
       if (!r.is_object()) continue;

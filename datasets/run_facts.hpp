@@ -11,7 +11,10 @@
 //                 "p90_ns": ..., "spread_p90_p10": 1.07, "max_over_median": 1.30,
 //                 "slow_share": 0.005, "worst_episode": "t = 13.7-13.8 s at 1.18x p10",
 //                 "worst_episode_s": 0.1, "stable": true,
-//                 "cross_cpu": { the same for the wake sentinel }}
+//                 "cross_cpu": { the same for the wake sentinel },
+//                 "placement": {"sentinel": "...", "readings": 118, "median_ns": 455.2,
+//                               "moved": true, "near_ns": 66.1, "far_ns": 461.0,
+//                               "near_share": 0.33, "moves": 2}}
 //   "reference":  {"poll_loop": {"median_ratio": 1.004, "point": "...", "tool": "...",
 //                                "readings": [...]} or {"missing": "why"}, "perf_pipe": ...}
 //   "warnings": ["..."], "failures": ["..."], "skipped": [{"point": "...", "reason": "..."}]
@@ -51,9 +54,27 @@ struct reference_facts {
   std::string missing;                 ///< why it did not run; empty when it did
 };
 
+/// Where the host kept the first two CPUs relative to each other (the placement sentinel:
+/// a cache line's round trip between them). A guest's vCPUs sit on cores of one core complex
+/// or of two, and the host moves them: the round trip then steps between two levels several
+/// times apart (about 65 and 460 ns on the AMD EPYC guests of the machine corpus), and every
+/// cost that crosses the two CPUs steps with it.
+struct placement_facts {
+  std::string sentinel;  ///< what one operation is
+  std::size_t readings = 0;
+  std::optional<double> median_ns;  ///< absent without readings
+  /// True when the readings fell on two levels (the longest at least twice the shortest:
+  /// split at the geometric middle of p5 and p95); then the levels, the share of readings
+  /// on the near (fast) one and how often consecutive readings changed level.
+  bool moved = false;
+  std::optional<double> near_ns, far_ns, near_share;
+  std::size_t moves = 0;
+};
+
 struct run_facts {
   std::optional<stability_facts> drift;      ///< one CPU's speed (the drift sentinel)
   std::optional<stability_facts> cross_cpu;  ///< wake-ups across CPUs (the wake sentinel)
+  std::optional<placement_facts> placement;  ///< the first two CPUs' placement (absent on one CPU)
   std::vector<reference_facts> references;
   std::vector<std::string> warnings, failures;
   std::vector<std::pair<std::string, std::string>> skipped;  ///< point, reason
@@ -65,6 +86,12 @@ nlohmann::json to_json(const stability_facts& s);
 /// Writes the stability block: "stability" = drift, with "cross_cpu" inside when given.
 void write_stability(nlohmann::json& context, const stability_facts& drift,
                      const std::optional<stability_facts>& cross_cpu);
+
+/// The placement block as JSON (the keys above).
+nlohmann::json to_json(const placement_facts& p);
+
+/// Writes "stability"."placement" (the stability block must be written first).
+void write_placement(nlohmann::json& context, const placement_facts& p);
 
 /// Reads the run facts from a context block. Tolerant like read_machine_facts: a context
 /// from an older pollscale or a hand edit keeps what is readable, and a field of the wrong

@@ -9,7 +9,7 @@ its L2 and L3 caches, online CPUs and kernel release, e.g.
     amd-epyc_l2-512k_l3-32m_2cpu_6.18.44-fc-v1045
 
 Each dataset goes to datasets/machines/<host-id>/<profile>-<UTC time>/ with context.json and
-summary.csv as measured, sentinel.csv.gz (and wake_sentinel.csv.gz), and samples.csv.gz. To keep a dataset under the
+summary.csv as measured, sentinel.csv.gz (and wake_sentinel.csv.gz, placement_sentinel.csv.gz), and samples.csv.gz. To keep a dataset under the
 size budget (1 MB by default) the raw samples may be thinned: every k-th sample row of each
 visit of each point is kept, with k the smallest that fits; summary.csv was computed from all
 of them, and corpus.json records k and the row counts. The call_spread scenario's rows are
@@ -167,7 +167,7 @@ def add(dataset, corpus, budget):
             fail(f"{os.path.join(dataset, name)}: no such file")
     files = {"context.json": open(os.path.join(dataset, "context.json"), "rb").read(),
              "summary.csv": open(os.path.join(dataset, "summary.csv"), "rb").read()}
-    for name in ("sentinel.csv", "wake_sentinel.csv"):
+    for name in ("sentinel.csv", "wake_sentinel.csv", "placement_sentinel.csv"):
         if os.path.exists(os.path.join(dataset, name)):
             files[name + ".gz"] = gzip_file(os.path.join(dataset, name))
     fixed = sum(len(b) for b in files.values()) + 1024  # corpus.json

@@ -1,5 +1,6 @@
 #include "app/report/conditions.hpp"
 
+#include <cstdio>
 #include <vector>
 
 #include "app/report/markdown.hpp"
@@ -39,6 +40,25 @@ plot_series relative_series(const std::string& title, const std::vector<datasets
   return s;
 }
 
+// Where the host kept the first two CPUs (the placement sentinel: a cache line's round trip
+// between them), in one sentence: points on two CPUs pay what that distance costs.
+std::string placement_text(const datasets::placement_facts& p) {
+  char text[500];
+  if (p.moved && p.near_ns && p.far_ns && p.near_share)
+    std::snprintf(text, sizeof text,
+                  "The host moved the first two CPUs relative to each other during the run: a cache line crossed "
+                  "between them in %.0f ns for %.0f%% of the placement sentinel's %zu readings and in %.0f ns for "
+                  "the rest (%zu moves). Points whose threads run on two CPUs met both placements, and cost less "
+                  "in the near one.\n\n",
+                  *p.near_ns, 100 * *p.near_share, p.readings, *p.far_ns, p.moves);
+  else
+    std::snprintf(text, sizeof text,
+                  "The first two CPUs stayed where the host had put them: a cache line crossed between them in "
+                  "%.0f ns through the run (median of %zu readings of the placement sentinel).\n\n",
+                  *p.median_ns, p.readings);
+  return text;
+}
+
 }  // namespace
 
 conditions conditions_section(const datasets::dataset& d) {
@@ -59,6 +79,7 @@ conditions conditions_section(const datasets::dataset& d) {
   rows.push_back(stability_row("one CPU (drift sentinel)", run.drift));
   if (run.cross_cpu) rows.push_back(stability_row("across CPUs (wake sentinel)", run.cross_cpu));
   md += md_table({"watched", "median", "p90/p10", "readings slow", "worst episode", "verdict"}, rows) + "\n";
+  if (run.placement && run.placement->median_ns) md += placement_text(*run.placement);
   if (!run.references.empty()) {
     md +=
         "Independent references, run beside their twin points at the same moments (pollscale / reference, "

@@ -106,6 +106,18 @@ TEST(ReportTest, TheSentinelsSayHowSteadyTheMachineWas) {
   EXPECT_NEAR(wake.front().y, 26000.0 / 19500.0, 1e-9);  // the slow regime, over the fast level
   EXPECT_NEAR(wake.back().y, 1.0, 1e-9);
   EXPECT_FALSE(c.series->logx);
+  EXPECT_EQ(c.markdown.find("placement sentinel"), std::string::npos);  // none recorded: nothing said
+  // Where the host kept the two CPUs: said in one sentence, moved or steady.
+  d.context["stability"]["placement"] = {{"median_ns", 440.0}, {"moved", true}, {"near_ns", 66.0}, {"far_ns", 461.0},
+                                         {"near_share", 0.33}, {"moves", 2},    {"readings", 117}};
+  EXPECT_NE(conditions_section(d).markdown.find("in 66 ns for 33% of the placement sentinel's 117 readings and in "
+                                                "461 ns for the rest (2 moves)"),
+            std::string::npos)
+      << conditions_section(d).markdown;
+  d.context["stability"]["placement"] = {{"median_ns", 450.0}, {"moved", false}, {"moves", 0}, {"readings", 123}};
+  EXPECT_NE(conditions_section(d).markdown.find("stayed where the host had put them: a cache line crossed between "
+                                                "them in 450 ns"),
+            std::string::npos);
 }
 
 // The Machine table reads the context by field and says it in words: the CPU's identity,

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "calibrate/placement_sentinel.hpp"
 #include "calibrate/sys/process.hpp"
 #include "calibrate/wake_sentinel.hpp"
 
@@ -72,6 +73,58 @@ TEST(WakeSentinelTest, AReadingIsARoundTripAcrossCpusAtMostOnceASecond) {
   EXPECT_TRUE(w.read(3.0).has_value());
   EXPECT_EQ(sys::open_fd_count(), before);  // the eventfds and the partner are gone
   sys::set_current_thread_affinity(sys::allowed_cpus());
+}
+
+TEST(PlacementSentinelTest, AReadingIsACacheLineRoundTripBetweenTheFirstTwoCpus) {
+  selection sel;
+  sel.cpus = sys::allowed_cpus();
+  if (sel.cpus.size() < 2) GTEST_SKIP() << "needs two CPUs in the affinity mask";
+  sel.max_fds = 1000;
+  sys::pin_current_thread(sel.cpus[0]);
+  placement_sentinel p(sel);
+  ASSERT_TRUE(p.on());
+  const auto a = p.read(5.0);
+  ASSERT_TRUE(a.has_value());
+  // A line's ownership moving to another CPU and back: tens to hundreds of ns, never nothing.
+  EXPECT_GT(a->ns_per_call, 5.0);
+  EXPECT_LT(a->ns_per_call, 1e6);
+  EXPECT_EQ(a->calls,
+            static_cast<std::int64_t>(placement_sentinel::batches * placement_sentinel::round_trips_per_batch));
+  EXPECT_FALSE(p.read(5.5).has_value());  // less than min_interval_s after the last
+  EXPECT_TRUE(p.read(6.0).has_value());
+  sys::set_current_thread_affinity(sys::allowed_cpus());
+  selection one = sel;
+  one.cpus = {sel.cpus.front()};
+  EXPECT_FALSE(placement_sentinel(one).on());
+}
+
+// The readings of a run whose two vCPUs the host moved: 65 ns near, 460 ns far; the levels,
+// the near share and the moves are read off them, and one level is no move at all.
+TEST(PlacementSentinelTest, TwoLevelsAreTwoPlacementsAndOneIsNone) {
+  std::vector<datasets::sentinel_reading> s;
+  for (int i = 0; i < 30; ++i) {
+    const bool near = (i >= 10 && i < 20) || i >= 25;  // far, near, far, near: three moves
+    s.push_back({static_cast<double>(i), (near ? 65.0 : 460.0) + (i % 3), 1000});
+  }
+  const auto f = placement_of(s);
+  EXPECT_EQ(f.readings, 30u);
+  EXPECT_TRUE(f.moved);
+  EXPECT_NEAR(f.near_ns.value(), 66, 1.01);
+  EXPECT_NEAR(f.far_ns.value(), 461, 1.01);
+  EXPECT_NEAR(f.near_share.value(), 15.0 / 30, 1e-12);
+  EXPECT_EQ(f.moves, 3u);
+  EXPECT_NE(placement_warning(f).find("moved the first two CPUs"), std::string::npos) << placement_warning(f);
+
+  std::vector<datasets::sentinel_reading> steady;
+  for (int i = 0; i < 30; ++i) steady.push_back({static_cast<double>(i), 440.0 + 3 * (i % 7), 1000});
+  const auto g = placement_of(steady);
+  EXPECT_FALSE(g.moved);
+  EXPECT_FALSE(g.near_ns.has_value());
+  EXPECT_EQ(g.moves, 0u);
+  EXPECT_NEAR(g.median_ns.value(), 449, 1.01);
+  EXPECT_EQ(placement_warning(g), "");
+  EXPECT_EQ(placement_of({}).readings, 0u);
+  EXPECT_FALSE(placement_of({}).median_ns.has_value());
 }
 
 TEST(WakeSentinelTest, OffWithOneCpu) {

@@ -104,6 +104,7 @@ TEST_F(DatasetTest, VisitsMomentsSentinelAndMarksRoundTrip) {
   d.summaries = summarise_samples(d.samples);
   d.sentinel = {{0.0, 1001.5, 360}, {0.5, 1650.25, 360}};
   d.wake_sentinel = {{0.0, 19250.5, 72}, {1.25, 26012.0, 72}, {2.5, 19311.0, 72}};
+  d.placement_sentinel = {{0.0, 455.25, 1000}, {1.5, 65.5, 1000}};
   d.consistency = {"op_below_call", ""};
   write_dataset(dir_, d);
   const dataset back = read_dataset(dir_);
@@ -118,6 +119,10 @@ TEST_F(DatasetTest, VisitsMomentsSentinelAndMarksRoundTrip) {
   EXPECT_EQ(back.wake_sentinel[1].t_s, 1.25);
   EXPECT_EQ(back.wake_sentinel[1].ns_per_call, 26012.0);
   EXPECT_EQ(back.wake_sentinel[1].calls, 72);
+  ASSERT_EQ(back.placement_sentinel.size(), 2u);
+  EXPECT_EQ(back.placement_sentinel[1].t_s, 1.5);
+  EXPECT_EQ(back.placement_sentinel[1].ns_per_call, 65.5);
+  EXPECT_EQ(back.placement_sentinel[1].calls, 1000);
   ASSERT_EQ(back.sentinel.size(), 2u);
   EXPECT_EQ(back.sentinel[1].ns_per_call, 1650.25);
   EXPECT_EQ(back.sentinel[1].calls, 360);
@@ -149,6 +154,7 @@ TEST_F(DatasetTest, DatasetsWithoutVisitColumnsReadAsOneVisit) {
   }
   EXPECT_TRUE(back.sentinel.empty());
   EXPECT_TRUE(back.wake_sentinel.empty());
+  EXPECT_TRUE(back.placement_sentinel.empty());
 }
 
 TEST_F(DatasetTest, RejectsFractionalOrNegativeVisitAndBadSentinel) {

@@ -38,6 +38,30 @@ TEST(RunFactsTest, StabilityRoundTripsWithItsCrossCpuBlock) {
   EXPECT_EQ(f.skipped[0].second, "r");
 }
 
+TEST(RunFactsTest, PlacementRoundTripsInsideTheStabilityBlock) {
+  nlohmann::json context;
+  write_stability(context, stability_facts{}, std::nullopt);
+  placement_facts p{"cache line", 118, 455.2, true, 66.1, 461.0, 0.33, 2};
+  write_placement(context, p);
+  const run_facts f = read_run_facts(context);
+  ASSERT_TRUE(f.placement.has_value());
+  EXPECT_EQ(f.placement->readings, 118u);
+  EXPECT_TRUE(f.placement->moved);
+  EXPECT_EQ(f.placement->near_ns, 66.1);
+  EXPECT_EQ(f.placement->far_ns, 461.0);
+  EXPECT_EQ(f.placement->near_share, 0.33);
+  EXPECT_EQ(f.placement->moves, 2u);
+  EXPECT_EQ(to_json(*f.placement), context["stability"]["placement"]);
+  // Older contexts have none; a damaged one keeps what is readable.
+  EXPECT_FALSE(read_run_facts(nlohmann::json{{"stability", nlohmann::json::object()}}).placement.has_value());
+  const auto damaged =
+      read_run_facts({{"stability", {{"placement", {{"moved", "yes"}, {"moves", -1}, {"near_ns", "x"}}}}}});
+  ASSERT_TRUE(damaged.placement.has_value());
+  EXPECT_FALSE(damaged.placement->moved);
+  EXPECT_EQ(damaged.placement->moves, 0u);
+  EXPECT_FALSE(damaged.placement->near_ns.has_value());
+}
+
 TEST(RunFactsTest, ADamagedOrOlderContextKeepsWhatIsReadable) {
   EXPECT_FALSE(read_run_facts(nlohmann::json::array()).drift.has_value());
   EXPECT_EQ(read_run_facts({{"stability", {{"readings", 1e300}}}}).drift->readings, 0u);  // no cast of 1e300

@@ -24,10 +24,13 @@ from dataset_csv import KEY  # noqa: E402
 POINTS = ("10", "100")
 
 
-def write_run(d, visits, p10=1000.0, max_fd=""):
+def write_run(d, visits, p10=1000.0, max_fd="", placement=None):
     os.makedirs(d)
+    stability = {"p10_ns": p10, "median_ns": p10}
+    if placement:
+        stability["placement"] = placement
     with open(os.path.join(d, "context.json"), "w") as f:
-        json.dump({"stability": {"p10_ns": p10, "median_ns": p10}, "calibration": {"wall_s": 1.0}}, f)
+        json.dump({"stability": stability, "calibration": {"wall_s": 1.0}}, f)
     summary, samples = [], []
     for n in POINTS:
         key = dict.fromkeys(KEY, "")
@@ -62,11 +65,19 @@ class ReproducibilityTest(unittest.TestCase):
         self.tmp = tempfile.mkdtemp(prefix="pollscale_repro_")
         self.addCleanup(shutil.rmtree, self.tmp, ignore_errors=True)
 
-    def run_pair(self, visits_a, visits_b, max_fd_a="", max_fd_b=""):
+    def run_pair(self, visits_a, visits_b, max_fd_a="", max_fd_b="", placement_a=None, placement_b=None):
         a, b = os.path.join(self.tmp, "a"), os.path.join(self.tmp, "b")
-        write_run(a, visits_a, max_fd=max_fd_a)
-        write_run(b, visits_b, max_fd=max_fd_b)
+        write_run(a, visits_a, max_fd=max_fd_a, placement=placement_a)
+        write_run(b, visits_b, max_fd=max_fd_b, placement=placement_b)
         return report(a, b)
+
+    def test_each_run_says_where_the_host_kept_its_cpus(self):
+        steady = {"median_ns": 455.0, "moved": False, "moves": 0, "readings": 120}
+        moved = {"median_ns": 440.0, "moved": True, "near_ns": 66.0, "far_ns": 461.0, "near_share": 0.33,
+                 "moves": 2, "readings": 117}
+        out = self.run_pair([(1000, 100)] * 3, [(1000, 100)] * 3, placement_a=steady, placement_b=moved)
+        self.assertIn("placement steady, cache line 455 ns", out["run a"])
+        self.assertIn("placement moved: near 66 ns for 33% of readings, far 461 ns, 2 moves", out["run b"])
 
     def test_the_fast_mode_sees_through_the_mix(self):
         # Run a met the slow mode in two visits of three, run b never: the medians differ by

@@ -1,0 +1,90 @@
+#include "calibrate/placement_sentinel.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <system_error>
+#include <vector>
+
+#include "calibrate/registry.hpp"
+#include "datasets/pinning.hpp"
+#include "datasets/statistics.hpp"
+#include "datasets/vocabulary.hpp"
+
+namespace pollscale::calibrate {
+
+placement_sentinel::placement_sentinel(const selection& sel) : sel_(sel) {
+  // The quick grid, whatever the run's profile: the pair of the mask's first two CPUs.
+  sel_.profile = profile_kind::quick;
+  sel_.n_override.clear();
+  probe_ = find_probe(datasets::name(datasets::scenario::cache_line));
+  if (!probe_ || sel_.cpus.size() < 2) return;
+  for (const auto& k : probe_->points(sel_, {})) {
+    const auto p = datasets::pinning::parse(k.pinning);
+    if (p.is_pair() && p.cpus()[0] == sel_.cpus[0] && p.cpus()[1] == sel_.cpus[1]) {
+      key_ = k;
+      return;
+    }
+  }
+}
+
+std::string placement_sentinel::description() {
+  return "round trip of one cache line between the first two CPUs (cache_line probe); median of " +
+         std::to_string(batches) + " batches of " + std::to_string(round_trips_per_batch) +
+         " round trips, ns per round trip";
+}
+
+std::optional<datasets::sentinel_reading> placement_sentinel::read(double t_s) {
+  if (!key_ || (last_t_s_ && t_s - *last_t_s_ < min_interval_s)) return std::nullopt;
+  std::unique_ptr<probe_instance> line;
+  try {
+    line = probe_->make(*key_, sel_);
+  } catch (const std::system_error&) {
+    return std::nullopt;
+  } catch (const probe_skipped&) {
+    return std::nullopt;
+  }
+  last_t_s_ = t_s;
+  line->run(round_trips_per_batch);  // warm-up: the partner awake and spinning
+  std::vector<double> per_round_trip;
+  for (int b = 0; b < batches; ++b)
+    per_round_trip.push_back(static_cast<double>(line->run(round_trips_per_batch)) /
+                             static_cast<double>(round_trips_per_batch));
+  return datasets::sentinel_reading{t_s, datasets::median(per_round_trip),
+                                    static_cast<std::int64_t>(round_trips_per_batch) * batches};
+}
+
+datasets::placement_facts placement_of(const std::vector<datasets::sentinel_reading>& series,
+                                       const std::string& description) {
+  datasets::placement_facts f;
+  f.sentinel = description;
+  f.readings = series.size();
+  if (series.empty()) return f;
+  std::vector<double> v;
+  for (const auto& r : series) v.push_back(r.ns_per_call);
+  f.median_ns = datasets::median(v);
+  const double p5 = datasets::quantile(v, 0.05), p95 = datasets::quantile(v, 0.95);
+  if (!(p5 > 0) || p95 < placement_step * p5) return f;
+  const double split = std::sqrt(p5 * p95);
+  std::vector<double> near, far;
+  for (double x : v) (x < split ? near : far).push_back(x);
+  f.moved = true;
+  f.near_ns = datasets::median(near);
+  f.far_ns = datasets::median(far);
+  f.near_share = static_cast<double>(near.size()) / static_cast<double>(v.size());
+  for (std::size_t i = 1; i < v.size(); ++i) f.moves += (v[i] < split) != (v[i - 1] < split);
+  return f;
+}
+
+std::string placement_warning(const datasets::placement_facts& p) {
+  if (!p.moved || !p.near_ns || !p.far_ns || !p.near_share) return "";
+  char text[400];
+  std::snprintf(text, sizeof text,
+                "the host moved the first two CPUs relative to each other during the run: a cache line crossed "
+                "between them in %.0f ns for %.0f%% of the placement sentinel's readings and in %.0f ns for the "
+                "rest (%zu moves); the points whose threads run on two CPUs met both placements",
+                *p.near_ns, 100 * *p.near_share, *p.far_ns, p.moves);
+  return text;
+}
+
+}  // namespace pollscale::calibrate
