@@ -31,6 +31,10 @@ with two DATASET directories it compares those. It prints the calibrate issue's 
                  a visit in both runs: two runs that met different mixes of a machine's
                  speed modes differ in their medians by the mix, and agree here when both
                  met the fast mode
+  placement      the cross-CPU points compared within one placement of the first two CPUs
+                 (each visit's samples.csv placement_ns, split into near and far): per
+                 level, over the points with visits on it in both runs, median and p95 |d|
+                 of their medians over those visits, beside the same over all their visits
   stability      each run's sentinel spread (context.json "stability": p90 / p10 of the
                  sentinel series) and its worst episode; the same for the cross-CPU wake
                  sentinel ("stability"."cross_cpu") where the run had one; and where the
@@ -228,6 +232,59 @@ def wake_attribution(common, d, da, db):
             f"log-ratio correlation with their wake levels r = {r:.2f} over {len(xs)} points")
 
 
+def placement_visits(d):
+    """Per point of run d: a list of (placement reading, visit median) per visit, from the
+    samples' placement_ns (the placement sentinel's reading at the visit); points or visits
+    without one are left out (one CPU, or a dataset from before the sentinel)."""
+    visits = {}
+    try:
+        key_of = sample_key(d)
+        with open_samples(d) as f:
+            for r in csv.DictReader(f):
+                if not r.get("placement_ns"):
+                    continue
+                entry = visits.setdefault(key_of(r), {}).setdefault(r["visit"], [float(r["placement_ns"]), []])
+                entry[1].append(float(r["value"]))
+    except (OSError, ValueError) as e:
+        fail(f"{os.path.join(d, 'samples.csv')}: {e}")
+    return {k: [(p, statistics.median(v)) for p, v in per.values()] for k, per in visits.items()}
+
+
+def placement_text(common, da, db):
+    """The cross-CPU points compared within one placement of the two CPUs: where the host kept
+    them moves every cost that crosses them (docs/calibrate.md), and two runs that met the
+    placements in different shares differ by that mix. The readings of both runs are split
+    at the geometric middle of their extremes when those lie at least 2x apart
+    (placement_step); for each level, the points with visits on it in both runs, and the
+    |d| of their medians over those visits against over all."""
+    va, vb = placement_visits(da), placement_visits(db)
+    if not va or not vb:
+        return "no placement sentinel in " + ("either run" if not va and not vb else "one run")
+    readings = [p for per in (va, vb) for vis in per.values() for p, _ in vis]
+    lo, hi = min(readings), max(readings)
+    if hi < 2 * lo:
+        return f"one placement in both runs (a cache line {lo:.0f}-{hi:.0f} ns between the first two CPUs)"
+    split = math.sqrt(lo * hi)
+    parts = []
+    for near, label in ((True, "near"), (False, "far")):
+        same, whole = [], []
+        for k in common:
+            if not cross_cpu(k) or k not in va or k not in vb:
+                continue
+            a = [v for p, v in va[k] if (p < split) == near]
+            b = [v for p, v in vb[k] if (p < split) == near]
+            if a and b:
+                same.append(rel_diff(statistics.median(a), statistics.median(b)))
+                whole.append(rel_diff(statistics.median([v for _, v in va[k]]), statistics.median([v for _, v in vb[k]])))
+        if same:
+            parts.append(f"{label} ({len(same)} points): median |d| {100 * statistics.median(same):.1f}%, "
+                         f"p95 {100 * percentile(same, 0.95):.1f}% (all their visits: "
+                         f"{100 * statistics.median(whole):.1f}%, {100 * percentile(whole, 0.95):.1f}%)")
+    if not parts:
+        return "the runs met the two placements at no common point"
+    return "cross-CPU points within one placement: " + "; ".join(parts)
+
+
 def fast_mode_medians(d, context):
     """Per point, the median of the samples of the visits whose drift sentinel read within
     1.15x the run's p10 (the machine's fast mode); points without such a visit are absent."""
@@ -283,6 +340,7 @@ def compare(da, db, rows_pct):
             print(f"  {label:9s}  {len(part)} points: median |d| {100 * statistics.median(dp):.2f}%, "
                   f"p95 {100 * percentile(dp, 0.95):.2f}%")
     print(f"wake regime  {wake_attribution(common, d, da, db)}")
+    print(f"placement    {placement_text(common, da, db)}")
     for name, rows, ctx in (("a", a, ca), ("b", b, cb)):
         below, pairs = op_below_call(rows)
         wall = (ctx.get("calibration") or {}).get("wall_s")

@@ -113,7 +113,8 @@ std::vector<planned_point> plan(const calibration_request& req) {
 void append_samples(datasets::dataset& d, const point_result& r, const visit_facts& v) {
   for (std::size_t i = 0; i < r.values.size(); ++i)
     d.samples.push_back({r.key, v.first_rep + static_cast<std::int64_t>(i), r.values[i],
-                         static_cast<std::int64_t>(r.batches[i]), v.visit, v.t_s, v.sentinel_ns, v.wake_sentinel_ns});
+                         static_cast<std::int64_t>(r.batches[i]), v.visit, v.t_s, v.sentinel_ns, v.wake_sentinel_ns,
+                         v.placement_ns});
 }
 
 namespace {
@@ -149,7 +150,7 @@ class session {
  private:
   std::optional<double> sentinel_now(double t_s);
   std::optional<double> wake_sentinel_now(double t_s);
-  void placement_now(double t_s);
+  std::optional<double> placement_now(double t_s);
   /// Runs `work` and charges its seconds to `what` in the time ledger.
   template <class Work>
   void charged(overhead what, Work&& work) {
@@ -212,17 +213,22 @@ std::optional<double> session::wake_sentinel_now(double t_s) {
 
 // The placement sentinel's reading, beside the wake sentinel's (at most one a second); a
 // failure stops it, as for the wake sentinel, and the run goes on.
-void session::placement_now(double t_s) {
-  if (placement_failed_) return;
-  try {
-    if (auto r = placement_watch_.read(t_s)) out_.data.placement_sentinel.push_back(*r);
-  } catch (const sys::interrupted&) {
-    throw;
-  } catch (const std::exception& e) {
-    placement_failed_ = true;
-    out_.data.context["warnings"].push_back(std::string("the placement sentinel failed at t = ") + std::to_string(t_s) +
-                                            " s and was stopped: " + e.what());
+std::optional<double> session::placement_now(double t_s) {
+  if (!placement_failed_) {
+    try {
+      if (auto r = placement_watch_.read(t_s)) out_.data.placement_sentinel.push_back(*r);
+    } catch (const sys::interrupted&) {
+      throw;
+    } catch (const std::exception& e) {
+      placement_failed_ = true;
+      out_.data.context["warnings"].push_back(std::string("the placement sentinel failed at t = ") +
+                                              std::to_string(t_s) + " s and was stopped: " + e.what());
+    }
   }
+  const auto& series = out_.data.placement_sentinel;
+  if (!series.empty() && t_s - series.back().t_s <= 3 * placement_sentinel::min_interval_s)
+    return series.back().ns_per_call;
+  return std::nullopt;
 }
 
 bool session::visit(std::size_t i, std::size_t done, std::size_t total) {
@@ -239,7 +245,7 @@ bool session::visit(std::size_t i, std::size_t done, std::size_t total) {
     charged(overhead::sentinels, [&] {
       facts.sentinel_ns = sentinel_now(*facts.t_s);
       facts.wake_sentinel_ns = wake_sentinel_now(*facts.t_s);
-      placement_now(*facts.t_s);
+      facts.placement_ns = placement_now(*facts.t_s);
     });
     const point_result r = run_.measure(*p.probe, p.key, req_.sel);
     ledger_.add_visit(p.probe->scenario, r);

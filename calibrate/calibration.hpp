@@ -73,6 +73,7 @@ struct visit_facts {
   std::optional<double> t_s;   ///< seconds into the run at the visit's start
   std::optional<double> sentinel_ns;
   std::optional<double> wake_sentinel_ns;  ///< the cross-CPU wake sentinel's latest reading
+  std::optional<double> placement_ns;      ///< the placement sentinel's latest reading
 };
 
 /// Appends one visit's samples to `d`.

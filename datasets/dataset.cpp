@@ -116,11 +116,11 @@ std::string optional_text(const std::optional<double>& v) { return v ? round_tri
 
 std::string samples_csv(const std::vector<sample_row>& rows) {
   std::ostringstream out;
-  out << key_header() << "rep,value,batch,visit,t_s,sentinel_ns,wake_sentinel_ns\n";
+  out << key_header() << "rep,value,batch,visit,t_s,sentinel_ns,wake_sentinel_ns,placement_ns\n";
   for (const auto& r : rows)
     out << key_text(r.k) << r.rep << "," << round_trip_text(r.value) << "," << r.batch << "," << r.visit << ","
         << optional_text(r.t_s) << "," << optional_text(r.sentinel_ns) << "," << optional_text(r.wake_sentinel_ns)
-        << "\n";
+        << "," << optional_text(r.placement_ns) << "\n";
   return out.str();
 }
 
@@ -201,6 +201,7 @@ sample_row sample_of(const csv_table& t, const csv_record& r) {
   s.t_s = optional_value(t, r, "t_s");
   s.sentinel_ns = optional_value(t, r, "sentinel_ns");
   s.wake_sentinel_ns = optional_value(t, r, "wake_sentinel_ns");
+  s.placement_ns = optional_value(t, r, "placement_ns");
   return s;
 }
 

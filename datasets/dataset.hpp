@@ -33,6 +33,10 @@ struct sample_row {
   /// The cross-CPU wake sentinel's latest reading at the visit (at most a couple of seconds
   /// old; calibrate/wake_sentinel.hpp); none on one CPU or in older datasets.
   std::optional<double> wake_sentinel_ns;
+  /// The placement sentinel's latest reading at the visit (a cache line's round trip between
+  /// the first two CPUs, at most 3 s old; calibrate/placement_sentinel.hpp): which placement
+  /// of the two CPUs the visit met; none on one CPU or in older datasets.
+  std::optional<double> placement_ns;
 };
 
 /// One reading of a sentinel: a fixed cheap operation measured again and again through a

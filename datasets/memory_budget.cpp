@@ -32,6 +32,8 @@ std::uint64_t content_bytes(const std::filesystem::path& path) {
   // ISIZE: the uncompressed length modulo 2^32, little-endian (RFC 1952).
   const std::uint64_t isize = std::uint64_t{tail[0]} | (std::uint64_t{tail[1]} << 8) | (std::uint64_t{tail[2]} << 16) |
                               (std::uint64_t{tail[3]} << 24);
+  constexpr std::uint64_t deflate_max_ratio = 1032;  // a run of one byte, the best deflate does
+  if (isize > deflate_max_ratio * size) return size;
   return std::max(isize, size);
 }
 

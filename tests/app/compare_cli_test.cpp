@@ -39,7 +39,8 @@ datasets::dataset run(unsigned seed, double poll_factor) {
           (300 + 2.0 * double(*k.n_fds)) * (std::string(mech) == "poll" ? poll_factor : 1) * std::exp(point_off(rng));
       for (int v = 0; v < 3; ++v) {
         const double visit = point * std::exp(visit_off(rng));
-        for (int b = 0; b < 6; ++b) d.samples.push_back({k, v * 6 + b, visit * std::exp(batch(rng)), 1, v, {}, {}, {}});
+        for (int b = 0; b < 6; ++b)
+          d.samples.push_back({k, v * 6 + b, visit * std::exp(batch(rng)), 1, v, {}, {}, {}, {}});
       }
     }
   d.summaries = datasets::summarise_samples(d.samples);

@@ -38,7 +38,7 @@ datasets::dataset synthetic() {
       k.metric = "time_per_call";
       k.unit = "ns";
       const double v = std::string(mech) == "poll" ? 150.0 + 30.0 * static_cast<double>(n) : 290.0;
-      for (int i = 0; i < 5; ++i) d.samples.push_back({k, i, v * (1 + 0.001 * i), 1, 0, {}, {}, {}});
+      for (int i = 0; i < 5; ++i) d.samples.push_back({k, i, v * (1 + 0.001 * i), 1, 0, {}, {}, {}, {}});
     }
   d.summaries = datasets::summarise_samples(d.samples);
   return d;

@@ -50,7 +50,7 @@ class planted_dataset {
   // Five samples within ±0.2% of `value`: the median is `value`.
   void add(const datasets::key& k, double value) {
     for (int i = 0; i < 5; ++i)
-      d_.samples.push_back({k, i, value * (1 + 0.001 * (i % 3 - 1) * (1 + i / 3)), 1, 0, {}, {}, {}});
+      d_.samples.push_back({k, i, value * (1 + 0.001 * (i % 3 - 1) * (1 + i / 3)), 1, 0, {}, {}, {}, {}});
   }
   void add_handler(int threads, double ns) {
     datasets::key k = key_of("handler", "", "time_per_op", "ns");

@@ -42,7 +42,7 @@ datasets::dataset planted(double epoll_ns, double spread = 0.001) {
       k.metric = "time_per_call";
       k.unit = "ns";
       const double v = std::string(mech) == "poll" ? 150.0 + 30.0 * static_cast<double>(n) : epoll_ns;
-      for (int i = 0; i < 5; ++i) d.samples.push_back({k, i, v * (1 + spread * (i - 2)), 1, 0, {}, {}, {}});
+      for (int i = 0; i < 5; ++i) d.samples.push_back({k, i, v * (1 + spread * (i - 2)), 1, 0, {}, {}, {}, {}});
     }
   d.summaries = datasets::summarise_samples(d.samples);
   return d;

@@ -64,7 +64,7 @@ class DatasetCommitTest : public ::testing::Test {
     k.n_fds = 10;
     k.metric = "time_per_call";
     k.unit = "ns";
-    for (int i = 0; i < 7; ++i) d.samples.push_back({k, i, scale * (100.0 + i), 1, 0, {}, {}, {}});
+    for (int i = 0; i < 7; ++i) d.samples.push_back({k, i, scale * (100.0 + i), 1, 0, {}, {}, {}, {}});
     d.summaries = summarise_samples(d.samples);
     if (host == "next") d.sentinel = {{0.0, 1000, 36}};  // a file the old write did not have
     return d;

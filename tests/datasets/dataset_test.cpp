@@ -44,9 +44,9 @@ class DatasetTest : public ::testing::Test {
     k.n_fds = 10;
     k.metric = "time_per_call";
     k.unit = "ns";
-    for (int i = 0; i < 7; ++i) d.samples.push_back({k, i, 100.0 + i * 0.1, 1, 0, {}, {}, {}});
+    for (int i = 0; i < 7; ++i) d.samples.push_back({k, i, 100.0 + i * 0.1, 1, 0, {}, {}, {}, {}});
     k.n_fds = 100;
-    for (int i = 0; i < 7; ++i) d.samples.push_back({k, i, 1000.0 / 3 + i, 1, 0, {}, {}, {}});
+    for (int i = 0; i < 7; ++i) d.samples.push_back({k, i, 1000.0 / 3 + i, 1, 0, {}, {}, {}, {}});
     d.summaries = summarise_samples(d.samples);
     return d;
   }
@@ -100,6 +100,7 @@ TEST_F(DatasetTest, VisitsMomentsSentinelAndMarksRoundTrip) {
     d.samples[i].t_s = 0.25 * static_cast<double>(i);
     if (i % 2) d.samples[i].sentinel_ns = 1000.0 + static_cast<double>(i);
     if (i % 3) d.samples[i].wake_sentinel_ns = 19000.5 + static_cast<double>(i);
+    if (i % 4) d.samples[i].placement_ns = i % 2 ? 65.5 : 455.25;
   }
   d.summaries = summarise_samples(d.samples);
   d.sentinel = {{0.0, 1001.5, 360}, {0.5, 1650.25, 360}};
@@ -114,6 +115,7 @@ TEST_F(DatasetTest, VisitsMomentsSentinelAndMarksRoundTrip) {
     EXPECT_EQ(back.samples[i].t_s, d.samples[i].t_s);
     EXPECT_EQ(back.samples[i].sentinel_ns, d.samples[i].sentinel_ns);  // absent stays absent
     EXPECT_EQ(back.samples[i].wake_sentinel_ns, d.samples[i].wake_sentinel_ns);
+    EXPECT_EQ(back.samples[i].placement_ns, d.samples[i].placement_ns);
   }
   ASSERT_EQ(back.wake_sentinel.size(), 3u);
   EXPECT_EQ(back.wake_sentinel[1].t_s, 1.25);
@@ -135,14 +137,14 @@ TEST_F(DatasetTest, VisitsMomentsSentinelAndMarksRoundTrip) {
 TEST_F(DatasetTest, DatasetsWithoutVisitColumnsReadAsOneVisit) {
   write_dataset(dir_, small());
   // An older samples.csv: no visit, t_s or sentinel columns; no sentinel files.
-  replace_in("samples.csv", "rep,value,batch,visit,t_s,sentinel_ns,wake_sentinel_ns", "rep,value,batch");
+  replace_in("samples.csv", "rep,value,batch,visit,t_s,sentinel_ns,wake_sentinel_ns,placement_ns", "rep,value,batch");
   {
     std::ifstream in(dir_ / "samples.csv");
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()), out, line;
     std::istringstream lines(text);
     std::getline(lines, line);
     out = line + "\n";
-    while (std::getline(lines, line)) out += line.substr(0, line.size() - 5) + "\n";  // drop ",0,,,"
+    while (std::getline(lines, line)) out += line.substr(0, line.size() - 6) + "\n";  // drop ",0,,,,"
     std::ofstream(dir_ / "samples.csv") << out;
   }
   const dataset back = read_dataset(dir_);
@@ -151,6 +153,7 @@ TEST_F(DatasetTest, DatasetsWithoutVisitColumnsReadAsOneVisit) {
     EXPECT_FALSE(s.t_s.has_value());
     EXPECT_FALSE(s.sentinel_ns.has_value());
     EXPECT_FALSE(s.wake_sentinel_ns.has_value());
+    EXPECT_FALSE(s.placement_ns.has_value());
   }
   EXPECT_TRUE(back.sentinel.empty());
   EXPECT_TRUE(back.wake_sentinel.empty());
@@ -162,7 +165,7 @@ TEST_F(DatasetTest, RejectsFractionalOrNegativeVisitAndBadSentinel) {
   d.sentinel = {{0.0, 1000, 36}};
   d.wake_sentinel = {{0.0, 20000, 72}};
   write_dataset(dir_, d);
-  replace_in("samples.csv", ",1,0,,,\n", ",1,1.5,,,\n");
+  replace_in("samples.csv", ",1,0,,,,\n", ",1,1.5,,,,\n");
   EXPECT_NE(read_error().find("'visit'"), std::string::npos) << read_error();
   write_dataset(dir_, d);
   replace_in("sentinel.csv", "0,1000,36", "0,-1000,36");
@@ -197,7 +200,7 @@ TEST_F(DatasetTest, ALongReadStopsAtItsNextInterruptionPoint) {
   for (int n = 1; n <= 20000; ++n) {  // 20000 points, 40000 samples
     key k = base;
     k.n_fds = n;
-    for (int i = 0; i < 2; ++i) d.samples.push_back({k, i, 100.0 + n + i, 1, 0, {}, {}, {}});
+    for (int i = 0; i < 2; ++i) d.samples.push_back({k, i, 100.0 + n + i, 1, 0, {}, {}, {}, {}});
   }
   d.summaries = summarise_samples(d.samples);
   write_dataset(dir_, d);
@@ -287,6 +290,10 @@ TEST_F(DatasetTest, ADatasetTooLargeForMemoryIsRefusedWithTheArithmetic) {
   }
   EXPECT_EQ(content_bytes(dir_ / "samples.csv.gz"), samples);
   EXPECT_EQ(content_bytes(dir_ / "no-such-file"), 0u);
+  // Cut short, its last four bytes are data, not the trailer: read as the file's size
+  // rather than as the gigabytes those bytes may spell.
+  std::ofstream(dir_ / "cut.csv.gz", std::ios::binary) << std::string(100, 'x') + std::string("\xff\xff\xff\x7f");
+  EXPECT_EQ(content_bytes(dir_ / "cut.csv.gz"), 104u);
 }
 
 TEST_F(DatasetTest, GzippedSamplesReadLikePlainOnesAndDamageIsNamed) {

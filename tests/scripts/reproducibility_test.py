@@ -24,7 +24,7 @@ from dataset_csv import KEY  # noqa: E402
 POINTS = ("10", "100")
 
 
-def write_run(d, visits, p10=1000.0, max_fd="", placement=None):
+def write_run(d, visits, p10=1000.0, max_fd="", placement=None, pinning="", placements=None):
     os.makedirs(d)
     stability = {"p10_ns": p10, "median_ns": p10}
     if placement:
@@ -36,11 +36,12 @@ def write_run(d, visits, p10=1000.0, max_fd="", placement=None):
         key = dict.fromkeys(KEY, "")
         key.update({"scenario": "find_active", "mechanism": "poll", "fd_kind": "pipe", "n_fds": n,
                     "n_active": "1", "active_pos": "middle", "blocking": "0", "metric": "time_per_call",
-                    "unit": "ns", "max_fd": max_fd})
+                    "unit": "ns", "max_fd": max_fd, "pinning": pinning})
         values = []
         for v, (sentinel, value) in enumerate(visits):
             for _ in range(3):
-                samples.append({**key, "value": value, "visit": v, "sentinel_ns": sentinel, "wake_sentinel_ns": ""})
+                samples.append({**key, "value": value, "visit": v, "sentinel_ns": sentinel, "wake_sentinel_ns": "",
+                                "placement_ns": placements[v] if placements else ""})
                 values.append(value)
         values.sort()
         median = values[len(values) // 2]
@@ -70,6 +71,22 @@ class ReproducibilityTest(unittest.TestCase):
         write_run(a, visits_a, max_fd=max_fd_a, placement=placement_a)
         write_run(b, visits_b, max_fd=max_fd_b, placement=placement_b)
         return report(a, b)
+
+    def test_cross_cpu_points_are_compared_within_one_placement(self):
+        # Two threads on two CPUs: 100 ns a visit near (cache line 65 ns), 150 ns far (460 ns).
+        # Run a met the far placement in two visits of three, run b in one: their medians
+        # differ by the mix (150 against 100), each placement's visits agree.
+        a, b = os.path.join(self.tmp, "a"), os.path.join(self.tmp, "b")
+        write_run(a, [(1000, 150), (1000, 150), (1000, 100)], pinning="0+1", placements=[460, 455, 65])
+        write_run(b, [(1000, 100), (1000, 150), (1000, 100)], pinning="0+1", placements=[66, 470, 64])
+        out = report(a, b)
+        self.assertIn("near (2 points): median |d| 0.0%, p95 0.0% (all their visits: 40.0%, 40.0%)", out["placement"])
+        self.assertIn("far (2 points): median |d| 0.0%", out["placement"])
+        # Without readings the line says so.
+        shutil.rmtree(a)
+        shutil.rmtree(b)
+        out = self.run_pair([(1000, 100)] * 3, [(1000, 100)] * 3)
+        self.assertEqual(out["placement"], "no placement sentinel in either run")
 
     def test_each_run_says_where_the_host_kept_its_cpus(self):
         steady = {"median_ns": 455.0, "moved": False, "moves": 0, "readings": 120}

@@ -74,7 +74,8 @@ datasets::dataset planted_run(unsigned seed, const std::string& slow_mechanism, 
       const double point = truth * std::exp(run_off(rng));
       for (int v = 0; v < 3; ++v) {
         const double visit = point * std::exp(visit_off(rng) + rounds[std::size_t(v)]);
-        for (int b = 0; b < 8; ++b) d.samples.push_back({k, v * 8 + b, visit * std::exp(batch(rng)), 1, v, {}, {}, {}});
+        for (int b = 0; b < 8; ++b)
+          d.samples.push_back({k, v * 8 + b, visit * std::exp(batch(rng)), 1, v, {}, {}, {}, {}});
       }
     }
   }
@@ -148,7 +149,7 @@ TEST(CompareTest, TheWholeMachineRatioIsTimePerOperationWhateverTheUnits) {
         const double value = k.unit == "ns" ? cost * slower : 1e9 / (cost * slower);
         for (int v = 0; v < 3; ++v)
           for (int b = 0; b < 8; ++b)
-            d.samples.push_back({k, v * 8 + b, value * std::exp(noise(rng)), 1, v, {}, {}, {}});
+            d.samples.push_back({k, v * 8 + b, value * std::exp(noise(rng)), 1, v, {}, {}, {}, {}});
       }
     d.summaries = datasets::summarise_samples(d.samples);
     return d;
@@ -374,7 +375,7 @@ TEST(CompareTest, CountsPerOperationAreLeftOut) {
     k.unit = "1";
     const double level = d == &a ? 0.002 : 0.4;
     for (int v = 0; v < 3; ++v)
-      for (int i = 0; i < 8; ++i) d->samples.push_back({k, v * 8 + i, level * (1 + 0.01 * i), 1, v, {}, {}, {}});
+      for (int i = 0; i < 8; ++i) d->samples.push_back({k, v * 8 + i, level * (1 + 0.01 * i), 1, v, {}, {}, {}, {}});
     d->summaries = datasets::summarise_samples(d->samples);
   }
   const auto c = compare_datasets(a, b, {});
