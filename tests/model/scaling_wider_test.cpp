@@ -175,9 +175,10 @@ observation_set exclusive_rings() {
 }
 
 TEST(ScalingWiderTest, HandOffsOneCpuCannotSeeMakeCeilings) {
+  const observation_set rings = exclusive_rings();  // the answers point into it: kept alive
   wider_protocol p;
   p.from_cpus = 1;
-  const wider_result one = predict_wider(exclusive_rings(), p);
+  const wider_result one = predict_wider(rings, p);
   ASSERT_EQ(one.families.size(), 1u);
   const auto& f = one.families[0];
   EXPECT_EQ(f.serial_structure, "");
@@ -198,7 +199,7 @@ TEST(ScalingWiderTest, HandOffsOneCpuCannotSeeMakeCeilings) {
   EXPECT_GT(rows, 0u);
 
   p.from_cpus = 2;  // two CPUs measured: the laws have the hand-offs
-  const wider_result two = predict_wider(exclusive_rings(), p);
+  const wider_result two = predict_wider(rings, p);
   ASSERT_EQ(two.families.size(), 1u);
   EXPECT_EQ(two.families[0].caveat, "");
   const auto laws2 = laws_of(two.families[0], p.from_cpus);
