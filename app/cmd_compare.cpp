@@ -40,8 +40,9 @@ po::options_description compare_options_description() {
        "what --fail-on-regression counts: mechanisms (a mechanism's series pooled, the default), series (also one "
        "scenario's points across n) or points (also any single point); finer levels false-alarm more often on a "
        "drifting machine (docs/compare.md)")
-      ("within-run-only", "leave out the between-run scatter τ: only the visits' spread (for two runs taken "
-       "interleaved, or to see what the raw scatter alone would call significant)")
+      ("within-run-only", "leave out the between-run scatter τ: only what each run shows, its visits' spread and "
+       "its rounds' drift (for two runs taken interleaved, or to see what the raw scatter alone would call "
+       "significant)")
       ("relative", "judge every ratio against the whole-machine shift (the median over mechanisms of their median B/A "
        "time per op) instead of against no change: what moved more than the machine did, for two runs that met "
        "different speed modes; a change that slows everything alike is then invisible (the header still gives the "
