@@ -149,8 +149,9 @@ class session {
 
  private:
   std::optional<double> sentinel_now(double t_s);
-  std::optional<double> wake_sentinel_now(double t_s);
-  std::optional<double> placement_now(double t_s);
+  std::optional<double> cross_cpu_reading(probe_sentinel& watch, bool& failed,
+                                          std::vector<datasets::sentinel_reading>& series, const char* what,
+                                          double t_s);
   /// Runs `work` and charges its seconds to `what` in the time ledger.
   template <class Work>
   void charged(overhead what, Work&& work) {
@@ -191,43 +192,24 @@ std::optional<double> session::sentinel_now(double t_s) {
   return std::nullopt;
 }
 
-// The cross-CPU wake sentinel's reading at a visit: a new one when the last is a second old
-// (wake_sentinel::min_interval_s), else the last while it is at most 3 s old.
-std::optional<double> session::wake_sentinel_now(double t_s) {
-  if (!wake_failed_) {
+// A cross-CPU sentinel's reading at a visit (the wake and the placement sentinels): a new
+// one when the last is min_interval_s old, else the last while it is at most three intervals
+// old. A failure is not the point's: that sentinel stops, the run goes on, the context says so.
+std::optional<double> session::cross_cpu_reading(probe_sentinel& watch, bool& failed,
+                                                 std::vector<datasets::sentinel_reading>& series, const char* what,
+                                                 double t_s) {
+  if (!failed) {
     try {
-      if (auto r = wake_watch_.read(t_s)) out_.data.wake_sentinel.push_back(*r);
+      if (auto r = watch.read(t_s)) series.push_back(*r);
     } catch (const sys::interrupted&) {
       throw;
     } catch (const std::exception& e) {
-      // Not the point's failure: the sentinel stops, the run goes on, the context says so.
-      wake_failed_ = true;
-      out_.data.context["warnings"].push_back(std::string("the cross-CPU wake sentinel failed at t = ") +
-                                              std::to_string(t_s) + " s and was stopped: " + e.what());
+      failed = true;
+      out_.data.context["warnings"].push_back(std::string("the ") + what + " failed at t = " + std::to_string(t_s) +
+                                              " s and was stopped: " + e.what());
     }
   }
-  const auto& series = out_.data.wake_sentinel;
-  if (!series.empty() && t_s - series.back().t_s <= 3 * wake_sentinel::min_interval_s) return series.back().ns_per_call;
-  return std::nullopt;
-}
-
-// The placement sentinel's reading, beside the wake sentinel's (at most one a second); a
-// failure stops it, as for the wake sentinel, and the run goes on.
-std::optional<double> session::placement_now(double t_s) {
-  if (!placement_failed_) {
-    try {
-      if (auto r = placement_watch_.read(t_s)) out_.data.placement_sentinel.push_back(*r);
-    } catch (const sys::interrupted&) {
-      throw;
-    } catch (const std::exception& e) {
-      placement_failed_ = true;
-      out_.data.context["warnings"].push_back(std::string("the placement sentinel failed at t = ") +
-                                              std::to_string(t_s) + " s and was stopped: " + e.what());
-    }
-  }
-  const auto& series = out_.data.placement_sentinel;
-  if (!series.empty() && t_s - series.back().t_s <= 3 * placement_sentinel::min_interval_s)
-    return series.back().ns_per_call;
+  if (!series.empty() && t_s - series.back().t_s <= 3 * watch.min_interval_s()) return series.back().ns_per_call;
   return std::nullopt;
 }
 
@@ -244,8 +226,10 @@ bool session::visit(std::size_t i, std::size_t done, std::size_t total) {
     facts.t_s = std::round(elapsed_s() * 1e6) * 1e-6;  // to the microsecond: short rows, ample for drift
     charged(overhead::sentinels, [&] {
       facts.sentinel_ns = sentinel_now(*facts.t_s);
-      facts.wake_sentinel_ns = wake_sentinel_now(*facts.t_s);
-      facts.placement_ns = placement_now(*facts.t_s);
+      facts.wake_sentinel_ns =
+          cross_cpu_reading(wake_watch_, wake_failed_, out_.data.wake_sentinel, "cross-CPU wake sentinel", *facts.t_s);
+      facts.placement_ns = cross_cpu_reading(placement_watch_, placement_failed_, out_.data.placement_sentinel,
+                                             "placement sentinel", *facts.t_s);
     });
     const point_result r = run_.measure(*p.probe, p.key, req_.sel);
     ledger_.add_visit(p.probe->scenario, r);

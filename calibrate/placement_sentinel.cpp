@@ -2,56 +2,32 @@
 
 #include <cmath>
 #include <cstdio>
-#include <memory>
-#include <system_error>
 #include <vector>
 
-#include "calibrate/registry.hpp"
 #include "datasets/pinning.hpp"
 #include "datasets/statistics.hpp"
 #include "datasets/vocabulary.hpp"
 
 namespace pollscale::calibrate {
 
-placement_sentinel::placement_sentinel(const selection& sel) : sel_(sel) {
-  // The quick grid, whatever the run's profile: the pair of the mask's first two CPUs.
-  sel_.profile = profile_kind::quick;
-  sel_.n_override.clear();
-  probe_ = find_probe(datasets::name(datasets::scenario::cache_line));
-  if (!probe_ || sel_.cpus.size() < 2) return;
-  for (const auto& k : probe_->points(sel_, {})) {
-    const auto p = datasets::pinning::parse(k.pinning);
-    if (p.is_pair() && p.cpus()[0] == sel_.cpus[0] && p.cpus()[1] == sel_.cpus[1]) {
-      key_ = k;
-      return;
-    }
-  }
+namespace {
+
+// The cache_line probe's point between the first two CPUs of the mask, in that order.
+bool is_the_first_pair(const datasets::key& k, const selection& sel) {
+  const auto p = datasets::pinning::parse(k.pinning);
+  return p.is_pair() && p.cpus()[0] == sel.cpus[0] && p.cpus()[1] == sel.cpus[1];
 }
+
+}  // namespace
+
+placement_sentinel::placement_sentinel(const selection& sel)
+    : probe_sentinel(
+          sel, {datasets::scenario::cache_line, is_the_first_pair, batches, round_trips_per_batch, min_interval_s}) {}
 
 std::string placement_sentinel::description() {
   return "round trip of one cache line between the first two CPUs (cache_line probe); median of " +
          std::to_string(batches) + " batches of " + std::to_string(round_trips_per_batch) +
          " round trips, ns per round trip";
-}
-
-std::optional<datasets::sentinel_reading> placement_sentinel::read(double t_s) {
-  if (!key_ || (last_t_s_ && t_s - *last_t_s_ < min_interval_s)) return std::nullopt;
-  std::unique_ptr<probe_instance> line;
-  try {
-    line = probe_->make(*key_, sel_);
-  } catch (const std::system_error&) {
-    return std::nullopt;
-  } catch (const probe_skipped&) {
-    return std::nullopt;
-  }
-  last_t_s_ = t_s;
-  line->run(round_trips_per_batch);  // warm-up: the partner awake and spinning
-  std::vector<double> per_round_trip;
-  for (int b = 0; b < batches; ++b)
-    per_round_trip.push_back(static_cast<double>(line->run(round_trips_per_batch)) /
-                             static_cast<double>(round_trips_per_batch));
-  return datasets::sentinel_reading{t_s, datasets::median(per_round_trip),
-                                    static_cast<std::int64_t>(round_trips_per_batch) * batches};
 }
 
 datasets::placement_facts placement_of(const std::vector<datasets::sentinel_reading>& series,

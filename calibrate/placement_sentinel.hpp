@@ -10,49 +10,36 @@
 //
 // One operation: the cache_line probe's round trip (probes/cache_line.cpp) between the first
 // two CPUs of the mask — the line moves to the second CPU and back, no system call, no sleep.
-// A reading builds the probe's instance (its partner thread, woken per batch), runs one
-// warm-up batch, times `batches` batches of `round_trips_per_batch` round trips and reports
-// their median, ns per round trip: well under a millisecond. At most one reading every
+// A reading (probe_sentinel.hpp) builds the probe's instance (its partner thread, woken per
+// batch) and times `batches` batches of `round_trips_per_batch` round trips: well under a
+// millisecond. At most one reading every
 // `min_interval_s`, taken beside the wake sentinel's. A record and a warning, like the other
 // sentinels, never a correction: which costs move with the placement, and by how much, differs
 // from point to point.
 #pragma once
 
-#include <optional>
+#include <cstddef>
 #include <string>
 #include <vector>
 
-#include "calibrate/probe.hpp"
+#include "calibrate/probe_sentinel.hpp"
 #include "datasets/dataset.hpp"
 #include "datasets/run_facts.hpp"
 
 namespace pollscale::calibrate {
 
-class placement_sentinel {
+class placement_sentinel : public probe_sentinel {
  public:
   static constexpr int batches = 5;
   static constexpr std::size_t round_trips_per_batch = 200;
   static constexpr double min_interval_s = 1.0;
 
-  /// Finds the cache_line probe's point between the first two CPUs of `sel`'s mask; with
-  /// fewer than two CPUs (or without that probe) the sentinel is off and read() gives nullopt.
+  /// The cache_line probe's point between the first two CPUs of `sel`'s mask; off with fewer
+  /// than two CPUs (or without that probe).
   explicit placement_sentinel(const selection& sel);
-
-  bool on() const { return key_.has_value(); }
-
-  /// A reading at `t_s` seconds into the run when the last one is at least min_interval_s
-  /// old; nullopt otherwise, when off, or when the probe cannot run now. A wrong round trip
-  /// is probe_failure.
-  std::optional<datasets::sentinel_reading> read(double t_s);
 
   /// What one operation is, for the context block.
   static std::string description();
-
- private:
-  selection sel_;
-  std::optional<datasets::key> key_;
-  const probe_def* probe_ = nullptr;
-  std::optional<double> last_t_s_;
 };
 
 /// A placement level at least this many times another is another placement: the two levels

@@ -10,46 +10,30 @@
 //
 // One operation: the wakeup probe's own round trip (probes/wakeup.cpp) over eventfds with
 // blocking reads — the main thread on the session's CPU, the partner on the second CPU of
-// the mask: two cross-CPU wake-ups. A reading builds the probe's instance (two eventfds and
-// the partner thread, about 0.1 ms), runs one warm-up batch, times `batches` batches of
-// `round_trips_per_batch` round trips and reports their median, ns per round trip. At most
-// one reading every `min_interval_s`: the levels last tens of seconds, and a reading costs
-// about 2 ms.
+// the mask: two cross-CPU wake-ups. A reading (probe_sentinel.hpp) builds the probe's instance
+// (two eventfds and the partner thread, about 0.1 ms) and times `batches` batches of
+// `round_trips_per_batch` round trips. At most one reading every `min_interval_s`: the levels
+// last tens of seconds, and a reading costs about 2 ms.
 #pragma once
 
-#include <optional>
+#include <cstddef>
 #include <string>
 
-#include "calibrate/probe.hpp"
-#include "datasets/dataset.hpp"
+#include "calibrate/probe_sentinel.hpp"
 
 namespace pollscale::calibrate {
 
-class wake_sentinel {
+class wake_sentinel : public probe_sentinel {
  public:
   static constexpr int batches = 9;
   static constexpr std::size_t round_trips_per_batch = 8;
   static constexpr double min_interval_s = 1.0;
 
-  /// Finds the wakeup probe's cross-CPU point in `sel`; without two CPUs in the mask (or
-  /// that probe) the sentinel is off and every read() gives nullopt.
+  /// The wakeup probe's cross-CPU point over `sel`'s mask; off without two CPUs (or that probe).
   explicit wake_sentinel(const selection& sel);
-
-  bool on() const { return key_.has_value(); }
-
-  /// A reading at `t_s` seconds into the run when the last one is at least min_interval_s
-  /// old; nullopt otherwise, when off, or when it cannot run now (descriptors held by a
-  /// probe's shared set-up). A wrong answer of the round trip is probe_failure.
-  std::optional<datasets::sentinel_reading> read(double t_s);
 
   /// What one operation is, for the context block.
   static std::string description();
-
- private:
-  selection sel_;
-  std::optional<datasets::key> key_;
-  const probe_def* probe_ = nullptr;
-  std::optional<double> last_t_s_;
 };
 
 }  // namespace pollscale::calibrate
