@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
@@ -201,10 +202,17 @@ void print_time_split(std::ostream& err, const calibrate::calibration_outcome& o
     prepare += p.at("prepare_s").get<double>();
     measure += p.at("measure_s").get<double>();
   }
-  const auto whole = [](double s) { return std::to_string(static_cast<long long>(std::llround(s))); };
-  err << "pollscale: of " << whole(outcome.wall_s) << " s, set-ups " << whole(setup) << " s, batch sizing and warm-up "
-      << whole(prepare) << " s, samples " << whole(measure) << " s, the rest "
-      << whole(outcome.wall_s - setup - prepare - measure) << " s (context.json calibration.time)\n";
+  // Whole seconds for a real run; a run of a second or less (a few points) in two
+  // significant digits rather than a row of zeros.
+  const auto secs = [](double s) {
+    if (std::abs(s) >= 9.5) return std::to_string(static_cast<long long>(std::llround(s)));
+    char text[32];
+    std::snprintf(text, sizeof text, "%.2g", std::abs(s) < 5e-4 ? 0.0 : s);
+    return std::string(text);
+  };
+  err << "pollscale: of " << secs(outcome.wall_s) << " s, set-ups " << secs(setup) << " s, batch sizing and warm-up "
+      << secs(prepare) << " s, samples " << secs(measure) << " s, the rest "
+      << secs(outcome.wall_s - setup - prepare - measure) << " s (context.json calibration.time)\n";
 }
 
 }  // namespace

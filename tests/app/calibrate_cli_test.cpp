@@ -65,6 +65,8 @@ TEST(CalibrateCliTest, TinyCalibrationWritesAReadableDataset) {
   // The last line says where the seconds went.
   EXPECT_NE(r.err.find(" s, set-ups "), std::string::npos) << r.err;
   EXPECT_NE(r.err.find(" s (context.json calibration.time)\n"), std::string::npos) << r.err;
+  // A run of a fraction of a second says its fractions, not "of 0 s, set-ups 0 s, ...".
+  EXPECT_EQ(r.err.find("pollscale: of 0 s"), std::string::npos) << r.err;
   const auto d = datasets::read_dataset(dir);
   EXPECT_FALSE(d.samples.empty());
   EXPECT_FALSE(d.summaries.empty());
