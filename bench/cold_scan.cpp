@@ -1,0 +1,112 @@
+// cold_scan — what a scan of descriptors pays past the caches, measured at small n.
+//
+// Far past the data the model under-predicts timeout-0 scans over pipes on most hosts of the
+// corpus (docs/model.md §9, "The scans past the caches"): its prior prices the step past L2
+// as the descriptors' lines streamed at 15 GB/s (about 10 ns a descriptor), while how much of
+// each descriptor's chain of misses the core really hides differs tenfold between hosts. This
+// program asks whether a scan measured at n <= 1000 can say it: poll(2), timeout 0, over the
+// read ends of n pipes (their write ends open in this process, as calibrate's pipes are held
+// open by its keeper), each call timed
+//   warm — back to back: the descriptors' kernel state stays in the caches;
+//   cold — after reading E bytes of another buffer (a 64-byte stride, so every line is
+//          loaded): the state was pushed out to wherever a working set of E bytes pushes it.
+// The per-descriptor slope between n = 500 and 1000 (the fixed costs cancel) cold minus warm
+// is the walk's own exposed cost per descriptor for a working set of E; beside it, the warm
+// slope between 2000 descriptors and the largest n this process can open — what a scan far
+// past L2 really pays per descriptor. Not a Google Benchmark, not a probe: a measurement
+// for the model's notes (docs/model.md §9), pinned to the first allowed CPU.
+//
+// Usage: cold_scan [PIPES]   (default 9800: two descriptors a pipe under a limit of 20000)
+
+#include <fcntl.h>
+#include <poll.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "calibrate/sys/process.hpp"
+#include "calibrate/sys/syscall.hpp"
+#include "calibrate/sys/unique_fd.hpp"
+
+namespace sys = pollscale::calibrate::sys;
+
+namespace {
+
+constexpr int repeats = 201;  // calls per median
+constexpr std::size_t line = 64;
+
+std::int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// Loads every line of the first `bytes` of `buffer`: the caches then hold that, not the scan.
+volatile std::uint64_t sink;
+void evict(const std::vector<std::uint64_t>& buffer, std::size_t bytes) {
+  std::uint64_t sum = 0;
+  for (std::size_t i = 0; i < bytes / sizeof(std::uint64_t); i += line / sizeof(std::uint64_t)) sum += buffer[i];
+  sink = sum;
+}
+
+// Median ns of one poll over the first n entries, evicting `bytes` before each call (0: none).
+double median_poll_ns(std::vector<pollfd>& set, std::size_t n, const std::vector<std::uint64_t>& buffer,
+                      std::size_t bytes) {
+  std::vector<double> ns;
+  for (int r = 0; r < repeats; ++r) {
+    if (bytes) evict(buffer, bytes);
+    const std::int64_t t0 = now_ns();
+    sys::call("poll", [&] { return ::poll(set.data(), static_cast<nfds_t>(n), 0); });
+    ns.push_back(static_cast<double>(now_ns() - t0));
+  }
+  std::nth_element(ns.begin(), ns.begin() + repeats / 2, ns.end());
+  return ns[repeats / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::size_t pipes = argc > 1 ? std::strtoul(argv[1], nullptr, 10) : 9800;
+  if (pipes < 2001) {
+    std::fprintf(stderr, "cold_scan: PIPES must be more than 2000 (got %s)\n", argc > 1 ? argv[1] : "");
+    return 2;
+  }
+  const auto cpus = sys::allowed_cpus();
+  if (!cpus.empty()) sys::pin_current_thread(cpus.front());
+  sys::raise_nofile_limit();
+  std::vector<sys::unique_fd> ends;
+  std::vector<pollfd> set;
+  for (std::size_t i = 0; i < pipes; ++i) {
+    int fd[2];
+    sys::call("pipe2", [&] { return ::pipe2(fd, O_CLOEXEC); });
+    ends.emplace_back(fd[0]);
+    ends.emplace_back(fd[1]);
+    set.push_back({fd[0], POLLIN, 0});
+  }
+  const std::vector<std::uint64_t> buffer((std::size_t{128} << 20) / sizeof(std::uint64_t), 1);
+  const auto slope = [](double a, double b, std::size_t na, std::size_t nb) {
+    return (b - a) / static_cast<double>(nb - na);
+  };
+  const double w500 = median_poll_ns(set, 500, buffer, 0), w1000 = median_poll_ns(set, 1000, buffer, 0);
+  const double w2000 = median_poll_ns(set, 2000, buffer, 0), wmax = median_poll_ns(set, pipes, buffer, 0);
+  const double warm = slope(w500, w1000, 500, 1000);
+  std::printf(
+      "warm: %.1f ns/fd at 1000, %.1f at %zu; slope 500-1000 %.1f ns/fd, 2000-%zu %.1f (past the caches "
+      "+%.1f)\n",
+      w1000 / 1000, wmax / static_cast<double>(pipes), pipes, warm, pipes, slope(w2000, wmax, 2000, pipes),
+      slope(w2000, wmax, 2000, pipes) - warm);
+  std::printf("%10s %16s %14s %16s\n", "evict_MiB", "ns/fd at 1000", "slope 500-1000", "excess over warm");
+  constexpr std::size_t evict_mib[] = {1, 2, 4, 8, 16, 32, 64, 128};
+  for (std::size_t mib : evict_mib) {
+    const std::size_t bytes = mib << 20;
+    const double c500 = median_poll_ns(set, 500, buffer, bytes), c1000 = median_poll_ns(set, 1000, buffer, bytes);
+    const double cold = slope(c500, c1000, 500, 1000);
+    std::printf("%10zu %16.1f %14.1f %16.1f\n", mib, c1000 / 1000, cold, cold - warm);
+  }
+  return 0;
+}
