@@ -4,9 +4,10 @@
 // corpus (docs/model.md §9, "The scans past the caches"): its prior prices the step past L2
 // as the descriptors' lines streamed at 15 GB/s (about 10 ns a descriptor), while how much of
 // each descriptor's chain of misses the core really hides differs tenfold between hosts. This
-// program asks whether a scan measured at n <= 1000 can say it: poll(2), timeout 0, over the
-// read ends of n pipes (their write ends open in this process, as calibrate's pipes are held
-// open by its keeper), each call timed
+// program asks whether a scan measured at n <= 1000 can say it: poll(2), timeout 0, over n
+// descriptors of one kind — the read ends of pipes (their write ends open in this process, as
+// calibrate's pipes are held open by its keeper), eventfds, or one end of socketpairs — each
+// call timed
 //   warm — back to back: the descriptors' kernel state stays in the caches;
 //   cold — after reading E bytes of another buffer (a 64-byte stride, so every line is
 //          loaded): the state was pushed out to wherever a working set of E bytes pushes it.
@@ -16,10 +17,13 @@
 // past L2 really pays per descriptor. Not a Google Benchmark, not a probe: a measurement
 // for the model's notes (docs/model.md §9), pinned to the first allowed CPU.
 //
-// Usage: cold_scan [PIPES]   (default 9800: two descriptors a pipe under a limit of 20000)
+// Usage: cold_scan [pipe|eventfd|socketpair] [N]   (default pipe and the most this process can
+// open: 9800 pipes or socketpairs, two descriptors each under a limit of 20000; 19000 eventfds)
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -71,9 +75,14 @@ double median_poll_ns(std::vector<pollfd>& set, std::size_t n, const std::vector
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::size_t pipes = argc > 1 ? std::strtoul(argv[1], nullptr, 10) : 9800;
-  if (pipes < 2001) {
-    std::fprintf(stderr, "cold_scan: PIPES must be more than 2000 (got %s)\n", argc > 1 ? argv[1] : "");
+  const std::string kind = argc > 1 ? argv[1] : "pipe";
+  if (kind != "pipe" && kind != "eventfd" && kind != "socketpair") {
+    std::fprintf(stderr, "cold_scan: the kind must be pipe, eventfd or socketpair (got %s)\n", kind.c_str());
+    return 2;
+  }
+  const std::size_t count = argc > 2 ? std::strtoul(argv[2], nullptr, 10) : kind == "eventfd" ? 19000 : 9800;
+  if (count < 2001) {
+    std::fprintf(stderr, "cold_scan: N must be more than 2000 (got %s)\n", argc > 2 ? argv[2] : "");
     return 2;
   }
   const auto cpus = sys::allowed_cpus();
@@ -81,11 +90,16 @@ int main(int argc, char** argv) {
   sys::raise_nofile_limit();
   std::vector<sys::unique_fd> ends;
   std::vector<pollfd> set;
-  for (std::size_t i = 0; i < pipes; ++i) {
-    int fd[2];
-    sys::call("pipe2", [&] { return ::pipe2(fd, O_CLOEXEC); });
+  for (std::size_t i = 0; i < count; ++i) {
+    int fd[2] = {-1, -1};
+    if (kind == "pipe")
+      sys::call("pipe2", [&] { return ::pipe2(fd, O_CLOEXEC); });
+    else if (kind == "socketpair")
+      sys::call("socketpair", [&] { return ::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fd); });
+    else
+      fd[0] = sys::call("eventfd", [&] { return ::eventfd(0, EFD_CLOEXEC); });
     ends.emplace_back(fd[0]);
-    ends.emplace_back(fd[1]);
+    if (fd[1] >= 0) ends.emplace_back(fd[1]);
     set.push_back({fd[0], POLLIN, 0});
   }
   const std::vector<std::uint64_t> buffer((std::size_t{128} << 20) / sizeof(std::uint64_t), 1);
@@ -93,13 +107,13 @@ int main(int argc, char** argv) {
     return (b - a) / static_cast<double>(nb - na);
   };
   const double w500 = median_poll_ns(set, 500, buffer, 0), w1000 = median_poll_ns(set, 1000, buffer, 0);
-  const double w2000 = median_poll_ns(set, 2000, buffer, 0), wmax = median_poll_ns(set, pipes, buffer, 0);
+  const double w2000 = median_poll_ns(set, 2000, buffer, 0), wmax = median_poll_ns(set, count, buffer, 0);
   const double warm = slope(w500, w1000, 500, 1000);
   std::printf(
-      "warm: %.1f ns/fd at 1000, %.1f at %zu; slope 500-1000 %.1f ns/fd, 2000-%zu %.1f (past the caches "
+      "%s, warm: %.1f ns/fd at 1000, %.1f at %zu; slope 500-1000 %.1f ns/fd, 2000-%zu %.1f (past the caches "
       "+%.1f)\n",
-      w1000 / 1000, wmax / static_cast<double>(pipes), pipes, warm, pipes, slope(w2000, wmax, 2000, pipes),
-      slope(w2000, wmax, 2000, pipes) - warm);
+      kind.c_str(), w1000 / 1000, wmax / static_cast<double>(count), count, warm, count,
+      slope(w2000, wmax, 2000, count), slope(w2000, wmax, 2000, count) - warm);
   std::printf("%10s %16s %14s %16s\n", "evict_MiB", "ns/fd at 1000", "slope 500-1000", "excess over warm");
   constexpr std::size_t evict_mib[] = {1, 2, 4, 8, 16, 32, 64, 128};
   for (std::size_t mib : evict_mib) {
