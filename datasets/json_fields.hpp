@@ -4,6 +4,7 @@
 // keeps what is readable instead of failing.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 
@@ -27,6 +28,14 @@ inline std::string text_at(const nlohmann::json& block, const char* name) {
 inline std::optional<double> number_at(const nlohmann::json& block, const char* name) {
   const nlohmann::json& v = member(block, name);
   return v.is_number() ? std::optional<double>(v.get<double>()) : std::nullopt;
+}
+
+/// The field as a count; nullopt unless it is a number from 0 to 2^53 (checked before the
+/// cast: a count beyond 2^53 is no count, and its cast would be undefined).
+inline std::optional<std::size_t> count_at(const nlohmann::json& block, const char* name) {
+  const auto v = number_at(block, name);
+  if (!v || !(*v >= 0) || *v > 9007199254740992.0) return std::nullopt;
+  return static_cast<std::size_t>(*v);
 }
 
 }  // namespace pollscale::datasets

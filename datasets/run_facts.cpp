@@ -11,9 +11,7 @@ std::optional<stability_facts> read_stability(const json& j) {
   if (!j.is_object()) return std::nullopt;
   stability_facts s;
   s.sentinel = text_at(j, "sentinel");
-  // Checked before the cast: a count beyond 2^53 is no count of readings.
-  if (const auto r = number_at(j, "readings"); r && *r >= 0 && *r <= 9007199254740992.0)
-    s.readings = static_cast<std::size_t>(*r);
+  s.readings = count_at(j, "readings").value_or(0);
   s.median_ns = number_at(j, "median_ns");
   s.p10_ns = number_at(j, "p10_ns");
   s.p90_ns = number_at(j, "p90_ns");
@@ -30,15 +28,13 @@ std::optional<placement_facts> read_placement(const json& j) {
   if (!j.is_object()) return std::nullopt;
   placement_facts p;
   p.sentinel = text_at(j, "sentinel");
-  if (const auto r = number_at(j, "readings"); r && *r >= 0 && *r <= 9007199254740992.0)
-    p.readings = static_cast<std::size_t>(*r);
+  p.readings = count_at(j, "readings").value_or(0);
   p.median_ns = number_at(j, "median_ns");
   if (member(j, "moved").is_boolean()) p.moved = member(j, "moved").get<bool>();
   p.near_ns = number_at(j, "near_ns");
   p.far_ns = number_at(j, "far_ns");
   p.near_share = number_at(j, "near_share");
-  if (const auto m = number_at(j, "moves"); m && *m >= 0 && *m <= 9007199254740992.0)
-    p.moves = static_cast<std::size_t>(*m);
+  p.moves = count_at(j, "moves").value_or(0);
   return p;
 }
 
