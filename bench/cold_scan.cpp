@@ -26,8 +26,6 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <algorithm>
-#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -37,18 +35,17 @@
 #include "calibrate/sys/process.hpp"
 #include "calibrate/sys/syscall.hpp"
 #include "calibrate/sys/unique_fd.hpp"
+#include "calibrate/timer.hpp"
+#include "datasets/statistics.hpp"
 
+namespace calibrate = pollscale::calibrate;
+namespace datasets = pollscale::datasets;
 namespace sys = pollscale::calibrate::sys;
 
 namespace {
 
 constexpr int repeats = 201;  // calls per median
 constexpr std::size_t line = 64;
-
-std::int64_t now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 // Loads every line of the first `bytes` of `buffer`: the caches then hold that, not the scan.
 volatile std::uint64_t sink;
@@ -64,12 +61,11 @@ double median_poll_ns(std::vector<pollfd>& set, std::size_t n, const std::vector
   std::vector<double> ns;
   for (int r = 0; r < repeats; ++r) {
     if (bytes) evict(buffer, bytes);
-    const std::int64_t t0 = now_ns();
+    const std::uint64_t t0 = calibrate::clock_ns();
     sys::call("poll", [&] { return ::poll(set.data(), static_cast<nfds_t>(n), 0); });
-    ns.push_back(static_cast<double>(now_ns() - t0));
+    ns.push_back(static_cast<double>(calibrate::clock_ns() - t0));
   }
-  std::nth_element(ns.begin(), ns.begin() + repeats / 2, ns.end());
-  return ns[repeats / 2];
+  return datasets::median(ns);
 }
 
 }  // namespace
