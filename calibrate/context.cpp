@@ -124,6 +124,17 @@ std::vector<datasets::cache_facts> read_caches(const std::string& cpu_dir) {
   return caches;
 }
 
+std::vector<datasets::cache_facts> host_caches(std::string* source) {
+  auto caches = read_caches();
+  std::string from = "sysfs";
+  if (caches.empty()) {
+    caches = caches_from_cpuid();
+    from = "cpuid";
+  }
+  if (source) *source = caches.empty() ? "" : from;
+  return caches;
+}
+
 nlohmann::json capture_context(const sys::nofile_limit& nofile, const timer_facts& timer) {
   nlohmann::json c;
   c["kind"] = datasets::context_kind;
@@ -142,14 +153,9 @@ nlohmann::json capture_context(const sys::nofile_limit& nofile, const timer_fact
   c["clocksource"] = text_or_null("/sys/devices/system/clocksource/clocksource0/current_clocksource");
   c["governor"] = text_or_null("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
   c["rlimit_nofile"] = {{"soft_at_start", nofile.soft_before}, {"soft", nofile.soft}, {"hard", nofile.hard}};
-  // sysfs first (it also says which CPUs share each cache); CPUID where a guest's sysfs lists none.
-  auto caches = read_caches();
-  const char* source = "sysfs";
-  if (caches.empty()) {
-    caches = caches_from_cpuid();
-    source = "cpuid";
-  }
-  c["caches_source"] = caches.empty() ? nlohmann::json(nullptr) : nlohmann::json(source);
+  std::string source;
+  auto caches = host_caches(&source);
+  c["caches_source"] = source.empty() ? nlohmann::json(nullptr) : nlohmann::json(source);
   datasets::write_machine_facts(c, {std::move(caches), limit_of(RLIMIT_SIGPENDING), limit_of(RLIMIT_MEMLOCK),
                                     read_cpu_facts(), read_topology(), read_thp(), read_mitigations()});
   c["tool"] = datasets::tool_json(datasets::this_build());

@@ -20,6 +20,10 @@ nlohmann::json capture_context(const sys::nofile_limit& nofile, const timer_fact
 /// The data and unified caches of CPU 0 from sysfs (instruction caches left out).
 std::vector<datasets::cache_facts> read_caches(const std::string& sysfs_cpu_dir = "/sys/devices/system/cpu/cpu0");
 
+/// The caches the context lists: sysfs first (it also says which CPUs share each cache), CPUID
+/// where a guest's sysfs lists none. `source`, when given, is set to "sysfs", "cpuid" or "".
+std::vector<datasets::cache_facts> host_caches(std::string* source = nullptr);
+
 /// "32K", "2048K", "32M" (sysfs cache size text) in bytes; 0 when unparsable.
 std::uint64_t parse_size_text(const std::string& text);
 

@@ -15,6 +15,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "calibrate/channel.hpp"
 #include "calibrate/mechanism.hpp"
 #include "datasets/schema.hpp"
@@ -85,6 +87,10 @@ struct probe_def {
   /// (visit_plan.hpp) and share one set-up per visit of the group, built by the first of
   /// them and freed by release when the session moves on.
   std::function<std::string(const datasets::key&)> setup_of = {};
+  /// Optional: what the probe's points rest on that no key column holds (cold_scan's
+  /// eviction size), written to context.json under the scenario's name when the plan holds
+  /// any of its points.
+  std::function<nlohmann::json(const selection&)> context_facts = {};
 };
 
 /// Log-spaced integer grid from lo to hi (both included), `count` points, duplicates removed.

@@ -18,13 +18,13 @@ struct table {
   }
 };
 
-constexpr table<scenario, 15> scenario_table{
+constexpr table<scenario, 16> scenario_table{
     {scenario::find_active, scenario::fd_range, scenario::token_ring, scenario::interest_churn, scenario::wakeup,
      scenario::ipc, scenario::server, scenario::handler, scenario::memory_latency, scenario::producers,
-     scenario::private_sets, scenario::shared_epoll, scenario::cache_line, scenario::call_spread,
-     scenario::accept_herd},
+     scenario::private_sets, scenario::shared_epoll, scenario::cache_line, scenario::call_spread, scenario::accept_herd,
+     scenario::cold_scan},
     {"find_active", "fd_range", "token_ring", "interest_churn", "wakeup", "ipc", "server", "handler", "memory_latency",
-     "producers", "private_sets", "shared_epoll", "cache_line", "call_spread", "accept_herd"}};
+     "producers", "private_sets", "shared_epoll", "cache_line", "call_spread", "accept_herd", "cold_scan"}};
 
 constexpr table<metric, 13> metric_table{
     {metric::time_per_call, metric::time_per_op, metric::throughput, metric::latency, metric::latency_p99,
@@ -38,9 +38,9 @@ constexpr table<mechanism, 10> mechanism_table{
      mechanism::io_uring, mechanism::devpoll, mechanism::poll2, mechanism::kqueue},
     {"select", "pselect", "poll", "ppoll", "epoll", "rtsig", "io_uring", "devpoll", "poll2", "kqueue"}};
 
-constexpr table<variant, 6> variant_table{
-    {variant::lt, variant::et, variant::oneshot, variant::exclusive, variant::multishot, variant::thp},
-    {"lt", "et", "oneshot", "exclusive", "multishot", "thp"}};
+constexpr table<variant, 7> variant_table{
+    {variant::lt, variant::et, variant::oneshot, variant::exclusive, variant::multishot, variant::thp, variant::cold},
+    {"lt", "et", "oneshot", "exclusive", "multishot", "thp", "cold"}};
 
 constexpr table<fd_kind, 7> fd_kind_table{
     {fd_kind::pipe, fd_kind::eventfd, fd_kind::socketpair, fd_kind::tcp, fd_kind::udp, fd_kind::fifo, fd_kind::tmpfile},
@@ -58,7 +58,8 @@ bool scales_with_threads(scenario s) {
 }
 
 bool is_machine_primitive(scenario s) {
-  return s == scenario::memory_latency || s == scenario::cache_line || s == scenario::call_spread;
+  return s == scenario::memory_latency || s == scenario::cache_line || s == scenario::call_spread ||
+         s == scenario::cold_scan;
 }
 
 // Why each row: select/pselect copy three fd_set bitmaps in and out and walk every bit up

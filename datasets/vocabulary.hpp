@@ -37,6 +37,7 @@ enum class scenario : std::uint8_t {
   cache_line,      ///< one cache line handed between two CPUs and back (round trip)
   call_spread,     ///< single calls timed one by one: how one call's cost spreads around its mean
   accept_herd,     ///< T threads wait to accept connections on one listening socket (CPU scaling)
+  cold_scan,       ///< a timeout-0 scan timed after other data pushed its descriptors out of the caches
 };
 
 /// What was measured of one operation.
@@ -67,6 +68,7 @@ enum class variant : std::uint8_t {
   exclusive,  ///< epoll EPOLLEXCLUSIVE
   multishot,  ///< io_uring multishot poll
   thp,        ///< memory_latency over transparent huge pages
+  cold,       ///< cold_scan: each call timed after reading a buffer larger than L2
 };
 
 /// Descriptor kinds.
@@ -104,8 +106,10 @@ mechanism_traits traits(mechanism m);
 bool scales_with_threads(scenario s);
 
 /// Scenarios that measure the machine rather than a mechanism's cost (memory_latency's cache
-/// curve, cache_line's transfer between CPUs, call_spread's spread of single calls): inputs of the models (the
-/// working-set term, the contention primitives of docs/scaling.md), never fitted or validated as cost cells.
+/// curve, cache_line's transfer between CPUs, call_spread's spread of single calls,
+/// cold_scan's exposed cost of a descriptor past L2): inputs of the models (the working-set
+/// term and its prior, the contention primitives of docs/scaling.md), never fitted or
+/// validated as cost cells.
 bool is_machine_primitive(scenario s);
 
 std::string_view name(scenario v);

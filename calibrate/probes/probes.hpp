@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "calibrate/probe.hpp"
+#include "datasets/machine_facts.hpp"
 #include "datasets/vocabulary.hpp"
 
 namespace pollscale::calibrate::probes {
@@ -60,6 +61,14 @@ std::vector<datasets::key> producers_points(const selection& sel, std::span<cons
 
 /// cache_line: one cache line handed to another CPU and back by two spinning threads (ns).
 probe_def cache_line();
+
+/// cold_scan: a timeout-0 poll over n pipes or eventfds, warm or after reading a buffer 4x L2
+/// (what one descriptor of a scan pays past L2, measured at n <= 1000).
+probe_def cold_scan();
+
+/// cold_scan's eviction size: 4 x the largest L2 in `caches`, from 2 MiB to 64 MiB; 4 MiB when
+/// none is listed.
+std::uint64_t cold_evict_bytes(const std::vector<datasets::cache_facts>& caches);
 
 /// call_spread: single wait calls and handler operations, each timed alone (call_spread.cpp).
 probe_def call_spread();

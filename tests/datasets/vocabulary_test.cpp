@@ -32,10 +32,10 @@ void expect_round_trip(std::size_t count) {
 }
 
 TEST(VocabularyTest, EveryNameReadsBackToItsValue) {
-  expect_round_trip<scenario>(15);
+  expect_round_trip<scenario>(16);
   expect_round_trip<metric>(13);
   expect_round_trip<mechanism>(10);
-  expect_round_trip<variant>(6);
+  expect_round_trip<variant>(7);
   expect_round_trip<fd_kind>(7);
   expect_round_trip<position>(6);
 }
@@ -45,6 +45,8 @@ TEST(VocabularyTest, NamesAreTheStoredSpellings) {
   // would orphan them.
   EXPECT_EQ(name(scenario::find_active), "find_active");
   EXPECT_EQ(name(scenario::interest_churn), "interest_churn");
+  EXPECT_EQ(name(scenario::cold_scan), "cold_scan");
+  EXPECT_EQ(name(variant::cold), "cold");
   EXPECT_EQ(name(metric::time_per_call), "time_per_call");
   EXPECT_EQ(name(metric::latency_p99), "latency_p99");
   EXPECT_EQ(name(mechanism::io_uring), "io_uring");
@@ -106,8 +108,8 @@ TEST(VocabularyTest, OnlyTheThreadScalingScenariosScaleWithThreads) {
 
 TEST(VocabularyTest, OnlyTheMachineScenariosArePrimitives) {
   for (auto s : all<scenario>())
-    EXPECT_EQ(is_machine_primitive(s),
-              s == scenario::memory_latency || s == scenario::cache_line || s == scenario::call_spread)
+    EXPECT_EQ(is_machine_primitive(s), s == scenario::memory_latency || s == scenario::cache_line ||
+                                           s == scenario::call_spread || s == scenario::cold_scan)
         << name(s);
 }
 
