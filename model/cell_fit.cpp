@@ -56,6 +56,7 @@ form_request request_for(const cell_id& id, const cell_points& p, const fit_envi
   r.words_vary = varies(p.x, &point::words);
   r.p_varies = varies(p.x, &point::p);
   r.curve = curve_for(id.k, env);
+  if (const auto it = env.cold_exposures.find(id.k.fd_kind); it != env.cold_exposures.end()) r.cold = it->second;
   if (id.k.mechanism == datasets::mechanism::rtsig && r.k_varies) {
     std::vector<double> ks;
     for (const auto& q : p.x) ks.push_back(q.k);

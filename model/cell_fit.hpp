@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -66,6 +67,8 @@ struct fit_environment {
   std::optional<latency_curve> ring_curve;  ///< the token ring's (knees at the listed cache sizes)
   std::optional<latency_curve> non_streaming_curve;  ///< scans that cannot stream (scan_streams): the probe's own curve
   std::optional<double> signal_queue_limit;          ///< RLIMIT_SIGPENDING soft limit
+  /// Per fd kind: what one descriptor paid past L2 in the cold_scan probe (cold_exposures_of).
+  std::map<std::string, cold_exposure, std::less<>> cold_exposures;
 };
 
 /// Too few points for the form a cell needs (e.g. poll measured at one n only).

@@ -1,11 +1,14 @@
 #include "model/fit.hpp"
 
 #include <algorithm>
+#include <array>
+#include <cmath>
 #include <map>
 #include <stdexcept>
 #include <string>
 
 #include "datasets/csv_table.hpp"
+#include "datasets/json_fields.hpp"
 #include "datasets/machine_facts.hpp"
 #include "datasets/vocabulary.hpp"
 
@@ -31,6 +34,40 @@ std::vector<latency_point> memory_points(const observation_set& data) {
 
 }  // namespace
 
+std::map<std::string, cold_exposure, std::less<>> cold_exposures_of(const observation_set& data) {
+  const std::string_view cold_scenario = datasets::name(datasets::scenario::cold_scan);
+  const std::string_view cold_variant = datasets::name(datasets::variant::cold);
+  // fd kind -> {warm, cold} -> n -> (sum of ns, rows): repeated rows (merged datasets) averaged.
+  std::map<std::string, std::array<std::map<std::int64_t, std::pair<double, int>>, 2>> by_kind;
+  for (const auto& o : data.rows) {
+    if (o.k.scenario != cold_scenario || !o.k.n_fds || o.k.metric != datasets::metric::time_per_call ||
+        (!o.k.variant.empty() && o.k.variant != cold_variant))
+      continue;
+    const double per_ns = ns_to_unit(o.k.unit);
+    if (per_ns <= 0 || !std::isfinite(o.value) || o.value <= 0) continue;
+    auto& cell = by_kind[o.k.fd_kind][o.k.variant == cold_variant ? 1 : 0][*o.k.n_fds];
+    cell.first += o.value / per_ns;
+    cell.second += 1;
+  }
+  const double evict =
+      datasets::number_at(datasets::member(data.context, std::string(cold_scenario).c_str()), "evict_bytes")
+          .value_or(0);
+  std::map<std::string, cold_exposure, std::less<>> out;
+  for (const auto& [kind, variants] : by_kind) {
+    std::vector<std::int64_t> both;
+    for (const auto& [n, v] : variants[0])
+      if (variants[1].count(n)) both.push_back(n);
+    if (both.size() < 2) continue;
+    const std::int64_t lo = both.front(), hi = both.back();
+    const auto slope = [&](const std::map<std::int64_t, std::pair<double, int>>& v) {
+      const auto mean = [&](std::int64_t n) { return v.at(n).first / v.at(n).second; };
+      return (mean(hi) - mean(lo)) / static_cast<double>(hi - lo);
+    };
+    out[kind] = {slope(variants[1]) - slope(variants[0]), std::max(0.0, evict), lo, hi};
+  }
+  return out;
+}
+
 fit_environment environment_of(const observation_set& data) {
   fit_environment env;
   if (data.historical) return env;  // no cache geometry was recorded for those machines
@@ -46,6 +83,7 @@ fit_environment environment_of(const observation_set& data) {
   env.curve = make_latency_curve(caches, points, knee_placement::probe_cliffs);
   env.ring_curve = make_latency_curve(caches, points, knee_placement::listed);
   env.non_streaming_curve = make_latency_curve(caches, points, knee_placement::probe_shape);
+  env.cold_exposures = cold_exposures_of(data);
   if (const auto limit = datasets::read_machine_facts(data.context).rlimit_sigpending; limit && limit->soft)
     env.signal_queue_limit = static_cast<double>(*limit->soft);
   return env;

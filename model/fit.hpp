@@ -15,6 +15,12 @@ namespace pollscale::model {
 /// memory_latency probe) and the signal queue limit ("rlimit_sigpending"."soft").
 fit_environment environment_of(const observation_set& data);
 
+/// Per fd kind, the cold_scan probe's excess (cold_exposure): the cold rows' slope between
+/// the smallest and largest n measured both warm and cold, minus the warm rows' slope, from
+/// the values the dataset's statistic reads; the eviction size from the context's
+/// "cold_scan" block. A kind without both variants at two n is left out.
+std::map<std::string, cold_exposure, std::less<>> cold_exposures_of(const observation_set& data);
+
 /// Rows grouped by cell, in cell order; memory_latency rows (machine facts, not a
 /// mechanism) are left out.
 std::vector<std::pair<cell_id, std::vector<const observation*>>> cells_of(const std::vector<const observation*>& rows);

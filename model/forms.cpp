@@ -179,7 +179,8 @@ std::vector<form> mechanistic_forms(const form_request& r) {
       for (std::size_t j = 0; j < options; ++j)
         if (mask & (std::size_t{1} << j)) f.terms.push_back(p.optional[j]);
       if (with_ws) {
-        const auto prior = working_set_prior(r.cell.k.fd_kind, r.cell.k.blocking && *r.cell.k.blocking == 1, *r.curve);
+        const auto prior = working_set_prior(r.cell.k.fd_kind, r.cell.k.blocking && *r.cell.k.blocking == 1, *r.curve,
+                                             r.cold ? &*r.cold : nullptr);
         f.working_set = f.terms.size();
         f.priors.push_back({f.terms.size(), prior});
         f.terms.push_back(working_set_basis(*r.curve, prior, unit));

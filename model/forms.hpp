@@ -40,6 +40,9 @@ struct form_request {
   /// Regressors that vary across the cell's training points: only those can be fitted.
   bool n_varies = false, k_varies = false, words_vary = false, p_varies = false;
   std::optional<latency_curve> curve;  ///< cache geometry (calibration data only)
+  /// What a descriptor of this cell's fd kind paid past L2 in the cold_scan probe, when the
+  /// dataset has one: the mean of a streaming scan's working-set prior (working_set_prior).
+  std::optional<cold_exposure> cold;
   /// RT-signal queue lengths to try for the overflow cliff: the known limit when it lies
   /// inside the measured k, otherwise the midpoints between measured k values (a profile
   /// search: the cliff is a step, so each threshold is its own candidate form).

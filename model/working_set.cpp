@@ -256,7 +256,8 @@ footprint_prior footprint_for(std::string_view fd_kind) {
   return {144, 2, 0, 0, "unknown fd kind: assumed like a pipe"};
 }
 
-footprint_prior working_set_prior(std::string_view fd_kind, bool blocking, const latency_curve& curve) {
+footprint_prior working_set_prior(std::string_view fd_kind, bool blocking, const latency_curve& curve,
+                                  const cold_exposure* cold) {
   footprint_prior p = footprint_for(fd_kind);
   if (blocking) p.bytes_per_fd += wait_entry_bytes;
   basis b;
@@ -269,15 +270,23 @@ footprint_prior working_set_prior(std::string_view fd_kind, bool blocking, const
   const double far = knee == curve.knots.end() ? 0 : 4 * knee->first;
   double plateau_ns = far > 0 ? b(point{far, 1, 0, 0}) / far : 0;
   if (curve.interpolated && !curve.knots.empty()) plateau_ns = curve.knots.back().second;  // the memory's own
-  const double stream_ns = p.bytes_per_fd / stream_bytes_per_s * 1e9;
+  const bool streams = scan_streams(fd_kind, blocking);
+  const bool measured = streams && cold != nullptr;
+  const double stream_ns = measured ? std::max(0.0, cold->excess_ns) : p.bytes_per_fd / stream_bytes_per_s * 1e9;
   p.loads_mean = plateau_ns > 0 ? stream_ns / plateau_ns : 0;
   p.loads_sd = p.chain / 2;
-  char why[200];
-  if (!scan_streams(fd_kind, blocking) && curve.interpolated) {
+  char why[240];
+  if (!streams && curve.interpolated) {
     p.loads_mean = p.chain;
     std::snprintf(why, sizeof why, "no stream (%s): mean the %.0f dependent misses of the chain, sd half of it; ",
                   blocking ? "each fd's wait queue is locked and written" : "socket objects scattered over slabs",
                   p.chain);
+  } else if (measured) {
+    std::snprintf(why, sizeof why,
+                  "mean: %.1f ns per fd past L2, measured (cold_scan: poll over %lld-%lld fds after reading %.0f MiB, "
+                  "minus warm); sd: half of %.0f dependent misses; ",
+                  stream_ns, static_cast<long long>(cold->n_lo), static_cast<long long>(cold->n_hi),
+                  cold->evict_bytes / (1 << 20), p.chain);
   } else {
     std::snprintf(why, sizeof why, "mean: streaming %.0f B at %.0f GB/s; sd: half of %.0f dependent misses; ",
                   p.bytes_per_fd, stream_bytes_per_s / 1e9, p.chain);

@@ -98,13 +98,24 @@ inline constexpr double wait_entry_bytes = 64;
 /// the walk (typical of current x86-64 servers; an assumption, stated in model.json).
 inline constexpr double stream_bytes_per_s = 15e9;
 
+/// What one descriptor of a timeout-0 poll paid past L2 on this machine: the cold_scan
+/// probe's slope between its two n after a buffer of evict_bytes was read before each call,
+/// minus the slope of the same calls back to back (calibrate/probes/cold_scan.cpp).
+struct cold_exposure {
+  double excess_ns = 0;    ///< ns per descriptor (may be <= 0: nothing exposed, or noise)
+  double evict_bytes = 0;  ///< the buffer read before each cold call (0: not recorded)
+  std::int64_t n_lo = 0, n_hi = 0;
+};
+
 /// The full prior for a cell: footprint_for(fd_kind) (+ a wait entry when blocking), and
 /// loads per fd. fds created together lie in sequence in their slabs, so a walk in fd
-/// order is a stream the prefetchers follow: its expected cost past a knee is the
-/// streaming time bytes/stream_bytes_per_s, which sets the mean (in units of the curve's
-/// Δlat well past the first knee); the standard deviation, half the dependent chain,
-/// lets anything from no miss to the whole chain exposed fall within the 95% interval.
-footprint_prior working_set_prior(std::string_view fd_kind, bool blocking, const latency_curve& curve);
+/// order is a stream the prefetchers follow: its expected cost per fd well past the first
+/// knee (at four times it) is what the cold_scan probe measured for this fd kind (`cold`),
+/// or without one the streaming time bytes/stream_bytes_per_s; that sets the mean (in units
+/// of the curve's Δlat there). The standard deviation, half the dependent chain, lets
+/// anything from no miss to the whole chain exposed fall within the 95% interval.
+footprint_prior working_set_prior(std::string_view fd_kind, bool blocking, const latency_curve& curve,
+                                  const cold_exposure* cold = nullptr);
 
 /// The prior for a token ring's per-pass memory term (cycle_set): each pass writes one
 /// pipe and reads it on the other side, and a lap visits all n pipes. Per pipe: struct

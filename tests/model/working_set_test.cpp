@@ -217,6 +217,89 @@ TEST(WorkingSetTest, PastTheKneeTheStepIsTheStreamingCostAndTheIntervalTheLatenc
   EXPECT_GT(slow.hi, truth(16000, 1) + 16000 * 120);  // a fully exposed chain stays possible
 }
 
+/// cold_scan rows of `kind`: poll at n = 500 and 1000 costing fixed + warm·n back to back
+/// and fixed + (warm + excess)·n after the eviction, in ns.
+void add_cold_scan(observation_set& s, const std::string& kind, double warm, double excess) {
+  for (const char* variant : {"", "cold"})
+    for (std::int64_t n : {500, 1000}) {
+      observation o;
+      o.k = test::cell_key("poll", "time_per_call", "ns", "cold_scan");
+      o.k.fd_kind = kind;
+      o.k.variant = variant;
+      o.k.n_fds = n;
+      o.k.n_active = 0;
+      o.value = 2000 + (warm + (*variant ? excess : 0)) * static_cast<double>(n);
+      s.rows.push_back(std::move(o));
+    }
+}
+
+TEST(WorkingSetTest, TheColdScanProbeGivesEachKindItsExcessPerFd) {
+  observation_set s;
+  s.context = test::cache_context();
+  s.context["cold_scan"] = {{"evict_bytes", 4 << 20}};
+  add_cold_scan(s, "pipe", 26, 14);
+  add_cold_scan(s, "eventfd", 22, 7);
+  observation only_warm;  // a kind measured warm only says nothing
+  only_warm.k = test::cell_key("poll", "time_per_call", "ns", "cold_scan");
+  only_warm.k.fd_kind = "socketpair";
+  only_warm.k.n_fds = 500;
+  only_warm.value = 30000;
+  s.rows.push_back(only_warm);
+  for (double bad : {std::nan(""), -1.0, 0.0}) {  // unusable values are skipped, not read
+    observation o = s.rows.front();
+    o.value = bad;
+    o.k.n_fds = 700;
+    s.rows.push_back(o);
+  }
+  const auto cold = cold_exposures_of(s);
+  ASSERT_EQ(cold.size(), 2u);
+  EXPECT_NEAR(cold.at("pipe").excess_ns, 14, 1e-9);
+  EXPECT_NEAR(cold.at("eventfd").excess_ns, 7, 1e-9);
+  EXPECT_EQ(cold.at("pipe").n_lo, 500);
+  EXPECT_EQ(cold.at("pipe").n_hi, 1000);
+  EXPECT_DOUBLE_EQ(cold.at("pipe").evict_bytes, 4 << 20);
+  // In microseconds the same rows read the same excess in ns.
+  for (auto& o : s.rows) {
+    o.k.unit = "us";
+    o.value /= 1000;
+  }
+  EXPECT_NEAR(cold_exposures_of(s).at("pipe").excess_ns, 14, 1e-6);
+}
+
+TEST(WorkingSetTest, PastTheKneeTheStepIsWhatTheColdScanMeasured) {
+  // The streaming test's data, with a cold_scan probe that measured 25 ns a pipe past L2:
+  // the expected step far past the knee is 25 ns where it was the streaming 9.6.
+  const auto truth = [](double n, double) { return 170 + 30 * n; };
+  observation_set s;
+  s.context = test::cache_context();
+  s.context["memory_latency"] = {{{"size_bytes", 65536}, {"ns", 1.0}},
+                                 {{"size_bytes", 512 << 10}, {"ns", 3.0}},
+                                 {{"size_bytes", 8 << 20}, {"ns", 40.0}}};
+  std::mt19937_64 rng(3);
+  test::add_points(s, test::cell_key("poll"), {1, 10, 100, 300, 1000}, {1}, truth, 0.005, rng);
+  auto sockets = test::cell_key("poll");
+  sockets.fd_kind = "socketpair";
+  test::add_points(s, sockets, {1, 10, 100, 300, 1000}, {1}, truth, 0.005, rng);
+  const auto without = fit_models(s);
+  add_cold_scan(s, "pipe", 26, 25);
+  add_cold_scan(s, "socketpair", 60, 80);  // a scan over sockets does not stream: not its prior
+  const auto with = fit_models(s);
+  ASSERT_EQ(with.cells.size(), 2u);  // the probe's rows are no cell
+  const point far{16000, 1, 8000, 0};
+  const double share = (1 - (1 << 20) / (16000.0 * 144)) / 0.75;
+  const auto pipes = evaluate(with.cells.at(0), far);
+  ASSERT_EQ(with.cells.at(0).cell.fd_kind, "pipe");
+  EXPECT_NEAR(pipes.value, 170 + (30 + 25 * share) * 16000, 0.03 * pipes.value);
+  EXPECT_GT(pipes.value, evaluate(without.cells.at(0), far).value * 1.1);
+  const auto& terms = with.cells.at(0).terms;
+  const auto ws =
+      std::find_if(terms.begin(), terms.end(), [](const term& t) { return t.b.kind == basis_kind::working_set; });
+  ASSERT_NE(ws, terms.end());
+  EXPECT_NE(ws->meaning.find("measured (cold_scan"), std::string::npos) << ws->meaning;
+  ASSERT_EQ(with.cells.at(1).cell.fd_kind, "socketpair");
+  EXPECT_DOUBLE_EQ(evaluate(with.cells.at(1), far).value, evaluate(without.cells.at(1), far).value);
+}
+
 TEST(WorkingSetTest, OnlyScanningMechanismsGetTheTerm) {
   EXPECT_TRUE(scans_every_fd("poll"));
   EXPECT_TRUE(scans_every_fd("select"));
