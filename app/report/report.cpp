@@ -1,6 +1,7 @@
 #include "app/report/report.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <sstream>
 
@@ -14,6 +15,7 @@
 #include "datasets/machine_facts.hpp"
 #include "datasets/run_facts.hpp"
 #include "datasets/vocabulary.hpp"
+#include "model/fit.hpp"
 
 namespace pollscale::app::report {
 namespace {
@@ -90,7 +92,38 @@ std::string tool_text(const datasets::host_record& h) {
   return t.version + " (" + t.git_hash + (t.dirty ? "-dirty" : "") + "), " + t.build_type + " build, " + t.compiler;
 }
 
-std::string machine_section(const nlohmann::json& c) {
+// What one descriptor of a timeout-0 scan paid past L2 (the cold_scan probe), per fd kind:
+// the figure the model takes as the height of a streaming scan's step there. "" without it.
+std::string past_l2_text(const datasets::dataset& d) {
+  model::observation_set set;
+  set.context = d.context;
+  for (const auto& r : d.summaries)
+    if (r.k.scenario == datasets::scenario::cold_scan) {
+      model::observation o;
+      o.k = r.k;
+      o.value = r.s.median;
+      set.rows.push_back(std::move(o));
+    }
+  const auto exposures = model::cold_exposures_of(set);
+  std::string t;
+  char figure[64];
+  for (const auto& [kind, e] : exposures) {
+    std::snprintf(figure, sizeof figure, "%+.1f ns", e.excess_ns);  // ns per descriptor, to a tenth
+    t += (t.empty() ? "" : ", ") + kind + " " + figure;
+  }
+  if (t.empty()) return t;
+  const auto& e = exposures.begin()->second;
+  if (e.evict_bytes > 0)
+    std::snprintf(figure, sizeof figure, "%.0f MiB", e.evict_bytes / (1 << 20));
+  else
+    std::snprintf(figure, sizeof figure, "a buffer past L2");
+  return t + " a descriptor (cold_scan: a timeout-0 poll over " + std::to_string(e.n_lo) + "-" +
+         std::to_string(e.n_hi) + " descriptors after reading " + figure +
+         ", minus the same back to back; the model's height of a scan's step past L2)";
+}
+
+std::string machine_section(const datasets::dataset& d) {
+  const nlohmann::json& c = d.context;
   const auto facts = datasets::read_machine_facts(c);
   const auto h = datasets::read_host_record(c);
   std::vector<std::vector<std::string>> rows;
@@ -102,6 +135,7 @@ std::string machine_section(const nlohmann::json& c) {
     caches += (caches.empty() ? "L" : "; L") + std::to_string(cache.level) + " " + cache.type + " " +
               std::to_string(cache.size_bytes / 1024) + " KiB";
   rows.push_back({"caches", caches});
+  if (const auto past = past_l2_text(d); !past.empty()) rows.push_back({"past L2", past});
   rows.push_back({"kernel", h.kernel});
   rows.push_back({"mitigations", mitigations_text(facts)});
   if (facts.thp) rows.push_back({"transparent huge pages", facts.thp->enabled + " (defrag " + facts.thp->defrag + ")"});
@@ -174,7 +208,7 @@ std::filesystem::path write_report(const datasets::dataset& d, const std::filesy
      << d.samples.size() << " raw samples). Medians with their 95% confidence intervals in brackets; ns unless "
      << "stated.\n\n";
   md << verdict_markdown(d, verdict_lines);
-  md << machine_section(d.context);
+  md << machine_section(d);
   md << "## Headline: find 1 active pipe among n (timeout 0)\n\n"
      << md_table({"mechanism", "metric", "n = 1", "n ≈ 1000", "largest n"}, headline_rows(d)) << "\n";
   md << "## Measurements\n\n" << figures_markdown(calibration_figures(d), dir);

@@ -62,6 +62,44 @@ TEST(ReportTest, WritesMarkdownHtmlAndSvgFigures) {
   fs::remove_all(dir);
 }
 
+// The cold_scan probe's figure, when the dataset has it: one row of the machine section,
+// the excess a descriptor per fd kind (here planted: pipes 26 ns warm, 40 cold).
+TEST(ReportTest, TheMachineSectionSaysWhatADescriptorPaysPastL2) {
+  datasets::dataset d = synthetic();
+  d.context["cold_scan"] = {{"evict_bytes", 4 << 20}};
+  for (const char* variant : {"", "cold"})
+    for (std::int64_t n : {500, 1000}) {
+      datasets::key k;
+      k.scenario = "cold_scan";
+      k.mechanism = "poll";
+      k.variant = variant;
+      k.fd_kind = "pipe";
+      k.n_fds = n;
+      k.n_active = 0;
+      k.blocking = 0;
+      k.metric = "time_per_call";
+      k.unit = "ns";
+      const double v = 2000 + (*variant ? 40.0 : 26.0) * static_cast<double>(n);
+      for (int i = 0; i < 5; ++i) d.samples.push_back({k, i, v, 1, 0, {}, {}, {}, {}});
+    }
+  d.summaries = datasets::summarise_samples(d.samples);
+  const fs::path dir = fs::temp_directory_path() / ("pollscale_report_l2_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  write_report(d, dir, "test report", "synthetic");
+  const std::string md = test::slurp((dir / "report.md").string());
+  fs::remove_all(dir);
+  EXPECT_NE(
+      md.find("| past L2 | pipe +14.0 ns a descriptor (cold_scan: a timeout-0 poll over 500-1000 descriptors after "
+              "reading 4 MiB"),
+      std::string::npos)
+      << md;
+  // Without the probe there is no such row.
+  const fs::path plain = dir.string() + "_plain";
+  write_report(synthetic(), plain, "test report", "synthetic");
+  EXPECT_EQ(test::slurp((plain / "report.md").string()).find("past L2"), std::string::npos);
+  fs::remove_all(plain);
+}
+
 // How steady the machine was: each sentinel's verdict read from the context, the in-run
 // references, and both series over the run relative to their p10 — a regime shows as a
 // step; a dataset without sentinels says it has no record.
