@@ -45,6 +45,10 @@ struct fit_options {
   /// shared machine drift by as much: a smaller spread in the residuals is luck, and
   /// intervals built on it would be too narrow for the next measurement.
   double min_sigma_rel = 0.02;
+  /// The height of a streaming scan's step past L2: true, the cold_scan probe's figure where
+  /// the dataset has one; false, the streaming time (144 B at 15 GB/s) always — the model as
+  /// it was before the probe, kept so that the probe's effect can be judged on each host.
+  bool measured_step = true;
   /// Bootstrap replicates for prediction intervals (0: analytic intervals).
   std::size_t bootstrap_replicates = 0;
   std::uint64_t seed = 1;  ///< seeds the bootstrap; same seed, same model

@@ -101,7 +101,8 @@ model_set fit_models(const observation_set& data, const std::vector<const observ
   const auto cells = cells_of(rows);
   const auto scaling = std::count_if(rows.begin(), rows.end(), [](const observation* o) { return is_scaling_row(*o); });
   if (cells.empty() && scaling == 0) throw datasets::input_error(data.source + ": no rows to fit");
-  const fit_environment env = environment_of(data);
+  fit_environment env = environment_of(data);
+  if (!options.measured_step) env.cold_exposures.clear();
   model_set out;
   out.context = data.context;
   out.source = data.source;

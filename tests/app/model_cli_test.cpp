@@ -208,6 +208,7 @@ TEST_F(ModelCliTest, BadInputIsOneLineAndExitTwo) {
   expect_bad_input("validate --data " + fixture + " --curvature-margin nan", "--curvature-margin");
   expect_bad_input("validate --data " + fixture + " --curvature-min-n -1", "--curvature-min-n");
   expect_bad_input("validate --data " + fixture + " --statistic mean", "--statistic: 'mean'");
+  expect_bad_input("validate --data " + fixture + " --step-height guessed", "--step-height: 'guessed'");
   expect_bad_input("validate --data /nonexistent/dataset", "/nonexistent/dataset");
   expect_bad_input("fit " + historical + "/kegel_2000_poller_bench.csv --strict", "too few points");
   expect_bad_input("fit " + fixture + " --family magic", "--family");

@@ -296,6 +296,9 @@ TEST(WorkingSetTest, PastTheKneeTheStepIsWhatTheColdScanMeasured) {
       std::find_if(terms.begin(), terms.end(), [](const term& t) { return t.b.kind == basis_kind::working_set; });
   ASSERT_NE(ws, terms.end());
   EXPECT_NE(ws->meaning.find("measured (cold_scan"), std::string::npos) << ws->meaning;
+  fit_options streaming;  // --step-height streaming: the model as it was before the probe
+  streaming.measured_step = false;
+  EXPECT_DOUBLE_EQ(evaluate(fit_models(s, streaming).cells.at(0), far).value, evaluate(without.cells.at(0), far).value);
   ASSERT_EQ(with.cells.at(1).cell.fd_kind, "socketpair");
   EXPECT_DOUBLE_EQ(evaluate(with.cells.at(1), far).value, evaluate(without.cells.at(1), far).value);
 }
