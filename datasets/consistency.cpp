@@ -16,6 +16,7 @@ namespace pollscale::datasets {
 namespace {
 
 const std::string_view scenario_checked = name(scenario::find_active);
+const std::string_view scenario_cold = name(scenario::cold_scan);
 const std::string_view metric_call = name(metric::time_per_call);
 const std::string_view metric_op = name(metric::time_per_op);
 
@@ -116,6 +117,26 @@ void check_blocking_below_timeout0(const std::vector<summary_row>& rows, std::ve
   }
 }
 
+/// Rule cold_below_warm: a cold_scan call after the eviction >= the same call back to back.
+void check_cold_below_warm(const std::vector<summary_row>& rows, std::vector<consistency_issue>& out) {
+  const std::string_view cold = name(variant::cold);
+  std::multimap<key, const summary_row*> warm;  // by the key with variant and max_fd blanked
+  const auto reduce = [](key k) {
+    k.variant.clear();
+    k.max_fd.reset();
+    return k;
+  };
+  for (const summary_row& r : rows)
+    if (r.k.scenario == scenario_cold && r.k.variant.empty()) warm.emplace(reduce(r.k), &r);
+  for (const summary_row& r : rows) {
+    if (r.k.scenario != scenario_cold || r.k.variant != cold) continue;
+    const auto [first, last] = warm.equal_range(reduce(r.k));
+    for (auto it = first; it != last; ++it)
+      if (auto issue = order_issue(r, "cold", *it->second, "warm", rule_cold_below_warm, true))
+        out.push_back(std::move(*issue));
+  }
+}
+
 /// Compares every row of one n level with every row of the level below (usually one each;
 /// more only when the same set-up was measured at several max_fd).
 void check_series(std::vector<const summary_row*>& series, std::vector<consistency_issue>& out) {
@@ -146,7 +167,8 @@ void check_series(std::vector<const summary_row*>& series, std::vector<consisten
 void check_decreasing_in_n(const std::vector<summary_row>& rows, std::vector<consistency_issue>& out) {
   std::map<key, std::vector<const summary_row*>> series;
   for (const summary_row& r : rows) {
-    if (r.k.scenario != scenario_checked || !is_time_metric(r.k) || !r.k.n_fds) continue;
+    if ((r.k.scenario != scenario_checked && r.k.scenario != scenario_cold) || !is_time_metric(r.k) || !r.k.n_fds)
+      continue;
     key reduced = r.k;
     reduced.n_fds.reset();
     reduced.max_fd.reset();
@@ -163,6 +185,7 @@ std::vector<consistency_issue> check_consistency(const std::vector<summary_row>&
   check_op_below_call(rows, issues);
   check_decreasing_in_n(rows, issues);
   check_blocking_below_timeout0(rows, issues);
+  check_cold_below_warm(rows, issues);
   std::stable_sort(issues.begin(), issues.end(), [](const consistency_issue& a, const consistency_issue& b) {
     return std::tie(a.k, a.rule, a.other) < std::tie(b.k, b.rule, b.other);
   });

@@ -1,4 +1,4 @@
-// Physics self-consistency of a calibration's find_active summaries.
+// Physics self-consistency of a calibration's find_active and cold_scan summaries.
 //
 // Why: a calibration runs on a shared VM. A point measured while a neighbour was busy (or
 // while the host was migrating pages, or the hypervisor was descheduling us) can come out
@@ -19,6 +19,12 @@
 //                           so only a decrease beyond both intervals is flagged.
 //   blocking_below_timeout0 A time_per_op whose wait may sleep (blocking 1) cannot be cheaper
 //                           than the same operation with timeout 0, which never sleeps.
+//
+// And over rows of scenario "cold_scan" (calibrate/probes/cold_scan.cpp):
+//   cold_below_warm         A call timed after its descriptors' state was pushed past L2
+//                           (variant cold) cannot cost less than the same call back to back
+//                           (variant empty) at the same n.
+//   decreasing_in_n         As above, along each of its series.
 //
 // "The same set-up" means every key column equal except the one the rule varies and
 // max_fd: max_fd is the highest descriptor number, which depends on what else the set-up
@@ -45,6 +51,7 @@ namespace pollscale::datasets {
 inline constexpr std::string_view rule_op_below_call = "op_below_call";
 inline constexpr std::string_view rule_decreasing_in_n = "decreasing_in_n";
 inline constexpr std::string_view rule_blocking_below_timeout0 = "blocking_below_timeout0";
+inline constexpr std::string_view rule_cold_below_warm = "cold_below_warm";
 
 /// Separator of the rule names in consistency_marks (a summary.csv column).
 inline constexpr char consistency_marks_separator = ';';
@@ -57,8 +64,8 @@ struct consistency_issue {
   std::string detail;     ///< one line, e.g. "time_per_op 9.6 us < time_per_call 15.8 us at n=1168 ..."
 };
 
-/// Every rule broken among the find_active rows of `rows`, sorted by k, then rule, then
-/// other. O(rows log rows). Rows of other scenarios are ignored.
+/// Every rule broken among the find_active and cold_scan rows of `rows`, sorted by k, then
+/// rule, then other. O(rows log rows). Rows of other scenarios are ignored.
 std::vector<consistency_issue> check_consistency(const std::vector<summary_row>& rows);
 
 /// The rule names flagged on `k` in `issues`, each once, sorted, joined by ';'; "" when none.

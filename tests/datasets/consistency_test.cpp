@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -189,6 +190,44 @@ TEST(ConsistencyTest, RowsOfOtherScenariosAreIgnored) {
   ASSERT_EQ(check_consistency(rows).size(), 3u);  // the same rows as find_active break all three rules
   for (auto& r : rows) r.k.scenario = "token_ring";
   EXPECT_TRUE(check_consistency(rows).empty());
+}
+
+// cold_scan: a call after the eviction cheaper than back to back at the same n is flagged
+// (by the medians already), and its series must not fall with n; warm rows at another n,
+// or of another kind, are not its partners.
+TEST(ConsistencyTest, AColdScanCheaperThanWarmIsFlagged) {
+  const auto cold_key = [](const std::string& variant, std::int64_t n, const std::string& kind = "pipe") {
+    key k = point("poll", n, "time_per_call", 0, std::nullopt, "ns");
+    k.scenario = "cold_scan";
+    k.variant = variant;
+    k.fd_kind = kind;
+    k.n_active = 0;
+    k.active_pos.clear();
+    return k;
+  };
+  std::vector<summary_row> rows = {
+      row(cold_key("", 500), 15000, 14800, 15300),
+      row(cold_key("cold", 500), 24000, 23500, 24500),
+      row(cold_key("", 1000), 28000, 27500, 28600),
+      row(cold_key("cold", 1000), 44000, 43000, 45000),
+      row(cold_key("", 1000, "eventfd"), 50000, 49000, 51000),  // another kind: no partner of the pipes'
+  };
+  EXPECT_TRUE(check_consistency(rows).empty());
+  rows[1] = row(cold_key("cold", 500), 14900, 14000, 15800);   // cold below warm by the medians only
+  rows[3] = row(cold_key("cold", 1000), 20000, 19500, 20500);  // below warm beyond both intervals, and below n=500
+  const auto issues = check_consistency(rows);
+  ASSERT_EQ(issues.size(), 2u);
+  EXPECT_EQ(issues[0].k, cold_key("cold", 500));
+  EXPECT_EQ(issues[0].other, cold_key("", 500));
+  EXPECT_EQ(issues[0].rule, rule_cold_below_warm);
+  EXPECT_FALSE(issues[0].beyond_intervals);
+  EXPECT_EQ(issues[1].k, cold_key("cold", 1000));
+  EXPECT_EQ(issues[1].rule, rule_cold_below_warm);
+  EXPECT_TRUE(issues[1].beyond_intervals);
+  EXPECT_EQ(issues[1].detail, "cold 20000 ns < warm 28000 ns at n=1000 (95% [19500, 20500] vs [27500, 28600])");
+  rows[3] = row(cold_key("cold", 1000), 13000, 12500, 13500);  // now also below the cold n=500 beyond intervals
+  const auto more = check_consistency(rows);
+  EXPECT_EQ(std::count_if(more.begin(), more.end(), [](const auto& i) { return i.rule == rule_decreasing_in_n; }), 1);
 }
 
 TEST(ConsistencyTest, DifferentUnitsAreNeverCompared) {
