@@ -67,13 +67,14 @@ std::optional<consistency_issue> order_issue(const summary_row& high, std::strin
   return consistency_issue{high.k, low.k, rule, beyond, std::move(detail)};
 }
 
-/// The rows of the checked scenario that pass `keep`, keyed by `reduce(k)`: the key with
-/// the columns a rule varies (and max_fd) blanked, so that partners meet under one key.
+/// The rows of `scenario` (find_active unless given) that pass `keep`, keyed by `reduce(k)`:
+/// the key with the columns a rule varies (and max_fd) blanked, so that partners meet under
+/// one key.
 row_index index_rows(const std::vector<summary_row>& rows, const std::function<bool(const key&)>& keep,
-                     const std::function<key(key)>& reduce) {
+                     const std::function<key(key)>& reduce, std::string_view scenario = scenario_checked) {
   row_index index;
   for (const summary_row& r : rows)
-    if (r.k.scenario == scenario_checked && keep(r.k)) index.emplace(reduce(r.k), &r);
+    if (r.k.scenario == scenario && keep(r.k)) index.emplace(reduce(r.k), &r);
   return index;
 }
 
@@ -119,20 +120,19 @@ void check_blocking_below_timeout0(const std::vector<summary_row>& rows, std::ve
 
 /// Rule cold_below_warm: a cold_scan call after the eviction >= the same call back to back.
 void check_cold_below_warm(const std::vector<summary_row>& rows, std::vector<consistency_issue>& out) {
-  const std::string_view cold = name(variant::cold);
-  std::multimap<key, const summary_row*> warm;  // by the key with variant and max_fd blanked
   const auto reduce = [](key k) {
     k.variant.clear();
     k.max_fd.reset();
     return k;
   };
-  for (const summary_row& r : rows)
-    if (r.k.scenario == scenario_cold && r.k.variant.empty()) warm.emplace(reduce(r.k), &r);
-  for (const summary_row& r : rows) {
-    if (r.k.scenario != scenario_cold || r.k.variant != cold) continue;
-    const auto [first, last] = warm.equal_range(reduce(r.k));
+  const row_index warm = index_rows(
+      rows, [](const key& k) { return k.variant.empty(); }, reduce, scenario_cold);
+  const row_index cold = index_rows(
+      rows, [](const key& k) { return k.variant == name(variant::cold); }, reduce, scenario_cold);
+  for (const auto& [reduced, c] : cold) {
+    const auto [first, last] = warm.equal_range(reduced);
     for (auto it = first; it != last; ++it)
-      if (auto issue = order_issue(r, "cold", *it->second, "warm", rule_cold_below_warm, true))
+      if (auto issue = order_issue(*c, "cold", *it->second, "warm", rule_cold_below_warm, true))
         out.push_back(std::move(*issue));
   }
 }
