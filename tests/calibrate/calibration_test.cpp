@@ -34,15 +34,7 @@ TEST(CalibrationTest, TellsItsReporterOfEveryVisitAndTheEnd) {
   namespace fs = std::filesystem;
   const fs::path out = fs::temp_directory_path() / ("pollscale_calibration_" + std::to_string(::getpid()));
   fs::remove_all(out);
-  calibration_request req;
-  req.sel = test::small_selection({64, 1024});
-  req.scenarios = {"memory_latency"};
-  req.mechs = all_flavours();
-  req.runner.max_s_per_point = 0.02;
-  req.runner.warmup_s = 0.001;
-  req.rounds = 2;
-  req.repair_visits = 0;
-  req.out = out;
+  calibration_request req = test::small_request({"memory_latency"}, {64, 1024}, 2, out);
   recording_reporter r;
   req.report = &r;
   testing::internal::CaptureStderr();

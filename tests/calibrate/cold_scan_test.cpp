@@ -93,16 +93,8 @@ TEST(ColdScanTest, ACalibrationRecordsTheEvictionSize) {
   namespace fs = std::filesystem;
   const fs::path out = fs::temp_directory_path() / ("pollscale_cold_scan_" + std::to_string(::getpid()));
   fs::remove_all(out);
-  calibration_request req;
-  req.sel = test::small_selection({8, 16});
-  req.scenarios = {"cold_scan"};
-  req.mechs = all_flavours();
-  req.runner.max_s_per_point = 0.02;
-  req.runner.warmup_s = 0.001;
-  req.rounds = 1;
-  req.repair_visits = 0;
-  req.out = out;
-  const calibration_outcome o = run_calibration(req, nlohmann::json::object());
+  const calibration_outcome o =
+      run_calibration(test::small_request({"cold_scan"}, {8, 16}, 1, out), nlohmann::json::object());
   fs::remove_all(out);
   ASSERT_EQ(o.planned, 8u);
   const auto& facts = o.data.context["cold_scan"];

@@ -8,12 +8,14 @@
 
 #include <chrono>
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "calibrate/calibration.hpp"
 #include "calibrate/mechanism.hpp"
 #include "calibrate/probe.hpp"
 #include "calibrate/sys/process.hpp"
@@ -28,6 +30,22 @@ inline selection small_selection(std::vector<std::int64_t> n_override = {}, std:
   s.cpus = sys::allowed_cpus();
   s.n_override = std::move(n_override);
   return s;
+}
+
+/// A whole calibration of `scenarios` at small n, fast: every mechanism, 20 ms a point, one
+/// ms of warm-up, `rounds` rounds, no repair visits, written to `out`.
+inline calibration_request small_request(std::vector<std::string> scenarios, std::vector<std::int64_t> n, int rounds,
+                                         const std::filesystem::path& out) {
+  calibration_request req;
+  req.sel = small_selection(std::move(n));
+  req.scenarios = std::move(scenarios);
+  req.mechs = all_flavours();
+  req.runner.max_s_per_point = 0.02;
+  req.runner.warmup_s = 0.001;
+  req.rounds = rounds;
+  req.repair_visits = 0;
+  req.out = out;
+  return req;
 }
 
 /// The placements this machine can run: one CPU, and two where the mask holds two.
