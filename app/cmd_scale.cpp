@@ -61,7 +61,8 @@ po::options_description scale_options() {
       ("coherency-margin", arg<double>("FRACTION")->default_value(0.2, "0.2"),
        "how far (fraction, 0..1) USL's leave-one-out error must lie below the simpler law's")
       ("statistic", arg<std::string>("STAT")->default_value("median"),
-       "in a calibration dataset: median (typical) or fastest (the fastest batch)")
+       "in a calibration dataset: median (typical), fastest (the fastest batch) or adjusted (the median at "
+       "the drift sentinel's fast mode)")
       ("format", arg<std::string>("FORMAT")->default_value("table"), "table, csv or json");
   // clang-format on
   return o;

@@ -16,7 +16,8 @@ po::options_description model_fit_options_description() {
   o.add_options()
       ("statistic", arg<std::string>("STAT")->default_value("median"),
        "what to fit and validate against in a calibration dataset: median (the typical cost, interference "
-       "included) or fastest (the fastest batch: the intrinsic cost)")
+       "included), fastest (the fastest batch: the intrinsic cost) or adjusted (the median with every visit "
+       "brought to the run's fast mode by the drift sentinel)")
       ("family", arg<std::string>("FAMILY")->default_value("mechanistic"),
        "candidate forms: mechanistic (kernel terms; Extra-P for unknown metrics) or extra-p (n^i log^j n for all)")
       ("bootstrap", arg<long long>("N")->default_value(0),

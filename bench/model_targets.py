@@ -26,7 +26,7 @@ scans that stream (timeout 0 over pipes and eventfds) and for the rest (blocking
 and a last row per family counting the datasets whose band reads low or high.
 A model change that moves one band on one host and the opposite way on another shows here.
 
-Usage: bench/model_targets.py [--pollscale PATH] [--statistic median|fastest] [--validate-option=OPT]...
+Usage: bench/model_targets.py [--pollscale PATH] [--statistic median|fastest|adjusted] [--validate-option=OPT]...
                               [--rows PCT] [--bands] [--keep DIR] DATASET...
 Exit status: 0, or 2 when pollscale fails on a dataset (its message is shown).
 """
@@ -182,7 +182,7 @@ def main():
     ap.add_argument("--bands", action="store_true",
                     help="also tabulate the extrapolated scans by how far they lie past the training data: "
                          "signed median error, coverage and half-width per band, streaming scans and the rest")
-    ap.add_argument("--statistic", default="median", choices=("median", "fastest"),
+    ap.add_argument("--statistic", default="median", choices=("median", "fastest", "adjusted"),
                     help="what validate fits and compares (pollscale validate --statistic)")
     ap.add_argument("--validate-option", action="append", default=[], metavar="OPT",
                     help="passed to every pollscale validate, e.g. --validate-option=--curvature-min-n=4 (repeatable)")

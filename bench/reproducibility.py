@@ -31,6 +31,10 @@ with two DATASET directories it compares those. It prints the calibrate issue's 
                  a visit in both runs: two runs that met different mixes of a machine's
                  speed modes differ in their medians by the mix, and agree here when both
                  met the fast mode
+  adjusted       the same differences between the points as `pollscale fit --statistic adjusted`
+                 reads them: every sample brought to its run's fast mode by the drift
+                 sentinel read at its visit (a time times p10 / reading, a rate divided by
+                 it), the median of the visits' medians
   placement      the cross-CPU points compared within one placement of the first two CPUs
                  (each visit's samples.csv placement_ns, split into near and far): per
                  level, over the points with visits on it in both runs, median and p95 |d|
@@ -299,6 +303,45 @@ def fast_mode_medians(d, context):
     return sample_medians(d, fast)
 
 
+TIME_UNITS = ("ns", "us", "ms", "s")
+
+
+def adjusted_medians(d, context):
+    """Per point, what `pollscale fit --statistic adjusted` fits: every sample brought to the
+    run's fast mode by the drift sentinel read at its visit (a time times p10 / reading, a rate
+    divided by it, a count as measured; a sample without a reading as measured), each visit
+    reduced to its median, the point to the median of its visits. {} without a p10."""
+    p10 = ((context.get("stability") or {}).get("p10_ns"))
+    if not p10:
+        return {}
+    visits = {}
+    try:
+        key_of = sample_key(d)
+        with open_samples(d) as f:
+            for r in csv.DictReader(f):
+                value, level = float(r["value"]), r.get("sentinel_ns") or ""
+                factor = p10 / float(level) if level and float(level) > 0 else 1.0
+                if r["unit"] in TIME_UNITS:
+                    value *= factor
+                elif r["unit"].startswith("1/"):
+                    value /= factor
+                visits.setdefault(key_of(r), {}).setdefault(r.get("visit", "0"), []).append(value)
+    except (OSError, ValueError) as e:
+        fail(f"{os.path.join(d, 'samples.csv')}: {e}")
+    return {k: statistics.median([statistics.median(v) for v in by_visit.values()]) for k, by_visit in visits.items()}
+
+
+def adjusted_text(common, da, ca, db, cb):
+    fa, fb = adjusted_medians(da, ca), adjusted_medians(db, cb)
+    both = [k for k in common if k in fa and k in fb]
+    if not both:
+        return "no point to adjust in both runs (a run has no drift sentinel)"
+    df = [rel_diff(fa[k], fb[k]) for k in both]
+    return (f"median |d| {100 * statistics.median(df):.2f}%, p95 {100 * percentile(df, 0.95):.2f}%, "
+            f"max {100 * max(df):.1f}% over {len(both)} points, every visit brought to its run's fast mode "
+            f"by the drift sentinel (fit --statistic adjusted)")
+
+
 def fast_mode_text(common, da, ca, db, cb):
     fa, fb = fast_mode_medians(da, ca), fast_mode_medians(db, cb)
     both = [k for k in common if k in fa and k in fb]
@@ -329,6 +372,7 @@ def compare(da, db, rows_pct):
     print(f"fastest batch: median |d| {100 * statistics.median(dm):.2f}%, p95 {100 * percentile(dm, 0.95):.2f}%, "
           f"max {100 * max(dm):.1f}%")
     print(f"fast mode    {fast_mode_text(common, da, ca, db, cb)}")
+    print(f"adjusted     {adjusted_text(common, da, ca, db, cb)}")
     print(f"inside       {100 * ins / len(common):.1f}%   (target >= 90%)")
     # Where the spread lives: points with a partner thread on another CPU (a cross-CPU wake-up,
     # a hypervisor exit on a VM, whose cost moves with the host's scheduling of the idle vCPU)

@@ -444,8 +444,8 @@ model_set model_set_from_json(const json& j, const std::string& where) {
     out.source = text(j, "source");
     // Model sets written before the choice existed were fitted to medians.
     out.statistic = j.contains("statistic") ? text(j, "statistic") : "median";
-    if (out.statistic != "median" && out.statistic != "fastest")
-      throw std::invalid_argument("statistic '" + out.statistic + "' is not one of median, fastest");
+    if (out.statistic != "median" && out.statistic != "fastest" && out.statistic != "adjusted")
+      throw std::invalid_argument("statistic '" + out.statistic + "' is not one of median, fastest, adjusted");
     out.drift = read_drift(j);
     out.call_spread = read_call_spread(j);
     out.serial_stages = read_serial_stages(j);

@@ -92,7 +92,7 @@ struct cell_model {
 struct model_set {
   nlohmann::json context;            ///< the context block of the data the models were fitted on
   std::string source;                ///< the dataset directory or historical file fitted
-  std::string statistic = "median";  ///< what the models predict: "median" or "fastest" (observations.hpp)
+  std::string statistic = "median";  ///< what the models predict: "median", "fastest" or "adjusted" (observations.hpp)
   std::vector<cell_model> cells;
   /// Cells left out of the fit, each "cell: reason" (only with fit_options::skip_unfittable).
   std::vector<std::string> skipped;

@@ -2,14 +2,18 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <map>
 #include <stdexcept>
 
 #include "datasets/csv_table.hpp"
 #include "datasets/dataset.hpp"
 #include "datasets/historical.hpp"
+#include "datasets/run_facts.hpp"
 #include "datasets/statistics.hpp"
 #include "datasets/vocabulary.hpp"
+#include "model/forms.hpp"
+#include "model/working_set.hpp"
 
 namespace pollscale::model {
 namespace {
@@ -17,8 +21,29 @@ namespace {
 namespace fs = std::filesystem;
 using datasets::input_error;
 
+// The drift sentinel's fast mode of a run (its p10, ns), for the adjusted statistic.
+double fast_mode_of(const datasets::dataset& d, const fs::path& dir) {
+  const auto drift = datasets::read_run_facts(d.context).drift;
+  if (!drift || !drift->p10_ns || !std::isfinite(*drift->p10_ns) || *drift->p10_ns <= 0)
+    throw input_error((dir / "context.json").string() +
+                      ": no drift sentinel (stability.p10_ns), which the adjusted statistic needs");
+  return *drift->p10_ns;
+}
+
+// Each sample of a time or a rate brought to the run's fast mode (point_statistic::adjusted).
+void adjust_to_fast_mode(std::vector<datasets::sample_row>& samples, double fast_ns) {
+  for (auto& s : samples) {
+    const double factor = datasets::fast_mode_factor(fast_ns, s.sentinel_ns);
+    if (ns_to_unit(s.k.unit) > 0)
+      s.value *= factor;
+    else if (is_rate(s.k))
+      s.value /= factor;
+  }
+}
+
 observation_set from_dataset(const fs::path& dir, point_statistic statistic) {
-  const auto d = datasets::read_dataset(dir);
+  auto d = datasets::read_dataset(dir);
+  if (statistic == point_statistic::adjusted) adjust_to_fast_mode(d.samples, fast_mode_of(d, dir));
   observation_set out;
   out.context = d.context;
   out.source = dir.string();
@@ -38,13 +63,18 @@ observation_set from_dataset(const fs::path& dir, point_statistic statistic) {
     observation o;
     o.k = r.k;
     const bool rate = r.k.unit.starts_with("1/");  // the fastest batch of a rate is its largest
-    o.value = statistic == point_statistic::median ? r.s.median : (rate ? r.s.max : r.s.min);
+    o.value = statistic == point_statistic::fastest ? (rate ? r.s.max : r.s.min) : r.s.median;
     // The bootstrap resamples medians from raw samples; for the fastest batch it perturbs
     // the fit by its residuals instead (a resampled minimum is no estimate of its spread).
-    if (auto it = samples.find(r.k); it != samples.end() && statistic == point_statistic::median) {
+    if (auto it = samples.find(r.k); it != samples.end() && statistic != point_statistic::fastest) {
       o.samples = it->second;
-      if (const auto& v = visits[r.k]; v.size() >= 2)
-        for (const auto& [visit, values] : v) o.visit_medians.push_back(datasets::median(values));
+      std::vector<double> medians;
+      for (const auto& [visit, values] : visits[r.k]) medians.push_back(datasets::median(values));
+      if (medians.size() >= 2) o.visit_medians = medians;
+      // The summary's median is the raw one; the adjusted one is recomputed the same way
+      // (the median of the visits' medians) from the adjusted samples. A point without
+      // samples keeps the summary's (a thinned dataset keeps some of every visit).
+      if (statistic == point_statistic::adjusted) o.value = datasets::median(medians);
     }
     o.where = (dir / "summary.csv").string() + ":" + std::to_string(line);
     out.rows.push_back(std::move(o));
@@ -77,12 +107,19 @@ observation_set load_any(const fs::path& path, point_statistic statistic);
 
 }  // namespace
 
-std::string_view statistic_name(point_statistic s) { return s == point_statistic::median ? "median" : "fastest"; }
+std::string_view statistic_name(point_statistic s) {
+  switch (s) {
+    case point_statistic::median: return "median";
+    case point_statistic::fastest: return "fastest";
+    case point_statistic::adjusted: return "adjusted";
+  }
+  return "median";
+}
 
 point_statistic parse_point_statistic(std::string_view text) {
-  if (text == "median") return point_statistic::median;
-  if (text == "fastest") return point_statistic::fastest;
-  throw std::invalid_argument("'" + std::string(text) + "' is not one of median, fastest");
+  for (const auto s : {point_statistic::median, point_statistic::fastest, point_statistic::adjusted})
+    if (text == statistic_name(s)) return s;
+  throw std::invalid_argument("'" + std::string(text) + "' is not one of median, fastest, adjusted");
 }
 
 observation_set load_observations(const fs::path& path, point_statistic statistic) {

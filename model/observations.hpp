@@ -28,10 +28,17 @@ namespace pollscale::model {
 ///    between runs several times better than the median on a host that flips between
 ///    speeds (docs/calibrate.md), and the context's stability block reports how often and
 ///    how much slower the machine ran. Published (historical) values have no such choice.
-enum class point_statistic { median, fastest };
+///  - adjusted: the median of the visits' medians after each sample is brought to the run's
+///    fast mode by the drift sentinel read at its visit (datasets::fast_mode_factor: a cost
+///    times the sentinel's p10 over that reading, a rate divided by it; counts untouched).
+///    Two runs that met a host's speed modes in different shares differ in their medians by
+///    the mix; brought to the fast mode they agree several times better (docs/calibrate.md,
+///    "Adjusted to the fast mode"). The raw samples and visit medians the bootstrap resamples
+///    are the adjusted ones. A dataset without a drift sentinel is refused.
+enum class point_statistic { median, fastest, adjusted };
 
 std::string_view statistic_name(point_statistic s);
-/// "median" or "fastest"; throws std::invalid_argument naming the text otherwise.
+/// "median", "fastest" or "adjusted"; throws std::invalid_argument naming the text otherwise.
 point_statistic parse_point_statistic(std::string_view text);
 
 struct observation {

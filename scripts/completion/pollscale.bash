@@ -24,7 +24,7 @@ _pollscale() {
     --format) words="table csv json" ;;
     --gate) words="mechanisms series points" ;;
     --points) words="significant all" ;;
-    --statistic) words="median fastest" ;;
+    --statistic) words="median fastest adjusted" ;;
     --model-uncertainty) words="draw fixed" ;;
     --simulator-check) words="on off" ;;
     --family) words="mechanistic extra-p" ;;

@@ -52,6 +52,12 @@ TEST_F(ModelCliTest, FitWritesAModelSetAndSummarisesIt) {
   const auto fastest = run_pollscale("fit " + fixture + " --statistic fastest");
   ASSERT_EQ(fastest.rc, 0) << fastest.err;
   EXPECT_EQ(nlohmann::json::parse(fastest.out)["statistic"], "fastest");
+  // The fixture has no drift sentinel, so nothing can bring it to a fast mode: one line, exit 2.
+  const auto adjusted = run_pollscale("fit " + fixture + " --statistic adjusted");
+  EXPECT_EQ(adjusted.rc, 2);
+  EXPECT_NE(adjusted.err.find("context.json"), std::string::npos) << adjusted.err;
+  EXPECT_NE(adjusted.err.find("adjusted statistic"), std::string::npos) << adjusted.err;
+  EXPECT_EQ(std::count(adjusted.err.begin(), adjusted.err.end(), '\n'), 1) << adjusted.err;
 }
 
 // fit checks the simulator against a calibration's live-server rows and keeps what it found

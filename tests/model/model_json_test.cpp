@@ -103,6 +103,16 @@ TEST_F(ModelJsonTest, MalformedFilesAreNamedWithTheField) {
   j["models"][0]["cell"]["mechanism"] = "kqueue2";
   EXPECT_NE(load_error(j.dump()).find("kqueue2"), std::string::npos);
   EXPECT_NE(load_error("").find(path_.string()), std::string::npos);
+  // What the models predict: one of the point statistics, read back as written.
+  for (const char* statistic : {"median", "fastest", "adjusted"}) {
+    j = to_json(small_models());
+    j["statistic"] = statistic;
+    std::ofstream(path_) << j.dump();
+    EXPECT_EQ(load_model(path_).statistic, statistic);
+  }
+  j = to_json(small_models());
+  j["statistic"] = "mean";
+  EXPECT_NE(load_error(j.dump()).find("statistic 'mean'"), std::string::npos);
   fs::remove(path_);
   EXPECT_NE(load_error("x").find("invalid JSON"), std::string::npos);
 }

@@ -1,6 +1,7 @@
 #include "model/validation.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -8,6 +9,8 @@
 
 #include "datasets/csv_table.hpp"
 #include "datasets/dataset.hpp"
+#include "datasets/input_error.hpp"
+#include "datasets/schema.hpp"
 #include "model/observations.hpp"
 
 namespace pollscale::model {
@@ -70,6 +73,77 @@ TEST(ValidationTest, TheFastestBatchIsReadWhenAsked) {
   EXPECT_EQ(hist.rows[0].value, hist_median.rows[0].value);
   EXPECT_EQ(std::string(statistic_name(parse_point_statistic("fastest"))), "fastest");
   EXPECT_THROW(parse_point_statistic("mean"), std::invalid_argument);
+}
+
+// --statistic adjusted brings every visit to the run's fast mode by the drift sentinel read
+// at it: a planted machine that ran 1.5x slower in one visit of each point (and said so in
+// its sentinel) reads the planted cost back; a rate the same way, inverted; a count as
+// measured. The samples the bootstrap resamples are the adjusted ones.
+TEST(ValidationTest, TheAdjustedStatisticBringsEveryVisitToTheFastMode) {
+  const fs::path dir = fs::temp_directory_path() / ("pollscale_adjusted_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  constexpr double fast_ns = 2000;
+  const auto make = [&](bool with_stability) {
+    datasets::dataset d;
+    d.context = {{"schema_version", datasets::schema_version}, {"host", "test"}};
+    if (with_stability) d.context["stability"] = {{"p10_ns", fast_ns}, {"median_ns", 2400.0}};
+    const auto add = [&](const std::string& metric, const std::string& unit, double value, bool rate) {
+      datasets::key k;
+      k.scenario = "find_active";
+      k.mechanism = "poll";
+      k.fd_kind = "pipe";
+      k.n_fds = 100;
+      k.n_active = 1;
+      k.metric = metric;
+      k.unit = unit;
+      for (int v = 0; v < 3; ++v) {
+        const double slow = v == 1 ? 1.5 : (v == 2 ? 1.2 : 1.0);  // the machine's state at the visit
+        for (int b = 0; b < 5; ++b) {
+          datasets::sample_row r;
+          r.k = k;
+          r.rep = v * 5 + b;
+          r.value = rate ? value / slow : (unit == "1" ? value : value * slow);
+          r.visit = v;
+          r.sentinel_ns = fast_ns * slow;
+          d.samples.push_back(r);
+        }
+      }
+    };
+    add("time_per_call", "ns", 1000, false);
+    add("throughput", "1/s", 5e5, true);
+    add("wakeups", "1", 2, false);
+    d.summaries = datasets::summarise_samples(d.samples);
+    return d;
+  };
+  datasets::write_dataset(dir / "with", make(true));
+  const auto median = load_observations(dir / "with");
+  const auto adjusted = load_observations(dir / "with", point_statistic::adjusted);
+  ASSERT_EQ(adjusted.rows.size(), 3u);
+  EXPECT_EQ(adjusted.statistic, point_statistic::adjusted);
+  for (std::size_t i = 0; i < 3; ++i) {
+    const auto& o = adjusted.rows[i];
+    const double planted = o.k.metric == "time_per_call" ? 1000 : (o.k.metric == "throughput" ? 5e5 : 2);
+    EXPECT_NEAR(o.value, planted, planted * 1e-12) << o.k.metric;
+    ASSERT_EQ(o.visit_medians.size(), 3u);
+    for (const double m : o.visit_medians) EXPECT_NEAR(m, planted, planted * 1e-12);
+    for (const double x : o.samples) EXPECT_NEAR(x, planted, planted * 1e-12);
+  }
+  // The plain median keeps the slow visit's share: 1.2x the planted cost, 1/1.2 the rate.
+  for (const auto& o : median.rows) {
+    const double planted = o.k.metric == "time_per_call" ? 1200 : (o.k.metric == "throughput" ? 5e5 / 1.2 : 2);
+    EXPECT_NEAR(o.value, planted, planted * 1e-12) << o.k.metric;
+  }
+  EXPECT_EQ(std::string(statistic_name(parse_point_statistic("adjusted"))), "adjusted");
+  // A run without a drift sentinel cannot be adjusted: refused, naming its context.json.
+  datasets::write_dataset(dir / "without", make(false));
+  try {
+    load_observations(dir / "without", point_statistic::adjusted);
+    ADD_FAILURE() << "a dataset without stability.p10_ns was adjusted";
+  } catch (const datasets::input_error& e) {
+    EXPECT_NE(std::string(e.what()).find("context.json"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("p10_ns"), std::string::npos) << e.what();
+  }
+  fs::remove_all(dir);
 }
 
 TEST(ValidationTest, AccuracyStatisticsAreNamedForWhatTheyAre) {

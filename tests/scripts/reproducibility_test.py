@@ -104,6 +104,19 @@ class ReproducibilityTest(unittest.TestCase):
         self.assertTrue(out["fast mode"].startswith("median |d| 0.00%, p95 0.00% over the 2 points"), out)
         self.assertIn("(a: 2, b: 2 of 2)", out["fast mode"])
 
+    def test_the_adjusted_medians_see_through_the_mix(self):
+        # A cost that moves with the sentinel (140 ns at 1400, 100 at 1000): run a met the slow
+        # mode in two visits of three, run b never; their medians differ by 33%, brought to the
+        # fast mode they agree.
+        out = self.run_pair([(1000, 100), (1400, 140), (1400, 140)], [(1000, 100)] * 3)
+        self.assertTrue(out["median |d|"].startswith("33.33%"), out)
+        self.assertTrue(out["adjusted"].startswith("median |d| 0.00%, p95 0.00%, max 0.0% over 2 points"), out)
+        # Without a drift sentinel there is nothing to adjust by.
+        a, b = os.path.join(self.tmp, "a2"), os.path.join(self.tmp, "b2")
+        write_run(a, [(1000, 100)] * 3, p10=None)
+        write_run(b, [(1000, 100)] * 3, p10=None)
+        self.assertEqual(report(a, b)["adjusted"], "no point to adjust in both runs (a run has no drift sentinel)")
+
     def test_points_are_matched_without_where_their_descriptors_landed(self):
         # max_fd records where the descriptors landed; it differs between runs of one plan.
         out = self.run_pair([(1000, 100)] * 3, [(1000, 100)] * 3, max_fd_a="14", max_fd_b="17")
