@@ -3,8 +3,8 @@
 # Why: nlohmann/json, Eigen, Boost.Program_options and GoogleTest together take ~4 s of
 # compiler time to parse in every translation unit that includes them (measured with the
 # asan-ubsan flags on a 2-vCPU guest: 4.6 s for a file that includes them and nothing else,
-# 0.8 s with them precompiled), and about 150 of the ~230 files do. Precompiling them once per
-# target saves several minutes of a clean build on two cores, which is what CI runs.
+# 0.8 s with them precompiled), and about 150 of the ~230 files do. Precompiling them once (per
+# set, below) saves several minutes of a clean build on two cores, which is what CI runs.
 #
 # They are system headers, so precompiling them changes no warning; the project's own headers
 # are never precompiled (an edit to one rebuilds only its includers). Configure with
@@ -12,17 +12,34 @@
 # The release preset does: with them, GCC 12 at -O3 inlines differently and warns falsely
 # (-Wstringop-overflow inside libstdc++'s `"literal" + std::string`, the bug family of
 # -Wno-restrict in CMakeLists.txt) in seven files; the release build is not CI's to wait for.
-option(POLLSCALE_PCH "Precompile the large third-party headers once per target" ON)
+option(POLLSCALE_PCH "Precompile the large third-party headers (once per set of them)" ON)
 
 set(POLLSCALE_PCH_JSON <nlohmann/json.hpp>)
 set(POLLSCALE_PCH_EIGEN <Eigen/Dense>)
 set(POLLSCALE_PCH_OPTIONS <boost/program_options.hpp>)
 set(POLLSCALE_PCH_GTEST <gtest/gtest.h> <gmock/gmock.h>)
 
+# One precompiled header per set of headers, not per target: the first target that asks for a
+# set builds it, every later target asking for the same set reuses that file (REUSE_FROM).
+# Why: under the asan-ubsan flags each one is 100-200 MB and 20-40 s of a CPU, and ten targets
+# asked for four distinct sets — a clean CI build wrote 0.95 GB of them and spent minutes
+# compiling the same headers again. Every target compiles with the same flags (the presets set
+# them for the whole tree); the few -D definitions some targets add (source and binary paths)
+# appear in no precompiled header, which GCC's validity rule allows.
+
 # pollscale_precompile(TARGET HEADER...): precompile HEADER... (angle-bracket names from the
-# lists above, which TARGET must be able to include) for TARGET's own sources.
+# lists above, which TARGET must be able to include) for TARGET's own sources, or reuse the
+# file an earlier target built for the same HEADER... .
 function(pollscale_precompile target)
-  if(POLLSCALE_PCH)
+  if(NOT POLLSCALE_PCH)
+    return()
+  endif()
+  string(MD5 set_key "${ARGN}")
+  get_property(owner GLOBAL PROPERTY POLLSCALE_PCH_OWNER_${set_key})
+  if(owner)
+    target_precompile_headers(${target} REUSE_FROM ${owner})
+  else()
+    set_property(GLOBAL PROPERTY POLLSCALE_PCH_OWNER_${set_key} ${target})
     target_precompile_headers(${target} PRIVATE ${ARGN})
   endif()
 endfunction()
