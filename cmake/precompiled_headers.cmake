@@ -27,6 +27,15 @@ set(POLLSCALE_PCH_GTEST <gtest/gtest.h> <gmock/gmock.h>)
 # them for the whole tree); the few -D definitions some targets add (source and binary paths)
 # appear in no precompiled header, which GCC's validity rule allows.
 
+# A precompiled header is used only by a target whose command-line macros agree with the ones it
+# was built with (GCC and Clang both check). Boost's imported targets define BOOST_ALL_NO_LIB
+# (MSVC's auto-linking off; nothing on Linux) in the targets that link them and not in the
+# others, so define it everywhere; the paths the tests add (POLLSCALE_SOURCE_DIR, the same in
+# each) and the binary path two of them add appear in no precompiled header.
+if(POLLSCALE_PCH)
+  add_compile_definitions(BOOST_ALL_NO_LIB)
+endif()
+
 # pollscale_precompile(TARGET HEADER...): precompile HEADER... (angle-bracket names from the
 # lists above, which TARGET must be able to include) for TARGET's own sources, or reuse the
 # file an earlier target built for the same HEADER... .
