@@ -8,6 +8,7 @@
 #include "datasets/vocabulary.hpp"
 #include "model/model_json.hpp"
 #include "model/model_set.hpp"
+#include "model/observations.hpp"
 
 namespace pollscale::model {
 namespace {
@@ -444,8 +445,11 @@ model_set model_set_from_json(const json& j, const std::string& where) {
     out.source = text(j, "source");
     // Model sets written before the choice existed were fitted to medians.
     out.statistic = j.contains("statistic") ? text(j, "statistic") : "median";
-    if (out.statistic != "median" && out.statistic != "fastest" && out.statistic != "adjusted")
-      throw std::invalid_argument("statistic '" + out.statistic + "' is not one of median, fastest, adjusted");
+    try {
+      parse_point_statistic(out.statistic);  // the one list of the statistics, observations.hpp
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(std::string("statistic ") + e.what());
+    }
     out.drift = read_drift(j);
     out.call_spread = read_call_spread(j);
     out.serial_stages = read_serial_stages(j);
