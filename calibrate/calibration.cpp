@@ -386,7 +386,8 @@ calibration_outcome run_calibration(const calibration_request& req, nlohmann::js
     if (const auto w = placement_warning(placement); !w.empty()) out.data.context["warnings"].push_back(w);
   }
   out.data.context["reference"] = s.references();
-  if (const auto w = stability_warning(drift); !w.empty()) out.data.context["warnings"].push_back(w);
+  if (const auto w = stability_warning(drift, "the machine's speed", fast_mode_remedy); !w.empty())
+    out.data.context["warnings"].push_back(w);
   if (cross_cpu)
     if (const auto w = stability_warning(*cross_cpu, "cross-CPU wake-ups"); !w.empty())
       out.data.context["warnings"].push_back(w + " for the points whose threads run on two CPUs");

@@ -123,7 +123,8 @@ datasets::stability_facts stability_of(const std::vector<datasets::sentinel_read
   return f;
 }
 
-std::string stability_warning(const datasets::stability_facts& st, const std::string& subject) {
+std::string stability_warning(const datasets::stability_facts& st, const std::string& subject,
+                              const std::string& remedy) {
   if (!st.stable || *st.stable) return {};
   std::ostringstream w;
   w.precision(3);
@@ -131,6 +132,7 @@ std::string stability_warning(const datasets::stability_facts& st, const std::st
     << " ns median) spread p90/p10 = " << st.spread_p90_p10.value_or(0) << ", " << 100 * st.slow_share.value_or(0)
     << "% of readings at least " << episode_factor << "x its p10, worst episode " << st.worst_episode
     << "; intervals come from the visits, but expect wider ones";
+  if (!remedy.empty()) w << "; " << remedy;
   return w.str();
 }
 

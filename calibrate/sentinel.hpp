@@ -58,9 +58,16 @@ class sentinel {
 datasets::stability_facts stability_of(const std::vector<datasets::sentinel_reading>& series,
                                        const std::string& description = sentinel::description());
 
+/// What a user can do about a drifted machine's speed: compare and fit the points brought to
+/// the run's fast mode by this sentinel (model/observations.hpp, point_statistic::adjusted).
+inline constexpr const char* fast_mode_remedy =
+    "points measured in the slow spells can be brought to the fast mode by this sentinel: "
+    "`pollscale fit|validate --statistic adjusted` (docs/calibrate.md, \"Adjusted to the fast mode\")";
+
 /// The warning stability_of's verdict asks for (empty when stable or without readings);
-/// `subject` is what drifted ("the machine's speed", "cross-CPU wake-ups").
+/// `subject` is what drifted ("the machine's speed", "cross-CPU wake-ups"); `remedy`, when
+/// given, is appended as what to do about it.
 std::string stability_warning(const datasets::stability_facts& stability,
-                              const std::string& subject = "the machine's speed");
+                              const std::string& subject = "the machine's speed", const std::string& remedy = "");
 
 }  // namespace pollscale::calibrate

@@ -52,6 +52,10 @@ TEST(SentinelTest, ASlowEpisodeIsFoundAndWarnedAbout) {
   EXPECT_NEAR(j.slow_share.value(), 14.0 / 40, 1e-12);
   EXPECT_NE(j.worst_episode.find("1.5x"), std::string::npos) << datasets::to_json(j).dump();
   EXPECT_NE(stability_warning(j).find("drifted"), std::string::npos);
+  // The run's own warning says what to do about it; the cross-CPU one has no such remedy.
+  const std::string w = stability_warning(j, "the machine's speed", fast_mode_remedy);
+  EXPECT_NE(w.find("--statistic adjusted"), std::string::npos) << w;
+  EXPECT_EQ(stability_warning(j).find("--statistic adjusted"), std::string::npos);
 }
 
 TEST(WakeSentinelTest, AReadingIsARoundTripAcrossCpusAtMostOnceASecond) {
