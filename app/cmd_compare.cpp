@@ -16,6 +16,7 @@
 #include "app/summary_view.hpp"
 #include "app/table_writer.hpp"
 #include "datasets/dataset.hpp"
+#include "datasets/fast_mode.hpp"
 #include "studies/compare.hpp"
 
 namespace po = boost::program_options;
@@ -47,6 +48,9 @@ po::options_description compare_options_description() {
        "time per op) instead of against no change: what moved more than the machine did, for two runs that met "
        "different speed modes; a change that slows everything alike is then invisible (the header still gives the "
        "shift)")
+      ("statistic", arg<std::string>("STAT")->default_value("median"),
+       "median (each point as measured) or adjusted (every run's samples brought to its own fast mode by its drift "
+       "sentinel, then summarised again: for runs that met different speed modes; docs/calibrate.md)")
       ("points", arg<std::string>("WHICH")->default_value("significant"), "which points to list: significant or all")
       ("format", arg<std::string>("FORMAT")->default_value("table"), "table, csv or json");
   // clang-format on
@@ -87,15 +91,17 @@ std::string ratio_text(double r, double lo, double hi) {
   return format_number(r, 4) + " [" + format_number(lo, 3) + ", " + format_number(hi, 3) + "]";
 }
 
-// "run1,run2,...": each a dataset directory; one run is the common case.
-std::vector<datasets::dataset> read_runs(const std::string& list, const char* side) {
+// "run1,run2,...": each a dataset directory; one run is the common case. `adjusted`: each
+// brought to its own fast mode (datasets/fast_mode.hpp).
+std::vector<datasets::dataset> read_runs(const std::string& list, const char* side, bool adjusted) {
   std::vector<datasets::dataset> runs;
   std::size_t at = 0;
   while (at <= list.size()) {
     const std::size_t comma = std::min(list.find(',', at), list.size());
     const std::string dir = list.substr(at, comma - at);
     if (dir.empty()) throw usage_error(std::string(side) + ": an empty directory name in '" + list + "'");
-    runs.push_back(datasets::read_dataset(dir));
+    runs.push_back(adjusted ? datasets::adjusted_to_fast_mode(datasets::read_dataset(dir), dir)
+                            : datasets::read_dataset(dir));
     at = comma + 1;
   }
   return runs;
@@ -154,6 +160,7 @@ json result_json(const studies::comparison& c, const studies::machine_shift& shi
           {"mechanism_round_drift", c.mechanism_round_drift},
           {"median_ratio", {{"ratio", c.median_ratio}, {"lo", c.median_ratio_lo}, {"hi", c.median_ratio_hi}}},
           {"relative_to_machine", c.relative_to_machine},
+          {"statistic", vm["statistic"].as<std::string>()},
           {"reference_ratio", c.reference_ratio},
           {"sentinel",
            {{"a_ns", json_number(shift.sentinel_a_ns)},
@@ -277,7 +284,12 @@ int cmd_compare(const args_t& args) {
     throw usage_error("--points: '" + which + "' is not significant or all");
   const int level = gate_level(vm["gate"].as<std::string>());
   const auto o = options_of(vm);
-  const auto a = read_runs(vm["a"].as<std::string>(), "A"), b = read_runs(vm["b"].as<std::string>(), "B");
+  const std::string statistic = vm["statistic"].as<std::string>();
+  if (statistic != "median" && statistic != "adjusted")
+    throw usage_error("--statistic: '" + statistic + "' is not median or adjusted");
+  const bool adjusted = statistic == "adjusted";
+  const auto a = read_runs(vm["a"].as<std::string>(), "A", adjusted);
+  const auto b = read_runs(vm["b"].as<std::string>(), "B", adjusted);
   std::vector<const datasets::dataset*> pa, pb;
   for (const auto& d : a) pa.push_back(&d);
   for (const auto& d : b) pb.push_back(&d);

@@ -135,6 +135,10 @@ double to_si_factor(std::string_view unit) {
   throw std::invalid_argument("unit '" + std::string(unit) + "' is neither a time nor a rate");
 }
 
+bool is_time_unit(std::string_view unit) { return unit == "ns" || unit == "us" || unit == "ms" || unit == "s"; }
+
+bool is_rate_unit(std::string_view unit) { return unit == "1/s" || unit == "1/ms"; }
+
 std::string describe(const key& k) {
   std::string out = k.scenario + "/" + (k.mechanism.empty() ? "-" : k.mechanism);
   if (!k.variant.empty()) out += "/" + k.variant;

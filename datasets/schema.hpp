@@ -59,6 +59,11 @@ bool is_known_unit(std::string_view name);
 /// Throws std::invalid_argument for a unit that is neither.
 double to_si_factor(std::string_view unit);
 
+/// "ns", "us", "ms", "s": a time (a cost: larger is slower).
+bool is_time_unit(std::string_view unit);
+/// "1/s", "1/ms": a rate (larger is faster).
+bool is_rate_unit(std::string_view unit);
+
 /// A short human-readable label: "find_active/poll/pipe n=1000 k=1".
 std::string describe(const key& k);
 

@@ -2,18 +2,15 @@
 
 #include <algorithm>
 #include <array>
-#include <cmath>
 #include <map>
 #include <stdexcept>
 
 #include "datasets/csv_table.hpp"
 #include "datasets/dataset.hpp"
+#include "datasets/fast_mode.hpp"
 #include "datasets/historical.hpp"
-#include "datasets/run_facts.hpp"
 #include "datasets/statistics.hpp"
 #include "datasets/vocabulary.hpp"
-#include "model/forms.hpp"
-#include "model/working_set.hpp"
 
 namespace pollscale::model {
 namespace {
@@ -21,29 +18,9 @@ namespace {
 namespace fs = std::filesystem;
 using datasets::input_error;
 
-// The drift sentinel's fast mode of a run (its p10, ns), for the adjusted statistic.
-double fast_mode_of(const datasets::dataset& d, const fs::path& dir) {
-  const auto drift = datasets::read_run_facts(d.context).drift;
-  if (!drift || !drift->p10_ns || !std::isfinite(*drift->p10_ns) || *drift->p10_ns <= 0)
-    throw input_error((dir / "context.json").string() +
-                      ": no drift sentinel (stability.p10_ns), which the adjusted statistic needs");
-  return *drift->p10_ns;
-}
-
-// Each sample of a time or a rate brought to the run's fast mode (point_statistic::adjusted).
-void adjust_to_fast_mode(std::vector<datasets::sample_row>& samples, double fast_ns) {
-  for (auto& s : samples) {
-    const double factor = datasets::fast_mode_factor(fast_ns, s.sentinel_ns);
-    if (ns_to_unit(s.k.unit) > 0)
-      s.value *= factor;
-    else if (is_rate(s.k))
-      s.value /= factor;
-  }
-}
-
 observation_set from_dataset(const fs::path& dir, point_statistic statistic) {
   auto d = datasets::read_dataset(dir);
-  if (statistic == point_statistic::adjusted) adjust_to_fast_mode(d.samples, fast_mode_of(d, dir));
+  if (statistic == point_statistic::adjusted) d = datasets::adjusted_to_fast_mode(std::move(d), dir);
   observation_set out;
   out.context = d.context;
   out.source = dir.string();
@@ -68,13 +45,8 @@ observation_set from_dataset(const fs::path& dir, point_statistic statistic) {
     // the fit by its residuals instead (a resampled minimum is no estimate of its spread).
     if (auto it = samples.find(r.k); it != samples.end() && statistic != point_statistic::fastest) {
       o.samples = it->second;
-      std::vector<double> medians;
-      for (const auto& [visit, values] : visits[r.k]) medians.push_back(datasets::median(values));
-      if (medians.size() >= 2) o.visit_medians = medians;
-      // The summary's median is the raw one; the adjusted one is recomputed the same way
-      // (the median of the visits' medians) from the adjusted samples. A point without
-      // samples keeps the summary's (a thinned dataset keeps some of every visit).
-      if (statistic == point_statistic::adjusted) o.value = datasets::median(medians);
+      if (const auto& v = visits[r.k]; v.size() >= 2)
+        for (const auto& [visit, values] : v) o.visit_medians.push_back(datasets::median(values));
     }
     o.where = (dir / "summary.csv").string() + ":" + std::to_string(line);
     out.rows.push_back(std::move(o));
