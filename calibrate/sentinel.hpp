@@ -62,7 +62,7 @@ datasets::stability_facts stability_of(const std::vector<datasets::sentinel_read
 /// the run's fast mode by this sentinel (model/observations.hpp, point_statistic::adjusted).
 inline constexpr const char* fast_mode_remedy =
     "points measured in the slow spells can be brought to the fast mode by this sentinel: "
-    "`pollscale fit|validate --statistic adjusted` (docs/calibrate.md, \"Adjusted to the fast mode\")";
+    "`pollscale fit|validate|compare --statistic adjusted` (docs/calibrate.md, \"Adjusted to the fast mode\")";
 
 /// The warning stability_of's verdict asks for (empty when stable or without readings);
 /// `subject` is what drifted ("the machine's speed", "cross-CPU wake-ups"); `remedy`, when
