@@ -34,7 +34,9 @@ with two DATASET directories it compares those. It prints the calibrate issue's 
   adjusted       the same differences between the points as `pollscale fit --statistic adjusted`
                  reads them: every sample brought to its run's fast mode by the drift
                  sentinel read at its visit (a time times p10 / reading, a rate divided by
-                 it), the median of the visits' medians
+                 it), the median of the visits' medians; with a pollscale binary (--pollscale,
+                 or the one that calibrated) also "inside" for them, from `pollscale compare
+                 --statistic adjusted`, whose intervals come from the adjusted visits
   placement      the cross-CPU points compared within one placement of the first two CPUs
                  (each visit's samples.csv placement_ns, split into near and far): per
                  level, over the points with visits on it in both runs, median and p95 |d|
@@ -331,15 +333,36 @@ def adjusted_medians(d, context):
     return {k: statistics.median([statistics.median(v) for v in by_visit.values()]) for k, by_visit in visits.items()}
 
 
-def adjusted_text(common, da, ca, db, cb):
+def adjusted_inside(da, db, pollscale):
+    """The share of points whose adjusted difference lies inside the interval both runs'
+    adjusted 95% intervals give it (as "inside" above), from `pollscale compare --statistic
+    adjusted --points all --format json`, which summarises the adjusted visits as calibrate
+    does; None without a pollscale binary or when it cannot compare the pair."""
+    if not pollscale:
+        return None
+    cmd = [pollscale, "compare", da, db, "--statistic", "adjusted", "--points", "all", "--format", "json"]
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    if done.returncode != 0:
+        return None
+    points = json.loads(done.stdout).get("points") or []
+    if not points:
+        return None
+    ins = sum(1 for p in points if inside({"median": p["a"]["median"], "ci95_lo": p["a"]["lo"], "ci95_hi": p["a"]["hi"]},
+                                          {"median": p["b"]["median"], "ci95_lo": p["b"]["lo"], "ci95_hi": p["b"]["hi"]}))
+    return ins, len(points)
+
+
+def adjusted_text(common, da, ca, db, cb, pollscale=None):
     fa, fb = adjusted_medians(da, ca), adjusted_medians(db, cb)
     both = [k for k in common if k in fa and k in fb]
     if not both:
         return "no point to adjust in both runs (a run has no drift sentinel)"
     df = [rel_diff(fa[k], fb[k]) for k in both]
+    held = adjusted_inside(da, db, pollscale)
+    inside_text = f", inside {100 * held[0] / held[1]:.1f}% of {held[1]}" if held else ""
     return (f"median |d| {100 * statistics.median(df):.2f}%, p95 {100 * percentile(df, 0.95):.2f}%, "
-            f"max {100 * max(df):.1f}% over {len(both)} points, every visit brought to its run's fast mode "
-            f"by the drift sentinel (fit --statistic adjusted)")
+            f"max {100 * max(df):.1f}% over {len(both)} points{inside_text}, every visit brought to its run's "
+            f"fast mode by the drift sentinel (fit --statistic adjusted)")
 
 
 def fast_mode_text(common, da, ca, db, cb):
@@ -353,7 +376,7 @@ def fast_mode_text(common, da, ca, db, cb):
             f"b: {sum(k in fb for k in common)} of {len(common)})")
 
 
-def compare(da, db, rows_pct):
+def compare(da, db, rows_pct, pollscale=None):
     a, ca = read_dataset(da)
     b, cb = read_dataset(db)
     common = sorted(set(a) & set(b))
@@ -372,7 +395,7 @@ def compare(da, db, rows_pct):
     print(f"fastest batch: median |d| {100 * statistics.median(dm):.2f}%, p95 {100 * percentile(dm, 0.95):.2f}%, "
           f"max {100 * max(dm):.1f}%")
     print(f"fast mode    {fast_mode_text(common, da, ca, db, cb)}")
-    print(f"adjusted     {adjusted_text(common, da, ca, db, cb)}")
+    print(f"adjusted     {adjusted_text(common, da, ca, db, cb, pollscale)}")
     print(f"inside       {100 * ins / len(common):.1f}%   (target >= 90%)")
     # Where the spread lives: points with a partner thread on another CPU (a cross-CPU wake-up,
     # a hypervisor exit on a VM, whose cost moves with the host's scheduling of the idle vCPU)
@@ -414,7 +437,7 @@ def main():
     ap.add_argument("--rows", type=float, default=None, metavar="PCT", help="list the points differing by > PCT%%")
     a = ap.parse_args(argv)
     if len(a.datasets) == 2:
-        compare(a.datasets[0], a.datasets[1], a.rows)
+        compare(a.datasets[0], a.datasets[1], a.rows, a.pollscale)
         return
     if a.datasets:
         fail("give two datasets to compare, or none to calibrate twice")
@@ -430,7 +453,7 @@ def main():
         done = subprocess.run(cmd, stdout=subprocess.DEVNULL)
         if done.returncode != 0:
             fail(f"{' '.join(cmd)} exited {done.returncode}")
-    compare(runs[0], runs[1], a.rows)
+    compare(runs[0], runs[1], a.rows, ps)
 
 
 if __name__ == "__main__":

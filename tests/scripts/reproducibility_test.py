@@ -117,6 +117,28 @@ class ReproducibilityTest(unittest.TestCase):
         write_run(b, [(1000, 100)] * 3, p10=None)
         self.assertEqual(report(a, b)["adjusted"], "no point to adjust in both runs (a run has no drift sentinel)")
 
+    def test_the_adjusted_intervals_come_from_pollscale_compare(self):
+        # A stand-in pollscale whose `compare --statistic adjusted` gives two points: one whose
+        # difference its intervals hold (100 [95, 105] against 104 [99, 109]), one they do not
+        # (100 [99, 101] against 120 [119, 121]).
+        stand_in = os.path.join(self.tmp, "pollscale")
+        points = [{"a": {"median": 100, "lo": 95, "hi": 105}, "b": {"median": 104, "lo": 99, "hi": 109}},
+                  {"a": {"median": 100, "lo": 99, "hi": 101}, "b": {"median": 120, "lo": 119, "hi": 121}}]
+        with open(stand_in, "w") as f:
+            f.write("#!" + sys.executable + "\nimport json, sys\n"
+                    "assert sys.argv[1] == 'compare' and '--statistic' in sys.argv and 'adjusted' in sys.argv\n"
+                    f"print(json.dumps({{'points': {points!r}}}))\n")
+        os.chmod(stand_in, 0o755)
+        a, b = os.path.join(self.tmp, "a"), os.path.join(self.tmp, "b")
+        write_run(a, [(1000, 100)] * 3)
+        write_run(b, [(1000, 100)] * 3)
+        r = subprocess.run([sys.executable, SCRIPT, "--pollscale", stand_in, a, b], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        line = next(x for x in r.stdout.splitlines() if x.startswith("adjusted"))
+        self.assertIn("over 2 points, inside 50.0% of 2,", line)
+        # Without a binary the line leaves the figure out.
+        self.assertNotIn("inside", report(a, b)["adjusted"])
+
     def test_points_are_matched_without_where_their_descriptors_landed(self):
         # max_fd records where the descriptors landed; it differs between runs of one plan.
         out = self.run_pair([(1000, 100)] * 3, [(1000, 100)] * 3, max_fd_a="14", max_fd_b="17")
