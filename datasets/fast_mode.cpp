@@ -10,6 +10,12 @@
 
 namespace pollscale::datasets {
 
+double fast_mode_factor(double fast_ns, std::optional<double> reading_ns) {
+  if (!reading_ns || !std::isfinite(*reading_ns) || *reading_ns <= 0) return 1.0;
+  if (!std::isfinite(fast_ns) || fast_ns <= 0) return 1.0;
+  return fast_ns / *reading_ns;
+}
+
 std::optional<double> fast_mode_ns(const nlohmann::json& context) {
   const auto drift = read_run_facts(context).drift;
   if (!drift || !drift->p10_ns || !std::isfinite(*drift->p10_ns) || *drift->p10_ns <= 0) return std::nullopt;

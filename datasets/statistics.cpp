@@ -133,10 +133,4 @@ double relative_median_halfwidth(const summary& s) {
   return std::max(s.median - s.ci95_lo, s.ci95_hi - s.median) / s.median;
 }
 
-double fast_mode_factor(double fast_ns, std::optional<double> reading_ns) {
-  if (!reading_ns || !std::isfinite(*reading_ns) || *reading_ns <= 0) return 1.0;
-  if (!std::isfinite(fast_ns) || fast_ns <= 0) return 1.0;
-  return fast_ns / *reading_ns;
-}
-
 }  // namespace pollscale::datasets

@@ -5,7 +5,6 @@
 #pragma once
 
 #include <cstddef>
-#include <optional>
 #include <span>
 #include <utility>
 #include <vector>
@@ -66,14 +65,5 @@ summary summarise_visits(std::span<const std::vector<double>> visits);
 /// Used as the runner's stopping rule. Returns +inf when n is tiny or the median is 0 with a
 /// wider interval; 0 for a count that was 0 in every sample (median and interval all 0).
 double relative_median_halfwidth(const summary& s);
-
-/// How much faster the machine ran in its fast mode than at one moment of a run, as the drift
-/// sentinel saw it: `fast_ns` (the run's sentinel p10, context.json stability.p10_ns) over the
-/// sentinel's reading at that moment. A cost measured then, times this factor, is the cost
-/// at the fast mode; a rate, divided by it. Ratios measured in the same run, one CPU's
-/// speed: a host that flips between speed modes moves a syscall-bound cost and the
-/// sentinel's poll over 64 pipes alike (docs/calibrate.md, "Adjusted to the fast mode").
-/// 1 where there is no usable reading (none, NaN, zero or negative) or no usable fast_ns.
-double fast_mode_factor(double fast_ns, std::optional<double> reading_ns);
 
 }  // namespace pollscale::datasets

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "datasets/input_error.hpp"
 
 namespace pollscale::datasets {
@@ -16,6 +18,21 @@ key point(const char* metric, const char* unit, std::int64_t n) {
   k.metric = metric;
   k.unit = unit;
   return k;
+}
+
+// The drift sentinel's correction: the run's fast mode over the reading at the moment; no
+// usable reading or reference leaves the value as measured.
+TEST(FastModeTest, TheFactorIsTheFastModeOverTheReading) {
+  EXPECT_DOUBLE_EQ(fast_mode_factor(2000, 4000), 0.5);
+  EXPECT_DOUBLE_EQ(fast_mode_factor(2000, 2000), 1.0);
+  EXPECT_DOUBLE_EQ(fast_mode_factor(2000, 1600), 1.25);  // a reading below the p10
+  EXPECT_DOUBLE_EQ(fast_mode_factor(2000, std::nullopt), 1.0);
+  EXPECT_DOUBLE_EQ(fast_mode_factor(2000, 0.0), 1.0);
+  EXPECT_DOUBLE_EQ(fast_mode_factor(2000, -5.0), 1.0);
+  EXPECT_DOUBLE_EQ(fast_mode_factor(2000, std::numeric_limits<double>::quiet_NaN()), 1.0);
+  EXPECT_DOUBLE_EQ(fast_mode_factor(2000, std::numeric_limits<double>::infinity()), 1.0);
+  EXPECT_DOUBLE_EQ(fast_mode_factor(0, 4000), 1.0);
+  EXPECT_DOUBLE_EQ(fast_mode_factor(std::numeric_limits<double>::quiet_NaN(), 4000), 1.0);
 }
 
 // Each visit's samples scaled by p10 / its reading (times up, rates down, counts as they

@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <limits>
 #include <random>
 #include <vector>
 
@@ -24,21 +23,6 @@ TEST(StatisticsTest, SummariseHandCheckedVector) {
   // n = 8: P(B<=0) = 1/256, coverage 0.992; P(B<=1) = 9/256, coverage 0.930 < 0.95.
   EXPECT_DOUBLE_EQ(s.ci95_lo, 2.0);
   EXPECT_DOUBLE_EQ(s.ci95_hi, 9.0);
-}
-
-// The drift sentinel's correction: the run's fast mode over the reading at the moment; no
-// usable reading or reference leaves the value as measured.
-TEST(StatisticsTest, FastModeFactorIsTheFastModeOverTheReading) {
-  EXPECT_DOUBLE_EQ(fast_mode_factor(2000, 4000), 0.5);
-  EXPECT_DOUBLE_EQ(fast_mode_factor(2000, 2000), 1.0);
-  EXPECT_DOUBLE_EQ(fast_mode_factor(2000, 1600), 1.25);  // a reading below the p10
-  EXPECT_DOUBLE_EQ(fast_mode_factor(2000, std::nullopt), 1.0);
-  EXPECT_DOUBLE_EQ(fast_mode_factor(2000, 0.0), 1.0);
-  EXPECT_DOUBLE_EQ(fast_mode_factor(2000, -5.0), 1.0);
-  EXPECT_DOUBLE_EQ(fast_mode_factor(2000, std::numeric_limits<double>::quiet_NaN()), 1.0);
-  EXPECT_DOUBLE_EQ(fast_mode_factor(2000, std::numeric_limits<double>::infinity()), 1.0);
-  EXPECT_DOUBLE_EQ(fast_mode_factor(0, 4000), 1.0);
-  EXPECT_DOUBLE_EQ(fast_mode_factor(std::numeric_limits<double>::quiet_NaN(), 4000), 1.0);
 }
 
 TEST(StatisticsTest, MedianOddAndEven) {
