@@ -12,6 +12,7 @@
 #include "datasets/input_error.hpp"
 #include "datasets/schema.hpp"
 #include "model/observations.hpp"
+#include "tests/model/synthetic.hpp"
 
 namespace pollscale::model {
 namespace {
@@ -88,14 +89,9 @@ TEST(ValidationTest, TheAdjustedStatisticBringsEveryVisitToTheFastMode) {
     d.context = {{"schema_version", datasets::schema_version}, {"host", "test"}};
     if (with_stability) d.context["stability"] = {{"p10_ns", fast_ns}, {"median_ns", 2400.0}};
     const auto add = [&](const std::string& metric, const std::string& unit, double value, bool rate) {
-      datasets::key k;
-      k.scenario = "find_active";
-      k.mechanism = "poll";
-      k.fd_kind = "pipe";
+      datasets::key k = test::cell_key("poll", metric, unit);
       k.n_fds = 100;
       k.n_active = 1;
-      k.metric = metric;
-      k.unit = unit;
       for (int v = 0; v < 3; ++v) {
         const double slow = v == 1 ? 1.5 : (v == 2 ? 1.2 : 1.0);  // the machine's state at the visit
         for (int b = 0; b < 5; ++b) {
