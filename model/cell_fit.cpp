@@ -39,11 +39,14 @@ bool varies(const std::vector<point>& x, double point::*field) {
 }
 
 // The curve a cell's working-set terms follow (fit_environment): a token ring's cells,
-// their scans included, keep the listed knees; a scan that cannot stream takes the probe's
-// own curve when the probe's grid shows it; every other scan the knees at the cliffs.
+// their scans included, keep the listed knees; a scan that cannot stream, and epoll_ctl(MOD)
+// cycling through the watched set (a chain of dependent misses per call, as the probe's
+// chase), take the probe's own curve when the probe's grid shows it; every other scan the
+// knees at the cliffs.
 const std::optional<latency_curve>& curve_for(const datasets::key& k, const fit_environment& env) {
   if (k.scenario == datasets::scenario::token_ring) return env.ring_curve;
-  if (!scan_streams(k.fd_kind, k.blocking == 1) && env.non_streaming_curve) return env.non_streaming_curve;
+  const bool chase = cycles_watched_set(k) || !scan_streams(k.fd_kind, k.blocking == 1);
+  if (chase && env.non_streaming_curve) return env.non_streaming_curve;
   return env.curve;
 }
 

@@ -167,8 +167,10 @@ std::vector<form> mechanistic_forms(const form_request& r) {
   const bool with_ws = p.working_set && r.curve && ns_to_unit(unit) > 0 && r.n_varies &&
                        (p.per_fd_choices.front().kind == basis_kind::per_fd ||
                         p.per_fd_choices.front().kind == basis_kind::fd_per_ready);
-  // A token ring touches one pipe per pass and all n of them per lap.
-  const bool with_ring = r.cell.k.scenario == scenario::token_ring && r.curve && ns_to_unit(unit) > 0 && r.n_varies;
+  // A token ring touches one pipe per pass and all n of them per lap; epoll_ctl(MOD) cycling
+  // through the watched set touches one watched fd per call and all n per lap.
+  const bool ring = r.cell.k.scenario == scenario::token_ring;
+  const bool with_ring = (ring || cycles_watched_set(r.cell.k)) && r.curve && ns_to_unit(unit) > 0 && r.n_varies;
   std::vector<form> out;
   const std::size_t options = p.optional.size();
   for (const basis& per_fd : p.per_fd_choices)
@@ -188,7 +190,7 @@ std::vector<form> mechanistic_forms(const form_request& r) {
         if (has_term(f, basis_kind::per_registered)) add_entry_set(f, prior, *r.curve, unit);
       }
       if (with_ring) {
-        const auto prior = ring_prior(r.cell.k.fd_kind);
+        const auto prior = ring ? ring_prior(r.cell.k.fd_kind) : churn_prior();
         f.priors.push_back({f.terms.size(), prior});
         f.terms.push_back(working_set_basis(*r.curve, prior, unit));
         f.terms.back().kind = basis_kind::cycle_set;

@@ -301,6 +301,17 @@ footprint_prior ring_prior(std::string_view fd_kind) {
           "half of ~8 dependent misses a pass (file -> pipe -> buffer -> page, both sides), sd as large"};
 }
 
+bool cycles_watched_set(const datasets::key& k) {
+  return k.scenario == datasets::scenario::interest_churn && k.mechanism == datasets::mechanism::epoll &&
+         k.metric == datasets::metric::mod;
+}
+
+footprint_prior churn_prior() {
+  return {264, 3, 3, 1.5,
+          "the 3 dependent misses of one MOD (fd -> file, tree -> epitem, file -> eventfd_ctx), sd half of it; "
+          "264 B per watched fd (file, epitem x2, eventfd_ctx lines, fd slot)"};
+}
+
 footprint_prior entry_prior(const footprint_prior& scan) {
   return {scan.bytes_per_fd, 2, 1, 1,
           "mean 1, sd as large: the wait-queue head each entry is linked into (written under its lock) and the "

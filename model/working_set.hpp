@@ -125,6 +125,21 @@ footprint_prior working_set_prior(std::string_view fd_kind, bool blocking, const
 /// (the pass crosses syscalls and a wake-up), so the prior is half of them, sd as large.
 footprint_prior ring_prior(std::string_view fd_kind);
 
+/// True for a cell whose every operation visits one of the n watched fds and a lap of
+/// operations all of them: interest_churn's epoll `mod`, which cycles EPOLL_CTL_MOD through
+/// the registered eventfds. Its memory term is a cycle_set, as a token ring's is.
+bool cycles_watched_set(const datasets::key& k);
+
+/// The prior for epoll_ctl(MOD)'s per-operation memory term (cycle_set): per watched
+/// eventfd the line of its struct file (f_op, private_data), the epitem's two lines (its
+/// tree node and file/fd key, read by ep_find; its event, written by ep_modify) and the
+/// line of eventfd_ctx that eventfd_poll reads, plus the 8-byte fd-table slot: 264 B. The
+/// chain fd -> file, tree -> epitem, file -> eventfd_ctx is 3 dependent misses (the tree's
+/// upper nodes are shared with the previous fd's lookup); nothing streams them (each MOD
+/// is a system call of its own), so as for the scans that cannot stream the prior mean is
+/// the chain and its sd half of it.
+footprint_prior churn_prior();
+
 /// The prior on the loads per wait entry a blocking call registers (and removes on return)
 /// that pay Δlat: the queue head the entry is linked into and the entry itself. Its
 /// bytes_per_fd is `scan`'s: the entries live in the same working set as the scan.

@@ -225,6 +225,33 @@ TEST(CellFitTest, WorkingSetStepIsPredictedFromSmallNOrCoveredByTheInterval) {
   EXPECT_LT(line.value / truth(16000, 1), 0.85);
 }
 
+TEST(CellFitTest, EpollCtlModPredictsTheLapOfWatchedFdsFromSmallSets) {
+  // epoll_ctl(MOD) cycling through n watched eventfds: planted 3 dependent misses a call
+  // (the prior's mean) over 264 B a watched fd. Trained on sets of at most 1000 fds (264
+  // KB, inside L2), the prediction for 400 000 (105 MB, past L3) must carry the step, and
+  // its interval hold the truth.
+  const auto dlat = [](double w) {
+    return 9 * std::max(0.0, 1 - (1 << 20) / w) + 75 * std::max(0.0, 1 - (32 << 20) / w);
+  };
+  const auto truth = [&](double n, double) { return 1200 + 3 * dlat(264 * n); };
+  auto key = cell_key("epoll", "mod", "ns", "interest_churn");
+  key.fd_kind = "eventfd";
+  int covered = 0;
+  for (std::uint64_t seed = 7; seed < 47; ++seed) {
+    observation_set s;
+    s.context = test::cache_context();
+    std::mt19937_64 rng(seed);
+    add_points(s, key, small_ns, {1}, truth, 0.01, rng);
+    const auto& m = only(fit_models(s));
+    EXPECT_EQ(m.terms.back().name, "cycle_set");
+    const auto p = evaluate(m, point{400000, 1, 200000, 0});
+    EXPECT_NEAR(p.value / truth(400000, 1), 1.0, 0.05);
+    covered += p.lo <= truth(400000, 1) && truth(400000, 1) <= p.hi;
+  }
+  EXPECT_GE(covered, 38);
+  EXPECT_GT(truth(400000, 1) / truth(1000, 1), 1.13);  // what a flat fit would miss
+}
+
 TEST(CellFitTest, RatesAreModelledThroughTheirReciprocal) {
   observation_set s;
   std::mt19937_64 rng(4);

@@ -19,6 +19,12 @@ form_request request(const std::string& mechanism, bool n, bool k, const std::st
   return r;
 }
 
+// The same request on a machine whose cache geometry is known (L2 1 MiB, L3 32 MiB).
+form_request with_caches(form_request r) {
+  r.curve = make_latency_curve(caches_from_context(test::cache_context()), {});
+  return r;
+}
+
 bool has(const std::vector<form>& forms, const std::string& name) {
   return std::any_of(forms.begin(), forms.end(), [&](const form& f) { return f.name() == name; });
 }
@@ -47,10 +53,9 @@ TEST(FormsTest, EpollIsFlatInNUnlessTheDataSayOtherwise) {
 }
 
 TEST(FormsTest, ATokenRingPaysForTheLapOfPipesItCycles) {
-  auto r = request("epoll", true, false, "token_ring");
+  auto r = with_caches(request("epoll", true, false, "token_ring"));
   r.cell.k.metric = "throughput";
   r.cell.k.unit = "1/s";
-  r.curve = make_latency_curve(caches_from_context(test::cache_context()), {});
   const auto f = candidate_forms(r);
   ASSERT_FALSE(f.empty());
   EXPECT_EQ(f.front().terms.back().kind, basis_kind::cycle_set);
@@ -61,9 +66,25 @@ TEST(FormsTest, EpollCtlHasATreeDepthTerm) {
   EXPECT_TRUE(has(candidate_forms(request("epoll", true, false, "interest_churn")), "fixed + log_n"));
 }
 
+TEST(FormsTest, EpollCtlModPaysForTheLapOfWatchedFdsItCycles) {
+  auto r = with_caches(request("epoll", true, false, "interest_churn"));
+  r.cell.k.fd_kind = "eventfd";
+  r.cell.k.metric = "mod";
+  const auto mod = candidate_forms(r);
+  ASSERT_FALSE(mod.empty());
+  for (const auto& f : mod) {  // every candidate, the tree depth's included
+    EXPECT_EQ(f.terms.back().kind, basis_kind::cycle_set);
+    ASSERT_EQ(f.priors.size(), 1u);
+    EXPECT_DOUBLE_EQ(f.priors[0].prior.bytes_per_fd, 264);
+    EXPECT_DOUBLE_EQ(f.priors[0].prior.loads_mean, 3);
+  }
+  EXPECT_TRUE(has(mod, "fixed + log_n + cycle_set"));
+  r.cell.k.metric = "add";  // an ADD visits the tree's path, not a lap of the watched fds
+  for (const auto& f : candidate_forms(r)) EXPECT_TRUE(f.priors.empty()) << f.name();
+}
+
 TEST(FormsTest, CacheGeometryAddsAWorkingSetTermWithAPrior) {
-  auto r = request("poll", true, false);
-  r.curve = make_latency_curve(caches_from_context(test::cache_context()), {});
+  const auto r = with_caches(request("poll", true, false));
   const auto f = candidate_forms(r);
   ASSERT_FALSE(f.empty());
   for (const auto& form : f) {
