@@ -15,7 +15,9 @@ of held-out rows whose 95% interval holds the measurement (>= 90%), extrapolatin
 interpolating, and the extrapolation's median relative half-width (<= 30%) and median
 relative interval score. Then a row with the worst of each column: the targets hold only
 when they hold on every machine. A DATASET that is a directory of datasets (such as
-datasets/machines, the corpus of hosts) stands for every dataset beneath it.
+datasets/machines, the corpus of hosts) stands for every dataset beneath it; when a machine
+has several datasets there (datasets/machines/HOST/...), a second table gives one row per
+machine, the worst of its datasets in each column, and the worst machine.
 `--rows` also lists the held-out rows whose |error| exceeds a threshold.
 
 `--bands` adds a table that tells a bias from scatter: the extrapolated scans of the
@@ -165,6 +167,36 @@ def label(path):
     return "/".join(parts[-2:]) if len(parts) >= 2 and parts[-3:-2] == ["machines"] else parts[-1]
 
 
+def machine(path):
+    """The corpus host a dataset belongs to (datasets/machines/HOST/DATASET), else the dataset itself."""
+    parts = os.path.normpath(path).split(os.sep)
+    return parts[-2] if len(parts) >= 3 and parts[-3] == "machines" else label(path)
+
+
+def worst_of(rows):
+    """Per column, the worst (value, text) of rows of (value, text) pairs: the largest value (the
+    coverage columns carry minus the coverage), a NaN never."""
+    return [max(column, key=lambda p: -1e300 if p[0] != p[0] else p[0]) for column in zip(*rows)]
+
+
+def print_machines(per_machine):
+    """One row per machine with more than one dataset beside it: the worst of its datasets."""
+    if all(len(rows) < 2 for rows in per_machine.values()):
+        return
+    print()
+    print("Per machine, the worst of its datasets in each column:")
+    print()
+    print("| machine (datasets) | extra. select | extra. poll | extra. epoll | extra. sockets | inter. find_active "
+          "| inter. token_ring | coverage extra. | coverage inter. | half-width extra. | interval score extra. |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    worst_rows = []
+    for name, rows in per_machine.items():
+        w = worst_of(rows)
+        worst_rows.append(w)
+        print(f"| {name} ({len(rows)}) | " + " | ".join(text for _, text in w) + " |")
+    print("| (worst) | " + " | ".join(text for _, text in worst_of(worst_rows)) + " |")
+
+
 def describe(r):
     keys = ("scenario", "mechanism", "variant", "fd_kind", "blocking", "cpus", "active_pos", "n_active", "n_fds")
     return " ".join(f"{k}={r[k]}" for k in keys if r.get(k) not in (None, ""))
@@ -193,7 +225,7 @@ def main():
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     listed = []
     banded = []
-    worst = None  # per column: (value, text); larger is worse except for coverage
+    per_machine = {}  # machine -> per dataset, per column: (value, text); larger is worse
     for d in expand(a.datasets):
         extra = ["--statistic", a.statistic] + a.validate_option
         ex_doc = run_validate(a.pollscale, d, PROTOCOLS["extra"], a.keep, extra)
@@ -220,8 +252,7 @@ def main():
             v = float("inf") if v == "inf" else (float("nan") if v is None else 100 * v)
             values.append(v)
             cells.append(f"{v:.1f}%")
-        worst = [max((x, y), key=lambda p: -1e300 if p[0] != p[0] else p[0]) for x, y in zip(worst, zip(values, cells))] \
-            if worst else list(zip(values, cells))
+        per_machine.setdefault(machine(d), []).append(list(zip(values, cells)))
         print(f"| {label(d)} | " + " | ".join(cells) + " |")
         banded.append((label(d), ex))
         if a.rows is not None:
@@ -230,8 +261,10 @@ def main():
                     if r.get("rel_err") is not None and abs(r["rel_err"]) * 100 > a.rows:
                         listed.append(f"{label(d)} {kind} {describe(r)}: measured "
                                       f"{r['measured']:.6g} predicted {r['predicted']:.6g} ({100 * r['rel_err']:+.1f}%)")
-    if worst:
-        print("| (worst) | " + " | ".join(text for _, text in worst) + " |")
+    if per_machine:
+        print("| (worst) | " + " | ".join(text for _, text in worst_of(
+            [row for rows in per_machine.values() for row in rows])) + " |")
+        print_machines(per_machine)
     if a.bands and banded:
         print_bands(banded)
     for line in listed:

@@ -50,7 +50,7 @@ class ModelTargetsBandsTest(unittest.TestCase):
 
     def dataset(self, name, rows):
         d = os.path.join(self.tmp, name)
-        os.makedirs(d)
+        os.makedirs(d)  # name may hold a corpus path, machines/HOST/DATASET
         with open(os.path.join(d, "context.json"), "w") as f:
             f.write("{}")
         with open(os.path.join(d, "rows.json"), "w") as f:
@@ -102,6 +102,34 @@ class ModelTargetsBandsTest(unittest.TestCase):
         self.assertTrue(cells[("(all)", "streaming")][1].startswith("low in 1, high in 0; -25.0%"))
         self.assertEqual(cells[("(all)", "other")][0], "-")
         self.assertNotIn("-90.0%", out[out.index("| dataset | scans |"):])  # epoll's row
+
+    def corpus_dataset(self, host, name, rows):
+        return self.dataset(os.path.join("machines", host, name), rows)
+
+    def machine_rows(self, out):
+        """{machine (datasets): [cells]} from the per-machine table."""
+        table = out[out.index("| machine (datasets) |"):].splitlines()[2:]
+        return {parts[0]: parts[1:] for parts in
+                ([p.strip() for p in line.strip("|").split("|")] for line in table if line.startswith("|"))}
+
+    def test_a_corpus_gives_one_row_per_machine_with_the_worst_of_its_datasets(self):
+        # Host h1: two datasets, poll off by 20% in one and 40% in the other; host h2: one, 10%.
+        self.corpus_dataset("h1", "quick-1", [row("poll", 5, -0.20, lo=60, hi=100)])
+        self.corpus_dataset("h1", "full-1", [row("poll", 5, 0.40, lo=90, hi=150)])
+        self.corpus_dataset("h2", "quick-1", [row("poll", 5, -0.10, lo=85, hi=95)])
+        out = self.run_script(os.path.join(self.tmp, "machines"))
+        per_dataset = [line for line in out.splitlines() if line.startswith("| h1/") or line.startswith("| h2/")]
+        self.assertEqual(len(per_dataset), 3)
+        machines = self.machine_rows(out)
+        self.assertEqual(set(machines), {"h1 (2)", "h2 (1)", "(worst)"})
+        self.assertEqual(machines["h1 (2)"][1], "40.0%")  # extra. poll: the worse of 20% and 40%
+        self.assertEqual(machines["h2 (1)"][1], "10.0%")
+        self.assertEqual(machines["(worst)"][1], "40.0%")
+
+    def test_datasets_outside_a_corpus_get_no_machine_table(self):
+        a = self.dataset("a", [row("poll", 5, -0.20, lo=60, hi=100)])
+        b = self.dataset("b", [row("poll", 5, -0.30, lo=60, hi=100)])
+        self.assertNotIn("| machine (datasets) |", self.run_script(a, b))
 
     def test_without_bands_the_table_is_the_targets_alone(self):
         a = self.dataset("a", [row("poll", 5, -0.20, lo=60, hi=100)])
