@@ -215,9 +215,6 @@ void add_accuracy_row(text_table& t, std::vector<std::string> row, std::size_t n
   t.rows.push_back(std::move(row));
 }
 
-// The worst of each accuracy figure over several validations: the largest errors, widths
-// and scores, the smallest coverage (and the fewest rows, so a thin dataset shows).
-// Precondition: `results` is not empty.
 // What the corpus summary keeps of each dataset once its rows are written.
 struct dataset_accuracy {
   std::string source;
@@ -225,6 +222,9 @@ struct dataset_accuracy {
   model::accuracy overall;
 };
 
+// The worst of each accuracy figure over several validations: the largest errors, widths
+// and scores, the smallest coverage (and the fewest rows, so a thin dataset shows).
+// Precondition: `results` is not empty.
 model::accuracy worst_of(const std::vector<dataset_accuracy>& results) {
   model::accuracy w = results.front().overall;
   for (const auto& r : results) {
