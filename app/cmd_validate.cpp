@@ -5,6 +5,8 @@
 // percentages in the table. With several datasets (given in turn, or a directory of
 // datasets such as the machine corpus) each is validated on its own and one summary row per
 // dataset is printed, then the worst of each column: a model is judged on every machine.
+// Where the corpus holds several datasets of one host, a second table gives one row per
+// host (the worst of its datasets) and the worst host (JSON: "machines").
 
 #include <unistd.h>
 
@@ -218,9 +220,20 @@ void add_accuracy_row(text_table& t, std::vector<std::string> row, std::size_t n
 // What the corpus summary keeps of each dataset once its rows are written.
 struct dataset_accuracy {
   std::string source;
+  std::string machine;  ///< the corpus host it belongs to (machine_of)
   std::size_t n_train = 0;
   model::accuracy overall;
 };
+
+// The host a dataset of the machine corpus belongs to (datasets/machines/HOST/DATASET, as
+// scripts/corpus_add.py lays it out); any other dataset stands for a machine of its own.
+std::string machine_of(const std::filesystem::path& source) {
+  const std::filesystem::path p = source.lexically_normal();
+  const auto dataset = p.has_filename() ? p : p.parent_path();
+  const auto host = dataset.parent_path();
+  if (host.has_parent_path() && host.parent_path().filename() == "machines") return host.filename().string();
+  return source.string();
+}
 
 // The worst of each accuracy figure over several validations: the largest errors, widths
 // and scores, the smallest coverage (and the fewest rows, so a thin dataset shows).
@@ -269,6 +282,48 @@ text_table datasets_table(const std::vector<dataset_accuracy>& results, bool fra
   add_accuracy_row(t, {"(worst)"}, 0, worst_of(results), fractions);
   t.rows.back()[1] = "";  // a worst row has no training set of its own
   return t;
+}
+
+// The datasets grouped by machine, in the order the machines first appear.
+std::vector<std::pair<std::string, std::vector<dataset_accuracy>>> by_machine(
+    const std::vector<dataset_accuracy>& results) {
+  std::vector<std::pair<std::string, std::vector<dataset_accuracy>>> out;
+  for (const auto& r : results) {
+    auto it = std::find_if(out.begin(), out.end(), [&](const auto& m) { return m.first == r.machine; });
+    if (it == out.end()) it = out.insert(out.end(), {r.machine, {}});
+    it->second.push_back(r);
+  }
+  return out;
+}
+
+// True when some machine has more than one dataset: only then is a row per machine news.
+bool has_machines(const std::vector<dataset_accuracy>& results) {
+  const auto groups = by_machine(results);
+  return std::any_of(groups.begin(), groups.end(), [](const auto& m) { return m.second.size() > 1; });
+}
+
+// One row per machine, the worst of its datasets in each column, then the worst machine:
+// the table a model is judged by across hosts (docs/model.md §8).
+text_table machines_table(const std::vector<dataset_accuracy>& results, bool fractions) {
+  text_table t;
+  t.columns = {"machine", "datasets"};
+  add_accuracy_columns(t);
+  t.numeric.assign(1, false);
+  t.numeric.resize(t.columns.size(), true);
+  for (const auto& [name, rows] : by_machine(results)) {
+    add_accuracy_row(t, {name, std::to_string(rows.size())}, 0, worst_of(rows), fractions);
+    t.rows.back()[2] = "";  // no training set of its own
+  }
+  add_accuracy_row(t, {"(worst)", std::to_string(results.size())}, 0, worst_of(results), fractions);
+  t.rows.back()[2] = "";
+  return t;
+}
+
+nlohmann::json machines_json(const std::vector<dataset_accuracy>& results) {
+  json out = json::array();
+  for (const auto& [name, rows] : by_machine(results))
+    out.push_back({{"machine", name}, {"datasets", rows.size()}, {"worst", accuracy_json(worst_of(rows))}});
+  return out;
 }
 
 // Where the corpus document's dataset parts wait until every dataset has been validated: a
@@ -322,22 +377,31 @@ void validate_several(const std::vector<std::filesystem::path>& sources, const m
       parts->out() << (results.empty() ? "" : ",\n") << "    ";
       write_with_rows(parts->out(), one.dump(2), v, 4);
     }
-    results.push_back({source.string(), v.n_train, v.overall});
+    results.push_back({source.string(), machine_of(source), v.n_train, v.overall});
   }
   if (format == output_format::json) {
     const std::string datasets_placeholder = "@@pollscale-validation-datasets@@";
-    const std::string doc =
-        stamped(output_kind::validation_corpus,
-                {{"train", vo.train}, {"datasets", datasets_placeholder}, {"worst", accuracy_json(worst_of(results))}})
-            .dump(2);
+    const std::string doc = stamped(output_kind::validation_corpus, {{"train", vo.train},
+                                                                     {"datasets", datasets_placeholder},
+                                                                     {"machines", machines_json(results)},
+                                                                     {"worst", accuracy_json(worst_of(results))}})
+                                .dump(2);
     const std::size_t at = doc.find("\"" + datasets_placeholder + "\"");
     std::cout << doc.substr(0, at) << "[\n";
     parts->copy_to(std::cout);
     std::cout << "\n  ]" << doc.substr(at + datasets_placeholder.size() + 2) << "\n";
   } else if (format == output_format::csv) {
     write_csv(std::cout, datasets_table(results, true));
+    if (has_machines(results)) {
+      std::cout << "\n";
+      write_csv(std::cout, machines_table(results, true));
+    }
   } else {
     write_table(std::cout, datasets_table(results, false));
+    if (has_machines(results)) {
+      std::cout << "\n";
+      write_table(std::cout, machines_table(results, false));
+    }
   }
 }
 

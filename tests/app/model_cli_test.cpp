@@ -176,6 +176,34 @@ TEST_F(ModelCliTest, ValidateJudgesEveryDatasetAndPrintsTheWorst) {
     expect_bad_input("validate --data " + (dir_ / "corpus").string() + " --format " + format, "host-c");
 }
 
+// A corpus laid out as datasets/machines is (machines/HOST/DATASET): a second table with one
+// row per host, the worst of its datasets, and the worst host; JSON "machines".
+TEST_F(ModelCliTest, ValidateSumsUpTheCorpusPerMachine) {
+  for (const char* entry : {"host-a/quick-1", "host-a/quick-2", "host-b/quick-1"}) {
+    fs::create_directories((dir_ / "machines" / entry).parent_path());
+    fs::copy(fixture, dir_ / "machines" / entry, fs::copy_options::recursive);
+  }
+  const std::string corpus = (dir_ / "machines").string();
+  const auto table = run_pollscale("validate --data " + corpus);
+  ASSERT_EQ(table.rc, 0) << table.err;
+  EXPECT_EQ(lines(table.out), (2 + 3 + 1) + 1 + (2 + 2 + 1));  // datasets, a blank line, machines
+  const auto machines = table.out.substr(table.out.find("\nmachine ") + 1);
+  for (const char* s : {"host-a ", "host-b ", "(worst) "}) EXPECT_NE(machines.find(s), std::string::npos) << s;
+  EXPECT_EQ(machines.find("quick-1"), std::string::npos);  // hosts, not datasets
+  const auto csv = run_pollscale("validate --data " + corpus + " --format csv");
+  ASSERT_EQ(csv.rc, 0) << csv.err;
+  EXPECT_NE(csv.out.find("\n\nmachine,datasets,n_train,n,mape,"), std::string::npos) << csv.out;
+  EXPECT_NE(csv.out.find("\nhost-a,2,,"), std::string::npos) << csv.out;
+  const auto json_run = run_pollscale("validate --data " + corpus + " --format json");
+  ASSERT_EQ(json_run.rc, 0) << json_run.err;
+  const auto j = nlohmann::json::parse(json_run.out);
+  ASSERT_EQ(j["machines"].size(), 2u);
+  EXPECT_EQ(j["machines"][0]["machine"], "host-a");
+  EXPECT_EQ(j["machines"][0]["datasets"], 2);
+  EXPECT_EQ(j["machines"][1]["datasets"], 1);
+  EXPECT_EQ(j["machines"][0]["worst"]["mape"], j["worst"]["mape"]);  // the same data three times
+}
+
 // Output that never reached its destination is a failure, named once on stderr.
 TEST_F(ModelCliTest, AFailedWriteToStdoutIsNotSuccess) {
   const std::string err = (dir_ / "err").string();
