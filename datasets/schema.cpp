@@ -125,19 +125,40 @@ void set_key_field(key& k, std::string_view c, std::string_view t) {
     throw std::invalid_argument("column 'blocking': '" + s + "' is not 0 or 1");
 }
 
+namespace {
+
+// The units that are a time or a rate: their factor to seconds (or per second) and which
+// they are. One list for to_si_factor, is_time_unit and is_rate_unit.
+struct time_or_rate {
+  std::string_view name;
+  double si_factor;
+  bool time;
+};
+constexpr time_or_rate times_and_rates[] = {{"ns", 1e-9, true}, {"us", 1e-6, true},  {"ms", 1e-3, true},
+                                            {"s", 1.0, true},   {"1/s", 1.0, false}, {"1/ms", 1e3, false}};
+
+const time_or_rate* find_time_or_rate(std::string_view unit) {
+  for (const auto& u : times_and_rates)
+    if (u.name == unit) return &u;
+  return nullptr;
+}
+
+}  // namespace
+
 double to_si_factor(std::string_view unit) {
-  if (unit == "ns") return 1e-9;
-  if (unit == "us") return 1e-6;
-  if (unit == "ms") return 1e-3;
-  if (unit == "s") return 1.0;
-  if (unit == "1/s") return 1.0;
-  if (unit == "1/ms") return 1e3;
+  if (const auto* u = find_time_or_rate(unit)) return u->si_factor;
   throw std::invalid_argument("unit '" + std::string(unit) + "' is neither a time nor a rate");
 }
 
-bool is_time_unit(std::string_view unit) { return unit == "ns" || unit == "us" || unit == "ms" || unit == "s"; }
+bool is_time_unit(std::string_view unit) {
+  const auto* u = find_time_or_rate(unit);
+  return u && u->time;
+}
 
-bool is_rate_unit(std::string_view unit) { return unit == "1/s" || unit == "1/ms"; }
+bool is_rate_unit(std::string_view unit) {
+  const auto* u = find_time_or_rate(unit);
+  return u && !u->time;
+}
 
 std::string describe(const key& k) {
   std::string out = k.scenario + "/" + (k.mechanism.empty() ? "-" : k.mechanism);
