@@ -220,7 +220,6 @@ void add_accuracy_row(text_table& t, std::vector<std::string> row, std::size_t n
 // What the corpus summary keeps of each dataset once its rows are written.
 struct dataset_accuracy {
   std::string source;
-  std::string machine;  ///< the corpus host it belongs to (machine_of)
   std::size_t n_train = 0;
   model::accuracy overall;
 };
@@ -289,8 +288,9 @@ std::vector<std::pair<std::string, std::vector<dataset_accuracy>>> by_machine(
     const std::vector<dataset_accuracy>& results) {
   std::vector<std::pair<std::string, std::vector<dataset_accuracy>>> out;
   for (const auto& r : results) {
-    auto it = std::find_if(out.begin(), out.end(), [&](const auto& m) { return m.first == r.machine; });
-    if (it == out.end()) it = out.insert(out.end(), {r.machine, {}});
+    const std::string machine = machine_of(r.source);
+    auto it = std::find_if(out.begin(), out.end(), [&](const auto& m) { return m.first == machine; });
+    if (it == out.end()) it = out.insert(out.end(), {machine, {}});
     it->second.push_back(r);
   }
   return out;
@@ -377,7 +377,7 @@ void validate_several(const std::vector<std::filesystem::path>& sources, const m
       parts->out() << (results.empty() ? "" : ",\n") << "    ";
       write_with_rows(parts->out(), one.dump(2), v, 4);
     }
-    results.push_back({source.string(), machine_of(source), v.n_train, v.overall});
+    results.push_back({source.string(), v.n_train, v.overall});
   }
   if (format == output_format::json) {
     const std::string datasets_placeholder = "@@pollscale-validation-datasets@@";
