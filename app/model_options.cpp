@@ -28,9 +28,9 @@ po::options_description model_fit_options_description() {
        "distinct n a curvature term (n log n, n^1.5, n^2, ...) needs before it may compete (0: no minimum)")
       ("curvature-margin", arg<double>("FRACTION")->default_value(0),
        "how far (fraction, 0..1) a curvature term's leave-one-out error must lie below the best straight form's")
-      ("step-height", arg<std::string>("FROM")->default_value("measured"),
-       "the height of a timeout-0 scan's step past L2 over pipes and eventfds: measured (the cold_scan probe's "
-       "figure where the dataset has it) or streaming (144 B at 15 GB/s always: the model before the probe)")
+      ("step-height", arg<std::string>("FROM")->default_value("streaming"),
+       "the height of a timeout-0 scan's step past L2 over pipes and eventfds: streaming (144 B at 15 GB/s) or "
+       "measured (the cold_scan probe's figure where the dataset has it; better on one corpus host, worse on another)")
       ("strict", "fail on a cell with too few points for its form instead of leaving it out");
   // clang-format on
   return o;

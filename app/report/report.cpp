@@ -93,7 +93,7 @@ std::string tool_text(const datasets::host_record& h) {
 }
 
 // What one descriptor of a timeout-0 scan paid past L2 (the cold_scan probe), per fd kind:
-// the figure the model takes as the height of a streaming scan's step there. "" without it.
+// the height of a streaming scan's step there under `fit --step-height measured`. "" without it.
 std::string past_l2_text(const datasets::dataset& d) {
   model::observation_set set;
   set.context = d.context;
@@ -119,7 +119,7 @@ std::string past_l2_text(const datasets::dataset& d) {
     std::snprintf(figure, sizeof figure, "a buffer past L2");
   return t + " a descriptor (cold_scan: a timeout-0 poll over " + std::to_string(e.n_lo) + "-" +
          std::to_string(e.n_hi) + " descriptors after reading " + figure +
-         ", minus the same back to back; the model's height of a scan's step past L2)";
+         ", minus the same back to back; the height of a scan's step past L2 under fit --step-height measured)";
 }
 
 std::string machine_section(const datasets::dataset& d) {

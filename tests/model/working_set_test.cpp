@@ -283,7 +283,10 @@ TEST(WorkingSetTest, PastTheKneeTheStepIsWhatTheColdScanMeasured) {
   const auto without = fit_models(s);
   add_cold_scan(s, "pipe", 26, 25);
   add_cold_scan(s, "socketpair", 60, 80);  // a scan over sockets does not stream: not its prior
-  const auto with = fit_models(s);
+  // --step-height measured
+  fit_options measured;
+  measured.measured_step = true;
+  const auto with = fit_models(s, measured);
   ASSERT_EQ(with.cells.size(), 2u);  // the probe's rows are no cell
   const point far{16000, 1, 8000, 0};
   const double share = (1 - (1 << 20) / (16000.0 * 144)) / 0.75;
@@ -296,9 +299,8 @@ TEST(WorkingSetTest, PastTheKneeTheStepIsWhatTheColdScanMeasured) {
       std::find_if(terms.begin(), terms.end(), [](const term& t) { return t.b.kind == basis_kind::working_set; });
   ASSERT_NE(ws, terms.end());
   EXPECT_NE(ws->meaning.find("measured (cold_scan"), std::string::npos) << ws->meaning;
-  fit_options streaming;  // --step-height streaming: the model as it was before the probe
-  streaming.measured_step = false;
-  EXPECT_DOUBLE_EQ(evaluate(fit_models(s, streaming).cells.at(0), far).value, evaluate(without.cells.at(0), far).value);
+  // The default (--step-height streaming) reads the probe's rows as no step: the model without them.
+  EXPECT_DOUBLE_EQ(evaluate(fit_models(s).cells.at(0), far).value, evaluate(without.cells.at(0), far).value);
   ASSERT_EQ(with.cells.at(1).cell.fd_kind, "socketpair");
   EXPECT_DOUBLE_EQ(evaluate(with.cells.at(1), far).value, evaluate(without.cells.at(1), far).value);
 }
