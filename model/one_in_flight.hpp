@@ -30,7 +30,11 @@
 // Written after looking at one calibration's series (2026-12-06, the AMD l3-508m v1272 host's 07:41 quick run); of the
 // 105 two-CPU rows of such experiments in the corpus and two later runs, none lies above
 // the ceiling's upper end, which sits a median 76% above them, nor below the floor, a median
-// 0.56 of them (docs/scaling.md).
+// 0.56 of them (docs/scaling.md). The ninth host (2026-12-07) broke it: its level-triggered
+// ring passed 10-18% above the ceiling while its two vCPUs sat near each other, because its
+// waiters never slept — they spun through epoll_wait on the other CPU, so no wake-up or
+// switch was left in the chain, and part of one pass overlapped the next (docs/scaling.md,
+// "The ninth host"); far apart they slept, and the ceiling held. 13 of 171 corpus rows.
 #pragma once
 
 #include <cmath>
