@@ -9,6 +9,7 @@
 #include "app/table_writer.hpp"
 #include "datasets/vocabulary.hpp"
 #include "model/model_json.hpp"
+#include "model/one_in_flight.hpp"
 #include "model/scaling.hpp"
 
 namespace pollscale::app {
@@ -77,9 +78,13 @@ std::string chain_text(const model::wider_family& f) {
   if (c.cross_s > 0)
     floor = "; a cross-CPU wake-up " + number_cell(c.cross_s * 1e9, 4, false) +
             " ns for each of max(1, them): the floor of its interval";
+  const std::string spin = model::waiters_may_spin(f.k)
+                               ? "; its waiters may spin instead of sleeping (level-triggered instances): the "
+                                 "interval reaches up to the capacity bound"
+                               : "";
   return "same-CPU wake-ups and switches an operation on one CPU " + at + ", " +
          number_cell(c.switch_s * 1e9, 4, false) +
-         " ns each: the 1-CPU series less them, a ceiling on two CPUs or more" + floor;
+         " ns each: the 1-CPU series less them, a ceiling on two CPUs or more" + floor + spin;
 }
 
 void write_families(std::ostream& out, const model::wider_result& r) {
@@ -230,7 +235,8 @@ std::string wider_limit_text(std::optional<std::int64_t> capacity_cpus, std::int
   if (limit == model::wider_limit::dedicated_law) return "dedicated law" + ceiling;
   if (limit == model::wider_limit::serial_stage) return "serial stage";
   if (limit == model::wider_limit::pipeline) return "pipeline: one producer beside its consumer";
-  if (limit == model::wider_limit::one_in_flight) return "one in flight: the 1-CPU chain; an upper bound";
+  if (limit == model::wider_limit::one_in_flight)
+    return "one in flight: the 1-CPU chain" + (upper_bound ? ceiling : "; waiters may spin: up to the capacity");
   const std::int64_t c0 = capacity_cpus.value();  // the capacity bound won: it exists
   return "capacity: " + std::to_string(c) + "/" + std::to_string(c0) + " x the " + std::to_string(c0) + "-CPU series" +
          ceiling;

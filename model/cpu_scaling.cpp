@@ -121,6 +121,14 @@ double floor_of_ceiling(const cpu_scaling_laws& l, std::int64_t c, double n, wid
   return 0;
 }
 
+// Where the chain's waiters may spin (waiters_may_spin): the CPUs' capacity, C x the one-CPU
+// law at its upper end — every pass still needs its CPU time somewhere.
+double spinning_ceiling(const cpu_scaling_laws& l, std::int64_t c, double n) {
+  const double scale = static_cast<double>(c) / static_cast<double>(*l.capacity_cpus);
+  const scaling_prediction bound = scaled(predict_scaling(*l.capacity, n), scale);
+  return bound.has_interval ? bound.hi : bound.value;
+}
+
 }  // namespace
 
 bool hand_offs_unseen(const datasets::key& experiment, const std::vector<std::int64_t>& measured_cpus,
@@ -186,6 +194,12 @@ scaling_prediction predict_cpu_scaling(const cpu_scaling_laws& l, std::int64_t c
   if (upper_bound_only(l, c, n, limit)) {
     best->upper_bound = true;
     if (best->has_interval) best->lo = std::min(best->lo, floor_of_ceiling(l, c, n, limit));
+  }
+  // Waiters that may spin leave no switch in the chain and overlap its passes: the chain's
+  // figure is then no ceiling, and the interval reaches up to what the CPUs can pass.
+  if (limit == wider_limit::one_in_flight && waiters_may_spin(l.experiment)) {
+    best->upper_bound = false;
+    if (best->has_interval) best->hi = std::max(best->hi, spinning_ceiling(l, c, n));
   }
   return *best;
 }

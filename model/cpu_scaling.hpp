@@ -101,6 +101,8 @@ bool upper_bound_only(const cpu_scaling_laws& laws, std::int64_t cpus, double n,
 /// Where that is only a ceiling (upper_bound_only) the answer says so (upper_bound) and its
 /// interval is [0, hi]: nothing measured says how far below the bound the machine lands —
 /// but for the one-in-flight chain, whose floor (one cross-CPU wake-up a hand-off) is its lower end.
+/// A chain whose waiters may spin (waiters_may_spin) is no ceiling: upper_bound false, and its
+/// interval reaches up to C/c0 × the capacity law's upper end.
 /// Throws std::invalid_argument for N < 1, C < 1, or laws with neither a dedicated nor a
 /// capacity law.
 scaling_prediction predict_cpu_scaling(const cpu_scaling_laws& laws, std::int64_t cpus, double n, wider_limit& limit);

@@ -74,6 +74,11 @@ bool one_in_flight(const datasets::key& k) {
   return k.scenario == datasets::scenario::shared_epoll && k.n_active == 1;
 }
 
+bool waiters_may_spin(const datasets::key& k) {
+  return one_in_flight(k) && k.scenario == datasets::scenario::shared_epoll &&
+         (k.variant == datasets::variant::lt || k.variant == datasets::variant::exclusive);
+}
+
 std::optional<chain_fit> fit_chain(const observation_set& data, const datasets::key& experiment,
                                    std::span<const observation* const> one_cpu_rows, std::string& note) {
   if (!one_in_flight(experiment)) {

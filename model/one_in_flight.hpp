@@ -35,6 +35,8 @@
 // waiters never slept — they spun through epoll_wait on the other CPU, so no wake-up or
 // switch was left in the chain, and part of one pass overlapped the next (docs/scaling.md,
 // "The ninth host"); far apart they slept, and the ceiling held. 13 of 171 corpus rows.
+// Where waiters can spin (waiters_may_spin) the answer's interval reaches up to the
+// capacity bound since (model/cpu_scaling.cpp).
 #pragma once
 
 #include <cmath>
@@ -72,6 +74,15 @@ struct chain_fit {
 /// True for an experiment that keeps one operation in flight: shared_epoll's ring with one
 /// token (n_active 1 in its key) and accept_herd (one connection at a time).
 bool one_in_flight(const datasets::key& experiment);
+
+/// True where the chain's waiters can stay awake on a wider machine instead of sleeping: a
+/// ring on level-triggered instances (shared_epoll lt or exclusive), which re-queue an item
+/// they reported, so that a waiter's epoll_wait on another CPU keeps returning and reading
+/// the pipe empty rather than sleeping. Then no switch is left in the chain, one pass
+/// overlaps the next, and only the CPUs bound the rate: the ceiling's interval reaches up to
+/// the capacity bound (docs/scaling.md, "The ninth host": 10-18% above the chain while the
+/// two vCPUs sat near each other, under it while they sat far apart).
+bool waiters_may_spin(const datasets::key& experiment);
 
 /// The chain of `experiment` (a scaling table's key without its CPUs: scaling.hpp) from its
 /// one-CPU series `one_cpu_rows`: each row's N and the wakeups row of the same point (same

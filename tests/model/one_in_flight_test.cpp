@@ -52,8 +52,11 @@ constexpr double one_cpu_rate = 250000, planted_round_trip_ns = 8000, planted_cr
 
 // The one-CPU series (T = 2..4: a ring of one thread keeps its one token in the table of a
 // token per thread, as calibrate's rows do) with `switches` wake-ups a pass, the two-CPU series at `two`
-// (none for NaN), and the wakeup probe when `probe` (across two CPUs too when `cross`).
-observation_set ring(double switches, bool probe, double two = 120000, bool cross = true) {
+// (none for NaN), and the wakeup probe when `probe` (across two CPUs too when `cross`). One-shot
+// instances by default: their waiters sleep, so the chain is a ceiling (a level-triggered
+// ring's waiters may spin: WaitersThatMaySpinReachUpToTheCapacityBound).
+observation_set ring(double switches, bool probe, double two = 120000, bool cross = true,
+                     datasets::variant v = datasets::variant::oneshot) {
   observation_set s;
   s.source = "planted one-token ring";
   for (std::int64_t t : {2, 3, 4}) {
@@ -61,6 +64,7 @@ observation_set ring(double switches, bool probe, double two = 120000, bool cros
     s.rows.push_back(ring_row(t, 1, datasets::metric::wakeups, switches));
     if (!std::isnan(two)) s.rows.push_back(ring_row(t, 2, datasets::metric::throughput, two));
   }
+  for (auto& o : s.rows) o.k.variant = std::string(datasets::name(v));
   if (probe) s.rows.push_back(round_trip(planted_round_trip_ns));
   if (probe && cross) s.rows.push_back(round_trip(planted_cross_ns, "0+1"));
   return s;
@@ -171,6 +175,35 @@ TEST(OneInFlightTest, ScaleFromOneCpuAnswersTwoCpusWithTheChainAsACeiling) {
   EXPECT_FALSE(without.families[0].chain);
   EXPECT_NE(without.families[0].chain_note.find("wakeup"), std::string::npos);
   EXPECT_EQ(without.families[0].series[0].row_limit[0], wider_limit::cpu_capacity);
+}
+
+// Waiters on a level-triggered instance may spin on two CPUs instead of sleeping (the ninth
+// host's ring: 10-18% above the chain): the interval then reaches up to the capacity bound;
+// one-shot waiters, whose item is disabled once reported, keep the chain's own upper end.
+TEST(OneInFlightTest, WaitersThatMaySpinReachUpToTheCapacityBound) {
+  wider_protocol p;
+  p.from_cpus = 1;
+  // Two CPUs measured above the chain's 333 333 per second.
+  const observation_set lt = ring(0.25, true, 300000, true, datasets::variant::lt);
+  const observation_set oneshot = ring(0.25, true, 300000);
+  EXPECT_TRUE(waiters_may_spin(lt.rows.front().k));
+  EXPECT_FALSE(waiters_may_spin(oneshot.rows.front().k));
+  const auto spin = predict_wider(lt, p), sleep = predict_wider(oneshot, p);
+  ASSERT_EQ(spin.families.size(), 1u);
+  ASSERT_EQ(sleep.families.size(), 1u);
+  const auto& a = spin.families[0].series.at(0);
+  const auto& b = sleep.families[0].series.at(0);
+  ASSERT_EQ(a.rows.size(), b.rows.size());
+  for (std::size_t i = 0; i < a.rows.size(); ++i) {
+    ASSERT_TRUE(a.rows[i].has_interval && b.rows[i].has_interval);
+    EXPECT_EQ(a.row_limit[i], wider_limit::one_in_flight);
+    EXPECT_FALSE(a.row_upper_bound[i]);  // spinning waiters can beat the chain: no ceiling
+    EXPECT_TRUE(b.row_upper_bound[i]);
+    EXPECT_DOUBLE_EQ(a.rows[i].predicted, b.rows[i].predicted);  // the answer is the chain's either way
+    EXPECT_DOUBLE_EQ(a.rows[i].lo, b.rows[i].lo);
+    EXPECT_NEAR(b.rows[i].hi / (1 / (1 / one_cpu_rate - 0.25 * 4e-6)), 1, 0.02);  // the chain's ceiling
+    EXPECT_NEAR(a.rows[i].hi / (2 * one_cpu_rate), 1, 0.02);                      // two CPUs' capacity
+  }
 }
 
 TEST(OneInFlightTest, AModelsLawsKeepTheChainThroughModelJson) {
