@@ -67,7 +67,8 @@ std::string pipeline_text(const model::wider_family& f) {
 }
 
 // "same-CPU wake-ups and switches an operation on one CPU 2.01 at N = 2, 2.02 at N = 4, 3803
-// ns each: the 1-CPU series less them, a ceiling on two CPUs or more", or why there is none.
+// ns each: the 1-CPU series less them, a ceiling on two CPUs or more" (and where its waiters may
+// spin, why the interval reaches higher), or why there is none.
 std::string chain_text(const model::wider_family& f) {
   if (!f.chain) return "none (" + f.chain_note + ")";
   const auto& c = *f.chain;
@@ -78,13 +79,12 @@ std::string chain_text(const model::wider_family& f) {
   if (c.cross_s > 0)
     floor = "; a cross-CPU wake-up " + number_cell(c.cross_s * 1e9, 4, false) +
             " ns for each of max(1, them): the floor of its interval";
-  const std::string spin = model::waiters_may_spin(f.k)
-                               ? "; its waiters may spin instead of sleeping (level-triggered instances): the "
-                                 "interval reaches up to the capacity bound"
-                               : "";
+  const std::string role = model::waiters_may_spin(f.k)
+                               ? "a ceiling on two CPUs or more while its waiters sleep, but they may spin instead "
+                                 "(level-triggered instances), so the interval reaches up to the capacity bound"
+                               : "a ceiling on two CPUs or more";
   return "same-CPU wake-ups and switches an operation on one CPU " + at + ", " +
-         number_cell(c.switch_s * 1e9, 4, false) +
-         " ns each: the 1-CPU series less them, a ceiling on two CPUs or more" + floor + spin;
+         number_cell(c.switch_s * 1e9, 4, false) + " ns each: the 1-CPU series less them, " + role + floor;
 }
 
 void write_families(std::ostream& out, const model::wider_result& r) {
