@@ -34,7 +34,8 @@
 // ring passed 10-18% above the ceiling while its two vCPUs sat near each other, because its
 // waiters never slept — they spun through epoll_wait on the other CPU, so no wake-up or
 // switch was left in the chain, and part of one pass overlapped the next (docs/scaling.md,
-// "The ninth host"); far apart they slept, and the ceiling held. 13 of 171 corpus rows.
+// "The ninth host"); far apart they slept, and the ceiling held. 7 of 153 corpus rows, 6 of
+// that host's 18 more.
 // Where waiters can spin (waiters_may_spin) the answer's interval reaches up to the
 // capacity bound since (model/cpu_scaling.cpp).
 #pragma once
