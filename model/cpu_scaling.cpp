@@ -121,14 +121,6 @@ double floor_of_ceiling(const cpu_scaling_laws& l, std::int64_t c, double n, wid
   return 0;
 }
 
-// Where the chain's waiters may spin (waiters_may_spin): the CPUs' capacity, C x the one-CPU
-// law at its upper end — every pass still needs its CPU time somewhere.
-double spinning_ceiling(const cpu_scaling_laws& l, std::int64_t c, double n) {
-  const double scale = static_cast<double>(c) / static_cast<double>(*l.capacity_cpus);
-  const scaling_prediction bound = scaled(predict_scaling(*l.capacity, n), scale);
-  return bound.has_interval ? bound.hi : bound.value;
-}
-
 }  // namespace
 
 bool hand_offs_unseen(const datasets::key& experiment, const std::vector<std::int64_t>& measured_cpus,
@@ -143,7 +135,7 @@ bool upper_bound_only(const cpu_scaling_laws& l, std::int64_t c, double n, wider
       (!l.serial_structure.empty() && !l.serial) || hand_offs_unseen(l.experiment, l.measured_cpus, l.from_cpus);
   if (unseen_stage && c >= 2 && (limit == wider_limit::dedicated_law || limit == wider_limit::cpu_capacity))
     return true;
-  if (limit == wider_limit::one_in_flight) return true;
+  if (limit == wider_limit::one_in_flight) return !waiters_may_spin(l.experiment);
   return limit == wider_limit::dedicated_law && l.dedicated && l.dedicated->points == 1 && n > l.dedicated->n_max;
 }
 
@@ -179,9 +171,11 @@ scaling_prediction predict_cpu_scaling(const cpu_scaling_laws& l, std::int64_t c
     if (l.dedicated->points == 1 && !law.has_interval) law.no_interval = "no interval: " + l.dedicated_note;
     consider(std::move(law), wider_limit::dedicated_law);
   }
+  std::optional<scaling_prediction> capacity_bound;
   if (l.capacity) {
     const double scale = static_cast<double>(c) / static_cast<double>(*l.capacity_cpus);
-    consider(scaled(predict_scaling(*l.capacity, n), scale), wider_limit::cpu_capacity);
+    capacity_bound = scaled(predict_scaling(*l.capacity, n), scale);
+    consider(*capacity_bound, wider_limit::cpu_capacity);
     if (staged)
       consider(predict_serial_stage(*l.serial, operation_demand(*l.capacity, *l.capacity_cpus, n), n, c),
                wider_limit::serial_stage);
@@ -191,16 +185,15 @@ scaling_prediction predict_cpu_scaling(const cpu_scaling_laws& l, std::int64_t c
     consider(chain_ceiling(*l.chain, *l.capacity, n), wider_limit::one_in_flight);
   // One producer beside its consumer where no measured series had them apart: a pipeline.
   if (l.pipeline && !l.dedicated && c >= 2 && n == 1) consider(pipeline_prediction(*l.pipeline), wider_limit::pipeline);
-  if (upper_bound_only(l, c, n, limit)) {
-    best->upper_bound = true;
-    if (best->has_interval) best->lo = std::min(best->lo, floor_of_ceiling(l, c, n, limit));
-  }
+  const bool ceiling = upper_bound_only(l, c, n, limit);
   // Waiters that may spin leave no switch in the chain and overlap its passes: the chain's
-  // figure is then no ceiling, and the interval reaches up to what the CPUs can pass.
-  if (limit == wider_limit::one_in_flight && waiters_may_spin(l.experiment)) {
-    best->upper_bound = false;
-    if (best->has_interval) best->hi = std::max(best->hi, spinning_ceiling(l, c, n));
-  }
+  // figure is then no ceiling, and the interval reaches up to what the CPUs can pass (the
+  // capacity bound at its upper end: every pass still needs its CPU time somewhere).
+  const bool spinning = limit == wider_limit::one_in_flight && waiters_may_spin(l.experiment);
+  if (ceiling) best->upper_bound = true;
+  if (best->has_interval && (ceiling || spinning)) best->lo = std::min(best->lo, floor_of_ceiling(l, c, n, limit));
+  if (best->has_interval && spinning)
+    best->hi = std::max(best->hi, capacity_bound->has_interval ? capacity_bound->hi : capacity_bound->value);
   return *best;
 }
 

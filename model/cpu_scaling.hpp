@@ -90,7 +90,8 @@ bool hand_offs_unseen(const datasets::key& experiment, const std::vector<std::in
 /// 22-92% below the capacity bound); or the dedicated
 /// law is the line through its one row, asked about more threads than that row had (it
 /// cannot see their contention); or the one-in-flight chain gave it, which is a ceiling by
-/// construction. The pipeline, built from measured parts, is a prediction.
+/// construction while its waiters sleep (not where they may spin: waiters_may_spin). The
+/// pipeline, built from measured parts, is a prediction.
 bool upper_bound_only(const cpu_scaling_laws& laws, std::int64_t cpus, double n, wider_limit limit);
 
 /// What the laws say about N threads (the scenario's axis: scaling.hpp) on C >= 1 CPUs: the
