@@ -284,9 +284,9 @@ text_table datasets_table(const std::vector<dataset_accuracy>& results, bool fra
 }
 
 // The datasets grouped by machine, in the order the machines first appear.
-std::vector<std::pair<std::string, std::vector<dataset_accuracy>>> by_machine(
-    const std::vector<dataset_accuracy>& results) {
-  std::vector<std::pair<std::string, std::vector<dataset_accuracy>>> out;
+using machine_groups = std::vector<std::pair<std::string, std::vector<dataset_accuracy>>>;
+machine_groups by_machine(const std::vector<dataset_accuracy>& results) {
+  machine_groups out;
   for (const auto& r : results) {
     const std::string machine = machine_of(r.source);
     auto it = std::find_if(out.begin(), out.end(), [&](const auto& m) { return m.first == machine; });
@@ -297,20 +297,20 @@ std::vector<std::pair<std::string, std::vector<dataset_accuracy>>> by_machine(
 }
 
 // True when some machine has more than one dataset: only then is a row per machine news.
-bool has_machines(const std::vector<dataset_accuracy>& results) {
-  const auto groups = by_machine(results);
-  return std::any_of(groups.begin(), groups.end(), [](const auto& m) { return m.second.size() > 1; });
+bool has_machines(const machine_groups& machines) {
+  return std::any_of(machines.begin(), machines.end(), [](const auto& m) { return m.second.size() > 1; });
 }
 
 // One row per machine, the worst of its datasets in each column, then the worst machine:
 // the table a model is judged by across hosts (docs/model.md §8).
-text_table machines_table(const std::vector<dataset_accuracy>& results, bool fractions) {
+text_table machines_table(const machine_groups& machines, const std::vector<dataset_accuracy>& results,
+                          bool fractions) {
   text_table t;
   t.columns = {"machine", "datasets"};
   add_accuracy_columns(t);
   t.numeric.assign(1, false);
   t.numeric.resize(t.columns.size(), true);
-  for (const auto& [name, rows] : by_machine(results)) {
+  for (const auto& [name, rows] : machines) {
     add_accuracy_row(t, {name, std::to_string(rows.size())}, 0, worst_of(rows), fractions);
     t.rows.back()[2] = "";  // no training set of its own
   }
@@ -319,9 +319,9 @@ text_table machines_table(const std::vector<dataset_accuracy>& results, bool fra
   return t;
 }
 
-nlohmann::json machines_json(const std::vector<dataset_accuracy>& results) {
+nlohmann::json machines_json(const machine_groups& machines) {
   json out = json::array();
-  for (const auto& [name, rows] : by_machine(results))
+  for (const auto& [name, rows] : machines)
     out.push_back({{"machine", name}, {"datasets", rows.size()}, {"worst", accuracy_json(worst_of(rows))}});
   return out;
 }
@@ -379,28 +379,25 @@ void validate_several(const std::vector<std::filesystem::path>& sources, const m
     }
     results.push_back({source.string(), v.n_train, v.overall});
   }
+  const machine_groups machines = by_machine(results);
   if (format == output_format::json) {
     const std::string datasets_placeholder = "@@pollscale-validation-datasets@@";
     const std::string doc = stamped(output_kind::validation_corpus, {{"train", vo.train},
                                                                      {"datasets", datasets_placeholder},
-                                                                     {"machines", machines_json(results)},
+                                                                     {"machines", machines_json(machines)},
                                                                      {"worst", accuracy_json(worst_of(results))}})
                                 .dump(2);
     const std::size_t at = doc.find("\"" + datasets_placeholder + "\"");
     std::cout << doc.substr(0, at) << "[\n";
     parts->copy_to(std::cout);
     std::cout << "\n  ]" << doc.substr(at + datasets_placeholder.size() + 2) << "\n";
-  } else if (format == output_format::csv) {
-    write_csv(std::cout, datasets_table(results, true));
-    if (has_machines(results)) {
-      std::cout << "\n";
-      write_csv(std::cout, machines_table(results, true));
-    }
   } else {
-    write_table(std::cout, datasets_table(results, false));
-    if (has_machines(results)) {
+    const bool csv = format == output_format::csv;  // fractions in CSV, percentages in the table
+    const auto write = [&](const text_table& t) { csv ? write_csv(std::cout, t) : write_table(std::cout, t); };
+    write(datasets_table(results, csv));
+    if (has_machines(machines)) {
       std::cout << "\n";
-      write_table(std::cout, machines_table(results, false));
+      write(machines_table(machines, results, csv));
     }
   }
 }
