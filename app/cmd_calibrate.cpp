@@ -123,6 +123,10 @@ po::options_description calibrate_options() {
       "visit with a fresh set-up, and every point's 95% interval is built from the spread between its visits "
       "(a shared VM's speed drifts for seconds at a time); 1 gives the old single visit with an interval from "
       "its batches alone (1-100)")(
+      "max-visits", arg<int>("N")->default_value(8),
+      "after the rounds, a point whose visits disagree (their median uncertain by more than 4%) is visited "
+      "again, with fresh set-ups, until they agree or it has N visits, within a quarter of the rounds' time; "
+      "N <= --rounds turns this off (1-100)")(
       "format", arg<std::string>("FORMAT")->default_value("table"), "summary on stdout: table, csv or json")(
       "list", "print the points that would be measured, measure nothing")(
       "no-progress", "no progress line on stderr even when it is a terminal");
@@ -153,6 +157,9 @@ calibrate::calibration_request make_request(const po::variables_map& vm, const c
   req.rounds = vm["rounds"].as<int>();
   if (req.rounds < 1 || req.rounds > 100)
     throw usage_error("--rounds: '" + std::to_string(req.rounds) + "' is not in 1..100");
+  req.settle.max_visits = vm["max-visits"].as<int>();
+  if (req.settle.max_visits < 1 || req.settle.max_visits > 100)
+    throw usage_error("--max-visits: '" + std::to_string(req.settle.max_visits) + "' is not in 1..100");
   req.out = vm.count("out") ? vm["out"].as<std::string>() : default_out_dir();
   return req;
 }

@@ -11,6 +11,7 @@
 #include "calibrate/reference_check.hpp"
 #include "calibrate/registry.hpp"
 #include "calibrate/sentinel.hpp"
+#include "calibrate/settle.hpp"
 #include "calibrate/sys/process.hpp"
 #include "calibrate/sys/syscall.hpp"
 #include "calibrate/time_ledger.hpp"
@@ -146,6 +147,9 @@ class session {
   double elapsed_s() const { return static_cast<double>(clock_ns() - t0_) * 1e-9; }
   nlohmann::json references() const { return refs_.to_json(); }
   nlohmann::json time_used(double wall_s) const { return ledger_.to_json(wall_s); }
+  /// Per planned point, the key its samples carry (its probe annotates the planned key:
+  /// max_fd, a variant); empty until it is measured.
+  const std::vector<datasets::key>& sample_keys() const { return sample_keys_; }
 
  private:
   std::optional<double> sentinel_now(double t_s);
@@ -178,6 +182,7 @@ class session {
   std::string current_setup_;                  // its name (visit_plan.hpp: setup_name)
   std::map<datasets::key, visit_facts> kept_;  // per planned key: samples and visits so far
   std::set<datasets::key> skipped_;            // planned keys that cannot run here
+  std::vector<datasets::key> sample_keys_ = std::vector<datasets::key>(once_.size());
 };
 
 // The sentinel read just before a visit; the previous reading when this one could not be
@@ -242,6 +247,7 @@ bool session::visit(std::size_t i, std::size_t done, std::size_t total) {
       return true;
     }
     if (facts.visit == 0) ++out_.measured;
+    sample_keys_[i] = r.key;
     append_samples(out_.data, r, facts);
     facts.first_rep += static_cast<std::int64_t>(r.values.size());
     ++facts.visit;
@@ -317,6 +323,48 @@ bool repair(session& s, const calibration_request& req, const std::vector<planne
   return true;
 }
 
+/// Visits again the points whose visits disagree (settle.hpp), sweep after sweep, each
+/// sweep a round of those points alone with fresh set-ups; all sweeps together within
+/// req.settle.share of the time spent so far. Records what it did in the context's
+/// "calibration" block; false when interrupted.
+bool settle(session& s, const calibration_request& req, const std::vector<planned_point>& once,
+            calibration_outcome& out) {
+  const double deadline = s.elapsed_s() * (1 + req.settle.share);
+  const auto before = agreement_of(s.sample_keys(), out.data.samples);
+  std::vector<std::size_t> all(once.size());
+  for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+  const std::size_t wanted = points_to_settle(before, all, req.settle).size();
+  bool finished = true;
+  // Each sweep adds a visit to every point it keeps, so max_visits sweeps are the most any
+  // point can need (a visit that fails adds none: the bound still ends the loop).
+  for (int sweep = 0; sweep < req.settle.max_visits && finished; ++sweep) {
+    const auto order = points_to_settle(agreement_of(s.sample_keys(), out.data.samples),
+                                        round_order(once, req.sel.seed, req.rounds + sweep), req.settle);
+    if (order.empty()) break;
+    for (std::size_t j = 0; j < order.size(); ++j) {
+      if (s.elapsed_s() > deadline) {
+        sweep = req.settle.max_visits;
+        break;
+      }
+      if (!s.visit(order[j], j, order.size())) {
+        finished = false;
+        break;
+      }
+      ++out.settle_visits;
+    }
+    s.leave_setup();
+  }
+  const auto after = agreement_of(s.sample_keys(), out.data.samples);
+  out.data.context["calibration"]["settle"] = {
+      {"target_se", req.settle.target_se},
+      {"max_visits", req.settle.max_visits},
+      {"share", req.settle.share},
+      {"points", wanted},
+      {"visits", out.settle_visits},
+      {"still_disagree", points_to_settle(after, all, {req.settle.target_se, 1 << 30, 0}).size()}};
+  return finished;
+}
+
 /// The rules still broken after the repair visits: summary marks, context and warnings.
 void record_consistency(calibration_outcome& out) {
   auto& d = out.data;
@@ -369,7 +417,7 @@ calibration_outcome run_calibration(const calibration_request& req, nlohmann::js
       }
     s.leave_setup();
   }
-  if (!out.interrupted) repair(s, req, once, out);
+  if (!out.interrupted && repair(s, req, once, out)) settle(s, req, once, out);
   s.finish();
   sys::set_current_thread_affinity(saved_affinity);
   out.wall_s = s.elapsed_s();

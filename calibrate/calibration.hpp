@@ -26,6 +26,16 @@ struct planned_point {
   datasets::key key;
 };
 
+/// Visits until the visits agree (settle.hpp): after the rounds and the repairs, a point
+/// whose visit medians' relative standard error is above target_se is visited again, sweep
+/// after sweep, until it is under it or has max_visits visits; all sweeps together stop at
+/// `share` of the time spent before them. max_visits <= rounds turns it off.
+struct settle_options {
+  double target_se = 0.04;  ///< dimensionless: 0.04 = the median known to about 4%
+  int max_visits = 8;
+  double share = 0.25;
+};
+
 struct calibration_request {
   selection sel;
   std::vector<std::string> scenarios;  ///< empty: every scenario
@@ -45,12 +55,14 @@ struct calibration_request {
   /// the rounds; all repair visits together stop at repair_share of the time spent so far.
   int repair_visits = 2;
   double repair_share = 0.2;
+  settle_options settle;
 };
 
 struct calibration_outcome {
   datasets::dataset data;
   std::size_t planned = 0, measured = 0, skipped = 0, failed = 0;
   std::size_t repair_visits = 0;  ///< visits made after the rounds to points that broke the physics
+  std::size_t settle_visits = 0;  ///< visits made after the repairs to points whose visits disagreed
   bool interrupted = false;
   double wall_s = 0;
 };

@@ -1,5 +1,5 @@
 // A calibration tells its reporter of every visit, in order, with the count so far, and of
-// its end; it writes nothing to stderr itself.
+// its end; it writes nothing to stderr itself; its settling visits go where visits disagree.
 
 #include "calibrate/calibration.hpp"
 
@@ -8,9 +8,11 @@
 
 #include <cmath>
 #include <filesystem>
+#include <map>
 
 #include "calibrate/mechanism.hpp"
 #include "calibrate/reporter.hpp"
+#include "datasets/statistics.hpp"
 #include "tests/calibrate/probe_test_support.hpp"
 
 namespace pollscale::calibrate {
@@ -69,6 +71,35 @@ TEST(CalibrationTest, TellsItsReporterOfEveryVisitAndTheEnd) {
   EXPECT_GT(time["sentinels_s"].get<double>(), 0.0);  // read before every visit
   EXPECT_NEAR(sum + time["unaccounted_s"].get<double>(), o.wall_s, 1e-9);
   EXPECT_GE(time["unaccounted_s"].get<double>(), 0.0);
+}
+
+// After the rounds, the points whose visits disagree are visited again (settle.hpp): with
+// a target of 0 every point whose two visits differ at all gets a third, none a fourth
+// (max_visits 3), and the context says how many visits that took.
+TEST(CalibrationTest, SettlingVisitsGoToThePointsWhoseVisitsDisagreeUpToTheMaximum) {
+  namespace fs = std::filesystem;
+  const fs::path out = fs::temp_directory_path() / ("pollscale_calibration_settle_" + std::to_string(::getpid()));
+  fs::remove_all(out);
+  calibration_request req = test::small_request({"memory_latency"}, {64, 1024, 16384}, 2, out);
+  req.settle = {0.0, 3, 100.0};
+  const calibration_outcome o = run_calibration(req, nlohmann::json::object());
+  fs::remove_all(out);
+  std::map<std::int64_t, std::map<std::int64_t, std::vector<double>>> visits;  // n -> visit -> values
+  for (const auto& s : o.data.samples) visits[*s.k.n_fds][s.visit].push_back(s.value);
+  ASSERT_EQ(visits.size(), o.planned);
+  std::size_t third_visits = 0;
+  for (const auto& [n, by_visit] : visits) {
+    ASSERT_GE(by_visit.size(), 2u) << n;
+    ASSERT_LE(by_visit.size(), 3u) << n;
+    const double m0 = datasets::median(by_visit.at(0)), m1 = datasets::median(by_visit.at(1));
+    EXPECT_EQ(by_visit.size() == 3, m0 != m1) << n << ": " << m0 << " " << m1;
+    third_visits += by_visit.size() - 2;
+  }
+  EXPECT_EQ(o.settle_visits, third_visits);
+  const auto& settle = o.data.context["calibration"]["settle"];
+  EXPECT_EQ(settle["visits"].get<std::size_t>(), third_visits);
+  EXPECT_EQ(settle["points"].get<std::size_t>(), third_visits);
+  EXPECT_EQ(settle["max_visits"].get<int>(), 3);
 }
 
 }  // namespace

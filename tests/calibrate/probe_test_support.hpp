@@ -33,7 +33,7 @@ inline selection small_selection(std::vector<std::int64_t> n_override = {}, std:
 }
 
 /// A whole calibration of `scenarios` at small n, fast: every mechanism, 20 ms a point, one
-/// ms of warm-up, `rounds` rounds, no repair visits, written to `out`.
+/// ms of warm-up, `rounds` rounds, no repair or settling visits, written to `out`.
 inline calibration_request small_request(std::vector<std::string> scenarios, std::vector<std::int64_t> n, int rounds,
                                          const std::filesystem::path& out) {
   calibration_request req;
@@ -44,6 +44,7 @@ inline calibration_request small_request(std::vector<std::string> scenarios, std
   req.runner.warmup_s = 0.001;
   req.rounds = rounds;
   req.repair_visits = 0;
+  req.settle.max_visits = 0;
   req.out = out;
   return req;
 }
