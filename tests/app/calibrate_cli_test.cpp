@@ -22,13 +22,28 @@ namespace pollscale::test {
 namespace {
 
 TEST(CalibrateCliTest, BadInputIsOneLineAndExitTwo) {
-  for (const char* args :
-       {"calibrate --n 0", "calibrate --n 5,x", "calibrate --bogus", "calibrate --mechanisms kqueue",
-        "calibrate --scenarios nowhere", "calibrate --format xml", "calibrate --quick --full",
-        "calibrate --max-seconds-per-point -1", "calibrate --rounds 0", "calibrate --rounds 101",
-        "calibrate --rounds two", "calibrate --n 10,,20", "calibrate --n 10,", "calibrate --mechanisms poll,",
-        "calibrate --scenarios ,find_active", "calibrate --scen find_active", "calibrate --seed -1",
-        "calibrate --seed 18446744073709551616", "nosuchcommand"}) {
+  for (const char* args : {"calibrate --n 0",
+                           "calibrate --n 5,x",
+                           "calibrate --bogus",
+                           "calibrate --mechanisms kqueue",
+                           "calibrate --scenarios nowhere",
+                           "calibrate --format xml",
+                           "calibrate --quick --full",
+                           "calibrate --max-seconds-per-point -1",
+                           "calibrate --rounds 0",
+                           "calibrate --rounds 101",
+                           "calibrate --max-visits 0",
+                           "calibrate --max-visits 101",
+                           "calibrate --max-visits x",
+                           "calibrate --rounds two",
+                           "calibrate --n 10,,20",
+                           "calibrate --n 10,",
+                           "calibrate --mechanisms poll,",
+                           "calibrate --scenarios ,find_active",
+                           "calibrate --scen find_active",
+                           "calibrate --seed -1",
+                           "calibrate --seed 18446744073709551616",
+                           "nosuchcommand"}) {
     SCOPED_TRACE(args);
     const auto r = run_pollscale(args);
     EXPECT_EQ(r.rc, 2);
@@ -49,7 +64,7 @@ TEST(CalibrateCliTest, HelpDescribesEveryOption) {
   const auto r = run_pollscale("calibrate --help");
   EXPECT_EQ(r.rc, 0);
   for (const char* opt : {"--quick", "--full", "--scenarios", "--mechanisms", "--n", "--out", "--seed", "--format",
-                          "--list", "--max-seconds-per-point", "--rounds", "--no-progress"})
+                          "--list", "--max-seconds-per-point", "--rounds", "--max-visits", "--no-progress"})
     EXPECT_NE(r.out.find(opt), std::string::npos) << opt;
   EXPECT_NE(run_pollscale("--help").out.find("calibrate"), std::string::npos);
 }
@@ -114,11 +129,15 @@ TEST(CalibrateCliTest, RoundsPoolEachPointsSamplesNumberedOnAcrossRounds) {
   const auto dir = std::filesystem::temp_directory_path() / ("pollscale_rounds_" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   const auto r = run_pollscale(
-      "calibrate --scenarios find_active --mechanisms poll --n 1,16 --max-seconds-per-point 0.02 --rounds 3 --out " +
+      "calibrate --scenarios find_active --mechanisms poll --n 1,16 --max-seconds-per-point 0.02 --rounds 3 "
+      "--max-visits 3 --out " +
       dir.string());
   ASSERT_EQ(r.rc, 0) << r.err;
   const auto d = datasets::read_dataset(dir);
   EXPECT_EQ(d.context["calibration"]["rounds"], 3);
+  // --max-visits at the rounds: no settling visits.
+  EXPECT_EQ(d.context["calibration"]["settle"]["max_visits"], 3);
+  EXPECT_EQ(d.context["calibration"]["settle"]["visits"], 0);
   std::map<std::string, std::vector<std::int64_t>> reps;
   for (const auto& s : d.samples) reps[datasets::describe(s.k)].push_back(s.rep);
   ASSERT_FALSE(reps.empty());
@@ -158,7 +177,8 @@ TEST(CalibrateCliTest, VisitsCarryTheirMomentSentinelReferenceAndConsistency) {
   }
   for (const auto& [point, v] : visits) {
     SCOPED_TRACE(point);
-    EXPECT_GE(v.size(), 3u);  // three rounds, plus any repair visits
+    EXPECT_GE(v.size(), 3u);  // three rounds, plus any repair or settling visits
+    EXPECT_LE(v.size(), 8u);  // --max-visits' default bounds them all
     EXPECT_EQ(*v.begin(), 0);
     EXPECT_EQ(*v.rbegin(), static_cast<std::int64_t>(v.size()) - 1);
   }
