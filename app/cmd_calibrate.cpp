@@ -96,9 +96,11 @@ std::size_t points_on_reference_vm(calibrate::profile_kind profile) {
 po::options_description calibrate_options() {
   using calibrate::profile_kind;
   const std::string on_vm = " points on a 2-vCPU VM with 20000 descriptors (--list counts this machine's)";
-  const std::string quick = "the quick profile (default): every mechanism and scenario, >= 6 n values, " +
-                            std::to_string(points_on_reference_vm(profile_kind::quick)) + on_vm +
-                            ", with 3 visits 2.0-2.8 min there (4.3 in a slow spell of the host)";
+  const std::string quick =
+      "the quick profile (default): every mechanism and scenario, >= 6 n values, " +
+      std::to_string(points_on_reference_vm(profile_kind::quick)) + on_vm +
+      ", with 3 visits 2.0-2.8 min there (4.3 in a slow spell of the host), and up to a quarter more "
+      "where visits disagree (--max-visits)";
   const std::string full = "the full campaign: every fd kind, k, position and threshold, " +
                            std::to_string(points_on_reference_vm(profile_kind::full)) + on_vm +
                            ", with 3 visits 12-24 min there";
