@@ -127,7 +127,8 @@ po::options_description calibrate_options() {
       "its batches alone (1-100)")(
       "max-visits", arg<int>("N")->default_value(8),
       "after the rounds, a point whose visits disagree (their median uncertain by more than 4%) is visited "
-      "again, with fresh set-ups, until they agree or it has N visits, within a quarter of the rounds' time; "
+      "again, with fresh set-ups, until they agree or it has N visits, within a quarter of the rounds' time "
+      "and the profile's budget (quick 3 min, full 30); "
       "N <= --rounds turns this off (1-100)")(
       "format", arg<std::string>("FORMAT")->default_value("table"), "summary on stdout: table, csv or json")(
       "list", "print the points that would be measured, measure nothing")(
@@ -160,6 +161,7 @@ calibrate::calibration_request make_request(const po::variables_map& vm, const c
   if (req.rounds < 1 || req.rounds > 100)
     throw usage_error("--rounds: '" + std::to_string(req.rounds) + "' is not in 1..100");
   req.settle.max_visits = vm["max-visits"].as<int>();
+  req.settle.budget_s = calibrate::profile_budget_s(req.sel.profile);
   if (req.settle.max_visits < 1 || req.settle.max_visits > 100)
     throw usage_error("--max-visits: '" + std::to_string(req.settle.max_visits) + "' is not in 1..100");
   req.out = vm.count("out") ? vm["out"].as<std::string>() : default_out_dir();

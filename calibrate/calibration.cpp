@@ -53,6 +53,8 @@ nlohmann::json request_json(const calibration_request& req, const runner_options
 
 }  // namespace
 
+double profile_budget_s(profile_kind p) { return p == profile_kind::full ? 1800.0 : 180.0; }
+
 runner_options per_visit(runner_options o, int rounds) {
   if (rounds > 1) {
     o.max_s_per_point /= rounds;
@@ -329,7 +331,8 @@ bool repair(session& s, const calibration_request& req, const std::vector<planne
 /// "calibration" block; false when interrupted.
 bool settle(session& s, const calibration_request& req, const std::vector<planned_point>& once,
             calibration_outcome& out) {
-  const double deadline = s.elapsed_s() * (1 + req.settle.share);
+  double deadline = s.elapsed_s() * (1 + req.settle.share);
+  if (req.settle.budget_s > 0) deadline = std::min(deadline, req.settle.budget_s);
   const auto before = agreement_of(s.sample_keys(), out.data.samples);
   std::vector<std::size_t> all(once.size());
   for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
@@ -359,6 +362,7 @@ bool settle(session& s, const calibration_request& req, const std::vector<planne
       {"target_se", req.settle.target_se},
       {"max_visits", req.settle.max_visits},
       {"share", req.settle.share},
+      {"budget_s", req.settle.budget_s},
       {"points", wanted},
       {"visits", out.settle_visits},
       {"still_disagree", points_to_settle(after, all, {req.settle.target_se, 1 << 30, 0}).size()}};

@@ -29,12 +29,18 @@ struct planned_point {
 /// Visits until the visits agree (settle.hpp): after the rounds and the repairs, a point
 /// whose visit medians' relative standard error is above target_se is visited again, sweep
 /// after sweep, until it is under it or has max_visits visits; all sweeps together stop at
-/// `share` of the time spent before them. max_visits <= rounds turns it off.
+/// `share` of the time spent before them, and at the profile's budget (`budget_s` seconds
+/// from the start: none once the run has used it; 0 = no such cap). max_visits <= rounds
+/// turns it off.
 struct settle_options {
   double target_se = 0.04;  ///< dimensionless: 0.04 = the median known to about 4%
   int max_visits = 8;
   double share = 0.25;
+  double budget_s = 0;
 };
+
+/// The wall-clock budget of a profile, seconds: quick 3 minutes, full 30.
+double profile_budget_s(profile_kind p);
 
 struct calibration_request {
   selection sel;

@@ -102,5 +102,21 @@ TEST(CalibrationTest, SettlingVisitsGoToThePointsWhoseVisitsDisagreeUpToTheMaxim
   EXPECT_EQ(settle["max_visits"].get<int>(), 3);
 }
 
+// A run that has used its profile's budget makes no settling visits, whatever their share.
+TEST(CalibrationTest, NoSettlingVisitsPastTheProfilesBudget) {
+  namespace fs = std::filesystem;
+  const fs::path out = fs::temp_directory_path() / ("pollscale_calibration_budget_" + std::to_string(::getpid()));
+  fs::remove_all(out);
+  calibration_request req = test::small_request({"memory_latency"}, {64, 1024, 16384}, 2, out);
+  req.settle = {0.0, 3, 100.0, 1e-6};
+  const calibration_outcome o = run_calibration(req, nlohmann::json::object());
+  fs::remove_all(out);
+  EXPECT_EQ(o.settle_visits, 0u);
+  for (const auto& s : o.data.samples) EXPECT_LT(s.visit, 2);
+  EXPECT_EQ(o.data.context["calibration"]["settle"]["budget_s"].get<double>(), 1e-6);
+  EXPECT_EQ(profile_budget_s(profile_kind::quick), 180.0);
+  EXPECT_EQ(profile_budget_s(profile_kind::full), 1800.0);
+}
+
 }  // namespace
 }  // namespace pollscale::calibrate
