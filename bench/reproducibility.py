@@ -21,6 +21,9 @@ with two DATASET directories it compares those. It prints the calibrate issue's 
   reference      the in-run plain poll loop against pollscale's find_active poll at the same
                  moments (context.json "reference"): the median ratio pollscale / loop, per run
   wall           each run's calibration time (context.json calibration.wall_s)
+  settling       each run's visits until the visits agree (context.json calibration.settle):
+                 the points whose visits disagreed after the rounds, the visits added, and
+                 the points still disagreeing at the end
   wake regime    for the cross-CPU points: how many of those past the 95th percentile met
                  cross-CPU wake sentinel levels more than 15% apart in the two runs (each
                  point's median samples.csv wake_sentinel_ns), and the correlation of the
@@ -165,6 +168,14 @@ def reference_text(context):
         elif isinstance(entry, dict) and entry.get("missing"):
             parts.append(f"{name}: {entry['missing']}")
     return ", ".join(parts) if parts else "none"
+
+
+def settle_text(context):
+    s = (context.get("calibration") or {}).get("settle")
+    if not s:
+        return "none"
+    return (f"{s.get('visits', 0)} visits to {s.get('points', 0)} points, {s.get('still_disagree', 0)} still "
+            f"disagree (max {s.get('max_visits', '?')} visits)")
 
 
 def stability_text(context):
@@ -412,7 +423,8 @@ def compare(da, db, rows_pct, pollscale=None):
         below, pairs = op_below_call(rows)
         wall = (ctx.get("calibration") or {}).get("wall_s")
         print(f"run {name}        op < call {below} of {pairs} (target <= 1); reference {reference_text(ctx)}; "
-              f"wall {wall if wall is None else round(wall, 1)} s; stability {stability_text(ctx)}")
+              f"wall {wall if wall is None else round(wall, 1)} s; settling {settle_text(ctx)}; "
+              f"stability {stability_text(ctx)}")
     if rows_pct is not None:
         worst = sorted(zip(d, common), reverse=True)
         for diff, k in worst:

@@ -24,13 +24,16 @@ from dataset_csv import KEY  # noqa: E402
 POINTS = ("10", "100")
 
 
-def write_run(d, visits, p10=1000.0, max_fd="", placement=None, pinning="", placements=None):
+def write_run(d, visits, p10=1000.0, max_fd="", placement=None, pinning="", placements=None, settle=None):
     os.makedirs(d)
     stability = {"p10_ns": p10, "median_ns": p10}
     if placement:
         stability["placement"] = placement
+    calibration = {"wall_s": 1.0}
+    if settle:
+        calibration["settle"] = settle
     with open(os.path.join(d, "context.json"), "w") as f:
-        json.dump({"stability": stability, "calibration": {"wall_s": 1.0}}, f)
+        json.dump({"stability": stability, "calibration": calibration}, f)
     summary, samples = [], []
     for n in POINTS:
         key = dict.fromkeys(KEY, "")
@@ -95,6 +98,15 @@ class ReproducibilityTest(unittest.TestCase):
         out = self.run_pair([(1000, 100)] * 3, [(1000, 100)] * 3, placement_a=steady, placement_b=moved)
         self.assertIn("placement steady, cache line 455 ns", out["run a"])
         self.assertIn("placement moved: near 66 ns for 33% of readings, far 461 ns, 2 moves", out["run b"])
+
+    def test_each_run_says_what_its_settling_visits_did(self):
+        a, b = os.path.join(self.tmp, "a"), os.path.join(self.tmp, "b")
+        write_run(a, [(1000, 100)] * 3, settle={"target_se": 0.04, "max_visits": 8, "share": 0.25, "points": 164,
+                                                "visits": 249, "still_disagree": 116})
+        write_run(b, [(1000, 100)] * 3)
+        out = report(a, b)
+        self.assertIn("settling 249 visits to 164 points, 116 still disagree (max 8 visits)", out["run a"])
+        self.assertIn("settling none", out["run b"])
 
     def test_the_fast_mode_sees_through_the_mix(self):
         # Run a met the slow mode in two visits of three, run b never: the medians differ by
