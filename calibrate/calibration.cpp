@@ -337,25 +337,20 @@ bool settle(session& s, const calibration_request& req, const std::vector<planne
   std::vector<std::size_t> all(once.size());
   for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
   const std::size_t wanted = points_to_settle(before, all, req.settle).size();
-  bool finished = true;
+  bool finished = true, time_left = true;
   // Each sweep adds a visit to every point it keeps, so max_visits sweeps are the most any
   // point can need (a visit that fails adds none: the bound still ends the loop).
-  for (int sweep = 0; sweep < req.settle.max_visits && finished; ++sweep) {
+  for (int sweep = 0; sweep < req.settle.max_visits && finished && time_left; ++sweep) {
     const auto order = points_to_settle(agreement_of(s.sample_keys(), out.data.samples),
                                         round_order(once, req.sel.seed, req.rounds + sweep), req.settle);
-    if (order.empty()) break;
-    for (std::size_t j = 0; j < order.size(); ++j) {
-      if (s.elapsed_s() > deadline) {
-        sweep = req.settle.max_visits;
-        break;
-      }
-      if (!s.visit(order[j], j, order.size())) {
-        finished = false;
-        break;
-      }
-      ++out.settle_visits;
+    for (std::size_t j = 0; j < order.size() && finished; ++j) {
+      time_left = s.elapsed_s() <= deadline;
+      if (!time_left) break;
+      finished = s.visit(order[j], j, order.size());
+      if (finished) ++out.settle_visits;
     }
     s.leave_setup();
+    if (order.empty()) break;
   }
   const auto after = agreement_of(s.sample_keys(), out.data.samples);
   out.data.context["calibration"]["settle"] = {
