@@ -75,6 +75,7 @@ std::size_t wider_than(const std::vector<datasets::summary_row>& summaries, doub
 }
 
 void add_warnings(const calibration_request& req, calibration_outcome& out, int interrupted_round) {
+  // interrupted_round: the round (0-based) an interruption came in, req.rounds when after them.
   // Precondition: out.data.summaries are final (record_consistency).
   const std::size_t unconverged = wider_than(out.data.summaries, req.runner.target_rel_halfwidth);
   if (unconverged)
@@ -87,6 +88,10 @@ void add_warnings(const calibration_request& req, calibration_outcome& out, int 
   if (out.interrupted && interrupted_round == 0)
     out.data.context["warnings"].push_back("interrupted after " + std::to_string(out.measured) + " of " +
                                            std::to_string(out.planned) + " points; the rest were not measured");
+  else if (out.interrupted && interrupted_round >= req.rounds)
+    out.data.context["warnings"].push_back("interrupted after the " + std::to_string(req.rounds) +
+                                           " rounds, in the repair or settling visits: every point was measured "
+                                           "in every round, some revisited fewer times than planned");
   else if (out.interrupted)
     out.data.context["warnings"].push_back("interrupted in round " + std::to_string(interrupted_round + 1) + " of " +
                                            std::to_string(req.rounds) +
@@ -405,7 +410,7 @@ calibration_outcome run_calibration(const calibration_request& req, nlohmann::js
   const auto saved_affinity = sys::allowed_cpus();
   if (!req.sel.cpus.empty()) sys::pin_current_thread(req.sel.cpus[0]);
   session s(req, once, out);
-  int interrupted_round = 0;
+  int interrupted_round = req.rounds;  // the round an interruption came in; rounds: after them
   const std::size_t total = once.size() * static_cast<std::size_t>(req.rounds);
   for (int round = 0; round < req.rounds && !out.interrupted; ++round) {
     const auto order = round_order(once, req.sel.seed, round);

@@ -9,9 +9,11 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <set>
 
 #include "calibrate/mechanism.hpp"
 #include "calibrate/reporter.hpp"
+#include "calibrate/sys/syscall.hpp"
 #include "datasets/statistics.hpp"
 #include "tests/calibrate/probe_test_support.hpp"
 
@@ -100,6 +102,42 @@ TEST(CalibrationTest, SettlingVisitsGoToThePointsWhoseVisitsDisagreeUpToTheMaxim
   EXPECT_EQ(settle["visits"].get<std::size_t>(), third_visits);
   EXPECT_EQ(settle["points"].get<std::size_t>(), third_visits);
   EXPECT_EQ(settle["max_visits"].get<int>(), 3);
+}
+
+// Stops the run (as Ctrl-C does) when the visit numbered `at` (counting every visit the
+// reporter is told of from 0) starts.
+struct stopping_reporter final : reporter {
+  std::size_t at, seen = 0;
+  explicit stopping_reporter(std::size_t a) : at(a) {}
+  void visit_started(std::size_t, std::size_t, double, const datasets::key&) override {
+    if (seen++ == at) sys::stop_requested = true;
+  }
+  void probe_failed(const std::string&) override {}
+  void finished() override {}
+};
+
+// Interrupted in its settling visits, a run keeps every round's samples and says that the
+// rounds were complete (not that points went unmeasured).
+TEST(CalibrationTest, AnInterruptionInTheSettlingVisitsSaysTheRoundsWereComplete) {
+  namespace fs = std::filesystem;
+  const fs::path out = fs::temp_directory_path() / ("pollscale_calibration_stop_" + std::to_string(::getpid()));
+  fs::remove_all(out);
+  calibration_request req = test::small_request({"memory_latency"}, {64, 1024, 16384}, 2, out);
+  req.settle = {0.0, 3, 100.0};
+  stopping_reporter stop(3 * 2);  // the first visit after two rounds of three points
+  req.report = &stop;
+  const calibration_outcome o = run_calibration(req, nlohmann::json::object());
+  sys::stop_requested = false;
+  fs::remove_all(out);
+  ASSERT_TRUE(o.interrupted);
+  EXPECT_EQ(o.measured, 3u);
+  std::map<std::int64_t, std::set<std::int64_t>> visits;
+  for (const auto& s : o.data.samples) visits[*s.k.n_fds].insert(s.visit);
+  for (const auto& [n, v] : visits) EXPECT_EQ(v, (std::set<std::int64_t>{0, 1})) << n;
+  const std::string warnings = o.data.context["warnings"].dump();
+  EXPECT_NE(warnings.find("interrupted after the 2 rounds, in the repair or settling visits"), std::string::npos)
+      << warnings;
+  EXPECT_EQ(warnings.find("were not measured"), std::string::npos) << warnings;
 }
 
 // A run that has used its profile's budget makes no settling visits, whatever their share.
