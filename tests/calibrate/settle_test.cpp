@@ -11,7 +11,7 @@
 namespace pollscale::calibrate {
 namespace {
 
-datasets::key point(std::int64_t n) {
+datasets::key settle_point(std::int64_t n) {
   datasets::key k;
   k.scenario = "find_active";
   k.n_fds = n;
@@ -21,15 +21,15 @@ datasets::key point(std::int64_t n) {
 }
 
 /// The key a probe would give point n's samples: the planned key with max_fd filled in.
-datasets::key measured(std::int64_t n) {
-  datasets::key k = point(n);
+datasets::key settle_measured(std::int64_t n) {
+  datasets::key k = settle_point(n);
   k.max_fd = n + 3;
   return k;
 }
 
 /// Five samples in each visit, about the visit's value in `medians`.
-void add_visits(std::vector<datasets::sample_row>& rows, std::int64_t n, const std::vector<double>& medians) {
-  const datasets::key k = measured(n);
+void add_settle_visits(std::vector<datasets::sample_row>& rows, std::int64_t n, const std::vector<double>& medians) {
+  const datasets::key k = settle_measured(n);
   for (std::size_t v = 0; v < medians.size(); ++v)
     for (int i = 0; i < 5; ++i) {
       datasets::sample_row r;
@@ -40,22 +40,22 @@ void add_visits(std::vector<datasets::sample_row>& rows, std::int64_t n, const s
     }
 }
 
-struct fixture {
+struct settle_fixture {
   std::vector<datasets::key> keys;  // per planned point, its samples' key
   std::vector<datasets::sample_row> rows;
-  fixture() {
-    for (std::int64_t n : {10, 20, 30, 40}) keys.push_back(measured(n));
+  settle_fixture() {
+    for (std::int64_t n : {10, 20, 30, 40}) keys.push_back(settle_measured(n));
     keys.emplace_back();                                             // 50: not measured (skipped here)
-    add_visits(rows, 10, {100, 101, 99});                            // agree: se about 0.7%
-    add_visits(rows, 20, {100, 250, 140});                           // disagree: se about 33%
-    add_visits(rows, 30, {100, 130, 110, 120});                      // disagree: se about 7%
-    add_visits(rows, 40, {100, 300, 100, 300, 100, 300, 100, 300});  // disagree, at the maximum
-    add_visits(rows, 60, {100, 200, 400});                           // a point of another plan: ignored
+    add_settle_visits(rows, 10, {100, 101, 99});                            // agree: se about 0.7%
+    add_settle_visits(rows, 20, {100, 250, 140});                           // disagree: se about 33%
+    add_settle_visits(rows, 30, {100, 130, 110, 120});                      // disagree: se about 7%
+    add_settle_visits(rows, 40, {100, 300, 100, 300, 100, 300, 100, 300});  // disagree, at the maximum
+    add_settle_visits(rows, 60, {100, 200, 400});                           // a point of another plan: ignored
   }
 };
 
 TEST(SettleTest, AgreementIsTheVisitMediansRelativeStandardError) {
-  const fixture f;
+  const settle_fixture f;
   const auto a = agreement_of(f.keys, f.rows);
   ASSERT_EQ(a.size(), 5u);
   EXPECT_EQ(a[0].visits, 3u);
@@ -73,7 +73,7 @@ TEST(SettleTest, AgreementIsTheVisitMediansRelativeStandardError) {
 }
 
 TEST(SettleTest, OnlyDisagreeingPointsWithVisitsLeftAreVisitedInTheSweepsOrder) {
-  const fixture f;
+  const settle_fixture f;
   const auto a = agreement_of(f.keys, f.rows);
   const settle_options o{0.04, 8, 0.25};
   EXPECT_EQ(points_to_settle(a, {4, 3, 2, 1, 0}, o), (std::vector<std::size_t>{2, 1}));
