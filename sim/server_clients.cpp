@@ -28,7 +28,9 @@ void server_model::reply_arrives(std::uint32_t conn) {
     return;
   }
   generator_busy_ = true;
-  e_.schedule_in(load_.generator->wakeup.sample(g_), *this, tag_of(k_generator_reads, conn));
+  const load_generator& gen = *load_.generator;
+  const double wakeup = gen.wakeup_from_costs ? costs_.wakeup_s(false) : gen.wakeup.sample(g_);
+  e_.schedule_in(wakeup, *this, tag_of(k_generator_reads, conn));
 }
 
 // The client reads its reply: the request's round trip ends here.
@@ -40,7 +42,10 @@ void server_model::client_reads(std::uint32_t conn) {
     latency_sum_ += latency;
     latency_.add(latency);
   }
-  if (load_.generator) e_.schedule_in(load_.generator->per_message.sample(g_), *this, tag_of(k_generator_done, conn));
+  if (!load_.generator) return;
+  const load_generator& gen = *load_.generator;
+  const double cost = gen.per_message_from_costs ? costs_.handler_s() : gen.per_message.sample(g_);
+  e_.schedule_in(cost, *this, tag_of(k_generator_done, conn));
 }
 
 void server_model::client_done(std::uint32_t conn) {

@@ -89,6 +89,19 @@ load_generator& generator_of(workload& w) {
   return *w.generator;
 }
 
+// A generator cost: a distribution, or the word "costs" (the cost model's own).
+constexpr const char* from_costs_text = "costs";  // vocabulary: a workload-file value
+
+void set_generator_cost(distribution& d, bool& from_costs, const json& v) {
+  from_costs = v.is_string() && v.get<std::string>() == from_costs_text;
+  if (!from_costs) d = distribution_value(v);
+}
+
+json generator_cost_json(const workload& w, const distribution& d, bool from_costs) {
+  if (!w.generator) return unused_field();
+  return from_costs ? json(from_costs_text) : json(d.describe());
+}
+
 // clang-format off
 const workload_field fields[] = {
     {"idle", "idle", "N", "0", "idle connections (registered, silent)", field_form::integer,
@@ -129,13 +142,27 @@ const workload_field fields[] = {
      },
      [](const workload& w) { return w.generator ? json::object() : json(); }},
     {"generator.per_message", "generator-per-message", "DIST", "",
-     "clients run in one load-generator process: its cost per reply (s)", field_form::text,
-     [](workload& w, const json& v) { generator_of(w).per_message = distribution_value(v); },
-     [](const workload& w) { return w.generator ? json(w.generator->per_message.describe()) : unused_field(); }},
-    {wakeup_field, "generator-wakeup", "DIST", "", "the load generator's wake-up latency after a pause (s)",
+     "clients run in one load-generator process: its cost per reply (s), or 'costs': the cost model's handler "
+     "cost (with a model, drawn with the server's costs)", field_form::text,
+     [](workload& w, const json& v) {
+       load_generator& g = generator_of(w);
+       set_generator_cost(g.per_message, g.per_message_from_costs, v);
+     },
+     [](const workload& w) {
+       return generator_cost_json(w, w.generator ? w.generator->per_message : distribution::constant(0),
+                                  w.generator && w.generator->per_message_from_costs);
+     }},
+    {wakeup_field, "generator-wakeup", "DIST", "",
+     "the load generator's wake-up latency after a pause (s), or 'costs': the cost model's cross-CPU wake-up",
      field_form::text,
-     [](workload& w, const json& v) { generator_of(w).wakeup = distribution_value(v); },
-     [](const workload& w) { return w.generator ? json(w.generator->wakeup.describe()) : unused_field(); }},
+     [](workload& w, const json& v) {
+       load_generator& g = generator_of(w);
+       set_generator_cost(g.wakeup, g.wakeup_from_costs, v);
+     },
+     [](const workload& w) {
+       return generator_cost_json(w, w.generator ? w.generator->wakeup : distribution::constant(0),
+                                  w.generator && w.generator->wakeup_from_costs);
+     }},
 };
 // clang-format on
 

@@ -24,9 +24,18 @@ enum class arrival_kind { closed, poisson, on_off };
 /// reply, write the next request), and when it has nothing to do it sleeps, so the first
 /// reply after a pause waits `wakeup` first. Without it, clients answer in parallel after
 /// the network delay alone.
+///
+/// Either cost may instead be the cost model's own (`..._from_costs`, written "costs"): per
+/// message its handler_s (a request read and a reply written), after a pause its cross-CPU
+/// wake-up. The server probe's generator is such a program on the machine the model
+/// describes, so a model's uncertainty covers it too: with costs drawn per replication
+/// (server_experiment.hpp) the generator's are drawn with the server's, instead of staying
+/// at one figure while everything else moves.
 struct load_generator {
   distribution per_message = distribution::constant(0);
   distribution wakeup = distribution::constant(0);
+  bool per_message_from_costs = false;
+  bool wakeup_from_costs = false;
 };
 
 /// "closed", "poisson" or "on_off"; throws std::invalid_argument naming the text otherwise.

@@ -45,7 +45,7 @@ struct settle_fixture {
   std::vector<datasets::sample_row> rows;
   settle_fixture() {
     for (std::int64_t n : {10, 20, 30, 40}) keys.push_back(settle_measured(n));
-    keys.emplace_back();                                             // 50: not measured (skipped here)
+    keys.emplace_back();                                                    // 50: not measured (skipped here)
     add_settle_visits(rows, 10, {100, 101, 99});                            // agree: se about 0.7%
     add_settle_visits(rows, 20, {100, 250, 140});                           // disagree: se about 33%
     add_settle_visits(rows, 30, {100, 130, 110, 120});                      // disagree: se about 7%

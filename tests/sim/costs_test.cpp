@@ -87,6 +87,22 @@ TEST(WorkloadTest, ParsesAWorkloadDocumentOverTheFlags) {
   EXPECT_EQ(to_json(again), to_json(w));
 }
 
+// "costs" prices a generator cost by the cost model; it survives a round trip as that word.
+TEST(WorkloadTest, AGeneratorCostMayBeTheCostModels) {
+  const workload w = parse_workload(
+      nlohmann::json::parse(R"({"generator": {"per_message": "costs", "wakeup": "exp:2e-5"}})"), "w.json");
+  ASSERT_TRUE(w.generator.has_value());
+  EXPECT_TRUE(w.generator->per_message_from_costs);
+  EXPECT_FALSE(w.generator->wakeup_from_costs);
+  EXPECT_DOUBLE_EQ(w.generator->wakeup.mean(), 2e-5);
+  EXPECT_EQ(to_json(w)["generator"]["per_message"], "costs");
+  EXPECT_EQ(to_json(w)["generator"]["wakeup"], w.generator->wakeup.describe());
+  const workload again = parse_workload(to_json(w), "round trip");
+  EXPECT_EQ(to_json(again), to_json(w));
+  EXPECT_THROW(parse_workload(nlohmann::json::parse(R"({"generator": {"per_message": "cost"}})"), "w.json"),
+               datasets::input_error);
+}
+
 TEST(WorkloadTest, RejectsBadWorkloadsNamingTheKey) {
   auto error_of = [](const char* text) {
     try {

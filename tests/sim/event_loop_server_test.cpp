@@ -345,6 +345,44 @@ TEST(EventLoopServerTest, DrawnCostsWidenTheIntervalToTheAnswersSpread) {
   EXPECT_EQ(to_json(fixed, false)["intervals"], "mean");
 }
 
+// A load generator priced by the costs ("costs") is the constant generator at the cost
+// model's handler and cross-CPU wake-up, event for event; with costs drawn per replication it
+// is drawn with them. Where it binds (a generator as dear as the server's handler), a
+// constant generator holds the answer down whenever the draw makes the server cheaper, so
+// the interval is narrower than the draw's spread; priced by the costs, the two move together
+// and the interval spans the draw's exp(±1.96 · 0.2).
+TEST(EventLoopServerTest, AGeneratorPricedByTheCostsIsDrawnWithThem) {
+  workload by_costs = closed_clients(4, 0);
+  by_costs.generator = load_generator{distribution::constant(0), distribution::constant(0), true, true};
+  workload constant = closed_clients(4, 0);
+  constant.generator = load_generator{distribution::constant(100e-6), distribution::constant(20e-6)};
+  server_config c = default_server_config("epoll");
+  c.cpus = 2;
+  c.irq_cpu = 1;
+  run_options o = run_for(0.05, 0.005);
+  o.seed = 5;
+  const cost_model m = integer_costs(1e-6, 1e-6, 100e-6, 2e-6, 20e-6);
+  const server_result a = simulate_server(c, by_costs, m, o);
+  const server_result b = simulate_server(c, constant, m, o);
+  EXPECT_GT(a.throughput, 0);
+  EXPECT_EQ(a.throughput, b.throughput);
+  EXPECT_EQ(a.mean_latency_s, b.mean_latency_s);
+
+  stopping_rule rule{0.03, 5, 40, 0.95};
+  rule.spread_replications = 20;
+  const cost_draw draw = [](std::uint64_t seed) {
+    rng g(seed);
+    return integer_costs(1e-6, 1e-6, 100e-6 * std::exp(0.2 * standard_normal(g)), 2e-6, 20e-6);
+  };
+  const experiment_result drawn = run_server_experiment(c, by_costs, draw, o, rule);
+  const experiment_result held = run_server_experiment(c, constant, draw, o, rule);
+  const double spread = drawn.throughput.ci95_hi / drawn.throughput.ci95_lo;  // exp(2 · 1.96 · 0.2) = 2.19
+  EXPECT_GT(spread, 1.6);
+  EXPECT_LT(spread, 3.2);
+  EXPECT_LT(held.throughput.ci95_hi / held.throughput.ci95_lo, spread);
+  EXPECT_LT(held.throughput.ci95_hi, drawn.throughput.ci95_hi);
+}
+
 TEST(EventLoopServerValidationTest, OpenPoissonRequestsMatchMM1) {
   workload w;
   w.active = 1000;
