@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <numeric>
 #include <set>
 
 #include "calibrate/placement_sentinel.hpp"
@@ -338,16 +339,16 @@ bool settle(session& s, const calibration_request& req, const std::vector<planne
             calibration_outcome& out) {
   double deadline = s.elapsed_s() * (1 + req.settle.share);
   if (req.settle.budget_s > 0) deadline = std::min(deadline, req.settle.budget_s);
-  const auto before = agreement_of(s.sample_keys(), out.data.samples);
+  auto agreement = agreement_of(s.sample_keys(), out.data.samples);  // refreshed after each sweep
   std::vector<std::size_t> all(once.size());
-  for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
-  const std::size_t wanted = points_to_settle(before, all, req.settle).size();
+  std::iota(all.begin(), all.end(), std::size_t{0});
+  const std::size_t wanted = points_to_settle(agreement, all, req.settle).size();
   bool finished = true, time_left = true;
   // Each sweep adds a visit to every point it keeps, so max_visits sweeps are the most any
   // point can need (a visit that fails adds none: the bound still ends the loop).
   for (int sweep = 0; sweep < req.settle.max_visits && finished && time_left; ++sweep) {
-    const auto order = points_to_settle(agreement_of(s.sample_keys(), out.data.samples),
-                                        round_order(once, req.sel.seed, req.rounds + sweep), req.settle);
+    const auto order = points_to_settle(agreement, round_order(once, req.sel.seed, req.rounds + sweep), req.settle);
+    if (order.empty()) break;
     for (std::size_t j = 0; j < order.size() && finished; ++j) {
       time_left = s.elapsed_s() <= deadline;
       if (!time_left) break;
@@ -355,17 +356,15 @@ bool settle(session& s, const calibration_request& req, const std::vector<planne
       if (finished) ++out.settle_visits;
     }
     s.leave_setup();
-    if (order.empty()) break;
+    agreement = agreement_of(s.sample_keys(), out.data.samples);
   }
-  const auto after = agreement_of(s.sample_keys(), out.data.samples);
-  out.data.context["calibration"]["settle"] = {
-      {"target_se", req.settle.target_se},
-      {"max_visits", req.settle.max_visits},
-      {"share", req.settle.share},
-      {"budget_s", req.settle.budget_s},
-      {"points", wanted},
-      {"visits", out.settle_visits},
-      {"still_disagree", points_to_settle(after, all, {req.settle.target_se, 1 << 30, 0}).size()}};
+  out.data.context["calibration"]["settle"] = {{"target_se", req.settle.target_se},
+                                               {"max_visits", req.settle.max_visits},
+                                               {"share", req.settle.share},
+                                               {"budget_s", req.settle.budget_s},
+                                               {"points", wanted},
+                                               {"visits", out.settle_visits},
+                                               {"still_disagree", disagreeing(agreement, req.settle.target_se)}};
   return finished;
 }
 

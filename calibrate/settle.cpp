@@ -1,5 +1,6 @@
 #include "calibrate/settle.hpp"
 
+#include <algorithm>
 #include <map>
 
 #include "datasets/statistics.hpp"
@@ -32,6 +33,11 @@ std::vector<std::size_t> points_to_settle(const std::vector<visit_agreement>& ag
         agreement[i].visits < static_cast<std::size_t>(o.max_visits))
       out.push_back(i);
   return out;
+}
+
+std::size_t disagreeing(const std::vector<visit_agreement>& agreement, double target_se) {
+  return static_cast<std::size_t>(std::count_if(
+      agreement.begin(), agreement.end(), [&](const visit_agreement& a) { return a.visits > 0 && a.se > target_se; }));
 }
 
 }  // namespace pollscale::calibrate

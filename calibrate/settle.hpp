@@ -41,4 +41,7 @@ std::vector<visit_agreement> agreement_of(const std::vector<datasets::key>& samp
 std::vector<std::size_t> points_to_settle(const std::vector<visit_agreement>& agreement,
                                           const std::vector<std::size_t>& order, const settle_options& o);
 
+/// How many points' visits disagree beyond `target_se`, whatever their number of visits.
+std::size_t disagreeing(const std::vector<visit_agreement>& agreement, double target_se);
+
 }  // namespace pollscale::calibrate

@@ -89,17 +89,21 @@ load_generator& generator_of(workload& w) {
   return *w.generator;
 }
 
-// A generator cost: a distribution, or the word "costs" (the cost model's own).
+// A generator cost: a distribution, or the word "costs" (the cost model's own). Each cost is
+// a pair of members of load_generator: its distribution and whether the costs price it.
 constexpr const char* from_costs_text = "costs";  // vocabulary: a workload-file value
+using generator_distribution = distribution load_generator::*;
+using generator_from_costs = bool load_generator::*;
 
-void set_generator_cost(distribution& d, bool& from_costs, const json& v) {
-  from_costs = v.is_string() && v.get<std::string>() == from_costs_text;
-  if (!from_costs) d = distribution_value(v);
+void set_generator_cost(workload& w, const json& v, generator_distribution d, generator_from_costs from_costs) {
+  load_generator& g = generator_of(w);
+  g.*from_costs = v.is_string() && v.get<std::string>() == from_costs_text;
+  if (!(g.*from_costs)) g.*d = distribution_value(v);
 }
 
-json generator_cost_json(const workload& w, const distribution& d, bool from_costs) {
+json generator_cost_json(const workload& w, generator_distribution d, generator_from_costs from_costs) {
   if (!w.generator) return unused_field();
-  return from_costs ? json(from_costs_text) : json(d.describe());
+  return (*w.generator).*from_costs ? json(from_costs_text) : json(((*w.generator).*d).describe());
 }
 
 // clang-format off
@@ -145,24 +149,18 @@ const workload_field fields[] = {
      "clients run in one load-generator process: its cost per reply (s), or 'costs': the cost model's handler "
      "cost (with a model, drawn with the server's costs)", field_form::text,
      [](workload& w, const json& v) {
-       load_generator& g = generator_of(w);
-       set_generator_cost(g.per_message, g.per_message_from_costs, v);
+       set_generator_cost(w, v, &load_generator::per_message, &load_generator::per_message_from_costs);
      },
      [](const workload& w) {
-       return generator_cost_json(w, w.generator ? w.generator->per_message : distribution::constant(0),
-                                  w.generator && w.generator->per_message_from_costs);
+       return generator_cost_json(w, &load_generator::per_message, &load_generator::per_message_from_costs);
      }},
     {wakeup_field, "generator-wakeup", "DIST", "",
      "the load generator's wake-up latency after a pause (s), or 'costs': the cost model's cross-CPU wake-up",
      field_form::text,
      [](workload& w, const json& v) {
-       load_generator& g = generator_of(w);
-       set_generator_cost(g.wakeup, g.wakeup_from_costs, v);
+       set_generator_cost(w, v, &load_generator::wakeup, &load_generator::wakeup_from_costs);
      },
-     [](const workload& w) {
-       return generator_cost_json(w, w.generator ? w.generator->wakeup : distribution::constant(0),
-                                  w.generator && w.generator->wakeup_from_costs);
-     }},
+     [](const workload& w) { return generator_cost_json(w, &load_generator::wakeup, &load_generator::wakeup_from_costs); }},
 };
 // clang-format on
 

@@ -83,6 +83,9 @@ TEST(SettleTest, OnlyDisagreeingPointsWithVisitsLeftAreVisitedInTheSweepsOrder) 
   EXPECT_TRUE(points_to_settle(a, {0, 1, 2, 3, 4}, {0.04, 3, 0.25}).empty());
   // The point at its maximum is visited once the maximum is raised.
   EXPECT_EQ(points_to_settle(a, {3}, {0.04, 9, 0.25}), (std::vector<std::size_t>{3}));
+  // Counted whatever their visits: the three that disagree, not the unmeasured one.
+  EXPECT_EQ(disagreeing(a, 0.04), 3u);
+  EXPECT_EQ(disagreeing(a, 0.2), 2u);
 }
 
 }  // namespace
