@@ -46,8 +46,10 @@ po::options_description predict_options() {
       ("fd-kind", arg<std::string>("KIND")->default_value(""), "pipe, eventfd, socketpair, tcp, udp, fifo, tmpfile")
       ("variant", arg<std::string>("NAME")->default_value(""), "lt, et, oneshot, multishot, ...; none: no variant")
       ("metric", arg<std::string>("NAME")->default_value(""), "time_per_call, time_per_op, throughput, ...")
-      ("threads", arg<std::string>("N[,N..]"), "threads taking part in one operation; for a CPU-scaling scenario "
-       "(producers, private_sets, shared_epoll, accept_herd) its N, a comma list (default: as many as CPUs)")
+      ("threads", arg<std::string>("N[,N..]"), "threads taking part in one operation; for a timeout-0 find_active "
+       "call, the process's: 1 (default) or 2 (a multi-threaded process, whose every fd lookup takes a reference); "
+       "for a CPU-scaling scenario (producers, private_sets, shared_epoll, accept_herd) its N, a comma list "
+       "(default: as many as CPUs)")
       ("cpus", arg<std::string>("C[,C..]"), "distinct CPUs used; for a CPU-scaling scenario the machine's CPUs, a comma "
        "list, e.g. 1,2,4,16,128")
       ("pinning", arg<std::string>("PIN")->default_value(""), "CPU of each thread, e.g. 0+1")

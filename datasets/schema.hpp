@@ -26,11 +26,14 @@ struct key {
   std::string active_pos;                ///< first, middle, last, spread, random, top
   std::optional<std::int64_t> max_fd;    ///< highest descriptor number passed (select's nfds-1)
   std::optional<std::int64_t> blocking;  ///< 0: timeout 0, 1: the call sleeps until woken
-  std::optional<std::int64_t> threads;   ///< threads taking part in one operation
-  std::optional<std::int64_t> cpus;      ///< distinct CPUs those threads were pinned to
-  std::string pinning;                   ///< CPU of each thread joined by '+', e.g. "0" or "0+1"; "" = unpinned
-  std::string metric;                    ///< time_per_call, time_per_op, latency, throughput or a scenario's own
-  std::string unit;                      ///< ns, us, ms, s, 1/s, 1/ms, B, 1 (a count per operation)
+  /// threads taking part in one operation; for a timeout-0 find_active call, the threads of
+  /// the process (2: a second thread is parked while the call is timed, so the kernel takes
+  /// a reference on every file it looks up, docs/calibrate.md)
+  std::optional<std::int64_t> threads;
+  std::optional<std::int64_t> cpus;  ///< distinct CPUs those threads were pinned to
+  std::string pinning;               ///< CPU of each thread joined by '+', e.g. "0" or "0+1"; "" = unpinned
+  std::string metric;                ///< time_per_call, time_per_op, latency, throughput or a scenario's own
+  std::string unit;                  ///< ns, us, ms, s, 1/s, 1/ms, B, 1 (a count per operation)
 
   friend bool operator==(const key&, const key&) = default;
   friend auto operator<=>(const key&, const key&) = default;
@@ -63,6 +66,10 @@ double to_si_factor(std::string_view unit);
 bool is_time_unit(std::string_view unit);
 /// "1/s", "1/ms": a rate (larger is faster).
 bool is_rate_unit(std::string_view unit);
+
+/// Whether `k` was measured by one thread in a process of one thread (threads empty or 1):
+/// the textbook call, which the report's figures and verdicts compare across mechanisms.
+inline bool one_thread(const key& k) { return k.threads.value_or(1) == 1; }
 
 /// A short human-readable label: "find_active/poll/pipe n=1000 k=1".
 std::string describe(const key& k);

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <iterator>
 #include <set>
 #include <stdexcept>
 
+#include "datasets/vocabulary.hpp"
 #include "model/evaluate.hpp"
 
 namespace pollscale::model {
@@ -137,9 +139,29 @@ std::string cell_lookup::why(const datasets::key& query) const {
   return out;
 }
 
+namespace {
+
+// A timeout-0 call asked without `threads` is the single-threaded process's (the textbook
+// call, and what every model before the two-thread cells answered): among matching cells
+// that are all timeout-0 calls, those of one thread, when that leaves one.
+void prefer_one_thread_calls(std::vector<const cell_model*>& found, const datasets::key& query) {
+  if (found.size() < 2 || query.threads) return;
+  const bool all_calls = std::all_of(found.begin(), found.end(), [](const cell_model* m) {
+    return m->cell.blocking.value_or(1) == 0 && m->cell.metric == datasets::metric::time_per_call;
+  });
+  if (!all_calls) return;
+  std::vector<const cell_model*> one;
+  std::copy_if(found.begin(), found.end(), std::back_inserter(one),
+               [](const cell_model* m) { return datasets::one_thread(m->cell); });
+  if (one.size() == 1) found = std::move(one);
+}
+
+}  // namespace
+
 cell_lookup find_cell(const model_set& models, const datasets::key& query) {
   cell_lookup r;
   auto found = matching_models(models, query);
+  prefer_one_thread_calls(found, query);
   if (found.size() == 1)
     r.model = found.front();
   else if (found.size() > 1)

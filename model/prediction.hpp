@@ -63,6 +63,9 @@ inline constexpr std::string_view empty_column = "none";
 
 /// The cell that answers `query`. Key columns left empty in `query` (variant, pinning,
 /// threads, ...) match any model; filled ones must match exactly (empty_column: be empty).
+/// One exception: a timeout-0 call (time_per_call) asked without threads, where cells of
+/// one and of two threads match, is the single-threaded process's (threads=1); a query
+/// with threads 2 asks for the call in a process of two threads.
 cell_lookup find_cell(const model_set& models, const datasets::key& query);
 
 /// Predicts the metric at `query` (the cell find_cell() gives). Regressors come from

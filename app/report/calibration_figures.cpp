@@ -16,7 +16,7 @@ using datasets::scenario;
 
 bool find_active_plain(const key& k, metric m) {
   return k.scenario == scenario::find_active && k.metric == m && k.n_active.value_or(0) == 1 &&
-         k.active_pos == datasets::position::middle && k.blocking.value_or(0) == 0;
+         k.active_pos == datasets::position::middle && k.blocking.value_or(0) == 0 && datasets::one_thread(k);
 }
 
 /// "token_ring throughput, pipe, k=1, t0, cpu 0": what one figure of a scenario holds.

@@ -28,7 +28,7 @@ by_mechanism comparable_points(const datasets::dataset& d) {
     if (!wanted || k.scenario != datasets::scenario::find_active || k.metric != datasets::metric::time_per_call ||
         k.fd_kind != datasets::fd_kind::pipe || k.n_active.value_or(0) != 1 ||
         k.active_pos != datasets::position::middle || k.blocking.value_or(1) != 0 || !k.n_fds ||
-        k.cpus.value_or(1) != 1)
+        k.cpus.value_or(1) != 1 || !datasets::one_thread(k))
       continue;
     out[k.mechanism][*k.n_fds] = r.s;
   }

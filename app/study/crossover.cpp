@@ -20,7 +20,8 @@ const model::cell_model* pipe_wait_cell(const model::model_set& models, mechanis
     const bool variant_matches = v ? k.variant == *v : k.variant.empty();
     if (k.scenario != datasets::scenario::find_active || k.mechanism != m || !variant_matches ||
         k.fd_kind != datasets::fd_kind::pipe || k.blocking.value_or(1) != 0 ||
-        k.metric != datasets::metric::time_per_call || k.cpus.value_or(1) != 1 || !c.platform.empty())
+        k.metric != datasets::metric::time_per_call || k.cpus.value_or(1) != 1 || !datasets::one_thread(k) ||
+        !c.platform.empty())
       continue;
     if (found) return nullptr;  // ambiguous: say nothing rather than pick one
     found = &c;

@@ -43,7 +43,7 @@ std::vector<std::string> accuracy_cells(const json& a) {
 bool plain_call(const datasets::key& k) {
   return k.scenario == datasets::scenario::find_active && k.metric == datasets::metric::time_per_call &&
          k.fd_kind == datasets::fd_kind::pipe && k.n_active.value_or(0) == 1 &&
-         k.active_pos == datasets::position::middle && k.blocking.value_or(0) == 0;
+         k.active_pos == datasets::position::middle && k.blocking.value_or(0) == 0 && datasets::one_thread(k);
 }
 
 void sort_by_x(report::plot_series& s) {
@@ -58,7 +58,8 @@ report::figure prediction_figure(const json& rows, const datasets::dataset* meas
     using datasets::fd_kind, datasets::metric, datasets::position, datasets::scenario;
     if (text(r, "scenario") != scenario::find_active || text(r, "metric") != metric::time_per_call ||
         text(r, "fd_kind") != fd_kind::pipe || text(r, "n_active") != "1" ||
-        text(r, "active_pos") != position::middle || text(r, "blocking") != "0")
+        text(r, "active_pos") != position::middle || text(r, "blocking") != "0" ||
+        (text(r, "threads") != "" && text(r, "threads") != "1"))
       continue;
     const std::string mech = text(r, "mechanism") + (text(r, "variant").empty() ? "" : "/" + text(r, "variant"));
     auto& p = pred[mech];

@@ -125,7 +125,10 @@ std::string beyond_limit_verdict(const json& predictions) {
     const auto m = datasets::parse<datasets::mechanism>(text(key, "mechanism"));
     const bool wanted = m == datasets::mechanism::poll ||
                         (m == datasets::mechanism::epoll && text(key, "variant") == datasets::variant::lt);
-    if (!wanted || text(key, "metric") != datasets::metric::time_per_call || !std::isfinite(num(p, "value"))) continue;
+    const bool one_thread = text(key, "threads").empty() || text(key, "threads") == "1";
+    if (!wanted || !one_thread || text(key, "metric") != datasets::metric::time_per_call ||
+        !std::isfinite(num(p, "value")))
+      continue;
     const json*& best = at_largest[text(key, "mechanism")];
     if (!best || num(key, "n_fds") > num(best->value("key", json::object()), "n_fds")) best = &p;
   }

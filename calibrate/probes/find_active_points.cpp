@@ -1,5 +1,6 @@
 // The grid of find_active points per profile. quick covers every mechanism at 8 n values
-// (plus fd kinds, k, positions and blocking at a few n) in about a minute; full covers
+// (plus fd kinds, k, positions, blocking at a few n, and select, poll and epoll over pipes
+// in a process of two threads) in about a minute; full covers
 // every fd kind, k in {1, 10, 100, n}, every position and the kernel's allocation
 // thresholds (poll 30/31 and ~540 pollfds, select 320/321 descriptors).
 
@@ -153,13 +154,20 @@ std::vector<datasets::key> find_active_points(const selection& sel, std::span<co
   const std::string same = datasets::pinning::pair(c0, c0).text(), cross = datasets::pinning::pair(c0, c1).text();
   const std::vector<fd_kind> kinds = full ? std::vector<fd_kind>(std::begin(all_fd_kinds), std::end(all_fd_kinds))
                                           : std::vector{fd_kind::pipe, fd_kind::eventfd};
-  // 1. The wait call alone, level-triggered mechanisms, k = 1 in the middle.
+  // 1. The wait call alone, level-triggered mechanisms, k = 1 in the middle; over pipes
+  //    also in a process of two threads (the second parked on the same CPU: the lookup of
+  //    every descriptor takes a reference, find_active.cpp), select, poll and epoll at the
+  //    same n, on the same set-ups.
   for (fd_kind kind : kinds) {
     auto ns = n_grid(sel, max_channels(kind, 0, 8, sel), 8, 16);
     if (full) ns.insert(ns.end(), {30, 31, 320, 321, 540, 541});
+    const std::set<std::int64_t> unique_ns(ns.begin(), ns.end());
     for (const auto& f : level_triggered())
-      for (auto n : std::set<std::int64_t>(ns.begin(), ns.end()))
-        g.add(f, kind, metric::time_per_call, n, 1, position::middle, 0, 1, cpu0);
+      for (auto n : unique_ns) g.add(f, kind, metric::time_per_call, n, 1, position::middle, 0, 1, cpu0);
+    if (kind != fd_kind::pipe) continue;
+    for (const auto& f :
+         {flavour{mechanism::select, ""}, flavour{mechanism::poll, ""}, flavour{mechanism::epoll, "lt"}})
+      for (auto n : unique_ns) g.add(f, kind, metric::time_per_call, n, 1, position::middle, 0, 2, same);
   }
   // 2. Kegel's cycle (write, wait, read), every mechanism.
   for (fd_kind kind : full ? kinds : std::vector{fd_kind::pipe})

@@ -3,6 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+
 #include "calibrate/probe_support.hpp"
 #include "calibrate/probes/probes.hpp"
 #include "calibrate/registry.hpp"
@@ -142,6 +147,67 @@ TEST(FindActiveTest, ASameCpuWriterRunsAtTheLowestPriority) {
   auto cross = probe->make(k, sel);
   EXPECT_GT(cross->run(50), 0u);
   EXPECT_EQ(test::tasks_at_nice(lowest), 0u);
+}
+
+// select, poll and epoll over pipes are also called in a process of two threads, at every n
+// of their one-thread calls, the second thread on the waiter's CPU; nothing else is.
+TEST(FindActiveTest, PipeCallsAreAlsoMeasuredInAProcessOfTwoThreadsAtEveryN) {
+  const auto* probe = find_probe("find_active");
+  for (const auto profile : {profile_kind::quick, profile_kind::full}) {
+    auto sel = test::small_selection({}, 20000);
+    sel.profile = profile;
+    std::map<std::string, std::set<std::int64_t>> one, two;
+    for (const auto& k : probe->points(sel, all_flavours())) {
+      if (k.metric != datasets::metric::time_per_call) continue;
+      const std::string flavour = k.mechanism + "/" + k.variant;
+      if (k.threads == 1 && k.fd_kind == "pipe" && k.n_active == 1 && k.active_pos == "middle")
+        one[flavour].insert(*k.n_fds);
+      if (k.threads != 2) continue;
+      SCOPED_TRACE(datasets::describe(k));
+      EXPECT_EQ(k.fd_kind, "pipe");
+      EXPECT_EQ(k.pinning, std::to_string(sel.cpus[0]) + "+" + std::to_string(sel.cpus[0]));
+      EXPECT_EQ(k.cpus, 1);
+      EXPECT_EQ(k.blocking, 0);
+      two[flavour].insert(*k.n_fds);
+    }
+    ASSERT_EQ(two.size(), 3u);
+    for (const char* f : {"select/", "poll/", "epoll/lt"}) {
+      if (profile == profile_kind::full) one[f].erase(1000);  // the k-ready series' k = 1: no twin
+      EXPECT_EQ(two[f], one[f]) << f;
+      EXPECT_GE(two[f].size(), 8u) << f;
+    }
+  }
+}
+
+// The second thread exists from the point's set-up until it goes, never longer: a call
+// of two threads parks one sibling, and its answer is checked like any call's.
+TEST(FindActiveTest, ATwoThreadCallParksASiblingForAsLongAsThePointLives) {
+  const auto* probe = find_probe("find_active");
+  const auto sel = three_sizes();
+  // The writers of earlier tests' woken points may linger in /proc for a moment.
+  const std::size_t before = test::settled(test::task_count, 1);
+  probe->release();  // the set-ups earlier tests kept
+  const std::size_t fds = sys::open_fd_count();
+  for (const auto& [mech, variant] : {std::pair{"select", ""}, {"poll", ""}, {"epoll", "lt"}}) {
+    auto k = point(mech, variant, "pipe", 40, "middle", 0, 2);
+    k.metric = datasets::name(datasets::metric::time_per_call);
+    SCOPED_TRACE(datasets::describe(k));
+    {
+      auto inst = probe->make(k, sel);
+      EXPECT_EQ(test::task_count(), before + 1);
+      EXPECT_GT(inst->run(20), 0u);
+      EXPECT_EQ(test::task_count(), before + 1);
+    }
+    EXPECT_EQ(test::settled(test::task_count, before), before);
+    auto alone = k;
+    alone.threads = 1;
+    alone.pinning = "0";
+    auto inst = probe->make(alone, sel);
+    EXPECT_EQ(test::task_count(), before);
+    EXPECT_GT(inst->run(20), 0u);
+  }
+  probe->release();
+  EXPECT_EQ(sys::open_fd_count(), fds);
 }
 
 TEST(FindActiveSharingTest, SelectPollAndEpollAtOneNNameOneSetUp) {

@@ -79,6 +79,52 @@ TEST(PredictionTest, AmbiguousQueriesNameTheColumnsThatTellModelsApart) {
   EXPECT_EQ(matching_models(m, query("poll", "", 1)).size(), 2u);
 }
 
+// A timeout-0 call measured in a process of one thread and of two (the second parked, so
+// every fd lookup takes a reference): asked without threads, the one-thread cell answers;
+// threads 2 asks for the other. Cells that are not all timeout-0 calls stay ambiguous.
+TEST(PredictionTest, ATimeoutZeroCallWithoutThreadsIsTheSingleThreadedOne) {
+  observation_set s;
+  std::mt19937_64 rng(3);
+  const auto alone = test::cell_key("poll");
+  auto shared = alone;
+  shared.threads = 2;
+  shared.pinning = "0+0";
+  auto blocking = alone;
+  blocking.metric = "time_per_op";
+  blocking.blocking = 1;
+  auto woken = blocking;
+  woken.threads = 2;
+  woken.pinning = "0+0";
+  const std::vector<std::int64_t> ns = {1, 10, 100, 300, 1000};
+  test::add_points(
+      s, alone, ns, {1}, [](double n, double) { return 150 + 28 * n; }, 0.01, rng);
+  test::add_points(
+      s, shared, ns, {1}, [](double n, double) { return 175 + 52 * n; }, 0.01, rng);
+  test::add_points(
+      s, blocking, ns, {1}, [](double n, double) { return 900 + 120 * n; }, 0.01, rng);
+  test::add_points(
+      s, woken, ns, {1}, [](double n, double) { return 12000 + 150 * n; }, 0.01, rng);
+  const auto m = fit_models(s);
+
+  auto q = query("poll", "pipe", 500);
+  q.blocking = 0;
+  const auto one = find_cell(m, q);
+  ASSERT_NE(one.model, nullptr);
+  EXPECT_EQ(one.model->cell.threads, 1);
+  EXPECT_NEAR(predict(m, q).value, 150 + 28 * 500, 0.03 * (150 + 28 * 500));
+  q.threads = 2;
+  const auto two = find_cell(m, q);
+  ASSERT_NE(two.model, nullptr);
+  EXPECT_EQ(two.model->cell.pinning, "0+0");
+  EXPECT_NEAR(predict(m, q).value, 175 + 52 * 500, 0.03 * (175 + 52 * 500));
+
+  // Without blocking, calls and blocking cycles match: nothing is chosen for the user.
+  EXPECT_EQ(find_cell(m, query("poll", "pipe", 500)).ambiguous.size(), 4u);
+  auto b = query("poll", "pipe", 500);
+  b.blocking = 1;
+  EXPECT_EQ(find_cell(m, b).ambiguous.size(), 2u);  // ready at entry or woken: the user says
+}
+
 TEST(PredictionTest, LookupIsAValueThatNamesTheNearestCells) {
   const auto m = two_kinds();
   const auto one = find_cell(m, query("poll", "pipe", 10));
