@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sched.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 
 #include "calibrate/channel.hpp"
 #include "calibrate/sys/process.hpp"
+#include "calibrate/sys/syscall.hpp"
 #include "calibrate/timer.hpp"
 #include "datasets/pinning.hpp"
 #include "datasets/vocabulary.hpp"
@@ -88,6 +90,17 @@ partner_thread::~partner_thread() {
 void partner_thread::check() {
   if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
 }
+
+parked_sibling::parked_sibling(int cpu)
+    : go_(sys::call("eventfd", [] { return ::eventfd(0, EFD_CLOEXEC); })),
+      thread_(
+          cpu,
+          [this](const std::atomic<bool>& stop) {
+            std::uint64_t v = 0;
+            while (!stop && sys::call("read(go)", [&] { return ::read(go_.get(), &v, sizeof v); }) > 0) {
+            }
+          },
+          [this] { write_token(fd_kind::eventfd, go_.get()); }) {}
 
 sleep_watch::sleep_watch(pid_t tid) {
   const std::string path = "/proc/self/task/" + std::to_string(tid) + "/wchan";

@@ -55,6 +55,24 @@ class partner_thread {
   std::thread thread_;
 };
 
+/// A second thread of the process that never runs while a batch is timed: pinned to `cpu`
+/// and blocked in a read of its own eventfd until the destructor wakes and joins it. Its
+/// existence is its whole effect: the process's descriptor table has two users, so every
+/// fd lookup (fdget) takes and drops a reference on the file instead of borrowing it —
+/// what a multi-threaded server's calls pay (find_active.cpp, private_sets.cpp).
+class parked_sibling {
+ public:
+  explicit parked_sibling(int cpu);
+  parked_sibling(const parked_sibling&) = delete;
+  parked_sibling& operator=(const parked_sibling&) = delete;
+  /// Rethrows the thread's exception, if it threw (a failed read).
+  void check() { thread_.check(); }
+
+ private:
+  sys::unique_fd go_;  // declared first: the thread reads it until it is joined
+  partner_thread thread_;
+};
+
 /// Tells whether one thread of this process sleeps: /proc/self/task/TID/wchan, which the
 /// kernel fills only for a task that is neither running nor waking and has left its run
 /// queue (get_wchan), and reads "0" otherwise. One read costs about 0.6 us on this VM

@@ -204,29 +204,6 @@ struct find_active_setup {
   }
 };
 
-/// A second thread of the process that never runs while a batch is timed: pinned to the
-/// waiter's CPU and blocked in a read of its own eventfd until the point goes, when the
-/// destructor wakes and joins it. Its existence is its whole effect (the shared descriptor
-/// table, see the essay).
-class parked_sibling {
- public:
-  explicit parked_sibling(int cpu)
-      : go_(sys::call("eventfd", [] { return ::eventfd(0, EFD_CLOEXEC); })),
-        thread_(
-            cpu,
-            [this](const std::atomic<bool>& stop) {
-              std::uint64_t v = 0;
-              while (!stop && sys::call("read(go)", [&] { return ::read(go_.get(), &v, sizeof v); }) > 0) {
-              }
-            },
-            [this] { write_token(fd_kind::eventfd, go_.get()); }) {}
-  void check() { thread_.check(); }
-
- private:
-  sys::unique_fd go_;  // declared first: the thread reads it until it is joined
-  partner_thread thread_;
-};
-
 class call_instance final : public probe_instance {
  public:
   call_instance(const datasets::key& key, const selection& sel) : s_(key, sel, true) {

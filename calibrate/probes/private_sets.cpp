@@ -14,7 +14,14 @@
 // Nothing the threads write is shared: each has its own file, pipe, epoll instance or
 // ring. They share the process — one descriptor table, read under RCU, and one address
 // space — and, in a multi-threaded process, each call takes and drops a reference on its
-// own file (fdget), a line no other thread touches. So on C CPUs with a thread each the
+// own file (fdget), a line no other thread touches. So that T = 1 is such a process too,
+// its point keeps a second thread parked on the first CPU (it never runs while a batch is
+// timed; will-it-scale's threads mode likewise keeps its main thread beside the workers):
+// alone in its process, one thread borrows its file without the two atomics: on a 2-vCPU
+// AMD EPYC guest (2026-12-07) T = 1 alone made 4.66 M poll calls a second and T = 2 on the
+// same CPU 4.10 M, a step the scalability law read as a loss from the second thread; with
+// the sibling, 4.16 and 4.20 M (docs/calibrate.md, "One thread or two"). Datasets before
+// 2026-12-07 11:30 UTC measured T = 1 alone. So on C CPUs with a thread each the
 // answer should be C times one thread's, and what falls short of that is the machine, not
 // the mechanism: two vCPUs that are hyperthreads of one core, a hypervisor that runs them
 // in turn, a frequency that drops when both are busy, caches they share. That is the
@@ -88,6 +95,7 @@ private_sets_driver::private_sets_driver(const datasets::key& key, const selecti
     max_fd_ = std::max(max_fd_, w.ch->watched(0));
   }
   call_once(workers_[0], 0);  // the caller's path works before any thread starts
+  if (n_ == 1) sibling_.emplace(workers_[0].cpu);
   crew_.start(1, n_, [this](std::size_t i) { serve(i); });
   crew_.wait_until_running();
 }

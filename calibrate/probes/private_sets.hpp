@@ -5,11 +5,13 @@
 #include <cstdint>
 #include <exception>
 #include <memory>
+#include <optional>
 #include <thread>
 #include <vector>
 
 #include "calibrate/channel.hpp"
 #include "calibrate/probe.hpp"
+#include "calibrate/probe_support.hpp"
 #include "calibrate/probes/thread_crew.hpp"
 #include "calibrate/waiter.hpp"
 
@@ -24,7 +26,8 @@ class private_sets_driver {
 
   /// Builds T = key.n_fds set-ups (a pipe left readable and a waiter of key's mechanism
   /// over it), starts threads 1..T-1 pinned as key.pinning says (thread 0's CPU first; the
-  /// calling thread is not moved), waits until every one runs, and calls once per thread
+  /// calling thread is not moved) — at T = 1 a parked sibling on thread 0's CPU instead, so
+  /// that every point runs in a process of several threads — waits until every one runs, and calls once per thread
   /// untimed. probe_skipped: a CPU outside the mask, too few descriptors, too many threads,
   /// a mechanism refused here; std::invalid_argument: a malformed key. Every thread started
   /// is joined before the constructor throws.
@@ -71,7 +74,8 @@ class private_sets_driver {
   std::atomic<std::uint64_t> done_{0};     // calls finished; the caller sleeps on it
   std::atomic<std::uint32_t> gen_{0};      // bumped to wake the threads (budget or stop)
   std::atomic<bool> stop_{false};
-  thread_crew crew_;  // threads 1..T-1; last: joins before the rest goes
+  std::optional<parked_sibling> sibling_;  // T = 1: the process still has two threads
+  thread_crew crew_;                       // threads 1..T-1; last: joins before the rest goes
 };
 
 }  // namespace pollscale::calibrate::probes

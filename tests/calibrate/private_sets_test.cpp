@@ -1,8 +1,8 @@
 // private_sets at small T: every call reports exactly its thread's own descriptor, a batch
-// makes exactly the calls it asked for, threads on CPUs of their own all take part, the
-// grid has the promised T, C, mechanisms and columns, a point that cannot run here is
-// skipped, and every instance joins its threads and closes its descriptors — also when a
-// call fails in the middle of a batch. No timing assertions.
+// makes exactly the calls it asked for, one thread still runs in a process of two, threads on CPUs of their own all
+// take part, the grid has the promised T, C, mechanisms and columns, a point that cannot run here is skipped, and every
+// instance joins its threads and closes its descriptors — also when a call fails in the middle of a batch. No timing
+// assertions.
 
 #include <gtest/gtest.h>
 
@@ -81,6 +81,27 @@ TEST(PrivateSetsTest, ThreadsOnCpusOfTheirOwnAllTakePart) {
   for (int i = 0; i < 50; ++i) d.calls(4000);
   for (auto m : d.calls_per_thread()) EXPECT_GT(m, 0u);
   EXPECT_EQ(d.total(), 200000u);
+}
+
+// Every point runs in a process of several threads, as a threaded server's threads do (a
+// lone thread would borrow its file on every call instead of taking a reference): at T = 1
+// a sibling is parked beside the calling thread while the point lives, and goes with it;
+// from T = 2 the started threads are all there is.
+TEST(PrivateSetsTest, OneThreadStillRunsInAProcessOfTwo) {
+  const auto sel = test::small_selection();
+  const auto cpus = placements().front();
+  const std::size_t tasks = test::task_count_quiet();
+  for (int t : {1, 2}) {
+    SCOPED_TRACE(t);
+    {
+      private_sets_driver d(private_sets_key(t, round_robin_pinning(cpus, t), "poll", ""), sel);
+      EXPECT_EQ(task_count(), tasks + 1);
+      EXPECT_GT(d.calls(1000), 0u);
+      EXPECT_EQ(d.total(), 1000u);
+      EXPECT_EQ(task_count(), tasks + 1);
+    }
+    EXPECT_EQ(task_count_settled(tasks), tasks);
+  }
 }
 
 TEST(PrivateSetsTest, QuickGridIsEpollOverTwiceTheCpusFullAddsPollAndIoUring) {
