@@ -20,12 +20,13 @@ void check(double v, const std::string& question) {
 
 double cost_cache::lookup(int what, const wait_query& q, const std::function<double(const wait_query&)>& f,
                           const char* name) {
-  const key k{what, q.registered, q.ready, q.blocking, q.before_first_ready};
+  const key k{what, q.registered, q.ready, q.blocking, q.before_first_ready, q.process_threads};
   if (const auto it = memo_.find(k); it != memo_.end()) return it->second;
   if (!f) throw std::invalid_argument(std::string("cost model: no ") + name + " for this mechanism");
   const double v = f(q);
   std::ostringstream question;
-  question << name << "(n=" << q.registered << ", k=" << q.ready << ", blocking=" << q.blocking << ")";
+  question << name << "(n=" << q.registered << ", k=" << q.ready << ", blocking=" << q.blocking
+           << ", threads=" << q.process_threads << ")";
   check(v, question.str());
   memo_.emplace(k, v);
   return v;
@@ -33,7 +34,7 @@ double cost_cache::lookup(int what, const wait_query& q, const std::function<dou
 
 double cost_cache::rearm_s(std::int64_t registered) {
   if (!model_.rearm_s) return 0;
-  const key k{3, registered, 0, false, -1};
+  const key k{3, registered, 0, false, -1, 1};
   if (const auto it = memo_.find(k); it != memo_.end()) return it->second;
   const double v = model_.rearm_s(registered);
   check(v, "rearm_s(n=" + std::to_string(registered) + ")");

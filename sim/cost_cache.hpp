@@ -35,6 +35,7 @@ class cost_cache {
     std::int64_t ready;
     bool blocking;
     double before_first_ready;
+    std::int64_t process_threads;
     bool operator==(const key&) const = default;
   };
   struct key_hash {

@@ -23,6 +23,10 @@ struct wait_query {
   /// wait entry on each of them. Negative: unknown, ready ones at random positions
   /// (fds_before_first_ready() then gives registered / (ready + 1)).
   double before_first_ready = -1;
+  /// Threads of the process making the call (the server's threads): from two on, the kernel
+  /// takes a reference on every file it looks up, where a single-threaded process borrows
+  /// it (docs/calibrate.md, "One thread or two"), so a scan costs more. >= 1.
+  std::int64_t process_threads = 1;
 };
 
 /// The registration count of `q`: all registered fds when none is ready, else

@@ -18,6 +18,7 @@ constexpr double infinity = std::numeric_limits<double>::infinity();
 // What one thread sees: its interest set's size, its costs, its wake-up latency.
 struct thread_view {
   std::int64_t registered = 0;
+  std::int64_t process_threads = 1;  // the server's threads (wait_query::process_threads)
   ready_position position = ready_position::random;
   double handle_s = 0;  // handler + application work, per event
   double rearm_s = 0;   // per event
@@ -35,11 +36,16 @@ struct thread_view {
   // The blocking call's first pass with k ready when it starts.
   double call_s(std::int64_t k) const {
     wait_query q{registered, std::min(k, registered), true};
+    q.process_threads = process_threads;
     if (position == ready_position::first) q.before_first_ready = 0;
     if (position == ready_position::last) q.before_first_ready = static_cast<double>(q.registered - q.ready);
     return costs->wait_call_s(q);
   }
-  double rescan_s(std::int64_t k) const { return costs->rescan_s({registered, std::min(k, registered), false}); }
+  double rescan_s(std::int64_t k) const {
+    wait_query q{registered, std::min(k, registered), false};
+    q.process_threads = process_threads;
+    return costs->rescan_s(q);
+  }
 
   // The call's mean cost when the ready count it starts with is Poisson of mean nu. Small
   // means are summed over the distribution (poll's registration cost falls as 1/(k+1)
@@ -260,6 +266,7 @@ estimate_result estimate_server(const server_config& config, const workload& loa
   thread_view v;
   v.registered = std::max<std::int64_t>(1, std::llround(static_cast<double>(load.active + load.idle) / threads));
   v.position = config.active_pos;
+  v.process_threads = config.threads;
   v.handle_s = costs.handler_s + load.app_work.mean();
   v.rearm_s = cache.rearm_s(v.registered);
   v.costs = &cache;

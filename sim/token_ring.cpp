@@ -51,7 +51,7 @@ class ring_model final : public process {
     const auto t = static_cast<std::uint32_t>(tag & index_mask);
     switch (static_cast<kind>(tag >> 56)) {
       case k_burst: burst_done(t); break;
-      case k_woken: run(t, phase::rescanning, costs_.rescan_s({state_.registered(t), state_.ready(t), false})); break;
+      case k_woken: run(t, phase::rescanning, costs_.rescan_s(query(t, false))); break;
       case k_warmup_end:
         measuring_ = true;
         passes_ = calls_ = handled_ = wakeups_ = 0;
@@ -72,6 +72,13 @@ class ring_model final : public process {
   }
 
  private:
+  // Thread t's call over its pipes; the process has all the ring's threads.
+  wait_query query(std::uint32_t t, bool blocking) const {
+    wait_query q{state_.registered(t), state_.ready(t), blocking};
+    q.process_threads = config_.threads;
+    return q;
+  }
+
   void run(std::uint32_t t, phase p, double cost) {
     threads_[t].now = p;
     cpus_.run(e_, threads_[t].cpu, cost, *this, tag_of(k_burst, t));
@@ -79,7 +86,7 @@ class ring_model final : public process {
 
   void start_call(std::uint32_t t) {
     ++calls_;
-    run(t, phase::calling, costs_.wait_call_s({state_.registered(t), state_.ready(t), true}));
+    run(t, phase::calling, costs_.wait_call_s(query(t, true)));
   }
 
   void burst_done(std::uint32_t t) {

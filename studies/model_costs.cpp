@@ -123,6 +123,43 @@ class model_costs {
     };
   }
 
+  // What a scan pays more in a process of two threads or more, where every fd lookup takes
+  // a reference on the file (docs/calibrate.md, "One thread or two"): the timeout-0 call
+  // over pipes with a parked second thread minus the same call alone, for the mechanism's
+  // family (pselect as select, ppoll as poll, every epoll as epoll/lt), added to a call
+  // over any fd kind — the reference is on the struct file, whatever the file is. Empty
+  // where the model has no such pair of cells (calibrations before 2026-12-07, or a
+  // mechanism that was not measured so: rtsig, io_uring).
+  std::function<double(std::int64_t)> lookup_extra(const std::string& mechanism_name) const {
+    using datasets::mechanism;
+    const auto m = datasets::parse<mechanism>(mechanism_name);
+    std::optional<mechanism> family;
+    if (m == mechanism::select || m == mechanism::pselect) family = mechanism::select;
+    if (m == mechanism::poll || m == mechanism::ppoll) family = mechanism::poll;
+    if (m == mechanism::epoll) family = mechanism::epoll;
+    if (!family) return {};
+    datasets::key one;
+    one.scenario = datasets::name(scenario::find_active);
+    one.mechanism = datasets::name(*family);
+    one.variant = family == mechanism::epoll ? datasets::text(datasets::variant::lt) : std::string(model::empty_column);
+    one.fd_kind = datasets::name(datasets::fd_kind::pipe);
+    one.metric = datasets::name(metric::time_per_call);
+    one.blocking = 0;
+    one.n_active = 1;
+    one.threads = 1;
+    datasets::key two = one;
+    two.threads = 2;
+    one.n_fds = two.n_fds = 1;
+    if (!model::find_cell(*models_, one).model || !model::find_cell(*models_, two).model) return {};
+    return [self = *this, one, two](std::int64_t n) {
+      auto at = [&](datasets::key k) {
+        k.n_fds = std::max<std::int64_t>(n, 1);
+        return self.ask(k);
+      };
+      return std::max(0.0, at(two) - at(one));
+    };
+  }
+
   // Whether some find_active cell of `mechanism` has metric `m` (of any fd kind).
   bool has_find_active(const std::string& mechanism, metric m) const {
     return std::any_of(models_->cells.begin(), models_->cells.end(), [&](const model::cell_model& c) {
@@ -326,7 +363,19 @@ sim::cost_model costs_from_model(std::shared_ptr<const model::model_set> models,
   // A historical table that timed only the call with its write and read gives that, and says so.
   const bool per_op =
       !m.has_find_active(mechanism, metric::time_per_call) && m.has_find_active(mechanism, metric::time_per_op);
-  const auto pass = m.wait_call(mechanism, per_op ? metric::time_per_op : metric::time_per_call);
+  auto pass = m.wait_call(mechanism, per_op ? metric::time_per_op : metric::time_per_call);
+  if (const auto extra = m.lookup_extra(mechanism)) {
+    pass = [call = std::move(pass), extra](const sim::wait_query& q) {
+      return call(q) + (q.process_threads > 1 ? extra(q.registered) : 0.0);
+    };
+    prov->sources["fd_lookup"] =
+        "model: find_active time_per_call over pipes, threads=2 minus threads=1, added to each pass when the server "
+        "has two threads or more";
+  } else {
+    prov->sources["fd_lookup"] =
+        "none: the model has no timeout-0 calls of this mechanism in a process of two threads; a server of several "
+        "threads is priced as a single-threaded one";
+  }
   c.rescan_s = pass;  // the pass after a wake-up: a timeout-0 scan
   c.wait_call_s = pass;
   if (const auto reg = m.registration_per_fd(mechanism)) {

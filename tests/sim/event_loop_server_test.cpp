@@ -56,6 +56,30 @@ TEST(EventLoopServerTest, BusyLoopServesOneRequestPerCallAndHandling) {
   EXPECT_DOUBLE_EQ(r.cpu_utilisation[0], 1.0);
 }
 
+// Every call is asked with the server's threads as the process's (a scan costs more once
+// the descriptor table is shared): a one-thread server asks with 1 and keeps its 1-s call,
+// a server of three threads asks with 3.
+TEST(EventLoopServerTest, CallsAreAskedWithTheServersThreadsAsTheProcesss) {
+  cost_model m = integer_costs(1, 1, 2, 3, 5);
+  std::vector<std::int64_t> asked;
+  m.wait_call_s = [&asked](const wait_query& q) {
+    asked.push_back(q.process_threads);
+    return q.process_threads > 1 ? 2.0 : 1.0;
+  };
+  server_config one = default_server_config("epoll");
+  const server_result alone = simulate_server(one, closed_clients(1, 0), m, run_for(30));
+  EXPECT_DOUBLE_EQ(alone.throughput, 1.0 / 3);
+  ASSERT_FALSE(asked.empty());
+  for (auto t : asked) EXPECT_EQ(t, 1);
+  server_config three = one;
+  three.threads = 3;
+  three.cpus = 3;
+  asked.clear();
+  simulate_server(three, closed_clients(1, 0), m, run_for(30));
+  ASSERT_FALSE(asked.empty());
+  for (auto t : asked) EXPECT_EQ(t, 3);
+}
+
 TEST(EventLoopServerTest, RequestsLeftUnansweredCountAtTheirAgeWhenOlderThanEveryReply) {
   // A handling of 100 s in a 30-s run after a 5-s warm-up: the first request (sent at 0,
   // claimed at 1) is still being handled when the run ends at 35, so nothing is answered.
@@ -461,7 +485,8 @@ TEST(EventLoopServerTest, RejectsBadCostsAndConfigurations) {
     simulate_server(default_server_config("epoll"), closed_clients(1, 0), nan_cost, run_for(5));
     FAIL() << "a negative cost was accepted";
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("wait_call_s(n=1, k=0, blocking=1)"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("wait_call_s(n=1, k=0, blocking=1, threads=1)"), std::string::npos)
+        << e.what();
   }
   server_config c = default_server_config("epoll");
   c.threads = 0;

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "sim/call_variation.hpp"
 #include "sim/server_experiment.hpp"
@@ -48,6 +49,27 @@ TEST(ServerEstimateTest, AClosedLoopWithoutThinkingServesEveryClientEachCycle) {
   EXPECT_NEAR(e.cpu_utilisation, 1, 1e-9);
   EXPECT_NEAR(e.events_per_call, 100, 1e-6);
   EXPECT_FALSE(e.saturated);
+}
+
+// The estimate asks its calls with the server's threads as the process's threads, as the
+// simulation does (wait_query::process_threads).
+TEST(ServerEstimateTest, CallsAreAskedWithTheServersThreads) {
+  cost_model m = poll_like();
+  std::vector<std::int64_t> asked;
+  const auto call = m.wait_call_s;
+  m.wait_call_s = [&asked, call](const wait_query& q) {
+    asked.push_back(q.process_threads);
+    return call(q);
+  };
+  workload w;
+  w.active = 100;
+  w.idle = 1000;
+  server_config c = default_server_config("poll");
+  c.threads = 2;
+  c.cpus = 2;
+  estimate(c, w, m);
+  ASSERT_FALSE(asked.empty());
+  for (auto t : asked) EXPECT_EQ(t, 2);
 }
 
 // The estimate against the simulator it summarises, over loads from light to near

@@ -12,9 +12,11 @@
 #include <memory>
 #include <numbers>
 #include <optional>
+#include <random>
 #include <vector>
 
 #include "model/prediction.hpp"
+#include "tests/model/synthetic.hpp"
 #include "tests/studies/synthetic_model.hpp"
 
 namespace pollscale::studies {
@@ -74,6 +76,56 @@ TEST(ModelCostsTest, CellDrawsCorrelateByTheMachinesSharedDrift) {
 // over the model's 95% prediction interval there (its 2.5% and 97.5% points within a few
 // percent of the interval's ends over 2000 draws), one draw moves the cell's whole curve
 // (the same quantile at every n), and a draw is reproducible from its seed.
+// A server of two threads or more pays what a scan pays more in a multi-threaded process:
+// the model's timeout-0 call over pipes with a second thread minus the call alone, added to
+// the call over the simulated fd kind (and to the rescan); one thread pays none of it, and a
+// model without the two-thread cells leaves every call as it was and says so.
+TEST(ModelCostsTest, AServerOfSeveralThreadsPaysTheLookupsReferences) {
+  model::observation_set s;
+  std::mt19937_64 rng(5);
+  const auto alone = model::test::cell_key("poll");
+  auto two = alone;
+  two.threads = 2;
+  two.pinning = "0+0";
+  auto tcp = alone;
+  tcp.fd_kind = "tcp";
+  const std::vector<std::int64_t> ns = {1, 10, 100, 300, 1000};
+  auto add = [&](const datasets::key& k, double fixed_ns, double per_fd_ns) {
+    model::test::add_points(
+        s, k, ns, {1}, [=](double n, double) { return fixed_ns + per_fd_ns * n; }, 0.002, rng);
+  };
+  add(alone, 150, 28);
+  add(two, 175, 52);
+  add(tcp, 200, 40);
+  const auto with_two = std::make_shared<const model::model_set>(model::fit_models(s));
+  auto prov = std::make_shared<cost_provenance>();
+  const sim::cost_model c = costs_from_model(with_two, {"poll", "tcp", "", cost_bound::predicted, 0}, prov);
+  sim::wait_query q{500, 1, false};
+  EXPECT_NEAR(c.wait_call_s(q) * 1e9, 200 + 40 * 500, 0.01 * (200 + 40 * 500));
+  q.process_threads = 4;
+  const double extra_ns = (175 + 52 * 500) - (150 + 28 * 500);
+  EXPECT_NEAR(c.wait_call_s(q) * 1e9, 200 + 40 * 500 + extra_ns, 0.01 * (200 + 40 * 500 + extra_ns));
+  EXPECT_NEAR(c.rescan_s(q) * 1e9, 200 + 40 * 500 + extra_ns, 0.01 * (200 + 40 * 500 + extra_ns));
+  EXPECT_EQ(prov->sources.value("fd_lookup", "").rfind("model: ", 0), 0u) << prov->sources.dump();
+  // ppoll is poll's family; io_uring was not measured so.
+  auto ppoll_prov = std::make_shared<cost_provenance>();
+  auto ppoll = s;
+  for (auto& o : ppoll.rows)
+    if (o.k.fd_kind == "tcp") o.k.mechanism = "ppoll";
+  const auto ppoll_model = std::make_shared<const model::model_set>(model::fit_models(ppoll));
+  const sim::cost_model p = costs_from_model(ppoll_model, {"ppoll", "tcp", "", cost_bound::predicted, 0}, ppoll_prov);
+  EXPECT_NEAR(p.wait_call_s(q) * 1e9, 200 + 40 * 500 + extra_ns, 0.01 * (200 + 40 * 500 + extra_ns));
+
+  model::observation_set one_only;
+  for (const auto& o : s.rows)
+    if (o.k.threads == 1) one_only.rows.push_back(o);
+  auto plain_prov = std::make_shared<cost_provenance>();
+  const sim::cost_model plain = costs_from_model(std::make_shared<const model::model_set>(model::fit_models(one_only)),
+                                                 {"poll", "tcp", "", cost_bound::predicted, 0}, plain_prov);
+  EXPECT_NEAR(plain.wait_call_s(q) * 1e9, 200 + 40 * 500, 0.01 * (200 + 40 * 500));
+  EXPECT_EQ(plain_prov->sources.value("fd_lookup", "").rfind("none: ", 0), 0u) << plain_prov->sources.dump();
+}
+
 TEST(ModelCostsTest, DrawnCostsSpanTheModelsPredictionInterval) {
   const auto models = std::make_shared<const model::model_set>(test::synthetic_model());
   const model::prediction p = model::to_si(model::predict(*models, test::poll_pipe_call(500)));
