@@ -62,6 +62,30 @@ std::vector<figure> find_active_figures(const datasets::dataset& d) {
                          [&](const key& k) { return find_active_plain(k, metric::time_per_op) && k.fd_kind == kind; },
                          flavour_label)});
   }
+  // The same call in a process of one thread and of two, where the calibration measured both
+  // (docs/calibrate.md, "One thread or two"): select, poll and epoll over pipes.
+  const auto two_threads = [](const key& k) {
+    return k.scenario == scenario::find_active && k.metric == metric::time_per_call &&
+           k.fd_kind == datasets::fd_kind::pipe && k.n_active.value_or(0) == 1 &&
+           k.active_pos == datasets::position::middle && k.blocking.value_or(0) == 0 && k.threads.value_or(1) == 2;
+  };
+  if (std::any_of(d.summaries.begin(), d.summaries.end(), [&](const auto& r) { return two_threads(r.k); }))
+    add_if_any(out,
+               {"find_active_threads_pipe", "One wait call over n pipes in a process of one thread or two (timeout 0)",
+                "registered descriptors n", "ns per call", true, true,
+                series_by(
+                    d.summaries,
+                    [&](const key& k) {
+                      const bool one =
+                          find_active_plain(k, metric::time_per_call) && k.fd_kind == datasets::fd_kind::pipe;
+                      const auto m = datasets::parse<datasets::mechanism>(k.mechanism);
+                      const bool three = m == datasets::mechanism::select || m == datasets::mechanism::poll ||
+                                         m == datasets::mechanism::epoll;
+                      return three && (one || two_threads(k));
+                    },
+                    [](const key& k) {
+                      return flavour_label(k) + (k.threads.value_or(1) == 2 ? ", two threads" : ", one thread");
+                    })});
   add_if_any(out, {"find_active_blocking", "Blocking: data present on entry (position) or woken by a writer (CPUs)",
                    "registered descriptors n", "ns per operation", true, true,
                    series_by(

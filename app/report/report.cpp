@@ -180,7 +180,7 @@ std::vector<std::vector<std::string>> headline_rows(const datasets::dataset& d) 
     const auto& k = r.k;
     if (k.scenario != datasets::scenario::find_active || k.fd_kind != datasets::fd_kind::pipe ||
         k.n_active.value_or(0) != 1 || k.active_pos != datasets::position::middle || k.blocking.value_or(0) != 0 ||
-        !k.n_fds)
+        !k.n_fds || !datasets::one_thread(k))
       continue;
     cells[{flavour_label(k), k.metric}][*k.n_fds] = r.s;
   }

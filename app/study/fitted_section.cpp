@@ -47,8 +47,8 @@ report::plot_series measured_points(const datasets::dataset& d, const model::cel
     const auto& k = r.k;
     if (k.scenario != c.cell.scenario || k.mechanism != c.cell.mechanism || k.variant != c.cell.variant ||
         k.fd_kind != c.cell.fd_kind || k.metric != c.cell.metric || k.blocking != c.cell.blocking ||
-        k.cpus.value_or(1) != 1 || k.n_active.value_or(0) != 1 || k.active_pos != datasets::position::middle ||
-        !k.n_fds)
+        k.cpus.value_or(1) != 1 || k.threads.value_or(1) != c.cell.threads.value_or(1) || k.n_active.value_or(0) != 1 ||
+        k.active_pos != datasets::position::middle || !k.n_fds)
       continue;
     s.points.push_back({static_cast<double>(*k.n_fds), r.s.median, r.s.ci95_lo, r.s.ci95_hi});
   }

@@ -5,7 +5,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
 
 #include "app/report/calibration_figures.hpp"
 #include "app/report/conditions.hpp"
@@ -59,6 +64,48 @@ TEST(ReportTest, WritesMarkdownHtmlAndSvgFigures) {
   const std::string svg = test::slurp((dir / "figures" / "find_active_call_pipe.svg").string());
   EXPECT_NE(svg.find("<svg"), std::string::npos);
   EXPECT_NE(test::slurp(html.string()).find("<table>"), std::string::npos);
+  fs::remove_all(dir);
+}
+
+// Calls measured in a process of two threads (a parked sibling: calibrate's find_active) are
+// their own figure, one thread and two side by side; the headline table, the verdict and the
+// cross-mechanism figures keep to one thread, and a dataset without them has no such figure.
+TEST(ReportTest, TwoThreadCallsGetTheirOwnFigureAndStayOutOfTheRest) {
+  datasets::dataset d = synthetic();
+  const auto alone = calibration_figures(d);
+  EXPECT_TRUE(
+      std::none_of(alone.begin(), alone.end(), [](const figure& f) { return f.name == "find_active_threads_pipe"; }));
+  std::vector<datasets::sample_row> two;
+  for (auto s : d.samples) {
+    s.k.threads = 2;
+    s.k.pinning = "0+0";
+    s.value *= 2;  // a shared descriptor table: every lookup takes a reference
+    two.push_back(s);
+  }
+  d.samples.insert(d.samples.end(), two.begin(), two.end());
+  d.summaries = datasets::summarise_samples(d.samples);
+  const auto figures = calibration_figures(d);
+  std::map<std::string, const figure*> by_name;
+  for (const auto& f : figures) by_name[f.name] = &f;
+  ASSERT_TRUE(by_name.count("find_active_threads_pipe"));
+  std::set<std::string> titles;
+  for (const auto& s : by_name["find_active_threads_pipe"]->series) {
+    titles.insert(s.title);
+    EXPECT_EQ(s.points.size(), 3u) << s.title;
+  }
+  EXPECT_EQ(titles, (std::set<std::string>{"epoll/lt, one thread", "epoll/lt, two threads", "poll, one thread",
+                                           "poll, two threads"}));
+  ASSERT_TRUE(by_name.count("find_active_call_pipe"));
+  for (const auto& s : by_name["find_active_call_pipe"]->series) {
+    ASSERT_EQ(s.points.size(), 3u) << s.title;  // one thread's points only
+    if (s.title == "poll") EXPECT_NEAR(s.points[1].y, 150 + 30 * 1000, 0.01 * (150 + 30 * 1000));
+  }
+  const fs::path dir = fs::temp_directory_path() / ("pollscale_report_two_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  write_report(d, dir, "test report", "synthetic");
+  const std::string md = test::slurp((dir / "report.md").string());
+  EXPECT_NE(md.find("| poll | time_per_call | 180.4 [180.0, 180.7]"), std::string::npos) << md;
+  EXPECT_NE(md.find("**Use epoll from n = 1000**"), std::string::npos) << md;
   fs::remove_all(dir);
 }
 
