@@ -98,7 +98,9 @@ TEST(ReportTest, TwoThreadCallsGetTheirOwnFigureAndStayOutOfTheRest) {
   ASSERT_TRUE(by_name.count("find_active_call_pipe"));
   for (const auto& s : by_name["find_active_call_pipe"]->series) {
     ASSERT_EQ(s.points.size(), 3u) << s.title;  // one thread's points only
-    if (s.title == "poll") EXPECT_NEAR(s.points[1].y, 150 + 30 * 1000, 0.01 * (150 + 30 * 1000));
+    if (s.title == "poll") {
+      EXPECT_NEAR(s.points[1].y, 150 + 30 * 1000, 0.01 * (150 + 30 * 1000));
+    }
   }
   const fs::path dir = fs::temp_directory_path() / ("pollscale_report_two_" + std::to_string(::getpid()));
   fs::remove_all(dir);
