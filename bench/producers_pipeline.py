@@ -32,11 +32,13 @@ import os
 import statistics
 import sys
 
+from dataset_csv import open_summary
+
 
 def load(directory):
     """{(cpus, producers): events/s} and the cache line's round trip in seconds (or None)."""
     rates, line = {}, None
-    with open(os.path.join(directory, "summary.csv"), newline="") as f:
+    with open_summary(directory) as f:
         for r in csv.DictReader(f):
             if r["scenario"] == "producers" and r["metric"] == "throughput":
                 rates[(int(r["cpus"]), int(r["threads"]) - 1)] = float(r["median"])

@@ -65,7 +65,7 @@ import subprocess
 import sys
 import time
 
-from dataset_csv import KEY, open_samples, point_key
+from dataset_csv import KEY, open_samples, open_summary, point_key
 
 
 def fail(msg):
@@ -92,14 +92,14 @@ def matching_keys(keys):
 
 def sample_key(d):
     """The matching key of a samples.csv row of run d (its summary's points decide)."""
-    with open(os.path.join(d, "summary.csv"), newline="") as f:
+    with open_summary(d) as f:
         mapping = matching_keys([point_key(r) for r in csv.DictReader(f)])
     return lambda row: mapping.get(point_key(row), point_key(row))
 
 
 def read_dataset(d):
     try:
-        with open(os.path.join(d, "summary.csv"), newline="") as f:
+        with open_summary(d) as f:
             by_key = {point_key(r): r for r in csv.DictReader(f)}
         mapping = matching_keys(list(by_key))
         rows = {mapping[k]: r for k, r in by_key.items()}

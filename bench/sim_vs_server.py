@@ -49,6 +49,8 @@ import statistics
 import subprocess
 import sys
 
+from dataset_csv import has_summary, open_summary
+
 
 def run(cmd):
     p = subprocess.run(cmd, capture_output=True, text=True)
@@ -92,10 +94,9 @@ SECONDS_PER = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0, "1/s": 1.0}
 
 
 def server_rows(dataset, mechanisms, pinning, metric="throughput"):
-    path = os.path.join(dataset, "summary.csv")
-    if not os.path.exists(path):
-        sys.exit(f"sim_vs_server: {path} not found")
-    with open(path, newline="") as f:
+    if not has_summary(dataset):
+        sys.exit(f"sim_vs_server: {os.path.join(dataset, 'summary.csv')} not found")
+    with open_summary(dataset) as f:
         for r in csv.DictReader(f):
             if r["scenario"] != "server" or r["metric"] != metric or r.get("pinning") != pinning:
                 continue
@@ -112,7 +113,7 @@ def missing_inputs(dataset):
     misses its own largest tcp points by up to 2x (poll at c = 19691 off by +87% to +125%
     in three runs)."""
     seen = set()
-    with open(os.path.join(dataset, "summary.csv"), newline="") as f:
+    with open_summary(dataset) as f:
         for r in csv.DictReader(f):
             seen.add(r["scenario"])
     return [s for s in ("find_active", "handler", "wakeup", "memory_latency", "server") if s not in seen]
@@ -192,7 +193,7 @@ def main():
                    help="the load generator priced by the model in each draw (costs) or at its predictions (fixed)")
     p.add_argument("--json", action="store_true", help="print the rows as JSON instead of Markdown")
     a = p.parse_args()
-    if not os.path.exists(os.path.join(a.dataset, "summary.csv")):
+    if not has_summary(a.dataset):
         sys.exit(f"sim_vs_server: {a.dataset}/summary.csv not found")
     for s in missing_inputs(a.dataset):
         print(f"sim_vs_server: warning: {a.dataset} has no {s} rows; the check is weaker without them",

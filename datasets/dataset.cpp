@@ -313,7 +313,8 @@ std::vector<summary_row> read_summaries(std::string_view text, const std::filesy
 namespace {
 
 // `name`, or `name`.gz when only the compressed copy is there (the machine corpus keeps
-// samples compressed); nullopt when neither exists.
+// samples compressed, and the summary of a dataset too large for its budget otherwise);
+// nullopt when neither exists.
 std::optional<std::filesystem::path> plain_or_gzip(const std::filesystem::path& dir, const std::string& name) {
   for (auto p : {dir / name, dir / (name + ".gz")})
     if (std::filesystem::exists(p)) return p;
@@ -324,7 +325,8 @@ std::optional<std::filesystem::path> plain_or_gzip(const std::filesystem::path& 
 
 void check_dataset_memory(const std::filesystem::path& dir, std::uint64_t allowance) {
   const auto samples = plain_or_gzip(dir, "samples.csv").value_or(dir / "samples.csv");
-  const std::uint64_t summary_bytes = content_bytes(dir / "summary.csv"), samples_bytes = content_bytes(samples);
+  const auto summary = plain_or_gzip(dir, "summary.csv").value_or(dir / "summary.csv");
+  const std::uint64_t summary_bytes = content_bytes(summary), samples_bytes = content_bytes(samples);
   const double need = read_bytes_per_summary_byte * static_cast<double>(summary_bytes) +
                       read_bytes_per_samples_byte * static_cast<double>(samples_bytes);
   if (need <= static_cast<double>(allowance)) return;
@@ -358,7 +360,8 @@ dataset read_dataset(const std::filesystem::path& dir) {
   const auto samples = plain_or_gzip(dir, "samples.csv").value_or(dir / "samples.csv");
   // The two large tables are parsed record by record, never held as a table of strings.
   d.samples = read_samples(bytes(samples), samples);
-  d.summaries = read_summaries(bytes(dir / "summary.csv"), dir / "summary.csv", &d.consistency);
+  const auto summary = plain_or_gzip(dir, "summary.csv").value_or(dir / "summary.csv");
+  d.summaries = read_summaries(bytes(summary), summary, &d.consistency);
   if (const auto p = plain_or_gzip(dir, "sentinel.csv")) d.sentinel = parse_sentinel(parse_csv(bytes(*p), *p));
   if (const auto p = plain_or_gzip(dir, "wake_sentinel.csv"))
     d.wake_sentinel = parse_wake_sentinel(parse_csv(bytes(*p), *p));

@@ -32,12 +32,17 @@ inline constexpr const char* dataset_files_name = "files.json";
 /// Every name a dataset's reader looks for (dataset.cpp): a file of these beside a files.json
 /// that does not list it is a leftover of another write, and a write removes those it does
 /// not write itself.
-inline constexpr std::array<const char*, 10> dataset_file_names = {
-    "context.json",           "samples.csv",
-    "samples.csv.gz",         "summary.csv",
-    "sentinel.csv",           "sentinel.csv.gz",
-    "wake_sentinel.csv",      "wake_sentinel.csv.gz",
-    "placement_sentinel.csv", "placement_sentinel.csv.gz"};
+inline constexpr std::array<const char*, 11> dataset_file_names = {"context.json",
+                                                                   "samples.csv",
+                                                                   "samples.csv.gz",
+                                                                   "summary.csv",
+                                                                   "summary.csv.gz",
+                                                                   "sentinel.csv",
+                                                                   "sentinel.csv.gz",
+                                                                   "wake_sentinel.csv",
+                                                                   "wake_sentinel.csv.gz",
+                                                                   "placement_sentinel.csv",
+                                                                   "placement_sentinel.csv.gz"};
 
 /// datasets::fnv1a64 of `bytes` as 16 lower-case hex digits: a file's checksum in files.json.
 std::string fnv1a64_hex(std::string_view bytes);

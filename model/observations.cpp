@@ -33,6 +33,10 @@ observation_set from_dataset(const fs::path& dir, point_statistic statistic) {
     samples[s.k].push_back(s.value);
     visits[s.k][s.visit].push_back(s.value);
   }
+  // The summary's name as read (the machine corpus may keep it gzipped), for each row's where.
+  const fs::path summary = fs::exists(dir / "summary.csv.gz") && !fs::exists(dir / "summary.csv")
+                               ? dir / "summary.csv.gz"
+                               : dir / "summary.csv";
   std::size_t line = 1;
   out.rows.reserve(d.summaries.size());  // no doubling of a million rows on the way
   for (const auto& r : d.summaries) {
@@ -48,10 +52,10 @@ observation_set from_dataset(const fs::path& dir, point_statistic statistic) {
       if (const auto& v = visits[r.k]; v.size() >= 2)
         for (const auto& [visit, values] : v) o.visit_medians.push_back(datasets::median(values));
     }
-    o.where = (dir / "summary.csv").string() + ":" + std::to_string(line);
+    o.where = summary.string() + ":" + std::to_string(line);
     out.rows.push_back(std::move(o));
   }
-  if (out.rows.empty()) throw input_error((dir / "summary.csv").string() + ": no measured points");
+  if (out.rows.empty()) throw input_error(summary.string() + ": no measured points");
   return out;
 }
 
@@ -131,7 +135,7 @@ observation_set load_any(const fs::path& path, point_statistic statistic) {
   std::error_code ec;
   if (fs::is_directory(path, ec)) {
     if (fs::exists(path / "context.json")) return from_dataset(path, statistic);
-    if (fs::exists(path / "summary.csv"))
+    if (fs::exists(path / "summary.csv") || fs::exists(path / "summary.csv.gz"))
       throw input_error((path / "context.json").string() + ": missing (a dataset directory needs context.json)");
     std::vector<fs::path> files;
     for (const auto& e : fs::directory_iterator(path))

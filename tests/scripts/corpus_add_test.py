@@ -99,6 +99,29 @@ class CorpusAddTest(unittest.TestCase):
             kept = [r for r in csv.reader(f) if r[0] == "call_spread"]
         self.assertEqual(kept, spread)
 
+    def test_a_summary_too_large_to_keep_plain_is_gzipped_and_read_alike(self):
+        # 9 kB of budget: the plain summary (8.8 kB) leaves no room for one sample row per
+        # visit, gzipped (3.2 kB) it leaves room for every other row.
+        r = run(self.dataset, "--corpus", self.corpus, "--budget", "9000")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        target = os.path.join(self.corpus, HOST, "quick-20261201T120000Z")
+        self.assertEqual(sorted(os.listdir(target)),
+                         ["context.json", "corpus.json", "samples.csv.gz", "summary.csv.gz"])
+        self.assertLessEqual(sum(os.path.getsize(os.path.join(target, f)) for f in os.listdir(target)), 9000)
+        with open(os.path.join(target, "corpus.json")) as f:
+            self.assertTrue(json.load(f)["summary"].startswith("summary.csv.gz"))
+        with gzip.open(os.path.join(target, "summary.csv.gz"), "rb") as f, \
+                open(os.path.join(self.dataset, "summary.csv"), "rb") as g:
+            self.assertEqual(f.read(), g.read())  # the summary as measured
+        v = subprocess.run([POLLSCALE, "validate", "--data", self.corpus, "--format", "json"],
+                           capture_output=True, text=True)
+        self.assertEqual(v.returncode, 0, v.stderr)
+        self.assertEqual(json.loads(v.stdout)["summary"]["n"], 24)
+        # Where even that does not fit: exit 3, naming both measures.
+        r = run(self.dataset, "--corpus", os.path.join(self.tmp, "small"), "--budget", "5000")
+        self.assertEqual(r.returncode, 3)
+        self.assertIn("summary.csv gzipped", r.stderr)
+
     def test_calibration_of_some_scenarios_is_named_part(self):
         # The CPU-scaling campaign measures four scenarios with the full profile: it must not
         # land as "full-...", which readers and tools take for a whole-machine calibration.
