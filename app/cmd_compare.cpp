@@ -132,7 +132,9 @@ std::string machine_shift_line(const studies::machine_shift& s) {
 
 json result_json(const studies::comparison& c, const studies::machine_shift& shift, const po::variables_map& vm,
                  const studies::compare_options& o) {
-  json mechanisms = json::array(), series = json::array(), points = json::array();
+  json mechanisms = json::array(), series = json::array(), points = json::array(), left_out = json::array();
+  for (const auto& m : c.left_out)
+    left_out.push_back({{"scenario", m.scenario}, {"revisions_a", m.a}, {"revisions_b", m.b}});
   for (const auto& m : c.mechanisms) mechanisms.push_back(group_json(m));
   for (const auto& s : c.series) series.push_back(group_json(s));
   for (const auto& p : c.points)
@@ -167,6 +169,7 @@ json result_json(const studies::comparison& c, const studies::machine_shift& shi
             {"b_ns", json_number(shift.sentinel_b_ns)},
             {"ratio", json_number(shift.ratio)},
             {"shifted", shift.shifted}}},
+          {"left_out", left_out},
           {"only_a", c.only_a},
           {"only_b", c.only_b},
           {"point_regressions", c.point_regressions},
@@ -176,6 +179,13 @@ json result_json(const studies::comparison& c, const studies::machine_shift& shi
           {"mechanisms", mechanisms},
           {"series", series},
           {"points", points}};
+}
+
+// "1", "1 and 2": the probe revisions of one side's runs.
+std::string revisions_text(const std::set<int>& revisions) {
+  std::string s;
+  for (int r : revisions) s += (s.empty() ? "" : " and ") + std::to_string(r);
+  return s;
 }
 
 std::string mechanism_label(const datasets::key& k) {
@@ -305,6 +315,10 @@ int cmd_compare(const args_t& args) {
   else
     write_text(c, shift, vm, level);
   if (const auto line = machine_shift_line(shift); !line.empty()) std::cerr << line << "\n";
+  for (const auto& m : c.left_out)
+    std::cerr << "compare: " << m.scenario << " left out: its probe measured another operation in A than in B (probe "
+              << "revision " << revisions_text(m.a) << " in A, " << revisions_text(m.b)
+              << " in B; context.json calibration.probe_revisions, docs/compare.md)\n";
   const bool gated = vm.count("fail-on-regression") > 0;
   const std::size_t found =
       c.mechanism_regressions + (level >= 1 ? c.series_regressions : 0) + (level >= 2 ? c.point_regressions : 0);

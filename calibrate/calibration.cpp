@@ -403,9 +403,11 @@ calibration_outcome run_calibration(const calibration_request& req, nlohmann::js
   context["calibration"] = request_json(req, per_visit(req.runner, req.rounds));
   out.data.context = std::move(context);
   out.data.context["failures"] = nlohmann::json::array();
-  for (const auto& p : once)
+  for (const auto& p : once) {
     if (p.probe->context_facts && !out.data.context.contains(p.probe->scenario))
       out.data.context[std::string(p.probe->scenario)] = p.probe->context_facts(req.sel);
+    out.data.context["calibration"]["probe_revisions"][std::string(p.probe->scenario)] = p.probe->revision;
+  }
   const auto saved_affinity = sys::allowed_cpus();
   if (!req.sel.cpus.empty()) sys::pin_current_thread(req.sel.cpus[0]);
   session s(req, once, out);

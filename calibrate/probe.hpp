@@ -91,6 +91,11 @@ struct probe_def {
   /// eviction size), written to context.json under the scenario's name when the plan holds
   /// any of its points.
   std::function<nlohmann::json(const selection&)> context_facts = {};
+  /// Which definition of the operation the probe measures: raised whenever a change makes its
+  /// points measure something else under the same keys (private_sets 2: T = 1 in a process of
+  /// two threads since 2026-12-07), so that compare never sets the two against each other.
+  /// context.json calibration.probe_revisions records it per scenario; absent there: 1.
+  int revision = 1;
 };
 
 /// Log-spaced integer grid from lo to hi (both included), `count` points, duplicates removed.

@@ -545,9 +545,56 @@ std::vector<std::pair<datasets::key, side>> merge_runs(const std::vector<const d
 
 }  // namespace
 
+namespace {
+
+// The probe revision each run's context records for `scenario` (1 where it records none).
+std::set<int> revisions_of(const std::vector<const datasets::dataset*>& runs, const std::string& scenario) {
+  // A context without the record (older runs, published rows, a malformed block) reads as 1.
+  const auto member = [](const nlohmann::json& j, const std::string& name) -> const nlohmann::json* {
+    if (!j.is_object()) return nullptr;
+    const auto it = j.find(name);
+    return it == j.end() ? nullptr : &*it;
+  };
+  std::set<int> out;
+  for (const auto* d : runs) {
+    int revision = 1;
+    if (const auto* cal = member(d->context, "calibration"))
+      if (const auto* recorded = member(*cal, "probe_revisions"))
+        if (const auto* r = member(*recorded, scenario); r && r->is_number_integer()) revision = r->get<int>();
+    out.insert(revision);
+  }
+  return out;
+}
+
+std::vector<revision_mismatch> revision_mismatches(const std::vector<const datasets::dataset*>& a,
+                                                   const std::vector<const datasets::dataset*>& b) {
+  std::set<std::string> scenarios;
+  for (const auto* runs : {&a, &b})
+    for (const auto* d : *runs)
+      for (const auto& r : d->summaries) scenarios.insert(r.k.scenario);
+  std::vector<revision_mismatch> out;
+  for (const auto& s : scenarios) {
+    revision_mismatch m{s, revisions_of(a, s), revisions_of(b, s)};
+    if (m.a != m.b || m.a.size() > 1) out.push_back(std::move(m));
+  }
+  return out;
+}
+
+}  // namespace
+
 comparison compare_runs(const std::vector<const datasets::dataset*>& a, const std::vector<const datasets::dataset*>& b,
                         const compare_options& o) {
-  return compare_sides(merge_runs(a), merge_runs(b), o);
+  const auto mismatches = revision_mismatches(a, b);
+  auto side_a = merge_runs(a), side_b = merge_runs(b);
+  const auto mismatched = [&](const std::pair<datasets::key, side>& p) {
+    return std::any_of(mismatches.begin(), mismatches.end(),
+                       [&](const revision_mismatch& m) { return m.scenario == p.first.scenario; });
+  };
+  std::erase_if(side_a, mismatched);
+  std::erase_if(side_b, mismatched);
+  comparison c = compare_sides(std::move(side_a), std::move(side_b), o);
+  c.left_out = mismatches;
+  return c;
 }
 
 comparison compare_datasets(const datasets::dataset& a, const datasets::dataset& b, const compare_options& o) {

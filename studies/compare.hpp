@@ -43,6 +43,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -102,8 +103,17 @@ struct group_comparison {
   bool significant = false, regression = false;
 };
 
+/// A scenario whose probe measured another operation on one side than on the other (the
+/// runs' context.json calibration.probe_revisions; a run without it: revision 1), or whose
+/// runs on one side differ: its points are left out of the comparison.
+struct revision_mismatch {
+  std::string scenario;
+  std::set<int> a, b;  ///< the revisions of the side's runs
+};
+
 struct comparison {
-  std::vector<point_comparison> points;  ///< in key order
+  std::vector<point_comparison> points;     ///< in key order
+  std::vector<revision_mismatch> left_out;  ///< scenarios not compared, by scenario
   std::vector<group_comparison> series;
   /// Per mechanism and variant, ratio of the time per operation (rates inverted).
   std::vector<group_comparison> mechanisms;

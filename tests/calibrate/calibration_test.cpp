@@ -12,6 +12,7 @@
 #include <set>
 
 #include "calibrate/mechanism.hpp"
+#include "calibrate/registry.hpp"
 #include "calibrate/reporter.hpp"
 #include "calibrate/sys/syscall.hpp"
 #include "datasets/statistics.hpp"
@@ -56,6 +57,9 @@ TEST(CalibrationTest, TellsItsReporterOfEveryVisitAndTheEnd) {
   EXPECT_TRUE(r.failures.empty());
   EXPECT_EQ(r.finished_calls, 1);
   EXPECT_EQ(said, "");  // the library itself is silent
+  // Which definition of its operation each probe of the plan measured (compare reads it).
+  EXPECT_EQ(o.data.context["calibration"]["probe_revisions"], (nlohmann::json{{"memory_latency", 1}}));
+  EXPECT_EQ(find_probe("private_sets")->revision, 2);
   // Where the time went: the probe's four visits, the run's other work, and the rest.
   const auto& time = o.data.context["calibration"]["time"];
   ASSERT_TRUE(time.contains("probes"));

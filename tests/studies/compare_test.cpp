@@ -11,6 +11,7 @@
 #include <cmath>
 #include <optional>
 #include <random>
+#include <set>
 
 #include "datasets/historical.hpp"
 #include "datasets/run_facts.hpp"
@@ -110,6 +111,41 @@ TEST(CompareTest, NoFalseAlarmBetweenTwoRunsOfOneMachine) {
     EXPECT_NEAR(c.between_run_sd, 0.08 * std::sqrt(2.0), 0.04);
   }
   EXPECT_LE(pairs_with_a_series, 1u);
+}
+
+// A scenario whose probe measured another operation in B (a raised probe revision in its
+// context; none recorded reads as revision 1) is left out and named, whatever its points
+// say; the rest is compared as before, and equal revisions leave nothing out.
+TEST(CompareTest, PointsOfAnotherProbeRevisionAreLeftOutAndNamed) {
+  auto a = planted_run(7, "", 1), b = planted_run(8, "", 1);
+  const auto alone = compare_datasets(a, b, {});
+  EXPECT_TRUE(alone.left_out.empty());
+  for (auto* d : {&a, &b})
+    for (auto& s : d->samples)
+      if (s.k.mechanism == "io_uring") s.k.scenario = "private_sets";  // 30 points of another scenario
+  for (auto& s : b.samples)
+    if (s.k.scenario == "private_sets") s.value *= 1.15;  // T = 1 alone read faster: as if slower now
+  a.summaries = datasets::summarise_samples(a.samples);
+  b.summaries = datasets::summarise_samples(b.samples);
+  b.context["calibration"]["probe_revisions"] = {{"private_sets", 2}, {"find_active", 1}};
+  const auto c = compare_datasets(a, b, {});
+  ASSERT_EQ(c.left_out.size(), 1u);
+  EXPECT_EQ(c.left_out[0].scenario, "private_sets");
+  EXPECT_EQ(c.left_out[0].a, std::set<int>{1});
+  EXPECT_EQ(c.left_out[0].b, std::set<int>{2});
+  EXPECT_EQ(c.points.size(), 120u);
+  for (const auto& p : c.points) EXPECT_EQ(p.k.scenario, "find_active");
+  EXPECT_EQ(c.only_a + c.only_b, 0u);
+  a.context["calibration"]["probe_revisions"] = {{"private_sets", 2}};
+  const auto same = compare_datasets(a, b, {});
+  EXPECT_TRUE(same.left_out.empty());
+  EXPECT_EQ(same.points.size(), 150u);
+  // Runs of one side that disagree cannot speak for one operation: left out too.
+  EXPECT_TRUE(compare_runs({&a, &b}, {&b}, {}).left_out.empty());  // both runs say 2
+  b.context["calibration"]["probe_revisions"]["private_sets"] = 3;
+  const auto three = compare_runs({&a, &b}, {&b}, {});
+  ASSERT_EQ(three.left_out.size(), 1u);
+  EXPECT_EQ(three.left_out[0].a, (std::set<int>{2, 3}));
 }
 
 TEST(CompareTest, WithoutTheBetweenRunTermOrOnRawSamplesRunScatterLooksLikeChange) {
