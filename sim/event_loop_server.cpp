@@ -91,7 +91,7 @@ const server_field fields[] = {
     {"cpus", "cpus", "N", "1", "simulated CPUs", field_form::integer,
      [](server_config& c, const json& v) { c.cpus = static_cast<int>(integer_value(v, 1, max_cpus)); },
      [](const server_config& c) { return json(c.cpus); }, 1},
-    {"threads", "threads", "N", "1", "server threads (thread t on CPU t mod cpus)", field_form::integer,
+    {"threads", "threads", "N", "1", "server threads (thread t on CPU t mod cpus); from 2 a model's scans also pay each fd lookup's reference (docs/sim.md)", field_form::integer,
      [](server_config& c, const json& v) { c.threads = static_cast<int>(integer_value(v, 1, max_threads)); },
      [](const server_config& c) { return json(c.threads); }, 1},
     {"interest", "interest", "SHARING", "", "per_thread or shared interest sets (default per_thread)", field_form::text,
