@@ -310,18 +310,11 @@ std::vector<summary_row> read_summaries(std::string_view text, const std::filesy
   return rows;
 }
 
-namespace {
-
-// `name`, or `name`.gz when only the compressed copy is there (the machine corpus keeps
-// samples compressed, and the summary of a dataset too large for its budget otherwise);
-// nullopt when neither exists.
 std::optional<std::filesystem::path> plain_or_gzip(const std::filesystem::path& dir, const std::string& name) {
   for (auto p : {dir / name, dir / (name + ".gz")})
     if (std::filesystem::exists(p)) return p;
   return std::nullopt;
 }
-
-}  // namespace
 
 void check_dataset_memory(const std::filesystem::path& dir, std::uint64_t allowance) {
   const auto samples = plain_or_gzip(dir, "samples.csv").value_or(dir / "samples.csv");

@@ -108,6 +108,11 @@ void check_dataset_memory(const std::filesystem::path& dir, std::uint64_t allowa
 /// or negative values, and summaries inconsistent with their own fields (min > max).
 dataset read_dataset(const std::filesystem::path& dir);
 
+/// `dir`/`name`, or `name`.gz when only the compressed copy is there (the machine corpus keeps
+/// samples compressed, and the summary of a dataset too large for its budget otherwise);
+/// nullopt when neither exists. read_dataset reads each CSV file where this finds it.
+std::optional<std::filesystem::path> plain_or_gzip(const std::filesystem::path& dir, const std::string& name);
+
 /// The key columns of record `r` of table `t`; input_error naming file:line when invalid.
 key parse_key(const csv_table& t, const csv_record& r);
 

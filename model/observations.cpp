@@ -34,9 +34,7 @@ observation_set from_dataset(const fs::path& dir, point_statistic statistic) {
     visits[s.k][s.visit].push_back(s.value);
   }
   // The summary's name as read (the machine corpus may keep it gzipped), for each row's where.
-  const fs::path summary = fs::exists(dir / "summary.csv.gz") && !fs::exists(dir / "summary.csv")
-                               ? dir / "summary.csv.gz"
-                               : dir / "summary.csv";
+  const fs::path summary = datasets::plain_or_gzip(dir, "summary.csv").value_or(dir / "summary.csv");
   std::size_t line = 1;
   out.rows.reserve(d.summaries.size());  // no doubling of a million rows on the way
   for (const auto& r : d.summaries) {
@@ -135,7 +133,7 @@ observation_set load_any(const fs::path& path, point_statistic statistic) {
   std::error_code ec;
   if (fs::is_directory(path, ec)) {
     if (fs::exists(path / "context.json")) return from_dataset(path, statistic);
-    if (fs::exists(path / "summary.csv") || fs::exists(path / "summary.csv.gz"))
+    if (datasets::plain_or_gzip(path, "summary.csv"))
       throw input_error((path / "context.json").string() + ": missing (a dataset directory needs context.json)");
     std::vector<fs::path> files;
     for (const auto& e : fs::directory_iterator(path))

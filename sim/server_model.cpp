@@ -52,14 +52,12 @@ void server_model::start_call(std::uint32_t t) {
   thread_state& th = threads_[t];
   ++calls_;
   if (signals() && state_.overflowed()) {
-    wait_query q{state_.registered_total(), state_.ready_total(), false};
-    q.process_threads = config_.threads;
-    run_burst(t, phase::overflow_polling, varied_wait(costs_.overflow_poll_s(q)));
+    run_burst(t, phase::overflow_polling,
+              varied_wait(costs_.overflow_poll_s(query(state_.registered_total(), state_.ready_total(), false))));
     return;
   }
   const std::int64_t ready = signals() ? (state_.signals_queued() > 0 ? 1 : 0) : state_.ready(th.set);
-  wait_query q{state_.registered(th.set), ready, true};
-  q.process_threads = config_.threads;
+  wait_query q = query(state_.registered(th.set), ready, true);
   if (config_.active_pos == ready_position::first) q.before_first_ready = 0;
   if (config_.active_pos == ready_position::last) q.before_first_ready = static_cast<double>(q.registered - ready);
   run_pass(t, phase::calling, varied_wait(costs_.wait_call_s(q)));
@@ -176,9 +174,7 @@ void server_model::wake_sleepers(std::uint32_t set, int waker_cpu) {
 void server_model::woken(std::uint32_t t) {
   const thread_state& th = threads_[t];
   const std::int64_t ready = signals() ? (state_.signals_queued() > 0 ? 1 : 0) : state_.ready(th.set);
-  wait_query q{state_.registered(th.set), ready, false};
-  q.process_threads = config_.threads;
-  run_pass(t, phase::rescanning, varied_wait(costs_.rescan_s(q)));
+  run_pass(t, phase::rescanning, varied_wait(costs_.rescan_s(query(state_.registered(th.set), ready, false))));
 }
 
 void server_model::handle_next(std::uint32_t t) {

@@ -86,6 +86,12 @@ class server_model final : public process {
                : static_cast<std::uint32_t>(c.threads);
   }
   bool signals() const { return config_.style == notification::signal_queue; }
+  // A call over `registered` fds with `ready` ready, made by a thread of this server's process.
+  wait_query query(std::int64_t registered, std::int64_t ready, bool blocking) const {
+    wait_query q{registered, ready, blocking};
+    q.process_threads = config_.threads;
+    return q;
+  }
 
   // `rearm` of `cost` (a handling burst's re-arm) is accounted as cpu_use::rearms.
   void run_burst(std::uint32_t t, phase p, double cost, double rearm = 0) {

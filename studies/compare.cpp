@@ -10,6 +10,7 @@
 
 #include <boost/math/distributions/students_t.hpp>
 
+#include "datasets/json_fields.hpp"
 #include "datasets/run_facts.hpp"
 #include "datasets/statistics.hpp"
 
@@ -543,25 +544,14 @@ std::vector<std::pair<datasets::key, side>> merge_runs(const std::vector<const d
   return out;
 }
 
-}  // namespace
-
-namespace {
-
-// The probe revision each run's context records for `scenario` (1 where it records none).
+// The probe revision each run's context records for `scenario`; a context without the
+// record (older runs, published rows, a malformed block) reads as 1.
 std::set<int> revisions_of(const std::vector<const datasets::dataset*>& runs, const std::string& scenario) {
-  // A context without the record (older runs, published rows, a malformed block) reads as 1.
-  const auto member = [](const nlohmann::json& j, const std::string& name) -> const nlohmann::json* {
-    if (!j.is_object()) return nullptr;
-    const auto it = j.find(name);
-    return it == j.end() ? nullptr : &*it;
-  };
   std::set<int> out;
   for (const auto* d : runs) {
-    int revision = 1;
-    if (const auto* cal = member(d->context, "calibration"))
-      if (const auto* recorded = member(*cal, "probe_revisions"))
-        if (const auto* r = member(*recorded, scenario); r && r->is_number_integer()) revision = r->get<int>();
-    out.insert(revision);
+    const auto& r = datasets::member(datasets::member(datasets::member(d->context, "calibration"), "probe_revisions"),
+                                     scenario.c_str());
+    out.insert(r.is_number_integer() ? r.get<int>() : 1);
   }
   return out;
 }

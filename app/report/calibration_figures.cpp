@@ -14,10 +14,14 @@ using datasets::key;
 using datasets::metric;
 using datasets::scenario;
 
-bool find_active_plain(const key& k, metric m) {
+// One ready in the middle, timeout 0: the call the figures draw, in a process of any threads.
+bool find_active_call(const key& k, metric m) {
   return k.scenario == scenario::find_active && k.metric == m && k.n_active.value_or(0) == 1 &&
-         k.active_pos == datasets::position::middle && k.blocking.value_or(0) == 0 && datasets::one_thread(k);
+         k.active_pos == datasets::position::middle && k.blocking.value_or(0) == 0;
 }
+
+// The same by one thread alone: what the cross-mechanism figures compare.
+bool find_active_plain(const key& k, metric m) { return find_active_call(k, m) && datasets::one_thread(k); }
 
 /// "token_ring throughput, pipe, k=1, t0, cpu 0": what one figure of a scenario holds.
 std::string setting_label(const key& k) {
@@ -65,9 +69,8 @@ std::vector<figure> find_active_figures(const datasets::dataset& d) {
   // The same call in a process of one thread and of two, where the calibration measured both
   // (docs/calibrate.md, "One thread or two"): select, poll and epoll over pipes.
   const auto two_threads = [](const key& k) {
-    return k.scenario == scenario::find_active && k.metric == metric::time_per_call &&
-           k.fd_kind == datasets::fd_kind::pipe && k.n_active.value_or(0) == 1 &&
-           k.active_pos == datasets::position::middle && k.blocking.value_or(0) == 0 && k.threads.value_or(1) == 2;
+    return find_active_call(k, metric::time_per_call) && k.fd_kind == datasets::fd_kind::pipe &&
+           k.threads.value_or(1) == 2;
   };
   if (std::any_of(d.summaries.begin(), d.summaries.end(), [&](const auto& r) { return two_threads(r.k); }))
     add_if_any(out,
@@ -76,12 +79,11 @@ std::vector<figure> find_active_figures(const datasets::dataset& d) {
                 series_by(
                     d.summaries,
                     [&](const key& k) {
-                      const bool one =
-                          find_active_plain(k, metric::time_per_call) && k.fd_kind == datasets::fd_kind::pipe;
                       const auto m = datasets::parse<datasets::mechanism>(k.mechanism);
                       const bool three = m == datasets::mechanism::select || m == datasets::mechanism::poll ||
                                          m == datasets::mechanism::epoll;
-                      return three && (one || two_threads(k));
+                      return three && (find_active_plain(k, metric::time_per_call) || two_threads(k)) &&
+                             k.fd_kind == datasets::fd_kind::pipe;
                     },
                     [](const key& k) {
                       return flavour_label(k) + (k.threads.value_or(1) == 2 ? ", two threads" : ", one thread");

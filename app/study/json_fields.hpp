@@ -21,4 +21,11 @@ inline std::string text(const nlohmann::json& j, const char* key) {
   return j[key].is_string() ? j[key].get<std::string>() : j[key].dump();
 }
 
+/// Whether a key or row written as JSON is of one thread (its threads absent or 1), as
+/// datasets::one_thread says of a key: the textbook call the report compares.
+inline bool one_thread(const nlohmann::json& key_or_row) {
+  const std::string t = text(key_or_row, "threads");
+  return t.empty() || t == "1";
+}
+
 }  // namespace pollscale::app::study

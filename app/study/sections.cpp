@@ -58,8 +58,7 @@ report::figure prediction_figure(const json& rows, const datasets::dataset* meas
     using datasets::fd_kind, datasets::metric, datasets::position, datasets::scenario;
     if (text(r, "scenario") != scenario::find_active || text(r, "metric") != metric::time_per_call ||
         text(r, "fd_kind") != fd_kind::pipe || text(r, "n_active") != "1" ||
-        text(r, "active_pos") != position::middle || text(r, "blocking") != "0" ||
-        (text(r, "threads") != "" && text(r, "threads") != "1"))
+        text(r, "active_pos") != position::middle || text(r, "blocking") != "0" || !one_thread(r))
       continue;
     const std::string mech = text(r, "mechanism") + (text(r, "variant").empty() ? "" : "/" + text(r, "variant"));
     auto& p = pred[mech];

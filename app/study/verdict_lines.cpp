@@ -125,8 +125,7 @@ std::string beyond_limit_verdict(const json& predictions) {
     const auto m = datasets::parse<datasets::mechanism>(text(key, "mechanism"));
     const bool wanted = m == datasets::mechanism::poll ||
                         (m == datasets::mechanism::epoll && text(key, "variant") == datasets::variant::lt);
-    const bool one_thread = text(key, "threads").empty() || text(key, "threads") == "1";
-    if (!wanted || !one_thread || text(key, "metric") != datasets::metric::time_per_call ||
+    if (!wanted || !one_thread(key) || text(key, "metric") != datasets::metric::time_per_call ||
         !std::isfinite(num(p, "value")))
       continue;
     const json*& best = at_largest[text(key, "mechanism")];
