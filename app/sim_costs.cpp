@@ -24,6 +24,7 @@ po::options_description sim_cost_options_description() {
       ("model", arg<std::string>("MODEL"), "model.json from pollscale fit: wait, handler and wake-up costs (positional)")
       ("costs", arg<std::string>("FILE"), "costs file (JSON, nanoseconds; see docs/sim.md)")
       ("model-uncertainty", arg<std::string>("MODE")->default_value("draw"), "draw: each replication runs on its own draw of the model's costs from their 95% intervals, and the intervals reported are where one run's answer lies; fixed: every replication on the predictions")
+      ("placement", arg<std::string>("MODE")->default_value("draw"), "where the model's host keeps its two CPUs, when the model knows it moved them (model.json placement; docs/sim.md): draw: each drawn replication meets the near or far placement as often as the fitted run did; usual: the one it spent most time in; near, far: that one for every replication. What crosses the CPUs (the cross-CPU wake-up, a handler whose peer is on the other CPU, the load generator) is priced in it")
       ("call-spread", arg<std::string>("MODE")->default_value("measured"), "measured: each wait call, handler and wake-up costs its mean times a draw from the spread single ones showed on the model's machine (model.json call_spread, when it has one); none: every one costs its mean")
       ("fd-kind", arg<std::string>("KIND")->default_value(""), "model cells to use: pipe, socketpair, tcp, ...")
       ("variant", arg<std::string>("NAME")->default_value(""), "model cells to use: lt, et, oneshot, ...")
@@ -88,6 +89,15 @@ bool flag_says(const po::variables_map& vm, const char* flag, const char* yes, c
 
 bool calls_varied(const po::variables_map& vm) { return flag_says(vm, "call-spread", "measured", "none", true); }
 
+studies::placement_choice placement_of(const po::variables_map& vm) {
+  if (!vm.count("placement")) return studies::placement_choice::draw;
+  try {
+    return studies::parse_placement_choice(vm["placement"].as<std::string>());
+  } catch (const std::invalid_argument& e) {
+    throw usage_error(std::string("--placement: ") + e.what());
+  }
+}
+
 // The costs from the model (when there is one), then the costs file, then the flags.
 sim::cost_model build_costs(const po::variables_map& vm, const std::string& mechanism, const model_ptr& models,
                             const std::shared_ptr<cost_provenance>& prov, studies::cost_bound bound,
@@ -95,9 +105,15 @@ sim::cost_model build_costs(const po::variables_map& vm, const std::string& mech
   sim::cost_model c;
   bool have_wait = false, have_handler = false;
   if (models) {
+    const auto placement = placement_of(vm);
+    if (!models->placement && placement != studies::placement_choice::draw &&
+        placement != studies::placement_choice::usual)
+      throw usage_error("--placement " + std::string(studies::name(placement)) +
+                        ": the model knows one placement of its host's CPUs (they did not move while it was "
+                        "measured, or no placement sentinel was read)");
     c = studies::costs_from_model(models,
                                   {mechanism, vm["fd-kind"].as<std::string>(), vm["variant"].as<std::string>(), bound,
-                                   draw_seed, calls_varied(vm)},
+                                   draw_seed, calls_varied(vm), placement},
                                   prov);
     have_wait = true;
     have_handler = prov->sources.contains(studies::component::handler);

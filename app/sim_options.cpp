@@ -312,6 +312,18 @@ nlohmann::json simulator_discrepancy_json(const cost_provenance& prov) {
   return {{"log_sd", d.log_sd}, {"rows", d.rows}, {"median_abs_error", d.median_abs_error}};
 }
 
+// The placements a drawn run's replications met (model.json placement); null when none did.
+nlohmann::json placement_json(const cost_provenance& prov) {
+  if (!prov.placement) return nullptr;
+  const auto& p = *prov.placement;
+  return {{"near_share", p.near_share},
+          {"far_over_near", p.far_over_near},
+          {"usual", p.far_usual() ? "far" : "near"},
+          {"asked", studies::name(prov.placement_asked)},
+          {"draws", prov.placement_draws},
+          {"far_draws", prov.placement_far_draws}};
+}
+
 }  // namespace
 
 nlohmann::json costs_json(const cost_provenance& prov) {
@@ -320,6 +332,7 @@ nlohmann::json costs_json(const cost_provenance& prov) {
           {"model_uncertainty", prov.drawn ? "draw" : "fixed"},
           {"draw_correlation", json_number(prov.draw_correlation)},  // set only by a drawn cost model
           {"simulator_discrepancy", simulator_discrepancy_json(prov)},
+          {"placement", placement_json(prov)},
           {datasets::text(datasets::scenario::call_spread), call_spread_json(prov)},
           {"undrawn", undrawn_json(prov)}};
 }
@@ -398,6 +411,25 @@ std::string simulator_discrepancy_text(const cost_provenance& prov) {
          format_number(d.log_sd, 3) + ", from " + std::to_string(d.rows) + " live-server rows)";
 }
 
+// Which placement of the model's host's two CPUs the run's cross-CPU costs were priced in.
+void report_placement(const std::string& label, const cost_provenance& prov) {
+  if (!prov.placement || prov.placement_draws == 0) return;
+  const auto& p = *prov.placement;
+  const std::string far_time = format_number(100 * (1 - p.near_share), 3) + "% of its time";
+  const std::string costs =
+      "what crosses the CPUs (the cross-CPU wake-up, a handler whose peer is on the other CPU, "
+      "the load generator) costs " +
+      format_number(p.far_over_near, 3) + "x in the far placement what it costs in the near one";
+  if (prov.placement_asked == studies::placement_choice::draw)
+    std::cerr << label << "each replication met the near or far placement of the model's host's two CPUs as often as "
+              << "the fitted run did (far " << far_time << "): " << prov.placement_far_draws << " of "
+              << prov.placement_draws << " far; " << costs << " (--placement usual: none)\n";
+  else
+    std::cerr << label << "every replication in the " << studies::name(prov.placement_asked)
+              << " placement of the model's host's two CPUs (the fitted run: far " << far_time << "); " << costs
+              << "\n";
+}
+
 }  // namespace
 
 void report_diagnostics(const std::string& label, const sim::experiment_result& r, const sim_setup& setup,
@@ -419,6 +451,7 @@ void report_diagnostics(const std::string& label, const sim::experiment_result& 
     std::cerr << label << r.replications << " replications, throughput 95% half-width " << format_number(100 * hw, 3)
               << "% (target " << format_number(100 * rule.relative_half_width, 3) << "%)"
               << (r.converged ? "" : " - NOT reached, raise --max-replications or --duration") << "\n";
+  report_placement(label, prov);
   if (prov.variation)
     std::cerr << label
               << "each wait call, handler and wake-up varied around its mean as single ones did on the model's machine "

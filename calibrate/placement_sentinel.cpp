@@ -39,9 +39,9 @@ datasets::placement_facts placement_of(const std::vector<datasets::sentinel_read
   std::vector<double> v;
   for (const auto& r : series) v.push_back(r.ns_per_call);
   f.median_ns = datasets::median(v);
-  const double p5 = datasets::quantile(v, 0.05), p95 = datasets::quantile(v, 0.95);
-  if (!(p5 > 0) || p95 < placement_step * p5) return f;
-  const double split = std::sqrt(p5 * p95);
+  const auto split_at = datasets::placement_split_ns(series);
+  if (!split_at) return f;
+  const double split = *split_at;
   std::vector<double> near, far;
   for (double x : v) (x < split ? near : far).push_back(x);
   f.moved = true;

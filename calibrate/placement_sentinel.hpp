@@ -24,6 +24,7 @@
 
 #include "calibrate/probe_sentinel.hpp"
 #include "datasets/dataset.hpp"
+#include "datasets/placement_states.hpp"
 #include "datasets/run_facts.hpp"
 
 namespace pollscale::calibrate {
@@ -42,13 +43,9 @@ class placement_sentinel : public probe_sentinel {
   static std::string description();
 };
 
-/// A placement level at least this many times another is another placement: the two levels
-/// seen are 7x apart; a single placement's readings spread by well under 2x.
-inline constexpr double placement_step = 2.0;
-
 /// The placement over a run, from the sentinel's series: the readings' median, and whether
-/// they fell on two levels — the p95 at least placement_step times the p5 — split at the
-/// geometric middle of those two: then each level's median (near = the lower), the share of
+/// they fell on two levels (datasets::placement_split_ns: the p95 at least placement_step
+/// times the p5, split at the geometric middle of those two): then each level's median (near = the lower), the share of
 /// readings on the near one, and the moves (consecutive readings, in time order, on different
 /// levels). No readings: readings 0 and nothing else.
 datasets::placement_facts placement_of(const std::vector<datasets::sentinel_reading>& series,

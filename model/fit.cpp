@@ -109,6 +109,7 @@ model_set fit_models(const observation_set& data, const std::vector<const observ
   out.statistic = std::string(statistic_name(data.statistic));
   out.drift = data.drift;
   out.call_spread = data.call_spread;
+  out.placement = data.placement;
   try {  // a machine fact beside the cells: a series it cannot fit must not cost the cells their fit
     out.cpu_scaling = fit_cpu_scaling(data);
     out.serial_stages = stage_holds_of(out.cpu_scaling);

@@ -202,6 +202,15 @@ json simulator_check_json(const std::optional<simulator_discrepancy>& d) {
           {"mechanisms", d->mechanisms}};
 }
 
+json placement_json(const std::optional<datasets::placement_states>& p) {
+  if (!p) return nullptr;
+  return {{"split_ns", p->split_ns},
+          {"near_share", p->near_share},
+          {"far_over_near", p->far_over_near},
+          {"near_readings", p->near_readings},
+          {"far_readings", p->far_readings}};
+}
+
 }  // namespace
 
 json to_json(const chain_fit& c) {
@@ -229,6 +238,7 @@ json to_json(const model_set& models) {
           {"serial_stages", serial_stages_json(models.serial_stages)},
           {"cpu_scaling", cpu_scaling_json(models.cpu_scaling)},
           {"simulator_check", simulator_check_json(models.simulator_check)},
+          {"placement", placement_json(models.placement)},
           {"context", models.context},
           {"models", cells},
           {"skipped", models.skipped}};

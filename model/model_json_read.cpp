@@ -219,6 +219,25 @@ std::optional<datasets::simultaneous_drift> read_drift(const json& j) {
   return out;
 }
 
+// The "placement" block (to_json): absent or null in files written before it existed.
+std::optional<datasets::placement_states> read_placement(const json& j) {
+  if (!j.contains("placement") || j["placement"].is_null()) return std::nullopt;
+  if (!j["placement"].is_object()) throw std::invalid_argument("'placement' is not an object or null");
+  const json& p = j["placement"];
+  datasets::placement_states out;
+  out.split_ns = num(p, "split_ns");
+  out.near_share = num(p, "near_share");
+  out.far_over_near = num(p, "far_over_near");
+  out.near_readings = count(p, "near_readings");
+  out.far_readings = count(p, "far_readings");
+  if (!(out.split_ns > 0)) throw std::invalid_argument("'placement': split_ns " + p["split_ns"].dump() + " is not > 0");
+  if (!(out.near_share >= 0 && out.near_share <= 1))
+    throw std::invalid_argument("'placement': near_share " + p["near_share"].dump() + " is not within [0, 1]");
+  if (!(out.far_over_near > 0) || !std::isfinite(out.far_over_near))
+    throw std::invalid_argument("'placement': far_over_near " + p["far_over_near"].dump() + " is not > 0");
+  return out;
+}
+
 // The "serial_stages" list (to_json): absent in files written before it existed.
 std::vector<stage_hold> read_serial_stages(const json& j) {
   std::vector<stage_hold> out;
@@ -455,6 +474,7 @@ model_set model_set_from_json(const json& j, const std::string& where) {
     out.serial_stages = read_serial_stages(j);
     out.cpu_scaling = read_cpu_scaling(j);
     out.simulator_check = read_simulator_check(j);
+    out.placement = read_placement(j);
     if (j.contains("skipped"))
       for (const auto& s : array(j, "skipped"))
         if (s.is_string()) out.skipped.push_back(s.get<std::string>());

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "datasets/call_spread.hpp"
+#include "datasets/placement_states.hpp"
 #include "datasets/schema.hpp"
 #include "datasets/simultaneous_drift.hpp"
 #include "model/basis.hpp"
@@ -120,6 +121,12 @@ struct model_set {
   /// costs together by it. None: no live-server rows, historical tables, older files, or
   /// fit --simulator-check off.
   std::optional<simulator_discrepancy> simulator_check;
+  /// Where the fitted run's host kept its first two CPUs, and how much dearer the far
+  /// placement made a cross-CPU wake-up (datasets/placement_states.hpp): a drawn simulation
+  /// draws the placement of each replication and prices its cross-CPU costs in it
+  /// (studies/model_costs.hpp). None: the placement did not move during the run (or was not
+  /// read), historical tables, older model files.
+  std::optional<datasets::placement_states> placement;
 };
 
 }  // namespace pollscale::model

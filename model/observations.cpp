@@ -27,6 +27,7 @@ observation_set from_dataset(const fs::path& dir, point_statistic statistic) {
   out.statistic = statistic;
   out.drift = datasets::estimate_simultaneous_drift(d.samples);
   out.call_spread = datasets::estimate_call_spread(d.samples);
+  out.placement = datasets::estimate_placement_states(d.placement_sentinel, d.wake_sentinel);
   std::map<datasets::key, std::vector<double>> samples;
   std::map<datasets::key, std::map<std::int64_t, std::vector<double>>> visits;
   for (const auto& s : d.samples) {

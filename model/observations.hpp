@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "datasets/call_spread.hpp"
+#include "datasets/placement_states.hpp"
 #include "datasets/schema.hpp"
 #include "datasets/simultaneous_drift.hpp"
 
@@ -69,6 +70,10 @@ struct observation_set {
   /// The spread of single calls around their mean (datasets/call_spread.hpp); none without
   /// call_spread samples.
   std::optional<datasets::call_spread> call_spread;
+  /// Where the host kept the first two CPUs through the run, and what the far placement
+  /// costs a cross-CPU operation (datasets/placement_states.hpp); none for historical data
+  /// and runs whose placement did not move or that kept no placement sentinel.
+  std::optional<datasets::placement_states> placement;
   std::vector<observation> rows;
 };
 

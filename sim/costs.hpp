@@ -58,6 +58,12 @@ struct cost_model {
   /// out of the pass's cost, not added to it (one thread alone pays what it paid), and at
   /// most all of it. 0: the threads never wait for each other inside the kernel.
   double shared_set_hold_s = 0;
+  /// Where this replication's host keeps the two CPUs, as a factor on what crosses them,
+  /// relative to where the costs above were measured (studies/model_costs.hpp draws it when
+  /// the model knows the host's placements; docs/sim.md, "Where the host puts the two CPUs").
+  /// The cross-CPU costs above already carry it; the load generator, a process on the other
+  /// CPU whose costs the workload gives, pays its costs times it. 1: none drawn.
+  double cross_cpu_factor = 1;
   /// How single calls spread around the costs above (sim/call_variation.hpp); null: every
   /// call costs exactly its mean.
   std::shared_ptr<const call_variation> variation;

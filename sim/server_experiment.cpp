@@ -17,11 +17,14 @@ namespace {
 // as skewed as the answers are. Its centre, the geometric mean, is then the answer: the
 // arithmetic mean of a throughput (1/cost) over draws is pulled up by the draws where every
 // cost is cheap together, and would sit off the centre of its own interval.
-estimate estimate_of(const std::vector<double>& values, bool drawn) {
+// `strata`: each replication's machine state when its costs were drawn in one of a few
+// (cost_model::cross_cpu_factor, the placement of the CPUs); empty or all one: none.
+estimate estimate_of(const std::vector<double>& values, bool drawn, const std::vector<int>& strata = {}) {
   if (drawn && values.size() >= 2 && std::all_of(values.begin(), values.end(), [](double v) { return v > 0; })) {
     std::vector<double> logs(values.size());
     std::transform(values.begin(), values.end(), logs.begin(), [](double v) { return std::log(v); });
-    const interval l = prediction_interval(logs);
+    const interval l =
+        strata.size() == logs.size() ? stratified_prediction_interval(logs, strata) : prediction_interval(logs);
     return {std::exp(l.mean), std::exp(l.lo), std::exp(l.hi)};
   }
   const interval i = drawn ? prediction_interval(values) : t_interval(values);
@@ -43,6 +46,10 @@ double mean_of(const std::vector<double>& v) {
 // Per-metric values of every replication so far.
 struct series {
   std::vector<double> latency_mean, p50, p90, p99, p999, cpu, calls, epc;
+  /// Each replication's machine state (estimate_of's strata), numbered in order of first
+  /// appearance of its cross_cpu_factor.
+  std::vector<int> stratum;
+  std::vector<double> factors;
   std::vector<std::vector<double>> per_cpu;
   std::vector<double> wakeups, futile, overflows, keepalives, set_busy, set_wait;
   std::array<double, cpu_use_count> share_sum{};  // cpu_s / (cpus x span), summed over replications
@@ -69,7 +76,11 @@ experiment_result run_replications(const server_config& config, const workload& 
   const auto one = [&](std::size_t i) {
     run_options o = options;
     o.seed = derive_seed(options.seed, i);
-    const server_result r = simulate_server(config, load, draw(derive_seed(o.seed, cost_draw_stream)), o);
+    const cost_model costs = draw(derive_seed(o.seed, cost_draw_stream));
+    const auto known = std::find(s.factors.begin(), s.factors.end(), costs.cross_cpu_factor);
+    s.stratum.push_back(static_cast<int>(known - s.factors.begin()));
+    if (known == s.factors.end()) s.factors.push_back(costs.cross_cpu_factor);
+    const server_result r = simulate_server(config, load, costs, o);
     s.slice_sum.resize(r.slice_throughput.size(), 0.0);
     for (std::size_t k = 0; k < r.slice_throughput.size(); ++k) s.slice_sum[k] += r.slice_throughput[k];
     s.latency_mean.push_back(r.mean_latency_s);
@@ -103,15 +114,15 @@ experiment_result run_replications(const server_config& config, const workload& 
   x.costs_drawn = drawn;
   x.converged = run.converged;
   x.interrupted = run.stopped;
-  x.throughput = estimate_of(run.values, drawn);
-  x.latency_mean_s = estimate_of(s.latency_mean, drawn);
-  x.latency_p50_s = estimate_of(s.p50, drawn);
-  x.latency_p90_s = estimate_of(s.p90, drawn);
-  x.latency_p99_s = estimate_of(s.p99, drawn);
-  x.latency_p999_s = estimate_of(s.p999, drawn);
+  x.throughput = estimate_of(run.values, drawn, s.stratum);
+  x.latency_mean_s = estimate_of(s.latency_mean, drawn, s.stratum);
+  x.latency_p50_s = estimate_of(s.p50, drawn, s.stratum);
+  x.latency_p90_s = estimate_of(s.p90, drawn, s.stratum);
+  x.latency_p99_s = estimate_of(s.p99, drawn, s.stratum);
+  x.latency_p999_s = estimate_of(s.p999, drawn, s.stratum);
   // A busy fraction's interval (on logarithms when drawn) stops at 1.
-  const auto busy = [drawn](const std::vector<double>& v) {
-    estimate e = estimate_of(v, drawn);
+  const auto busy = [drawn, &s](const std::vector<double>& v) {
+    estimate e = estimate_of(v, drawn, s.stratum);
     e.ci95_hi = std::min(e.ci95_hi, 1.0);
     return e;
   };
@@ -119,8 +130,8 @@ experiment_result run_replications(const server_config& config, const workload& 
   for (const auto& v : s.per_cpu) x.cpu_utilisation_per_cpu.push_back(busy(v));
   for (std::size_t u = 0; u < cpu_use_count; ++u)
     x.cpu_share[u] = x.replications ? s.share_sum[u] / static_cast<double>(x.replications) : 0;
-  x.calls_per_s = estimate_of(s.calls, drawn);
-  x.events_per_call = estimate_of(s.epc, drawn);
+  x.calls_per_s = estimate_of(s.calls, drawn, s.stratum);
+  x.events_per_call = estimate_of(s.epc, drawn, s.stratum);
   x.wakeups_per_s = mean_of(s.wakeups);
   x.futile_wakeups_per_s = mean_of(s.futile);
   x.overflows_per_s = mean_of(s.overflows);

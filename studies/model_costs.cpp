@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <stdexcept>
 #include <string_view>
 #include <vector>
 
@@ -243,8 +244,9 @@ class model_costs {
 // established connection of the adapter's fd kind, else tcp), its peer on the other CPU
 // (threads=2: where a server's clients are) or else on the same thread; failing that, one
 // tcp message written and read back by one process (AIM9's ipc), which also pays the
-// other side's calls and a pure ACK, so it overstates a reply.
-void fill_handler(const model_costs& m, sim::cost_model& c, cost_provenance& prov) {
+// other side's calls and a pure ACK, so it overstates a reply. True when the handler's
+// peer ran on the other CPU (its cost then moves with the CPUs' placement).
+bool fill_handler(const model_costs& m, sim::cost_model& c, cost_provenance& prov) {
   const std::string kind = m.fd_kind().empty() ? datasets::text(datasets::fd_kind::tcp) : m.fd_kind();
   for (std::int64_t threads : {2, 1}) {
     datasets::key h = m.base(scenario::handler, "", metric::time_per_op);
@@ -255,7 +257,7 @@ void fill_handler(const model_costs& m, sim::cost_model& c, cost_provenance& pro
       c.handler_s = *t;
       prov.sources[component::handler] = "model: handler " + kind + " threads=" + std::to_string(threads) +
                                          (threads == 2 ? " (peer on the other CPU)" : " (peer on the same thread)");
-      return;
+      return threads == 2;
     }
   }
   datasets::key ipc = m.base(scenario::ipc, "", metric::throughput);
@@ -266,6 +268,7 @@ void fill_handler(const model_costs& m, sim::cost_model& c, cost_provenance& pro
     c.handler_s = 1 / *rate;
     prov.sources[component::handler] = "model: ipc tcp threads=1 (1/throughput)";
   }
+  return false;
 }
 
 // Half the `wakeup` round trip of a waiter blocked in this mechanism over one fd, its
@@ -288,9 +291,9 @@ std::optional<double> wakeup_s(const model_costs& m, const std::string& mechanis
 }
 
 // Costs the model can give besides wait calls: the handler (above) and the wake-ups, same
-// CPU and across CPUs.
-void fill_from_model(const model_costs& m, const std::string& mechanism, sim::cost_model& c, cost_provenance& prov) {
-  fill_handler(m, c, prov);
+// CPU and across CPUs. True when the handler crossed CPUs (fill_handler).
+bool fill_from_model(const model_costs& m, const std::string& mechanism, sim::cost_model& c, cost_provenance& prov) {
+  const bool handler_crosses = fill_handler(m, c, prov);
   for (const bool same : {true, false}) {
     std::string source;
     if (const auto s = wakeup_s(m, mechanism, same, source)) {
@@ -298,6 +301,32 @@ void fill_from_model(const model_costs& m, const std::string& mechanism, sim::co
       prov.sources[same ? "wakeup_same_cpu" : "wakeup_cross_cpu"] = source;
     }
   }
+  return handler_crosses;
+}
+
+// A cost model of a model that knows its host's placements meets one of them (a drawn one by
+// chance, or the one asked): what crosses the two CPUs — the cross-CPU wake-up, a handler
+// whose peer ran on the other CPU, and (through cross_cpu_factor) the load generator — is
+// priced in it. Nothing to do for the usual placement, or a predicted cost model asked to draw.
+void price_placement(const std::optional<datasets::placement_states>& placement, const model_cost_query& query,
+                     bool handler_crosses, sim::cost_model& c, cost_provenance& prov) {
+  if (query.placement == placement_choice::usual) return;
+  if (!placement) {
+    if (query.placement == placement_choice::draw) return;
+    throw std::invalid_argument(std::string("placement ") + std::string(name(query.placement)) +
+                                ": the model knows one placement of its host's CPUs (they did not move while it was "
+                                "measured, or no placement sentinel was read)");
+  }
+  if (query.placement == placement_choice::draw && query.bound != cost_bound::drawn) return;
+  const bool far = query.placement == placement_choice::draw ? placement_far_draw(query.draw_seed, *placement)
+                                                             : query.placement == placement_choice::far;
+  prov.placement = placement;
+  prov.placement_asked = query.placement;
+  ++prov.placement_draws;
+  prov.placement_far_draws += far ? 1 : 0;
+  c.cross_cpu_factor = placement_factor(*placement, far);
+  c.wakeup_cross_cpu_s *= c.cross_cpu_factor;
+  if (handler_crosses) c.handler_s *= c.cross_cpu_factor;
 }
 
 }  // namespace
@@ -314,6 +343,32 @@ double simulator_draw_factor(std::uint64_t draw_seed, const model::model_set& mo
   if (!models.simulator_check || !(models.simulator_check->log_sd > 0)) return 1;
   sim::rng g(sim::derive_seed(draw_seed, datasets::fnv1a64("(the simulator)")));  // no cell has this name
   return std::exp(models.simulator_check->log_sd * sim::standard_normal(g));
+}
+
+std::string_view name(placement_choice p) {
+  switch (p) {
+    case placement_choice::draw: return "draw";
+    case placement_choice::usual: return "usual";
+    case placement_choice::near: return "near";
+    case placement_choice::far: return "far";
+  }
+  return "draw";
+}
+
+placement_choice parse_placement_choice(std::string_view text) {
+  for (const auto p : {placement_choice::draw, placement_choice::usual, placement_choice::near, placement_choice::far})
+    if (text == name(p)) return p;
+  throw std::invalid_argument("'" + std::string(text) + "' is not one of draw, usual, near, far");
+}
+
+bool placement_far_draw(std::uint64_t draw_seed, const datasets::placement_states& placement) {
+  sim::rng g(sim::derive_seed(draw_seed, datasets::fnv1a64("(the placement)")));  // no cell has this name
+  return sim::uniform01(g) >= placement.near_share;
+}
+
+double placement_factor(const datasets::placement_states& placement, bool far) {
+  if (far == placement.far_usual()) return 1;
+  return far ? placement.far_over_near : 1 / placement.far_over_near;
 }
 
 double drawn_from_interval(double value, double lo, double hi, double z) {
@@ -357,6 +412,7 @@ sim::cost_model costs_from_model(std::shared_ptr<const model::model_set> models,
   if (query.bound == cost_bound::drawn && models->simulator_check)
     prov->simulator_discrepancy = models->simulator_check;
   const std::optional<datasets::call_spread> spread = models->call_spread;
+  const std::optional<datasets::placement_states> placement = models->placement;
   sim::cost_model c;
   fill_shared_set_hold(*models, query, c, *prov);
   const model_costs m(std::move(models), query.fd_kind, query.variant, prov, query.bound, query.draw_seed);
@@ -389,7 +445,8 @@ sim::cost_model costs_from_model(std::shared_ptr<const model::model_set> models,
       per_op ? "model: find_active time_per_op (timeout 0; no time_per_call cell: the call with the write and read "
                "around it, as the historical table timed it)"
              : "model: find_active time_per_call (timeout 0)";
-  fill_from_model(m, mechanism, c, *prov);
+  const bool handler_crosses = fill_from_model(m, mechanism, c, *prov);
+  price_placement(placement, query, handler_crosses, c, *prov);
   if (query.vary_calls && spread) {
     c.variation = std::make_shared<const sim::call_variation>(*spread);
     prov->variation = c.variation;

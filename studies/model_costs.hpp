@@ -22,6 +22,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -30,6 +31,18 @@
 #include "sim/costs.hpp"
 
 namespace pollscale::studies {
+
+/// Which placement of the fitted host's two CPUs the cross-CPU costs are priced in, when the
+/// model knows its placements (model_set::placement): `draw` one per drawn cost model (with
+/// the shares the fitted run met; the predictions and interval ends stay in the usual one),
+/// `usual` the one the fitted run spent most of its time in (the costs as measured), `near`
+/// or `far` that one for every cost model.
+enum class placement_choice { draw, usual, near, far };
+
+/// "draw", "usual", "near", "far".
+std::string_view name(placement_choice p);
+/// The choice named `text`; throws std::invalid_argument naming it otherwise.
+placement_choice parse_placement_choice(std::string_view text);
 
 /// What the model was asked and how far it had to extrapolate; filled as the simulation
 /// asks questions (the cost model's callables update it), so read it after the run.
@@ -50,6 +63,14 @@ struct cost_provenance {
   /// cost model scales each replication's model costs together by exp(log_sd·z). None: not
   /// drawn, or the model has no check.
   std::optional<model::simulator_discrepancy> simulator_discrepancy;
+  /// Where the fitted run's host kept its two CPUs (model_set::placement): each draw met one
+  /// placement, and its cross-CPU costs (a wake-up across CPUs, a handler whose peer runs on
+  /// the other CPU, the load generator's) were priced in it. None: not drawn, or the model
+  /// has no placements.
+  std::optional<datasets::placement_states> placement;
+  placement_choice placement_asked = placement_choice::draw;  ///< how the placement was chosen
+  std::size_t placement_draws = 0;                             ///< cost models priced in a placement
+  std::size_t placement_far_draws = 0;  ///< of those, the ones that met the far placement
   /// How each call was varied around its mean (model_set::call_spread); null: every call
   /// cost its mean (no spread in the model, or model_cost_query::vary_calls off).
   std::shared_ptr<const sim::call_variation> variation;
@@ -82,6 +103,9 @@ struct model_cost_query {
   /// Vary each wait call and handler around its mean by the model's call spread, when it has
   /// one (sim/call_variation.hpp); off: every call costs its mean.
   bool vary_calls = true;
+  /// The placement the cross-CPU costs are priced in (above). near or far of a model without
+  /// placements: std::invalid_argument.
+  placement_choice placement = placement_choice::draw;
 };
 
 /// One cell's draw: a standard normal variate determined by the draw's seed and the cell's
@@ -98,6 +122,16 @@ double cell_draw_z(std::uint64_t draw_seed, const std::string& cell, double shar
 /// every cell, independent of the cells' draws); 1 when the model has no simulator_check.
 /// A rate is divided by it (the operation it times is dearer by it).
 double simulator_draw_factor(std::uint64_t draw_seed, const model::model_set& models);
+
+/// Whether one draw meets the far placement of the fitted run's host: with the probability
+/// the run spent there (1 − near_share), from a variate of the draw's own (independent of
+/// the cells' draws and the simulator's discrepancy). Precondition: 0 <= near_share <= 1.
+bool placement_far_draw(std::uint64_t draw_seed, const datasets::placement_states& placement);
+
+/// The factor a cross-CPU cost measured in the run's usual placement takes in the placement
+/// a draw met: far_over_near into the far one from the near one, its inverse the other way,
+/// 1 in the usual one.
+double placement_factor(const datasets::placement_states& placement, bool far);
 
 /// The answer `value` drawn at z from its 95% interval [lo, hi]: a two-piece log-normal whose
 /// 2.5% and 97.5% points are lo and hi (costs vary by factors; an interval clamped at 0 takes

@@ -1,8 +1,10 @@
 #include "sim/core/output_analysis.hpp"
 
+#include <algorithm>
 #include <boost/math/distributions/students_t.hpp>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <numeric>
 #include <stdexcept>
 
@@ -49,6 +51,72 @@ interval prediction_interval(std::span<const double> values, double level) {
     r.lo = r.mean - r.half_width;
     r.hi = r.mean + r.half_width;
   }
+  return r;
+}
+
+namespace {
+
+// One stratum of a mixture: its weight, mean and scale (s·√(1 + 1/n_g)).
+struct stratum {
+  double weight = 0, mean = 0, scale = 0;
+};
+
+// The value below which a share `p` of the mixture lies (bisection on its CDF).
+double mixture_quantile(const std::vector<stratum>& parts, double df, double p) {
+  const boost::math::students_t t(df);
+  const auto cdf = [&](double x) {
+    double c = 0;
+    for (const auto& s : parts) c += s.weight * boost::math::cdf(t, (x - s.mean) / s.scale);
+    return c;
+  };
+  double lo = parts.front().mean, hi = lo, reach = 0;
+  for (const auto& s : parts) {
+    lo = std::min(lo, s.mean);
+    hi = std::max(hi, s.mean);
+    reach = std::max(reach, s.scale);
+  }
+  const double q = boost::math::quantile(t, 0.5 + std::fabs(p - 0.5)) * reach;  // past every stratum's own quantile
+  lo -= q + reach;
+  hi += q + reach;
+  for (int i = 0; i < 100 && hi - lo > 1e-12 * std::max(1.0, std::fabs(hi)); ++i) {
+    const double mid = (lo + hi) / 2;
+    (cdf(mid) < p ? lo : hi) = mid;
+  }
+  return (lo + hi) / 2;
+}
+
+}  // namespace
+
+interval stratified_prediction_interval(std::span<const double> values, std::span<const int> strata, double level) {
+  POLLSCALE_SIM_EXPECT(strata.size() == values.size(), "one stratum per value");
+  std::map<int, std::vector<double>> groups;
+  std::vector<int> order;  // strata in order of first appearance
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (!groups.contains(strata[i])) order.push_back(strata[i]);
+    groups[strata[i]].push_back(values[i]);
+  }
+  const double n = static_cast<double>(values.size()), g = static_cast<double>(groups.size());
+  if (groups.size() < 2 || n - g < 1) return prediction_interval(values, level);
+  double ss = 0;
+  std::vector<stratum> parts;
+  for (const auto& [id, v] : groups) {
+    const double m = std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
+    for (double x : v) ss += (x - m) * (x - m);
+    parts.push_back({static_cast<double>(v.size()) / n, m, 1 + 1 / static_cast<double>(v.size())});
+  }
+  // A pooled spread of 0 (each state's values all equal) still has its strata apart: keep a
+  // sliver of width so the quantiles land on them.
+  const double spread = std::max(std::sqrt(ss / (n - g)), 1e-12 * std::max(1.0, std::fabs(parts.front().mean)));
+  for (auto& s : parts) s.scale = spread * std::sqrt(s.scale);
+  interval r;
+  r.n = values.size();
+  const auto usual =
+      std::max_element(order.begin(), order.end(), [&](int a, int b) { return groups[a].size() < groups[b].size(); });
+  r.mean =
+      std::accumulate(groups[*usual].begin(), groups[*usual].end(), 0.0) / static_cast<double>(groups[*usual].size());
+  r.lo = mixture_quantile(parts, n - g, (1 - level) / 2);
+  r.hi = mixture_quantile(parts, n - g, (1 + level) / 2);
+  r.half_width = (r.hi - r.lo) / 2;
   return r;
 }
 

@@ -34,6 +34,20 @@ interval t_interval(std::span<const double> values, double level = 0.95);
 /// `half_width` is then the prediction's half-width; +inf when n < 2.
 interval prediction_interval(std::span<const double> values, double level = 0.95);
 
+/// The same when the values come from a mixture of known strata (`strata[i]` the stratum of
+/// values[i]: a replication whose drawn inputs put it in one of a few discrete states of the
+/// machine, such as where the host keeps two CPUs; studies/model_costs.hpp): each stratum a
+/// Student t around its own mean with the strata's pooled standard deviation (n − strata
+/// degrees of freedom, scale s·√(1 + 1/n_g)), weighted by its share of the values; lo and hi
+/// are that mixture's (1 ∓ level)/2 quantiles, and mean the mean of the stratum most values
+/// belong to (the state a run most likely meets; on a tie the one that appears first): the
+/// mixture's mean would sit between the states, where no run lies. A symmetric interval
+/// around a mean would reach past both states when they lie apart. One stratum, or no
+/// degree of freedom left, gives prediction_interval(values). Precondition: as
+/// prediction_interval, strata.size() == values.size().
+interval stratified_prediction_interval(std::span<const double> values, std::span<const int> strata,
+                                        double level = 0.95);
+
 /// Batch means: splits `series` (one run's correlated observations, in time order, warm-up
 /// already removed) into `batches` contiguous batches of equal size (the remainder at the
 /// start is dropped) and returns the t interval of the batch means. The interval is too

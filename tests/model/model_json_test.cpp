@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <tuple>
 
 #include "datasets/csv_table.hpp"
 #include "model/evaluate.hpp"
@@ -146,6 +147,39 @@ TEST_F(ModelJsonTest, TheSharedDriftRoundTripsAndIsCheckedWhenRead) {
   j = to_json(m);
   j["drift"] = "strong";
   EXPECT_NE(load_error(j.dump()).find("drift"), std::string::npos);
+}
+
+// Where the fitted run's host kept its two CPUs travels with the model (a drawn simulation
+// draws each replication's placement from it), each field checked when read; files without
+// it read as none.
+TEST_F(ModelJsonTest, ThePlacementsRoundTripAndAreCheckedWhenRead) {
+  auto m = small_models();
+  EXPECT_FALSE(m.placement.has_value());  // the synthetic dataset keeps no placement sentinel
+  EXPECT_TRUE(to_json(m)["placement"].is_null());
+  m.placement = datasets::placement_states{130.5, 0.78, 1.45, 518, 142};
+  save_model(path_, m);
+  const auto back = load_model(path_);
+  ASSERT_TRUE(back.placement.has_value());
+  EXPECT_DOUBLE_EQ(back.placement->split_ns, 130.5);
+  EXPECT_DOUBLE_EQ(back.placement->near_share, 0.78);
+  EXPECT_DOUBLE_EQ(back.placement->far_over_near, 1.45);
+  EXPECT_EQ(back.placement->near_readings, 518u);
+  EXPECT_EQ(back.placement->far_readings, 142u);
+  auto j = to_json(m);
+  j.erase("placement");
+  std::ofstream(path_) << j.dump();
+  EXPECT_FALSE(load_model(path_).placement.has_value());
+  for (const auto& [field, bad, says] : {std::tuple{"near_share", nlohmann::json(1.2), "near_share 1.2"},
+                                         std::tuple{"far_over_near", nlohmann::json(0), "far_over_near 0"},
+                                         std::tuple{"split_ns", nlohmann::json(-1), "split_ns -1"},
+                                         std::tuple{"far_readings", nlohmann::json(-2), "far_readings"}}) {
+    j = to_json(m);
+    j["placement"][field] = bad;
+    EXPECT_NE(load_error(j.dump()).find(says), std::string::npos) << load_error(j.dump());
+  }
+  j = to_json(m);
+  j["placement"] = 7;
+  EXPECT_NE(load_error(j.dump()).find("'placement' is not an object"), std::string::npos);
 }
 
 // The simulator's discrepancy travels with the model (drawn simulations scale their costs

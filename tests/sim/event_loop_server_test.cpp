@@ -236,6 +236,23 @@ TEST(EventLoopServerTest, LoadGeneratorSerialisesRepliesAndSleepsBetweenThem) {
   EXPECT_DOUBLE_EQ(q.mean_latency_s, (9.0 + 13.0) / 2);
 }
 
+// A replication in another placement of the two CPUs (cost_model::cross_cpu_factor 1.5):
+// the generator's given costs are 6 and 9 s, the server's own costs (already priced by
+// whoever set the factor) as they are. Reply at 3; the generator wakes at 12, reads it
+// (12 s) and writes at 18; the server wakes at 21, rescans to 22, replies at 24; the
+// generator reads at 33 (15 s): 12, 15.
+TEST(EventLoopServerTest, TheLoadGeneratorsCostsMoveWithThePlacementOfTheCpus) {
+  workload w = closed_clients(1, 0);
+  w.generator = load_generator{distribution::constant(4), distribution::constant(6)};
+  cost_model m = integer_costs(1, 1, 2, 3, 5);
+  m.cross_cpu_factor = 1.5;
+  const server_result r = simulate_server(default_server_config("epoll"), w, m, run_for(42));
+  EXPECT_EQ(r.replies, 2U);
+  EXPECT_DOUBLE_EQ(r.mean_latency_s, (12.0 + 15.0) / 2);
+  m.cross_cpu_factor = 0;  // not a factor: refused like a negative cost
+  EXPECT_THROW(simulate_server(default_server_config("epoll"), w, m, run_for(42)), std::invalid_argument);
+}
+
 TEST(EventLoopServerTest, TellsTheCostModelWhereTheActiveConnectionsSit) {
   // Records every blocking query with something ready; three clients keep the loop busy.
   for (const auto& [pos, expected] : {std::pair{ready_position::first, 0.0}, std::pair{ready_position::last, -2.0},

@@ -224,5 +224,91 @@ TEST(ModelCostsTest, TheSimulatorsDiscrepancyScalesEveryCostOfADrawTogether) {
   EXPECT_EQ(prov->simulator_discrepancy->rows, 16u);
 }
 
+// A model fitted on a run whose host moved its two CPUs: poll's timeout-0 calls over pipes, the
+// wakeup round trip on one CPU and across two, and the handler with its peer on the other CPU.
+model::model_set placement_model(std::optional<datasets::placement_states> placement) {
+  model::observation_set s;
+  std::mt19937_64 rng(9);
+  model::test::add_points(
+      s, model::test::cell_key("poll"), {1, 10, 100, 1000}, {1}, [](double n, double) { return 150 + 28 * n; }, 0.002,
+      rng, 20);
+  for (const char* pinning : {"0+0", "0+1"}) {
+    datasets::key w = model::test::cell_key("poll", "round_trip", "ns", "wakeup");
+    w.blocking = 1;
+    w.threads = 2;
+    w.pinning = pinning;
+    w.cpus = std::string(pinning) == "0+0" ? 1 : 2;
+    const double rt = std::string(pinning) == "0+0" ? 5000 : 32000;
+    model::test::add_points(
+        s, w, {1, 10, 100, 1000}, {1}, [=](double n, double) { return rt + 2 * n; }, 0.002, rng, 20);
+  }
+  model::observation h;
+  h.k = model::test::cell_key("", "time_per_op", "ns", "handler");
+  h.k.threads = 2;
+  h.k.cpus = 2;
+  h.k.pinning = "0+1";
+  h.value = 4500;
+  h.samples.assign(20, 4500);
+  h.where = "planted:1";
+  s.rows.push_back(h);
+  s.placement = placement;
+  return model::fit_models(s);
+}
+
+// A drawn cost model of such a run meets the far placement as often as the run did, and
+// there (and only there) its cross-CPU costs — the wake-up across CPUs, the handler whose
+// peer ran on the other CPU, and through cross_cpu_factor the load generator's — cost
+// far_over_near times what they cost in the run's usual placement; same-CPU costs, the
+// predictions and a model without placements are untouched. When the run was mostly far,
+// the near draws are the cheaper ones.
+TEST(ModelCostsTest, EachDrawMeetsOnePlacementAndPricesWhatCrossesTheCpusInIt) {
+  const datasets::placement_states mostly_near{130, 0.7, 1.4, 300, 100};
+  const auto with = std::make_shared<const model::model_set>(placement_model(mostly_near));
+  const auto without = std::make_shared<const model::model_set>(placement_model(std::nullopt));
+  auto costs = [](const std::shared_ptr<const model::model_set>& m, cost_bound bound, std::uint64_t seed,
+                  const std::shared_ptr<cost_provenance>& prov) {
+    return costs_from_model(m, {"poll", "pipe", "", bound, seed}, prov);
+  };
+  const auto prov = std::make_shared<cost_provenance>();
+  const sim::wait_query q{100, 1, false};
+  int far = 0;
+  const int draws = 2000;
+  for (int i = 0; i < draws; ++i) {
+    const auto seed = static_cast<std::uint64_t>(i);
+    const sim::cost_model a = costs(with, cost_bound::drawn, seed, prov);
+    const sim::cost_model b = costs(without, cost_bound::drawn, seed, std::make_shared<cost_provenance>());
+    const bool is_far = placement_far_draw(seed, mostly_near);
+    far += is_far ? 1 : 0;
+    const double f = is_far ? 1.4 : 1.0;
+    ASSERT_DOUBLE_EQ(a.cross_cpu_factor, f);
+    ASSERT_NEAR(a.wakeup_cross_cpu_s / b.wakeup_cross_cpu_s, f, 1e-12);
+    ASSERT_NEAR(a.handler_s / b.handler_s, f, 1e-12);
+    ASSERT_DOUBLE_EQ(a.wakeup_same_cpu_s, b.wakeup_same_cpu_s);
+    ASSERT_DOUBLE_EQ(a.wait_call_s(q), b.wait_call_s(q));
+    EXPECT_DOUBLE_EQ(b.cross_cpu_factor, 1);
+  }
+  EXPECT_NEAR(static_cast<double>(far) / draws, 0.3, 0.035);  // se 0.010
+  ASSERT_TRUE(prov->placement.has_value());
+  EXPECT_EQ(prov->placement_draws, static_cast<std::size_t>(draws));
+  EXPECT_EQ(prov->placement_far_draws, static_cast<std::size_t>(far));
+
+  const auto fixed_prov = std::make_shared<cost_provenance>();
+  const sim::cost_model fixed = costs(with, cost_bound::predicted, 0, fixed_prov);
+  EXPECT_NEAR(fixed.wakeup_cross_cpu_s, 16e-6, 16e-6 * 0.01);
+  EXPECT_NEAR(fixed.handler_s, 4.5e-6, 4.5e-6 * 0.01);
+  EXPECT_DOUBLE_EQ(fixed.cross_cpu_factor, 1);
+  EXPECT_FALSE(fixed_prov->placement.has_value());
+
+  datasets::placement_states mostly_far = mostly_near;
+  mostly_far.near_share = 0.3;
+  const auto far_model = std::make_shared<const model::model_set>(placement_model(mostly_far));
+  for (std::uint64_t seed = 0; seed < 200; ++seed) {
+    const sim::cost_model a = costs(far_model, cost_bound::drawn, seed, std::make_shared<cost_provenance>());
+    const sim::cost_model b = costs(without, cost_bound::drawn, seed, std::make_shared<cost_provenance>());
+    const double f = placement_far_draw(seed, mostly_far) ? 1.0 : 1 / 1.4;
+    ASSERT_NEAR(a.wakeup_cross_cpu_s / b.wakeup_cross_cpu_s, f, 1e-12);
+    ASSERT_NEAR(a.handler_s / b.handler_s, f, 1e-12);
+  }
+}
 }  // namespace
 }  // namespace pollscale::studies

@@ -130,6 +130,62 @@ TEST(OutputAnalysisTest, PredictionIntervalHoldsTheNextValueNinetyFivePercentOfT
   EXPECT_NEAR(static_cast<double>(inside) / trials, 0.95, 0.012);
 }
 
+// Values from two states of the machine (a far placement of the CPUs 0.3 above the usual
+// one on the log scale, a fifth of the draws): a fresh value drawn the same way — its state
+// by chance, then its scatter — falls inside the stratified interval about 95% of the time,
+// which is narrower than the plain one, symmetric about the mean, and yet holds fewer; its
+// centre is the mean of the state most values met. One stratum is the plain interval exactly.
+TEST(OutputAnalysisTest, StratifiedPredictionIntervalHoldsAMixtureOfStates) {
+  rng g(23);
+  auto draw = [&](int& state) {
+    state = uniform01(g) < 0.2 ? 1 : 0;
+    return 0.3 * state + 0.04 * standard_normal(g);
+  };
+  int inside = 0, plain_inside = 0;
+  double width = 0, plain_width = 0;
+  const int trials = 1500;  // coverage se 0.006
+  for (int t = 0; t < trials; ++t) {
+    std::vector<double> v(40);
+    std::vector<int> strata(40);
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = draw(strata[i]);
+    int state = 0;
+    const double next = draw(state);
+    const interval s = stratified_prediction_interval(v, strata), p = prediction_interval(v);
+    inside += s.contains(next) ? 1 : 0;
+    plain_inside += p.contains(next) ? 1 : 0;
+    width += s.hi - s.lo;
+    plain_width += p.hi - p.lo;
+    double usual = 0, count = 0, far = 0;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      far += strata[i];
+      if (strata[i] == 0) {
+        usual += v[i];
+        ++count;
+      }
+    }
+    if (far < 20) {
+      ASSERT_NEAR(s.mean, usual / count, 1e-12);  // the centre: the state most values met
+    }
+  }
+  EXPECT_NEAR(static_cast<double>(inside) / trials, 0.95, 0.015);
+  EXPECT_LT(width, 0.9 * plain_width);
+  EXPECT_LT(plain_inside, inside);  // wider, and still short of the far state's upper side
+
+  const std::vector<double> v = {1, 2, 3, 4, 5};
+  const std::vector<int> one(5, 0);
+  const interval a = stratified_prediction_interval(v, one), b = prediction_interval(v);
+  EXPECT_DOUBLE_EQ(a.lo, b.lo);
+  EXPECT_DOUBLE_EQ(a.hi, b.hi);
+  // Every value its own stratum: no degree of freedom left, the plain interval again.
+  const interval c = stratified_prediction_interval(v, std::vector<int>{0, 1, 2, 3, 4});
+  EXPECT_DOUBLE_EQ(c.hi, b.hi);
+  // Two states with no scatter within either: the interval lands on them.
+  const interval d =
+      stratified_prediction_interval(std::vector<double>{1, 1, 1, 2, 2, 2}, std::vector<int>{0, 0, 0, 1, 1, 1});
+  EXPECT_NEAR(d.lo, 1, 1e-9);
+  EXPECT_NEAR(d.hi, 2, 1e-9);
+}
+
 // Draws of uncertain inputs: their spread does not shrink, so the run stops at the count the
 // rule names, converged, however wide the values scatter.
 TEST(OutputAnalysisTest, ReplicateStopsAtTheSpreadCountForDraws) {
