@@ -28,7 +28,11 @@ docs/sim.md): judge such a model on another calibration's rows, as the script wa
 usage: bench/sim_vs_server.py --pollscale BUILD/app/pollscale --model MODEL DATASET
          [--mechanisms poll,epoll] [--pinning 0+1] [--duration 0.5] [--model-uncertainty draw|fixed]
          [--call-spread measured|none] [--metric throughput|latency|latency_p99]
-         [--generator fixed|costs] [--json]
+         [--generator fixed|costs] [--placement draw|usual|near|far] [--json]
+
+With a model whose host moved its two CPUs (model.json placement), each drawn replication
+meets the near or far placement as the fitted run did and prices the cross-CPU costs, the
+generator's fixed ones included, in it (`--placement usual`: as measured; docs/sim.md).
 
 --metric latency or latency_p99 checks the server's mean or 99th-percentile request latency
 rows instead of its throughput (the probe measures them at fewer c; the simulated figure is
@@ -139,6 +143,20 @@ def report_simulator_check(model_path, dataset):
               file=sys.stderr)
 
 
+def report_placement(model_path, placement):
+    """Says where MODEL's host kept its two CPUs (model.json placement) and how the simulations
+    price what crosses them (`simulate --placement`, docs/sim.md "Where the host puts the two
+    CPUs")."""
+    with open(model_path) as f:
+        p = json.load(f).get("placement")
+    if not p:
+        print("sim_vs_server: the model knows one placement of its host's CPUs: every cross-CPU cost as measured",
+              file=sys.stderr)
+        return
+    print(f"sim_vs_server: the model's host kept its two CPUs far apart {100 * (1 - p['near_share']):.1f}% of the "
+          f"time, where a cross-CPU cost is {p['far_over_near']:.2f}x; --placement {placement}", file=sys.stderr)
+
+
 STATE_TOLERANCE = 1.15  # sentinel levels further apart than this: another state of the machine
 
 
@@ -189,6 +207,9 @@ def main():
     p.add_argument("--model-uncertainty", default="draw", choices=("draw", "fixed"))
     p.add_argument("--call-spread", default="measured", choices=("measured", "none"))
     p.add_argument("--metric", default="throughput", choices=tuple(SIMULATED))
+    p.add_argument("--placement", default="draw", choices=("draw", "usual", "near", "far"),
+                   help="the placement of the model's host's CPUs the simulations price cross-CPU costs in "
+                        "(pollscale simulate --placement)")
     p.add_argument("--generator", default="fixed", choices=("fixed", "costs"),
                    help="the load generator priced by the model in each draw (costs) or at its predictions (fixed)")
     p.add_argument("--json", action="store_true", help="print the rows as JSON instead of Markdown")
@@ -199,6 +220,7 @@ def main():
         print(f"sim_vs_server: warning: {a.dataset} has no {s} rows; the check is weaker without them",
               file=sys.stderr)
     report_simulator_check(a.model, a.dataset)
+    report_placement(a.model, a.placement)
     report_machine_state(a.model, a.dataset)
     per_message, wakeup, per_message_source = generator_costs(a.pollscale, a.model)
     print(f"load generator: {per_message * 1e6:.3f} us per message ({per_message_source}), "
@@ -214,7 +236,7 @@ def main():
                    "--generator-per-message", "costs" if a.generator == "costs" else f"const:{per_message!r}",
                    "--generator-wakeup", "costs" if a.generator == "costs" else f"const:{wakeup!r}",
                    "--duration", str(a.duration), "--model-uncertainty", a.model_uncertainty,
-                   "--call-spread", a.call_spread, "--format", "json"])
+                   "--call-spread", a.call_spread, "--placement", a.placement, "--format", "json"])
         sim = json.loads(out)
         figure = sim
         for step in SIMULATED[a.metric]:
