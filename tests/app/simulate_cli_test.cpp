@@ -379,6 +379,68 @@ TEST(SimulateCliTest, AModelsCallSpreadVariesEachCall) {
   std::remove(model.c_str());
 }
 
+// A model whose host moved its two CPUs (model.json placement): every replication in the far
+// placement pays the load generator's given costs times far_over_near, and serves fewer
+// replies than in the near one; drawn replications meet both, and the JSON and stderr say
+// how many met the far one. A model without placements refuses near and far; a bad mode is
+// one line naming the flag.
+TEST(SimulateCliTest, ReplicationsMeetThePlacementsOfTheModelsHost) {
+  const synthetic_model fitted;
+  ASSERT_EQ(fitted.fit_rc, 0);
+  std::ifstream in(fitted.path);
+  auto doc = nlohmann::json::parse(in);
+  EXPECT_TRUE(doc["placement"].is_null());  // the synthetic dataset keeps no placement sentinel
+  doc["placement"] = {
+      {"split_ns", 130}, {"near_share", 0.6}, {"far_over_near", 1.5}, {"near_readings", 60}, {"far_readings", 40}};
+  const std::string model = own_file("placement.model.json");
+  std::ofstream(model) << doc.dump();
+  const std::string args = "simulate " + model +
+                           " --mechanism poll --fd-kind pipe --idle 10 --active 1 --cpus 2 --irq-cpu 1" + fixed_costs +
+                           " --generator-per-message const:20e-6 --generator-wakeup const:30e-6 --duration 0.2"
+                           " --format json";
+  auto throughput = [&](const std::string& extra) {
+    const auto r = run_pollscale(args + extra);
+    EXPECT_EQ(r.rc, 0) << r.err;
+    return nlohmann::json::parse(r.out);
+  };
+  const auto near = throughput(" --model-uncertainty fixed --placement near");
+  const auto far = throughput(" --model-uncertainty fixed --placement far");
+  // One request at a time: the generator's 50 us become 75 us in the far placement.
+  EXPECT_LT(far["throughput"]["mean"].get<double>(), 0.9 * near["throughput"]["mean"].get<double>());
+  EXPECT_EQ(far["costs"]["placement"]["asked"], "far");
+  EXPECT_EQ(far["costs"]["placement"]["far_draws"], far["costs"]["placement"]["draws"]);
+  EXPECT_EQ(near["costs"]["placement"]["far_draws"], 0);
+  EXPECT_EQ(near["costs"]["placement"]["usual"], "near");
+  const auto usual = throughput(" --model-uncertainty fixed --placement usual");
+  EXPECT_TRUE(usual["costs"]["placement"].is_null());
+  EXPECT_EQ(usual["throughput"]["mean"], near["throughput"]["mean"]);  // the usual placement is the near one
+
+  const auto drawn = run_pollscale(args);
+  ASSERT_EQ(drawn.rc, 0) << drawn.err;
+  const auto d = nlohmann::json::parse(drawn.out);
+  const auto draws = d["costs"]["placement"]["draws"].get<int>(),
+             far_draws = d["costs"]["placement"]["far_draws"].get<int>();
+  EXPECT_EQ(draws, d["replications"].get<int>());
+  EXPECT_GT(far_draws, 0);
+  EXPECT_LT(far_draws, draws);
+  EXPECT_NE(drawn.err.find("met the near or far placement"), std::string::npos) << drawn.err;
+  // The interval holds both placements' answers.
+  EXPECT_LT(d["throughput"]["ci95_lo"].get<double>(), far["throughput"]["mean"].get<double>());
+  EXPECT_GT(d["throughput"]["ci95_hi"].get<double>(), 0.97 * near["throughput"]["mean"].get<double>());
+
+  const auto refused =
+      run_pollscale("simulate " + fitted.path + " --mechanism poll --fd-kind pipe --idle 10 --active 1 --duration 0.1" +
+                    fixed_costs + " --placement far");
+  EXPECT_EQ(refused.rc, 2);
+  EXPECT_EQ(lines(refused.err), 1) << refused.err;
+  EXPECT_NE(refused.err.find("--placement far"), std::string::npos) << refused.err;
+  const auto bad = run_pollscale(args + " --placement sideways");
+  EXPECT_EQ(bad.rc, 2);
+  EXPECT_EQ(lines(bad.err), 1) << bad.err;
+  EXPECT_NE(bad.err.find("--placement"), std::string::npos) << bad.err;
+  std::remove(model.c_str());
+}
+
 // whatif on a model's terms: the changed mechanism gets its rows again on the changed
 // model, with the throughput against its baseline; a cheaper per-fd scan helps more the
 // more idle fds there are. Mistakes are one line naming the flag.
