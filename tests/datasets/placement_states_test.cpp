@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 #include <limits>
 #include <vector>
 
@@ -112,6 +113,21 @@ TEST(PlacementStatesTest, UnusableReadingsAreIgnored) {
   EXPECT_DOUBLE_EQ(dirty->near_share, clean->near_share);
   EXPECT_DOUBLE_EQ(dirty->far_over_near, clean->far_over_near);
   EXPECT_EQ(dirty->near_readings + dirty->far_readings, clean->near_readings + clean->far_readings);
+}
+
+// A real run of the machine corpus (the ninth host's quick of 10:55 UTC, 2026-12-07): 95
+// placement readings, 8 of them far; its wake sentinel's far readings 1.32 times its near
+// ones (docs/sim.md, "Where the host puts the two CPUs").
+TEST(PlacementStatesTest, TheNinthHostsQuickRun) {
+  const auto d = read_dataset(std::filesystem::path(POLLSCALE_SOURCE_DIR) /
+                              "datasets/machines/amd-epyc_l2-1m_l3-32m_2cpu_6.18.44-fc-v1300/quick-20261207T105542Z");
+  const auto s = estimate_placement_states(d.placement_sentinel, d.wake_sentinel);
+  ASSERT_TRUE(s.has_value());
+  EXPECT_NEAR(s->near_share, 87.0 / 95, 1e-9);
+  EXPECT_EQ(s->near_readings, 87u);
+  EXPECT_EQ(s->far_readings, 8u);
+  EXPECT_NEAR(s->far_over_near, 1.3207, 0.0005);
+  EXPECT_FALSE(s->far_usual());
 }
 
 }  // namespace
