@@ -7,6 +7,7 @@
 #include "app/report/markdown.hpp"
 #include "app/study/json_fields.hpp"
 #include "app/table_writer.hpp"
+#include "datasets/json_fields.hpp"
 #include "datasets/vocabulary.hpp"
 
 namespace pollscale::app::study {
@@ -156,6 +157,25 @@ report::extra_section predictions_section(const json& predictions) {
   return {md, {}};
 }
 
+namespace {
+
+// Where the fitted host kept its two CPUs, when the whatif's replications met its placements
+// (whatif.json costs.placement per row); empty otherwise.
+std::string placement_text(const json& whatif) {
+  for (const auto& r : whatif.value("rows", json::array())) {
+    const json& p = datasets::member(datasets::member(r, "costs"), "placement");
+    if (!p.is_object()) continue;
+    return " The calibration saw the host move its two CPUs apart for " +
+           format_number(100 * (1 - num(p, "near_share")), 3) + "% of its time, where what crosses them cost " +
+           format_number(num(p, "far_over_near"), 3) +
+           "× as much; each replication met that far placement by the same chance, and the intervals are "
+           "the two placements' mixture (docs/sim.md, \"Where the host puts the two CPUs\").";
+  }
+  return "";
+}
+
+}  // namespace
+
 report::extra_section simulation_section(const json& whatif, const datasets::dataset& measured, std::int64_t active) {
   std::map<std::string, report::plot_series> sim, live;
   std::vector<std::vector<std::string>> rows;
@@ -199,7 +219,8 @@ report::extra_section simulation_section(const json& whatif, const datasets::dat
                    "replication runs on its own draw of the model's costs from their 95% intervals, so the "
                    "interval is where one run's answer lies as far as the model knows; costs whose cells have "
                    "no interval (whatif.json: `undrawn` per row) stay at their prediction and add nothing to "
-                   "it.\n\n" +
+                   "it." +
+                   placement_text(whatif) + "\n\n" +
                    report::md_table({"mechanism", "idle c", "replies/s", "95% interval of one run"}, rows);
   return {md, {f}};
 }

@@ -13,6 +13,7 @@
 
 #include "app/study/crossover.hpp"
 #include "app/study/fitted_section.hpp"
+#include "app/study/sections.hpp"
 #include "app/study/verdict_lines.hpp"
 #include "app/table_writer.hpp"
 #include "model/fit.hpp"
@@ -130,6 +131,26 @@ TEST(VerdictTest, TheServerLineSaysWhereRepliesFall) {
                                               "500–2000 as far as the model's intervals know); below 90%"),
             std::string::npos)
       << study::server_verdict(drawn);
+}
+
+// The simulated server's section says when its replications met the host's two placements
+// of its CPUs (whatif.json costs.placement), and nothing of them when none did.
+TEST(VerdictTest, TheSimulatedServerSaysWhenItMetTheHostsPlacements) {
+  auto row = [](const json& placement) {
+    return json{{"mechanism", "epoll"},
+                {"idle", 0},
+                {"throughput", {{"mean", 1000}, {"ci95_lo", 700}, {"ci95_hi", 1100}}},
+                {"costs", {{"placement", placement}}}};
+  };
+  const json placement = {{"near_share", 0.8}, {"far_over_near", 1.45}, {"usual", "near"},
+                          {"asked", "draw"},   {"draws", 20},           {"far_draws", 4}};
+  const datasets::dataset none;
+  const auto with = study::simulation_section(json{{"rows", {row(placement)}}}, none, 8);
+  EXPECT_NE(with.markdown.find("move its two CPUs apart for 20.0% of its time, where what crosses them cost 1.45"),
+            std::string::npos)
+      << with.markdown;
+  const auto without = study::simulation_section(json{{"rows", {row(nullptr)}}}, none, 8);
+  EXPECT_EQ(without.markdown.find("two CPUs apart"), std::string::npos) << without.markdown;
 }
 
 TEST(VerdictTest, BeyondTheLimitQuotesPollAndEpollAtTheirLargestN) {
