@@ -29,6 +29,9 @@ CORPUS_PRODUCERS = os.path.join(ROOT, "datasets", "machines", "amd-epyc_l2-1m_l3
 # ring) on one and two CPUs, and the wakeup probe's round trips.
 CORPUS_ONE_IN_FLIGHT = os.path.join(ROOT, "datasets", "machines", "amd-epyc_l2-1m_l3-508m_2cpu_6.18.44-fc-v1272",
                                     "quick-20261206T074141Z")
+# A corpus calibration whose host moved its two CPUs during the run (placement sentinel).
+CORPUS_PLACEMENT = os.path.join(ROOT, "datasets", "machines", "amd-epyc_l2-1m_l3-32m_2cpu_6.18.44-fc-v1300",
+                                "quick-20261207T105542Z")
 TINY = ["--scenarios", "find_active", "--mechanisms", "poll,epoll", "--n", "4,16",
         "--max-seconds-per-point", "0.005", "--rounds", "2"]
 COSTS = ["--wait-per-call-ns", "1000", "--wait-per-fd-ns", "30", "--handler-ns", "20000",
@@ -82,6 +85,13 @@ def documents(pollscale, tmp):
     out.append(("predict --cpus (one in flight)", json.loads(run(pollscale, "predict", chain_model, "--scenario",
                                                                  "accept_herd", "--variant", "exclusive", "--cpus",
                                                                  "1,2,16", "--format", "json"))))
+    placement_model = os.path.join(tmp, "placement_model.json")
+    run(pollscale, "fit", CORPUS_PLACEMENT, "--simulator-check", "off", "-o", placement_model)
+    out.append(("model.json with placement", json.load(open(placement_model))))
+    out.append(("simulate (placements drawn)", json.loads(run(pollscale, "simulate", placement_model, "--mechanism",
+                                                              "epoll", "--fd-kind", "tcp", "--idle", "100", "--active",
+                                                              "8", "--cpus", "2", "--duration", "0.05",
+                                                              "--format", "json"))))
     out.append(("compare", json.loads(run(pollscale, "compare", cal_a, cal_b, "--points", "all", "--format", "json"))))
     out.append(("simulate", json.loads(run(pollscale, "simulate", "--mechanism", "poll", *COSTS, "--format", "json"))))
     out.append(("simulate (model, costs drawn)", json.loads(run(pollscale, "simulate", model, "--mechanism", "poll",
