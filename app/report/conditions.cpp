@@ -1,10 +1,12 @@
 #include "app/report/conditions.hpp"
 
 #include <cstdio>
+#include <string>
 #include <vector>
 
 #include "app/report/markdown.hpp"
 #include "app/table_writer.hpp"
+#include "datasets/placement_states.hpp"
 #include "datasets/run_facts.hpp"
 #include "datasets/statistics.hpp"
 
@@ -40,23 +42,38 @@ plot_series relative_series(const std::string& title, const std::vector<datasets
   return s;
 }
 
+// What the far placement cost a cross-CPU wake-up (the wake sentinel's readings beside each
+// placement reading, datasets/placement_states.hpp), when there were enough of both.
+std::string wake_ratio_text(const datasets::dataset& d) {
+  const auto s = datasets::estimate_placement_states(d.placement_sentinel, d.wake_sentinel);
+  if (!s) return "";
+  char text[400];
+  std::snprintf(text, sizeof text,
+                " The cross-CPU wake sentinel took %.2fx as long beside the far placement's readings as beside the "
+                "near one's (%zu and %zu readings): a simulation driven by this calibration meets each placement as "
+                "often as the run did and prices what crosses the CPUs by that factor (docs/sim.md).",
+                s->far_over_near, s->far_readings, s->near_readings);
+  return text;
+}
+
 // Where the host kept the first two CPUs (the placement sentinel: a cache line's round trip
 // between them), in one sentence: points on two CPUs pay what that distance costs.
-std::string placement_text(const datasets::placement_facts& p) {
+std::string placement_text(const datasets::placement_facts& p, const datasets::dataset& d) {
   char text[500];
   if (p.moved && p.near_ns && p.far_ns && p.near_share)
     std::snprintf(text, sizeof text,
                   "The host moved the first two CPUs relative to each other during the run: a cache line crossed "
                   "between them in %.0f ns for %.0f%% of the placement sentinel's %zu readings and in %.0f ns for "
                   "the rest (%zu moves). Points whose threads run on two CPUs met both placements, and cost less "
-                  "in the near one.\n\n",
+                  "in the near one.",
                   *p.near_ns, 100 * *p.near_share, p.readings, *p.far_ns, p.moves);
   else
     std::snprintf(text, sizeof text,
                   "The first two CPUs stayed where the host had put them: a cache line crossed between them in "
                   "%.0f ns through the run (median of %zu readings of the placement sentinel).\n\n",
                   *p.median_ns, p.readings);
-  return text;
+  if (!p.moved) return text;
+  return text + wake_ratio_text(d) + "\n\n";
 }
 
 }  // namespace
@@ -79,7 +96,7 @@ conditions conditions_section(const datasets::dataset& d) {
   rows.push_back(stability_row("one CPU (drift sentinel)", run.drift));
   if (run.cross_cpu) rows.push_back(stability_row("across CPUs (wake sentinel)", run.cross_cpu));
   md += md_table({"watched", "median", "p90/p10", "readings slow", "worst episode", "verdict"}, rows) + "\n";
-  if (run.placement && run.placement->median_ns) md += placement_text(*run.placement);
+  if (run.placement && run.placement->median_ns) md += placement_text(*run.placement, d);
   if (!run.references.empty()) {
     md +=
         "Independent references, run beside their twin points at the same moments (pollscale / reference, "

@@ -201,6 +201,18 @@ TEST(ReportTest, TheSentinelsSayHowSteadyTheMachineWas) {
                                                 "461 ns for the rest (2 moves)"),
             std::string::npos)
       << conditions_section(d).markdown;
+  EXPECT_EQ(conditions_section(d).markdown.find("wake sentinel took"), std::string::npos);  // no series: no ratio
+  // With both series: what the far placement cost a cross-CPU wake-up, read beside each.
+  d.wake_sentinel.clear();
+  for (int i = 0; i < 30; ++i) {
+    const bool far = i % 3 == 0;
+    d.placement_sentinel.push_back({i + 0.0, far ? 461.0 : 66.0, 1000});
+    d.wake_sentinel.push_back({i + 0.1, far ? 29000.0 : 20000.0, 72});
+  }
+  EXPECT_NE(conditions_section(d).markdown.find("The cross-CPU wake sentinel took 1.45x as long beside the far "
+                                                "placement's readings as beside the near one's (10 and 20 readings)"),
+            std::string::npos)
+      << conditions_section(d).markdown;
   d.context["stability"]["placement"] = {{"median_ns", 450.0}, {"moved", false}, {"moves", 0}, {"readings", 123}};
   EXPECT_NE(conditions_section(d).markdown.find("stayed where the host had put them: a cache line crossed between "
                                                 "them in 450 ns"),
