@@ -98,6 +98,17 @@ void check_simulator(const model::observation_set& data, model::model_set& model
   for (const auto& s : check->skipped) std::cerr << "pollscale fit: simulator check: left out " << s << "\n";
 }
 
+// Where the run's host kept its two CPUs (model.json placement), when it moved them: what
+// drawn simulations will meet.
+void report_placement(const model::model_set& models) {
+  if (!models.placement) return;
+  const auto& p = *models.placement;
+  std::cerr << "pollscale fit: the host moved its first two CPUs apart for "
+            << format_number(100 * (1 - p.near_share), 3) << "% of the run, where a cross-CPU wake-up took "
+            << format_number(p.far_over_near, 3) << "x as long (" << p.far_readings << " and " << p.near_readings
+            << " wake-sentinel readings): drawn simulations meet each placement as often (simulate --placement)\n";
+}
+
 }  // namespace
 
 int cmd_fit(const args_t& args) {
@@ -118,6 +129,7 @@ int cmd_fit(const args_t& args) {
   model::model_set models = model::fit_models(data, fo);
   report_left_out("fit", models.skipped);
   if (check) check_simulator(data, models);
+  report_placement(models);
   if (out.empty()) {
     std::cout << model::to_json(models).dump(2) << "\n";
     return exit_ok;

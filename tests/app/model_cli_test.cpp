@@ -433,6 +433,26 @@ TEST_F(ModelCliTest, ScaleFromCpusPredictsWiderSeriesFromNarrowOnes) {
   expect_bad_input("scale " + corpus + " --no-serial-stage", "--no-serial-stage: only with --from-cpus");
 }
 
+// A calibration whose host moved its two CPUs: fit keeps the placements in model.json and says
+// so in one line; one whose host did not (the synthetic fixture keeps no sentinel) says nothing.
+TEST_F(ModelCliTest, FitKeepsWhereTheHostPutItsTwoCpus) {
+  const std::string corpus = std::string(POLLSCALE_SOURCE_DIR) +
+                             "/datasets/machines/amd-epyc_l2-1m_l3-32m_2cpu_6.18.44-fc-v1300/quick-20261207T105542Z";
+  const auto r = run_pollscale("fit " + corpus + " --simulator-check off --format json");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const auto placement = nlohmann::json::parse(r.out)["placement"];
+  ASSERT_TRUE(placement.is_object()) << placement;
+  EXPECT_EQ(placement["near_readings"], 87);
+  EXPECT_EQ(placement["far_readings"], 8);
+  EXPECT_NE(r.err.find("moved its first two CPUs apart for 8.42% of the run, where a cross-CPU wake-up took 1.32x"),
+            std::string::npos)
+      << r.err;
+  const auto none = run_pollscale("fit " + fixture + " --simulator-check off");
+  ASSERT_EQ(none.rc, 0) << none.err;
+  EXPECT_TRUE(nlohmann::json::parse(none.out)["placement"].is_null());
+  EXPECT_EQ(none.err.find("two CPUs apart"), std::string::npos) << none.err;
+}
+
 // The ninth corpus host's one-token level-triggered ring passed 10-18% above the one-CPU chain
 // on two CPUs (its waiters spun instead of sleeping, docs/scaling.md): from one CPU its answer
 // is the chain's but no ceiling, and its interval, reaching up to the capacity bound, holds
