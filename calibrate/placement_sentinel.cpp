@@ -1,6 +1,5 @@
 #include "calibrate/placement_sentinel.hpp"
 
-#include <cmath>
 #include <cstdio>
 #include <vector>
 
