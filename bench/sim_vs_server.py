@@ -123,13 +123,11 @@ def missing_inputs(dataset):
     return [s for s in ("find_active", "handler", "wakeup", "memory_latency", "server") if s not in seen]
 
 
-def report_simulator_check(model_path, dataset):
+def report_simulator_check(model, dataset):
     """Says whether MODEL carries a simulator discrepancy (model.json simulator_check, which
     `pollscale fit` measures on the fitted dataset's own server rows) and warns when that
     dataset is the one judged: its intervals were then widened by these very rows' errors,
     and only another calibration's rows judge them honestly."""
-    with open(model_path) as f:
-        model = json.load(f)
     check = model.get("simulator_check")
     if not check:
         print("sim_vs_server: the model carries no simulator discrepancy: its intervals are the costs' alone",
@@ -143,12 +141,11 @@ def report_simulator_check(model_path, dataset):
               file=sys.stderr)
 
 
-def report_placement(model_path, placement):
+def report_placement(model, placement):
     """Says where MODEL's host kept its two CPUs (model.json placement) and how the simulations
     price what crosses them (`simulate --placement`, docs/sim.md "Where the host puts the two
     CPUs")."""
-    with open(model_path) as f:
-        p = json.load(f).get("placement")
+    p = model.get("placement")
     if not p:
         print("sim_vs_server: the model knows one placement of its host's CPUs: every cross-CPU cost as measured",
               file=sys.stderr)
@@ -168,13 +165,12 @@ def sentinel_levels(context):
     return stability.get("median_ns"), cross.get("median_ns")
 
 
-def report_machine_state(model_path, dataset):
+def report_machine_state(model, dataset):
     """Compares the machine state the model was fitted in with the judged run's, by their
     sentinels (docs/calibrate.md): a model describes the state it was measured in, and a
     live server measured in another state (the same host hours later, slower by half) is
     outside any interval the model can give. Says so before a row is compared."""
-    with open(model_path) as f:
-        fitted = sentinel_levels(json.load(f).get("context") or {})
+    fitted = sentinel_levels(model.get("context") or {})
     try:
         with open(os.path.join(dataset, "context.json")) as f:
             judged = sentinel_levels(json.load(f))
@@ -219,9 +215,11 @@ def main():
     for s in missing_inputs(a.dataset):
         print(f"sim_vs_server: warning: {a.dataset} has no {s} rows; the check is weaker without them",
               file=sys.stderr)
-    report_simulator_check(a.model, a.dataset)
-    report_placement(a.model, a.placement)
-    report_machine_state(a.model, a.dataset)
+    with open(a.model) as f:
+        model = json.load(f)  # read once: the three reports below look at parts of it
+    report_simulator_check(model, a.dataset)
+    report_placement(model, a.placement)
+    report_machine_state(model, a.dataset)
     per_message, wakeup, per_message_source = generator_costs(a.pollscale, a.model)
     print(f"load generator: {per_message * 1e6:.3f} us per message ({per_message_source}), "
           f"{wakeup * 1e6:.3f} us wake-up"
