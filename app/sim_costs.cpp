@@ -106,11 +106,8 @@ sim::cost_model build_costs(const po::variables_map& vm, const std::string& mech
   bool have_wait = false, have_handler = false;
   if (models) {
     const auto placement = placement_of(vm);
-    if (!models->placement && placement != studies::placement_choice::draw &&
-        placement != studies::placement_choice::usual)
-      throw usage_error("--placement " + std::string(studies::name(placement)) +
-                        ": the model knows one placement of its host's CPUs (they did not move while it was "
-                        "measured, or no placement sentinel was read)");
+    if (const auto why = studies::placement_unavailable(*models, placement); !why.empty())
+      throw usage_error("--" + why);  // a usage error, not the invalid_argument costs_from_model would throw
     c = studies::costs_from_model(models,
                                   {mechanism, vm["fd-kind"].as<std::string>(), vm["variant"].as<std::string>(), bound,
                                    draw_seed, calls_varied(vm), placement},

@@ -310,13 +310,7 @@ bool fill_from_model(const model_costs& m, const std::string& mechanism, sim::co
 // priced in it. Nothing to do for the usual placement, or a predicted cost model asked to draw.
 void price_placement(const std::optional<datasets::placement_states>& placement, const model_cost_query& query,
                      bool handler_crosses, sim::cost_model& c, cost_provenance& prov) {
-  if (query.placement == placement_choice::usual) return;
-  if (!placement) {
-    if (query.placement == placement_choice::draw) return;
-    throw std::invalid_argument(std::string("placement ") + std::string(name(query.placement)) +
-                                ": the model knows one placement of its host's CPUs (they did not move while it was "
-                                "measured, or no placement sentinel was read)");
-  }
+  if (!placement || query.placement == placement_choice::usual) return;  // near and far checked first
   if (query.placement == placement_choice::draw && query.bound != cost_bound::drawn) return;
   const bool far = query.placement == placement_choice::draw ? placement_far_draw(query.draw_seed, *placement)
                                                              : query.placement == placement_choice::far;
@@ -359,6 +353,13 @@ placement_choice parse_placement_choice(std::string_view text) {
   for (const auto p : {placement_choice::draw, placement_choice::usual, placement_choice::near, placement_choice::far})
     if (text == name(p)) return p;
   throw std::invalid_argument("'" + std::string(text) + "' is not one of draw, usual, near, far");
+}
+
+std::string placement_unavailable(const model::model_set& models, placement_choice p) {
+  if (models.placement || p == placement_choice::draw || p == placement_choice::usual) return "";
+  return "placement " + std::string(name(p)) +
+         ": the model knows one placement of its host's CPUs (they did not move while it was measured, or no "
+         "placement sentinel was read)";
 }
 
 bool placement_far_draw(std::uint64_t draw_seed, const datasets::placement_states& placement) {
@@ -408,6 +409,7 @@ void fill_shared_set_hold(const model::model_set& models, const model_cost_query
 sim::cost_model costs_from_model(std::shared_ptr<const model::model_set> models, const model_cost_query& query,
                                  const std::shared_ptr<cost_provenance>& prov) {
   const std::string& mechanism = query.mechanism;
+  if (const auto why = placement_unavailable(*models, query.placement); !why.empty()) throw std::invalid_argument(why);
   if (query.bound == cost_bound::drawn && models->drift) prov->draw_correlation = models->drift->correlation;
   if (query.bound == cost_bound::drawn && models->simulator_check)
     prov->simulator_discrepancy = models->simulator_check;

@@ -41,6 +41,10 @@ enum class placement_choice { draw, usual, near, far };
 
 /// "draw", "usual", "near", "far".
 std::string_view name(placement_choice p);
+
+/// Why `models` cannot price its costs in placement `p` ("placement far: the model knows one
+/// placement ..."), or "" when it can: near and far need a model with placements.
+std::string placement_unavailable(const model::model_set& models, placement_choice p);
 /// The choice named `text`; throws std::invalid_argument naming it otherwise.
 placement_choice parse_placement_choice(std::string_view text);
 
@@ -69,8 +73,8 @@ struct cost_provenance {
   /// has no placements.
   std::optional<datasets::placement_states> placement;
   placement_choice placement_asked = placement_choice::draw;  ///< how the placement was chosen
-  std::size_t placement_draws = 0;                             ///< cost models priced in a placement
-  std::size_t placement_far_draws = 0;  ///< of those, the ones that met the far placement
+  std::size_t placement_draws = 0;                            ///< cost models priced in a placement
+  std::size_t placement_far_draws = 0;                        ///< of those, the ones that met the far placement
   /// How each call was varied around its mean (model_set::call_spread); null: every call
   /// cost its mean (no spread in the model, or model_cost_query::vary_calls off).
   std::shared_ptr<const sim::call_variation> variation;

@@ -299,6 +299,17 @@ TEST(ModelCostsTest, EachDrawMeetsOnePlacementAndPricesWhatCrossesTheCpusInIt) {
   EXPECT_DOUBLE_EQ(fixed.cross_cpu_factor, 1);
   EXPECT_FALSE(fixed_prov->placement.has_value());
 
+  // Near or far of a model that knows one placement: refused, naming the placement.
+  try {
+    costs_from_model(without, {"poll", "pipe", "", cost_bound::predicted, 0, true, placement_choice::far},
+                     std::make_shared<cost_provenance>());
+    ADD_FAILURE() << "placement far of a model without placements was priced";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("placement far: the model knows one placement", 0), 0u) << e.what();
+  }
+  EXPECT_EQ(placement_unavailable(*with, placement_choice::far), "");
+  EXPECT_EQ(placement_unavailable(*without, placement_choice::usual), "");
+
   datasets::placement_states mostly_far = mostly_near;
   mostly_far.near_share = 0.3;
   const auto far_model = std::make_shared<const model::model_set>(placement_model(mostly_far));
