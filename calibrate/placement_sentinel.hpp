@@ -45,9 +45,9 @@ class placement_sentinel : public probe_sentinel {
 
 /// The placement over a run, from the sentinel's series: the readings' median, and whether
 /// they fell on two levels (datasets::placement_split_ns: the p95 at least placement_step
-/// times the p5, split at the geometric middle of those two): then each level's median (near = the lower), the share of
-/// readings on the near one, and the moves (consecutive readings, in time order, on different
-/// levels). No readings: readings 0 and nothing else.
+/// times the p5, split at the geometric middle of those two): then each level's median
+/// (near = the lower), the share of readings on the near one, and the moves (consecutive
+/// readings, in time order, on different levels). No readings: readings 0 and nothing else.
 datasets::placement_facts placement_of(const std::vector<datasets::sentinel_reading>& series,
                                        const std::string& description = placement_sentinel::description());
 

@@ -27,8 +27,8 @@ class private_sets_driver {
   /// Builds T = key.n_fds set-ups (a pipe left readable and a waiter of key's mechanism
   /// over it), starts threads 1..T-1 pinned as key.pinning says (thread 0's CPU first; the
   /// calling thread is not moved) — at T = 1 a parked sibling on thread 0's CPU instead, so
-  /// that every point runs in a process of several threads — waits until every one runs, and calls once per thread
-  /// untimed. probe_skipped: a CPU outside the mask, too few descriptors, too many threads,
+  /// that every point runs in a process of several threads — waits until every one runs,
+  /// and calls once per thread untimed. probe_skipped: a CPU outside the mask, too few descriptors, too many threads,
   /// a mechanism refused here; std::invalid_argument: a malformed key. Every thread started
   /// is joined before the constructor throws.
   private_sets_driver(const datasets::key& key, const selection& sel);
