@@ -3,10 +3,15 @@
 // cross-validation, and write model.json (docs/model.md §7). Without -o the
 // model set goes to stdout as JSON; with -o a summary of the fitted terms does. A dataset
 // with live-server rows also checks the simulator against them (docs/sim.md, "The
-// simulator's discrepancy").
+// simulator's discrepancy"), and the model carries the corpus's spread between runs
+// (docs/sim.md, "Between runs").
 
+#include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <iostream>
+#include <iterator>
+#include <optional>
 
 #include <unistd.h>
 
@@ -16,6 +21,7 @@
 #include "app/model_options.hpp"
 #include "app/progress_reporter.hpp"
 #include "app/table_writer.hpp"
+#include "model/between_runs.hpp"
 #include "model/fit.hpp"
 #include "model/model_json.hpp"
 #include "studies/simulator_check.hpp"
@@ -24,6 +30,9 @@ namespace po = boost::program_options;
 
 namespace pollscale::app {
 namespace {
+
+// The corpus's estimate, in the source tree this pollscale was built from.
+constexpr const char* default_between_runs_file = POLLSCALE_SOURCE_DIR "/datasets/machines/between_runs.json";
 
 std::string number_or_dash(double v) { return std::isfinite(v) ? format_number(v) : "-"; }
 
@@ -66,7 +75,9 @@ po::options_description fit_options_description() {
       ("data", arg<std::string>("DATASET")->required(), "dataset directory or historical CSV (positional)")
       ("out,o", arg<std::string>("FILE"), "write model.json here (stdout gets a summary)")
       ("format", arg<std::string>("FORMAT")->default_value("table"), "summary format with -o: table, csv or json")
-      ("simulator-check", arg<std::string>("on|off")->default_value("on"), "simulate the dataset's live-server rows (poll, epoll) with the fitted costs and store how far they land (model.json simulator_check; drawn simulations carry it)");
+      ("simulator-check", arg<std::string>("on|off")->default_value("on"), "simulate the dataset's live-server rows (poll, epoll) with the fitted costs and store how far they land (model.json simulator_check; drawn simulations carry it)")
+      ("between-runs", arg<std::string>("FILE|none")->default_value(default_between_runs_file), "the corpus's spread of a live server between runs of one host (scripts/corpus_between_runs.py writes it), copied into model.json between_runs: drawn simulations move each replication's machine by it; none: leave it out (answers for the machine in the state this run met)")
+      ("between-runs-horizon", arg<std::string>("minutes|hours")->default_value("minutes"), "which spread of the file: minutes (a server measured within the hour of the calibration) or hours (on another occasion: wider)");
   // clang-format on
   o.add(model_fit_options_description());
   return o;
@@ -98,6 +109,39 @@ void check_simulator(const model::observation_set& data, model::model_set& model
   for (const auto& s : check->skipped) std::cerr << "pollscale fit: simulator check: left out " << s << "\n";
 }
 
+// --between-runs: the corpus's spread between runs, for a calibration run (a historical table
+// is not a run of a shared machine of today), read before fitting so that a bad file is the
+// one line said. The default file may be absent (a pollscale without its source tree): said
+// on stderr, and the model carries none. A file named on the command line must be there and
+// readable (input error otherwise).
+std::optional<model::between_runs_spread> between_runs_wanted(const po::variables_map& vm,
+                                                              const model::observation_set& data) {
+  const std::string file = vm["between-runs"].as<std::string>();
+  const std::string horizon = vm["between-runs-horizon"].as<std::string>();
+  if (file.empty()) throw usage_error("--between-runs: empty; a file, or none");
+  if (std::ranges::find(model::between_runs_horizons, horizon) == std::end(model::between_runs_horizons))
+    throw usage_error("--between-runs-horizon: '" + horizon + "' is neither minutes nor hours");
+  if (file == "none" || data.historical) return std::nullopt;
+  if (vm["between-runs"].defaulted() && !std::filesystem::exists(file)) {
+    std::cerr << "pollscale fit: no spread between runs: " << file
+              << " is not there (--between-runs FILE); simulations answer for the state this run met\n";
+    return std::nullopt;
+  }
+  model::between_runs_spread b = model::read_between_runs(file, horizon);
+  // The corpus's own file is named as the tree names it, not where this tree was built.
+  if (vm["between-runs"].defaulted()) b.source = "datasets/machines/between_runs.json";
+  return b;
+}
+
+void report_between_runs(const model::model_set& models) {
+  if (!models.between_runs) return;
+  const auto& b = *models.between_runs;
+  std::cerr << "pollscale fit: a live server measured in another run of a host (" << b.horizon
+            << " later) lands off its simulation by a log sd of " << format_number(b.log_sd, 3)
+            << " beyond the simulation's spread (" << b.rows << " rows of " << b.hosts << " hosts, " << b.estimated
+            << "): drawn simulations carry it (--between-runs none: leave it out)\n";
+}
+
 // Where the run's host kept its two CPUs (model.json placement), when it moved them: what
 // drawn simulations will meet.
 void report_placement(const model::model_set& models) {
@@ -126,9 +170,13 @@ int cmd_fit(const args_t& args) {
   fo.progress = step_progress("pollscale fit", "cell", ::isatty(STDERR_FILENO) != 0);
   const auto data = model::load_observations(vm["data"].as<std::string>(), fo.statistic);
   const bool check = simulator_check_wanted(vm);
+  const auto spread = between_runs_wanted(vm, data);
   model::model_set models = model::fit_models(data, fo);
   report_left_out("fit", models.skipped);
   if (check) check_simulator(data, models);
+  // After the check, which judges this run's server in this run's state.
+  models.between_runs = spread;
+  report_between_runs(models);
   report_placement(models);
   if (out.empty()) {
     std::cout << model::to_json(models).dump(2) << "\n";

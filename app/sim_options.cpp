@@ -312,6 +312,13 @@ nlohmann::json simulator_discrepancy_json(const cost_provenance& prov) {
   return {{"log_sd", d.log_sd}, {"rows", d.rows}, {"median_abs_error", d.median_abs_error}};
 }
 
+// The between-runs spread a drawn run carried (model.json between_runs); null when none did.
+nlohmann::json between_runs_json(const cost_provenance& prov) {
+  if (!prov.between_runs) return nullptr;
+  const auto& b = *prov.between_runs;
+  return {{"log_sd", b.log_sd}, {"rows", b.rows}, {"hosts", b.hosts}};
+}
+
 // The placements a drawn run's replications met (model.json placement); null when none did.
 nlohmann::json placement_json(const cost_provenance& prov) {
   if (!prov.placement) return nullptr;
@@ -333,6 +340,7 @@ nlohmann::json costs_json(const cost_provenance& prov) {
           {"draw_correlation", json_number(prov.draw_correlation)},  // set only by a drawn cost model
           {"simulator_discrepancy", simulator_discrepancy_json(prov)},
           {"placement", placement_json(prov)},
+          {"between_runs", between_runs_json(prov)},
           {datasets::text(datasets::scenario::call_spread), call_spread_json(prov)},
           {"undrawn", undrawn_json(prov)}};
 }
@@ -411,6 +419,16 @@ std::string simulator_discrepancy_text(const cost_provenance& prov) {
          format_number(d.log_sd, 3) + ", from " + std::to_string(d.rows) + " live-server rows)";
 }
 
+// How a drawn run carried the corpus's between-runs spread, for the replications line.
+std::string between_runs_text(const cost_provenance& prov) {
+  if (!prov.between_runs) return "";
+  const auto& b = *prov.between_runs;
+  return ", and each replication's machine (its costs and the load generator's) moved by the spread between runs "
+         "of the corpus's hosts (log sd " +
+         format_number(b.log_sd, 3) + ", " + std::to_string(b.rows) + " live-server rows of " +
+         std::to_string(b.hosts) + " hosts)";
+}
+
 // Which placement of the model's host's two CPUs the run's cross-CPU costs were priced in.
 void report_placement(const std::string& label, const cost_provenance& prov) {
   if (!prov.placement || prov.placement_draws == 0) return;
@@ -441,8 +459,8 @@ void report_diagnostics(const std::string& label, const sim::experiment_result& 
               << (prov.draw_correlation ? " (cells moving together by " + format_number(*prov.draw_correlation, 2) +
                                               ", as the machine moved them)"
                                         : std::string())
-              << simulator_discrepancy_text(prov) << ": throughput of one run within +-" << format_number(100 * hw, 3)
-              << "% (95%)"
+              << simulator_discrepancy_text(prov) << between_runs_text(prov) << ": throughput of one run within +-"
+              << format_number(100 * hw, 3) << "% (95%)"
               << (r.converged
                       ? ""
                       : " - fewer than " + std::to_string(draw_replications) + " draws, raise --max-replications")

@@ -26,7 +26,7 @@ rows also carries the simulator's discrepancy measured on them (model.json simul
 docs/sim.md): judge such a model on another calibration's rows, as the script warns.
 
 usage: bench/sim_vs_server.py --pollscale BUILD/app/pollscale --model MODEL DATASET
-         [--mechanisms poll,epoll] [--pinning 0+1] [--duration 0.5] [--model-uncertainty draw|fixed]
+         [--mechanisms poll,epoll] [--pinning 0+1] [--duration 0.5] [--seed 1] [--model-uncertainty draw|fixed]
          [--call-spread measured|none] [--metric throughput|latency|latency_p99]
          [--generator fixed|costs] [--placement draw|usual|near|far] [--json]
 
@@ -200,6 +200,9 @@ def main():
     p.add_argument("--mechanisms", default="poll,epoll")
     p.add_argument("--pinning", default="0+1")
     p.add_argument("--duration", type=float, default=0.5)
+    p.add_argument("--seed", type=int, default=1,
+                   help="pollscale simulate --seed: every row's replications draw from it, so one seed's draws are "
+                        "shared by all rows (judge a change over several)")
     p.add_argument("--model-uncertainty", default="draw", choices=("draw", "fixed"))
     p.add_argument("--call-spread", default="measured", choices=("measured", "none"))
     p.add_argument("--metric", default="throughput", choices=tuple(SIMULATED))
@@ -233,7 +236,7 @@ def main():
                    "--threads", "1", "--irq-cpu", "1", "--active-pos", "last",
                    "--generator-per-message", "costs" if a.generator == "costs" else f"const:{per_message!r}",
                    "--generator-wakeup", "costs" if a.generator == "costs" else f"const:{wakeup!r}",
-                   "--duration", str(a.duration), "--model-uncertainty", a.model_uncertainty,
+                   "--duration", str(a.duration), "--seed", str(a.seed), "--model-uncertainty", a.model_uncertainty,
                    "--call-spread", a.call_spread, "--placement", a.placement, "--format", "json"])
         sim = json.loads(out)
         figure = sim

@@ -239,6 +239,7 @@ json to_json(const model_set& models) {
           {"cpu_scaling", cpu_scaling_json(models.cpu_scaling)},
           {"simulator_check", simulator_check_json(models.simulator_check)},
           {"placement", placement_json(models.placement)},
+          {"between_runs", models.between_runs ? to_json(*models.between_runs) : json(nullptr)},
           {"context", models.context},
           {"models", cells},
           {"skipped", models.skipped}};

@@ -446,6 +446,16 @@ std::optional<simulator_discrepancy> read_simulator_check(const json& j) {
   return out;
 }
 
+// The "between_runs" block (to_json): absent or null when the fit carried none.
+std::optional<between_runs_spread> read_between_runs_block(const json& j) {
+  if (!j.contains("between_runs") || j["between_runs"].is_null()) return std::nullopt;
+  try {
+    return between_runs_from_json(j["between_runs"]);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(std::string("'between_runs': ") + e.what());
+  }
+}
+
 }  // namespace
 
 model_set model_set_from_json(const json& j, const std::string& where) {
@@ -475,6 +485,7 @@ model_set model_set_from_json(const json& j, const std::string& where) {
     out.cpu_scaling = read_cpu_scaling(j);
     out.simulator_check = read_simulator_check(j);
     out.placement = read_placement(j);
+    out.between_runs = read_between_runs_block(j);
     if (j.contains("skipped"))
       for (const auto& s : array(j, "skipped"))
         if (s.is_string()) out.skipped.push_back(s.get<std::string>());

@@ -17,6 +17,7 @@
 #include "datasets/schema.hpp"
 #include "datasets/simultaneous_drift.hpp"
 #include "model/basis.hpp"
+#include "model/between_runs.hpp"
 #include "model/cpu_scaling.hpp"
 #include "model/simulator_discrepancy.hpp"
 #include "model/stage_hold.hpp"
@@ -127,6 +128,12 @@ struct model_set {
   /// (studies/model_costs.hpp). None: the placement did not move during the run (or was not
   /// read), historical tables, older model files.
   std::optional<datasets::placement_states> placement;
+  /// How far the live server of another run of a host lands from a simulation fitted on one
+  /// run, from the corpus of machines (between_runs.hpp; `pollscale fit --between-runs`): a
+  /// drawn simulation moves each replication's machine, its model costs and the load
+  /// generator, together by it. None: fit --between-runs none, no corpus file, historical
+  /// tables, older model files.
+  std::optional<between_runs_spread> between_runs;
 };
 
 }  // namespace pollscale::model

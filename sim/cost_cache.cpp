@@ -47,9 +47,11 @@ void cost_cache::validate_constants() const {
   check(model_.wakeup_same_cpu_s, "wakeup_same_cpu_s");
   check(model_.wakeup_cross_cpu_s, "wakeup_cross_cpu_s");
   check(model_.shared_set_hold_s, "shared_set_hold_s");
-  if (!std::isfinite(model_.cross_cpu_factor) || !(model_.cross_cpu_factor > 0)) {
+  for (const auto& [name, factor] :
+       {std::pair{"cross_cpu_factor", model_.cross_cpu_factor}, std::pair{"machine_factor", model_.machine_factor}}) {
+    if (std::isfinite(factor) && factor > 0) continue;
     std::ostringstream s;
-    s << "cost model: cross_cpu_factor = " << model_.cross_cpu_factor << " (a factor must be finite and > 0)";
+    s << "cost model: " << name << " = " << factor << " (a factor must be finite and > 0)";
     throw std::invalid_argument(s.str());
   }
 }

@@ -25,6 +25,7 @@ class cost_cache {
   double wakeup_s(bool same_cpu) const { return same_cpu ? model_.wakeup_same_cpu_s : model_.wakeup_cross_cpu_s; }
   double shared_set_hold_s() const { return model_.shared_set_hold_s; }
   double cross_cpu_factor() const { return model_.cross_cpu_factor; }
+  double machine_factor() const { return model_.machine_factor; }
 
   /// Checks the constant costs; throws std::invalid_argument naming the first bad one.
   void validate_constants() const;

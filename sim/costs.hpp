@@ -64,6 +64,12 @@ struct cost_model {
   /// The cross-CPU costs above already carry it; the load generator, a process on the other
   /// CPU whose costs the workload gives, pays its costs times it. 1: none drawn.
   double cross_cpu_factor = 1;
+  /// Where this replication's machine is, as a factor on everything it runs, relative to the
+  /// run the costs were measured in: another run of a shared host meets it in another state
+  /// (studies/model_costs.hpp draws it when the model carries the corpus's between-runs
+  /// spread; docs/sim.md, "Between runs"). The costs above already carry it; the load
+  /// generator, on the same machine, pays its given costs times it. 1: none drawn.
+  double machine_factor = 1;
   /// How single calls spread around the costs above (sim/call_variation.hpp); null: every
   /// call costs exactly its mean.
   std::shared_ptr<const call_variation> variation;

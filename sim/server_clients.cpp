@@ -29,9 +29,9 @@ void server_model::reply_arrives(std::uint32_t conn) {
   }
   generator_busy_ = true;
   const load_generator& gen = *load_.generator;
-  // A given wake-up moves with the replication's placement; the cost model's already has.
-  const double wakeup =
-      gen.wakeup_from_costs ? costs_.wakeup_s(false) : gen.wakeup.sample(g_) * costs_.cross_cpu_factor();
+  // A given wake-up moves with the replication's placement and machine; the cost model's
+  // already has.
+  const double wakeup = gen.wakeup_from_costs ? costs_.wakeup_s(false) : gen.wakeup.sample(g_) * given_cost_factor();
   e_.schedule_in(wakeup, *this, tag_of(k_generator_reads, conn));
 }
 
@@ -47,7 +47,7 @@ void server_model::client_reads(std::uint32_t conn) {
   if (!load_.generator) return;
   const load_generator& gen = *load_.generator;
   const double cost =
-      gen.per_message_from_costs ? costs_.handler_s() : gen.per_message.sample(g_) * costs_.cross_cpu_factor();
+      gen.per_message_from_costs ? costs_.handler_s() : gen.per_message.sample(g_) * given_cost_factor();
   e_.schedule_in(cost, *this, tag_of(k_generator_done, conn));
 }
 

@@ -129,6 +129,9 @@ class server_model final : public process {
   void client_reads(std::uint32_t conn);
   void client_done(std::uint32_t conn);
   void generator_done(std::uint32_t conn);
+  /// What a cost the workload gives the load generator is multiplied by: the replication's
+  /// placement of the CPUs (the generator is on the other one) and its machine.
+  double given_cost_factor() const { return costs_.cross_cpu_factor() * costs_.machine_factor(); }
   void open_arrival(std::uint64_t epoch);
   void switch_phase();
   void warmup_end();

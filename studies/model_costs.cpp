@@ -32,7 +32,9 @@ class model_costs {
         prov_(std::move(prov)),
         bound_(bound),
         draw_seed_(draw_seed),
-        discrepancy_(bound == cost_bound::drawn ? simulator_draw_factor(draw_seed, *models_) : 1) {}
+        together_(bound == cost_bound::drawn
+                      ? simulator_draw_factor(draw_seed, *models_) * machine_draw_factor(draw_seed, *models_)
+                      : 1) {}
 
   // One timeout-0 wait call over n fds with k ready (find_active time_per_call).
   std::function<double(const sim::wait_query&)> wait_call(const std::string& mechanism) const {
@@ -217,8 +219,9 @@ class model_costs {
     ++prov_->model_questions;
     prov_->max_extrapolation = std::max(prov_->max_extrapolation, p.extrapolation_factor);
     const bool rate = p.unit.starts_with("1/");  // a rate's lower end is the dearer operation
-    // The simulator's discrepancy moves every model cost of the draw together.
-    if (bound_ == cost_bound::drawn) return rate ? drawn(p) / discrepancy_ : drawn(p) * discrepancy_;
+    // The simulator's discrepancy and the machine between runs move every model cost of the
+    // draw together.
+    if (bound_ == cost_bound::drawn) return rate ? drawn(p) / together_ : drawn(p) * together_;
     if (bound_ == cost_bound::predicted || !p.has_interval || !(p.lo > 0) || !std::isfinite(p.hi)) return p.value;
     return (bound_ == cost_bound::dear) != rate ? p.hi : p.lo;
   }
@@ -237,7 +240,7 @@ class model_costs {
   std::shared_ptr<cost_provenance> prov_;
   cost_bound bound_;
   std::uint64_t draw_seed_;
-  double discrepancy_;  // the draw's simulator_draw_factor, asked once: every cost question uses it
+  double together_;  // the draw's simulator and machine factors, asked once: every cost question uses them
 };
 
 // The handler: the `handler` scenario (recv one 64 B request, send one 64 B reply on an
@@ -339,6 +342,12 @@ double simulator_draw_factor(std::uint64_t draw_seed, const model::model_set& mo
   return std::exp(models.simulator_check->log_sd * sim::standard_normal(g));
 }
 
+double machine_draw_factor(std::uint64_t draw_seed, const model::model_set& models) {
+  if (!models.between_runs || !(models.between_runs->log_sd > 0)) return 1;
+  sim::rng g(sim::derive_seed(draw_seed, datasets::fnv1a64("(the machine between runs)")));  // no cell has this name
+  return std::exp(models.between_runs->log_sd * sim::standard_normal(g));
+}
+
 std::string_view name(placement_choice p) {
   switch (p) {
     case placement_choice::draw: return "draw";
@@ -401,7 +410,7 @@ void fill_shared_set_hold(const model::model_set& models, const model_cost_query
     c.shared_set_hold_s =
         drawn_from_interval(h->hold_s, h->hold_s - half, h->hold_s + half, cell_draw_z(query.draw_seed, name, shared));
   }
-  c.shared_set_hold_s *= simulator_draw_factor(query.draw_seed, models);
+  c.shared_set_hold_s *= simulator_draw_factor(query.draw_seed, models) * machine_draw_factor(query.draw_seed, models);
 }
 
 }  // namespace
@@ -413,9 +422,11 @@ sim::cost_model costs_from_model(std::shared_ptr<const model::model_set> models,
   if (query.bound == cost_bound::drawn && models->drift) prov->draw_correlation = models->drift->correlation;
   if (query.bound == cost_bound::drawn && models->simulator_check)
     prov->simulator_discrepancy = models->simulator_check;
+  if (query.bound == cost_bound::drawn && models->between_runs) prov->between_runs = models->between_runs;
   const std::optional<datasets::call_spread> spread = models->call_spread;
   const std::optional<datasets::placement_states> placement = models->placement;
   sim::cost_model c;
+  if (query.bound == cost_bound::drawn) c.machine_factor = machine_draw_factor(query.draw_seed, *models);
   fill_shared_set_hold(*models, query, c, *prov);
   const model_costs m(std::move(models), query.fd_kind, query.variant, prov, query.bound, query.draw_seed);
   // A historical table that timed only the call with its write and read gives that, and says so.

@@ -67,6 +67,10 @@ struct cost_provenance {
   /// cost model scales each replication's model costs together by exp(log_sd·z). None: not
   /// drawn, or the model has no check.
   std::optional<model::simulator_discrepancy> simulator_discrepancy;
+  /// The corpus's between-runs spread (model_set::between_runs): a drawn cost model moves each
+  /// replication's machine — its model costs and the load generator's — by exp(log_sd·z).
+  /// None: not drawn, or the model carries none.
+  std::optional<model::between_runs_spread> between_runs;
   /// Where the fitted run's host kept its two CPUs (model_set::placement): each draw met one
   /// placement, and its cross-CPU costs (a wake-up across CPUs, a handler whose peer runs on
   /// the other CPU, the load generator's) were priced in it. None: not drawn, or the model
@@ -126,6 +130,13 @@ double cell_draw_z(std::uint64_t draw_seed, const std::string& cell, double shar
 /// every cell, independent of the cells' draws); 1 when the model has no simulator_check.
 /// A rate is divided by it (the operation it times is dearer by it).
 double simulator_draw_factor(std::uint64_t draw_seed, const model::model_set& models);
+
+/// The factor everything the machine of one draw runs is scaled by for the corpus's
+/// between-runs spread (model::between_runs_spread): exp(log_sd·z), z a standard normal of the
+/// draw's own (independent of the cells' draws, the simulator's discrepancy and the
+/// placement); 1 when the model carries none. Its model costs carry it, and the load
+/// generator's given costs (sim::cost_model::machine_factor). A rate is divided by it.
+double machine_draw_factor(std::uint64_t draw_seed, const model::model_set& models);
 
 /// Whether one draw meets the far placement of the fitted run's host: with the probability
 /// the run spent there (1 − near_share), from a variate of the draw's own (independent of

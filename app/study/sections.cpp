@@ -174,6 +174,21 @@ std::string placement_text(const json& whatif) {
   return "";
 }
 
+// The corpus's spread between runs that the whatif's replications carried (whatif.json
+// costs.between_runs per row); empty when none did.
+std::string between_runs_text(const json& whatif) {
+  for (const auto& r : whatif.value("rows", json::array())) {
+    const json& b = datasets::member(datasets::member(r, "costs"), "between_runs");
+    if (!b.is_object()) continue;
+    return " Each replication's machine also moved by the spread a live server showed between runs of one host "
+           "in the corpus of machines (log sd " +
+           format_number(num(b, "log_sd"), 3) + ", " + count_text(num(b, "hosts")) +
+           " hosts), so the interval is where the server would be if measured again, not only in the state this "
+           "calibration met (docs/sim.md, \"Between runs\").";
+  }
+  return "";
+}
+
 }  // namespace
 
 report::extra_section simulation_section(const json& whatif, const datasets::dataset& measured, std::int64_t active) {
@@ -220,7 +235,7 @@ report::extra_section simulation_section(const json& whatif, const datasets::dat
                    "interval is where one run's answer lies as far as the model knows; costs whose cells have "
                    "no interval (whatif.json: `undrawn` per row) stay at their prediction and add nothing to "
                    "it." +
-                   placement_text(whatif) + "\n\n" +
+                   placement_text(whatif) + between_runs_text(whatif) + "\n\n" +
                    report::md_table({"mechanism", "idle c", "replies/s", "95% interval of one run"}, rows);
   return {md, {f}};
 }

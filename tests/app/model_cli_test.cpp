@@ -100,6 +100,42 @@ TEST_F(ModelCliTest, FitChecksTheSimulatorAgainstTheLiveServerAndSimulationsCarr
   expect_bad_input("fit " + fixture + " --simulator-check maybe", "--simulator-check");
 }
 
+// fit copies the corpus's spread between runs into model.json (the minutes horizon unless
+// asked), a drawn simulation on that model says it carried it, --between-runs none leaves it
+// out, and a missing or malformed file or an unknown horizon is refused in one line.
+TEST_F(ModelCliTest, FitCarriesTheCorpussSpreadBetweenRunsAndSimulationsMoveByIt) {
+  const std::string path = (dir_ / "between.json").string();
+  const auto r = run_pollscale("fit " + fixture + " --simulator-check off -o " + path);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.err.find("a live server measured in another run of a host (minutes later)"), std::string::npos) << r.err;
+  const auto spread = nlohmann::json::parse(slurp(path))["between_runs"];
+  ASSERT_TRUE(spread.is_object()) << spread;
+  EXPECT_EQ(spread["horizon"], "minutes");
+  EXPECT_EQ(spread["source"], "datasets/machines/between_runs.json");
+  EXPECT_GT(spread["log_sd"].get<double>(), 0);
+  const auto sim =
+      run_pollscale("simulate " + path +
+                    " --mechanism epoll --fd-kind pipe --active 4 --handler-ns 3000 --duration 0.05 --format json");
+  ASSERT_EQ(sim.rc, 0) << sim.err;
+  const auto carried = nlohmann::json::parse(sim.out)["costs"]["between_runs"];
+  ASSERT_TRUE(carried.is_object()) << carried;
+  EXPECT_EQ(carried["log_sd"], spread["log_sd"]);
+  EXPECT_NE(sim.err.find("the spread between runs of the corpus's hosts"), std::string::npos) << sim.err;
+
+  const auto hours = run_pollscale("fit " + fixture + " --simulator-check off --between-runs-horizon hours");
+  ASSERT_EQ(hours.rc, 0) << hours.err;
+  EXPECT_EQ(nlohmann::json::parse(hours.out)["between_runs"]["horizon"], "hours");
+  const auto none = run_pollscale("fit " + fixture + " --simulator-check off --between-runs none");
+  ASSERT_EQ(none.rc, 0) << none.err;
+  EXPECT_TRUE(nlohmann::json::parse(none.out)["between_runs"].is_null());
+  expect_bad_input("fit " + fixture + " --between-runs " + (dir_ / "absent.json").string(), "absent.json");
+  std::ofstream(dir_ / "wrong.json") << R"({"kind": "pollscale between-runs spread", "schema_version": 1,
+    "horizons": {"minutes": {"log_sd": -2, "rows": 1, "pairs": 1, "hosts": 1}}})";
+  expect_bad_input("fit " + fixture + " --between-runs " + (dir_ / "wrong.json").string(),
+                   "wrong.json: horizons.minutes: log_sd -2");
+  expect_bad_input("fit " + fixture + " --between-runs-horizon days", "--between-runs-horizon");
+}
+
 TEST_F(ModelCliTest, PredictGivesValueIntervalAndExtrapolation) {
   const auto r = run_pollscale("predict " + model_path() +
                                " --scenario find_active --mechanism poll --fd-kind pipe --n 100000 --format json");

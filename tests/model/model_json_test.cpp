@@ -182,6 +182,41 @@ TEST_F(ModelJsonTest, ThePlacementsRoundTripAndAreCheckedWhenRead) {
   EXPECT_NE(load_error(j.dump()).find("'placement' is not an object"), std::string::npos);
 }
 
+// The corpus's spread between runs travels with the model (drawn simulations move each
+// replication's machine by it), each field checked when read; files without it read as none.
+TEST_F(ModelJsonTest, TheSpreadBetweenRunsRoundTripsAndIsCheckedWhenRead) {
+  auto m = small_models();
+  EXPECT_TRUE(to_json(m)["between_runs"].is_null());
+  m.between_runs = between_runs_spread{0.128, 576, 9, 8, "minutes", "2026-12-07", "datasets/machines/b.json"};
+  save_model(path_, m);
+  const auto back = load_model(path_);
+  ASSERT_TRUE(back.between_runs.has_value());
+  EXPECT_DOUBLE_EQ(back.between_runs->log_sd, 0.128);
+  EXPECT_EQ(back.between_runs->rows, 576u);
+  EXPECT_EQ(back.between_runs->pairs, 9u);
+  EXPECT_EQ(back.between_runs->hosts, 8u);
+  EXPECT_EQ(back.between_runs->horizon, "minutes");
+  EXPECT_EQ(back.between_runs->estimated, "2026-12-07");
+  EXPECT_EQ(back.between_runs->source, "datasets/machines/b.json");
+  auto j = to_json(m);
+  j.erase("between_runs");
+  std::ofstream(path_) << j.dump();
+  EXPECT_FALSE(load_model(path_).between_runs.has_value());
+  for (const auto& [field, bad, says] :
+       {std::tuple{"log_sd", nlohmann::json(-0.1), "log_sd -0.1"},
+        std::tuple{"log_sd", nlohmann::json("NaN"), "log_sd \"NaN\""},
+        std::tuple{"log_sd", nlohmann::json(6), "log_sd 6"}, std::tuple{"rows", nlohmann::json(0), "rows 0"},
+        std::tuple{"hosts", nlohmann::json(-1), "hosts -1"}}) {
+    j = to_json(m);
+    j["between_runs"][field] = bad;
+    EXPECT_NE(load_error(j.dump()).find(std::string("'between_runs': ") + says), std::string::npos)
+        << load_error(j.dump());
+  }
+  j = to_json(m);
+  j["between_runs"] = 7;
+  EXPECT_NE(load_error(j.dump()).find("'between_runs': not an object"), std::string::npos);
+}
+
 // The simulator's discrepancy travels with the model (drawn simulations scale their costs
 // by it), each field checked when read; files without it read as none.
 TEST_F(ModelJsonTest, TheSimulatorCheckRoundTripsAndIsCheckedWhenRead) {

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include <cmath>
 #include <vector>
 
@@ -250,6 +252,22 @@ TEST(EventLoopServerTest, TheLoadGeneratorsCostsMoveWithThePlacementOfTheCpus) {
   EXPECT_EQ(r.replies, 2U);
   EXPECT_DOUBLE_EQ(r.mean_latency_s, (12.0 + 15.0) / 2);
   m.cross_cpu_factor = 0;  // not a factor: refused like a negative cost
+  EXPECT_THROW(simulate_server(default_server_config("epoll"), w, m, run_for(42)), std::invalid_argument);
+}
+
+// A replication on a machine in another state (cost_model::machine_factor, the between-runs
+// spread) in another placement: the generator, on the same machine, pays its given costs
+// times both factors — 1.25 x 1.2 = 1.5, the same timeline as the placement alone above.
+TEST(EventLoopServerTest, TheLoadGeneratorsCostsMoveWithTheMachineToo) {
+  workload w = closed_clients(1, 0);
+  w.generator = load_generator{distribution::constant(4), distribution::constant(6)};
+  cost_model m = integer_costs(1, 1, 2, 3, 5);
+  m.cross_cpu_factor = 1.2;
+  m.machine_factor = 1.25;
+  const server_result r = simulate_server(default_server_config("epoll"), w, m, run_for(42));
+  EXPECT_EQ(r.replies, 2U);
+  EXPECT_DOUBLE_EQ(r.mean_latency_s, (12.0 + 15.0) / 2);
+  m.machine_factor = std::numeric_limits<double>::quiet_NaN();
   EXPECT_THROW(simulate_server(default_server_config("epoll"), w, m, run_for(42)), std::invalid_argument);
 }
 

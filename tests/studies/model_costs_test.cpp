@@ -224,6 +224,45 @@ TEST(ModelCostsTest, TheSimulatorsDiscrepancyScalesEveryCostOfADrawTogether) {
   EXPECT_EQ(prov->simulator_discrepancy->rows, 16u);
 }
 
+// The corpus's between-runs spread (model_set::between_runs) moves everything one draw's
+// machine runs by exp(log_sd·z), independently of the simulator's discrepancy: model costs
+// by the factor, the load generator through cost_model::machine_factor; its log is normal
+// with that sd across draws and uncorrelated with the discrepancy's; predicted costs and a
+// model without it are untouched, and the provenance names it.
+TEST(ModelCostsTest, TheSpreadBetweenRunsMovesEachDrawsMachineByItsOwnFactor) {
+  model::model_set fitted = test::synthetic_model();
+  fitted.drift.reset();
+  fitted.simulator_check = model::simulator_discrepancy{0.2, 16, 0.15, 0.2, {"epoll", "poll"}};
+  const auto without = std::make_shared<const model::model_set>(fitted);
+  fitted.between_runs = model::between_runs_spread{0.13, 576, 9, 8, "minutes", "2026-12-07", "b.json"};
+  const auto with = std::make_shared<const model::model_set>(fitted);
+  const sim::wait_query at500{500, 1, false};
+  auto costs = [&](const std::shared_ptr<const model::model_set>& m, std::uint64_t seed, cost_bound bound) {
+    return costs_from_model(m, {"poll", "pipe", "", bound, seed}, std::make_shared<cost_provenance>());
+  };
+  double sum2 = 0, cross = 0;
+  const int draws = 4000;
+  for (int i = 0; i < draws; ++i) {
+    const auto seed = static_cast<std::uint64_t>(i);
+    const sim::cost_model a = costs(with, seed, cost_bound::drawn);
+    const double f = a.wait_call_s(at500) / costs(without, seed, cost_bound::drawn).wait_call_s(at500);
+    ASSERT_NEAR(f, machine_draw_factor(seed, fitted), 1e-12 * f);
+    ASSERT_DOUBLE_EQ(a.machine_factor, f);
+    sum2 += std::log(f) * std::log(f);
+    cross += std::log(f) * std::log(simulator_draw_factor(seed, fitted));
+  }
+  EXPECT_NEAR(std::sqrt(sum2 / draws), 0.13, 0.0075);  // se 0.0015
+  EXPECT_NEAR(cross / draws / (0.13 * 0.2), 0, 0.07);  // a correlation; se 0.016
+  const sim::cost_model fixed = costs(with, 3, cost_bound::predicted);
+  EXPECT_EQ(fixed.wait_call_s(at500), costs(without, 3, cost_bound::predicted).wait_call_s(at500));
+  EXPECT_DOUBLE_EQ(fixed.machine_factor, 1);
+  EXPECT_EQ(machine_draw_factor(3, *without), 1);
+  auto prov = std::make_shared<cost_provenance>();
+  costs_from_model(with, {"poll", "pipe", "", cost_bound::drawn, 1}, prov);
+  ASSERT_TRUE(prov->between_runs.has_value());
+  EXPECT_EQ(prov->between_runs->hosts, 8u);
+}
+
 // A model fitted on a run whose host moved its two CPUs: poll's timeout-0 calls over pipes, the
 // wakeup round trip on one CPU and across two, and the handler with its peer on the other CPU.
 model::model_set placement_model(std::optional<datasets::placement_states> placement) {
