@@ -27,6 +27,7 @@ _pollscale() {
     --statistic) words="median fastest adjusted" ;;
     --model-uncertainty) words="draw fixed" ;;
     --simulator-check) words="on off" ;;
+    --between-runs-horizon) words="minutes hours" ;;
     --family) words="mechanistic extra-p" ;;
     --vary) words="idle active rate" ;;
     --arrivals) words="closed poisson on_off" ;;
