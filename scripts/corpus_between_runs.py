@@ -259,7 +259,10 @@ def judge(args, pairs, doc):
             write_atomically(path, json.dumps(held, indent=2) + "\n")
             files[(h["host"], horizon)] = path
     kept = [p for p in pairs if (p[1], p[0]) in files]
-    rows = checked_rows(args, kept, "held", lambda host, horizon: files[(host, horizon)])
+    # The models' names carry the log sd they were fitted with: a work directory kept from an
+    # earlier estimate never lends a model fitted with another one.
+    tag = "held_" + "_".join(f"{h}{b['log_sd']:.6f}" for h, b in sorted(doc["horizons"].items()))
+    rows = checked_rows(args, kept, tag, lambda host, horizon: files[(host, horizon)])
     out = {k: (len(r), sum(bool(x["inside"]) for x in r), [x["rel_half_width"] for x in r]) for k, r in rows.items()}
     return {k: (n, i, statistics.median(hw)) for k, (n, i, hw) in out.items()}
 
