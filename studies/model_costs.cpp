@@ -25,16 +25,14 @@ using datasets::scenario;
 class model_costs {
  public:
   model_costs(std::shared_ptr<const model::model_set> models, std::string fd_kind, std::string variant,
-              std::shared_ptr<cost_provenance> prov, cost_bound bound, std::uint64_t draw_seed)
+              std::shared_ptr<cost_provenance> prov, cost_bound bound, std::uint64_t draw_seed, double together)
       : models_(std::move(models)),
         fd_kind_(std::move(fd_kind)),
         variant_(std::move(variant)),
         prov_(std::move(prov)),
         bound_(bound),
         draw_seed_(draw_seed),
-        together_(bound == cost_bound::drawn
-                      ? simulator_draw_factor(draw_seed, *models_) * machine_draw_factor(draw_seed, *models_)
-                      : 1) {}
+        together_(together) {}
 
   // One timeout-0 wait call over n fds with k ready (find_active time_per_call).
   std::function<double(const sim::wait_query&)> wait_call(const std::string& mechanism) const {
@@ -240,7 +238,7 @@ class model_costs {
   std::shared_ptr<cost_provenance> prov_;
   cost_bound bound_;
   std::uint64_t draw_seed_;
-  double together_;  // the draw's simulator and machine factors, asked once: every cost question uses them
+  double together_;  // the draw's simulator and machine factors (1 undrawn): every cost question uses them
 };
 
 // The handler: the `handler` scenario (recv one 64 B request, send one 64 B reply on an
@@ -392,8 +390,8 @@ namespace {
 
 // The hold of the one instance a shared set's threads wait on (model.json serial_stages),
 // drawn like a cell when the costs are drawn: two-piece log-normal through hold ± t·sd.
-void fill_shared_set_hold(const model::model_set& models, const model_cost_query& query, sim::cost_model& c,
-                          cost_provenance& prov) {
+void fill_shared_set_hold(const model::model_set& models, const model_cost_query& query, double together,
+                          sim::cost_model& c, cost_provenance& prov) {
   const model::stage_hold* h = model::shared_instance_hold(models.serial_stages, query.mechanism, query.variant);
   if (!h) return;
   const std::string name = "serial stage " + h->experiment.scenario + " " + h->experiment.mechanism + "/" +
@@ -410,7 +408,7 @@ void fill_shared_set_hold(const model::model_set& models, const model_cost_query
     c.shared_set_hold_s =
         drawn_from_interval(h->hold_s, h->hold_s - half, h->hold_s + half, cell_draw_z(query.draw_seed, name, shared));
   }
-  c.shared_set_hold_s *= simulator_draw_factor(query.draw_seed, models) * machine_draw_factor(query.draw_seed, models);
+  c.shared_set_hold_s *= together;
 }
 
 }  // namespace
@@ -425,10 +423,14 @@ sim::cost_model costs_from_model(std::shared_ptr<const model::model_set> models,
   if (query.bound == cost_bound::drawn && models->between_runs) prov->between_runs = models->between_runs;
   const std::optional<datasets::call_spread> spread = models->call_spread;
   const std::optional<datasets::placement_states> placement = models->placement;
+  // What moves every model cost of a drawn cost model together, drawn once: the simulator's
+  // discrepancy and the machine between runs (whose factor the load generator pays too).
+  const bool drawn = query.bound == cost_bound::drawn;
   sim::cost_model c;
-  if (query.bound == cost_bound::drawn) c.machine_factor = machine_draw_factor(query.draw_seed, *models);
-  fill_shared_set_hold(*models, query, c, *prov);
-  const model_costs m(std::move(models), query.fd_kind, query.variant, prov, query.bound, query.draw_seed);
+  c.machine_factor = drawn ? machine_draw_factor(query.draw_seed, *models) : 1;
+  const double together = drawn ? simulator_draw_factor(query.draw_seed, *models) * c.machine_factor : 1;
+  fill_shared_set_hold(*models, query, together, c, *prov);
+  const model_costs m(std::move(models), query.fd_kind, query.variant, prov, query.bound, query.draw_seed, together);
   // A historical table that timed only the call with its write and read gives that, and says so.
   const bool per_op =
       !m.has_find_active(mechanism, metric::time_per_call) && m.has_find_active(mechanism, metric::time_per_op);
