@@ -130,11 +130,13 @@ text_table cpu_rows_table(const model::cpu_scaling_laws& l, const std::vector<cp
                {},
                {true, true, true, true, true, false, false, false, false}};
   for (const auto& r : rows)
-    t.rows.push_back(
-        {std::to_string(r.cpus), count_text(r.n), cpu_cell(r.p.value, csv), cpu_cell(r.p.lo, csv),
-         cpu_cell(r.p.hi, csv), l.experiment.unit,
-         csv ? std::string(model::name(r.limit)) : wider_limit_text(l.capacity_cpus, r.cpus, r.limit, r.p.upper_bound),
-         csv ? csv_number(r.cpu_extrapolation) : cpu_beyond_text(r), r.p.has_interval ? "" : r.p.no_interval});
+    t.rows.push_back({std::to_string(r.cpus), count_text(r.n), cpu_cell(r.p.value, csv), cpu_cell(r.p.lo, csv),
+                      cpu_cell(r.p.hi, csv), l.experiment.unit,
+                      csv ? std::string(model::name(r.limit))
+                          : wider_limit_text(l.capacity_cpus, r.cpus, r.limit, r.p.upper_bound, l.experiment,
+                                             l.chain ? &*l.chain : nullptr, r.n),
+                      csv ? csv_number(r.cpu_extrapolation) : cpu_beyond_text(r),
+                      r.p.has_interval ? "" : r.p.no_interval});
   if (!csv) return t;
   t.columns[7] = "extrapolation_cpus";
   t.columns.insert(t.columns.begin() + 8, "extrapolation_n");

@@ -78,7 +78,10 @@ std::string chain_text(const model::wider_family& f) {
   std::string floor = "; no cross-CPU wake-up measured (wakeup over a pipe, pinning 0+1): no floor";
   if (c.cross_s > 0)
     floor = "; a cross-CPU wake-up " + number_cell(c.cross_s * 1e9, 4, false) +
-            " ns for each of max(1, them): the floor of its interval";
+            " ns for each of max(1, them): the floor of its interval; the answer where one CPU shows the " +
+            number_cell(c.hand_offs, 2, false) +
+            " hand-off(s) an operation makes (at least half of them): each of them on another CPU (C - 1)/C of the "
+            "time, a cross-CPU wake-up in place of its switch";
   const std::string role = model::waiters_may_spin(f.k)
                                ? "a ceiling on two CPUs or more while its waiters sleep, but they may spin instead "
                                  "(level-triggered instances), so the interval reaches up to the capacity bound"
@@ -118,7 +121,9 @@ text_table predictions_table(const model::wider_result& r, bool csv) {
     t.rows.push_back({std::to_string(i + 1), std::to_string(c), count_text(n),
                       std::isnan(measured) ? "" : cell(measured), cell(p.value), cell(p.lo), cell(p.hi),
                       csv ? csv_number(err) : percent_text(err),
-                      wider_limit_text(r.families[i].capacity_cpus, c, bound, ceiling), p.no_interval});
+                      wider_limit_text(r.families[i].capacity_cpus, c, bound, ceiling, r.families[i].k,
+                                       r.families[i].chain ? &*r.families[i].chain : nullptr, n),
+                      p.no_interval});
   };
   for (std::size_t i = 0; i < r.families.size(); ++i)
     for (const auto& s : r.families[i].series) {
@@ -230,13 +235,19 @@ std::string widths_text(const std::vector<std::int64_t>& cs) {
 }
 
 std::string wider_limit_text(std::optional<std::int64_t> capacity_cpus, std::int64_t c, model::wider_limit limit,
-                             bool upper_bound) {
+                             bool upper_bound, const datasets::key& experiment, const model::chain_fit* chain,
+                             double n) {
   const std::string ceiling = upper_bound ? "; an upper bound" : "";
   if (limit == model::wider_limit::dedicated_law) return "dedicated law" + ceiling;
   if (limit == model::wider_limit::serial_stage) return "serial stage";
   if (limit == model::wider_limit::pipeline) return "pipeline: one producer beside its consumer";
-  if (limit == model::wider_limit::one_in_flight)
-    return "one in flight: the 1-CPU chain" + (upper_bound ? ceiling : "; waiters may spin: up to the capacity");
+  if (limit == model::wider_limit::one_in_flight) {
+    const std::string spin = model::waiters_may_spin(experiment) ? "; waiters may spin: up to the capacity" : "";
+    if (chain && chain->hand_offs_seen(n))
+      return "one in flight: the 1-CPU chain, its hand-offs on another CPU " + std::to_string(c - 1) + "/" +
+             std::to_string(c) + " of the time" + spin;
+    return "one in flight: the 1-CPU chain" + (upper_bound ? ceiling : spin);
+  }
   const std::int64_t c0 = capacity_cpus.value();  // the capacity bound won: it exists
   return "capacity: " + std::to_string(c) + "/" + std::to_string(c0) + " x the " + std::to_string(c0) + "-CPU series" +
          ceiling;

@@ -22,9 +22,13 @@ std::string widths_text(const std::vector<std::int64_t>& cs);
 
 /// What gave a prediction, for reading: "dedicated law", "serial stage", or "capacity: C/c0 x
 /// the c0-CPU series" (c0 the narrowest series, set whenever the capacity bound can win),
-/// followed by "; an upper bound" where it is only a ceiling (model::upper_bound_only).
+/// followed by "; an upper bound" where it is only a ceiling (model::upper_bound_only). For the
+/// one-in-flight chain, `chain` (the family's, or null) at N says whether its hand-offs were
+/// priced crossing CPUs (model::chain_fit::hand_offs_seen) and `experiment` whether its
+/// waiters may spin.
 std::string wider_limit_text(std::optional<std::int64_t> capacity_cpus, std::int64_t c, model::wider_limit limit,
-                             bool upper_bound);
+                             bool upper_bound, const datasets::key& experiment, const model::chain_fit* chain,
+                             double n);
 
 nlohmann::json wider_json(const model::wider_result& r, const std::string& source);
 

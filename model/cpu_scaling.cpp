@@ -91,11 +91,14 @@ scaling_prediction pipeline_prediction(const pipeline_fit& f) {
   return p;
 }
 
-// The one-CPU law's answer at N through the chain (one_in_flight.hpp): a ceiling, each end
-// of the law's interval taken through it (the floor replaces its lower end once it wins).
-scaling_prediction chain_ceiling(const chain_fit& chain, const scaling_fit& one_cpu, double n) {
+// The one-CPU law's answer at N through the chain (one_in_flight.hpp) on C CPUs: where one
+// CPU shows its hand-offs, the rate expected when (C - 1)/C of them cross CPUs; else the
+// ceiling. Each end of the law's interval is taken through the ceiling (the floor replaces
+// its lower end once the chain wins): the expectation is no bound on how many cross.
+scaling_prediction chain_answer(const chain_fit& chain, const scaling_fit& one_cpu, double n, std::int64_t c) {
   scaling_prediction p = predict_scaling(one_cpu, n);
-  p.value = chain.ceiling(p.value, n);
+  const double law = p.value;
+  p.value = chain.expected(law, n, c);
   if (p.has_interval) {
     p.lo = chain.ceiling(p.lo, n);
     p.hi = chain.ceiling(p.hi, n);
@@ -135,7 +138,7 @@ bool upper_bound_only(const cpu_scaling_laws& l, std::int64_t c, double n, wider
       (!l.serial_structure.empty() && !l.serial) || hand_offs_unseen(l.experiment, l.measured_cpus, l.from_cpus);
   if (unseen_stage && c >= 2 && (limit == wider_limit::dedicated_law || limit == wider_limit::cpu_capacity))
     return true;
-  if (limit == wider_limit::one_in_flight) return !waiters_may_spin(l.experiment);
+  if (limit == wider_limit::one_in_flight) return !waiters_may_spin(l.experiment) && !l.chain->hand_offs_seen(n);
   return limit == wider_limit::dedicated_law && l.dedicated && l.dedicated->points == 1 && n > l.dedicated->n_max;
 }
 
@@ -180,18 +183,20 @@ scaling_prediction predict_cpu_scaling(const cpu_scaling_laws& l, std::int64_t c
       consider(predict_serial_stage(*l.serial, operation_demand(*l.capacity, *l.capacity_cpus, n), n, c),
                wider_limit::serial_stage);
   }
-  // One operation in flight: however many CPUs, the chain of one CPU less its switches.
+  // One operation in flight: however many CPUs, the chain of one CPU, its hand-offs crossing
+  // CPUs as often as a woken thread lands on another CPU (or, unseen, the chain less its switches).
   if (l.chain && l.capacity && l.capacity_cpus == 1 && c >= 2)
-    consider(chain_ceiling(*l.chain, *l.capacity, n), wider_limit::one_in_flight);
+    consider(chain_answer(*l.chain, *l.capacity, n, c), wider_limit::one_in_flight);
   // One producer beside its consumer where no measured series had them apart: a pipeline.
   if (l.pipeline && !l.dedicated && c >= 2 && n == 1) consider(pipeline_prediction(*l.pipeline), wider_limit::pipeline);
   const bool ceiling = upper_bound_only(l, c, n, limit);
   // Waiters that may spin leave no switch in the chain and overlap its passes: the chain's
   // figure is then no ceiling, and the interval reaches up to what the CPUs can pass (the
   // capacity bound at its upper end: every pass still needs its CPU time somewhere).
-  const bool spinning = limit == wider_limit::one_in_flight && waiters_may_spin(l.experiment);
+  const bool chained = limit == wider_limit::one_in_flight;
+  const bool spinning = chained && waiters_may_spin(l.experiment);
   if (ceiling) best->upper_bound = true;
-  if (best->has_interval && (ceiling || spinning)) best->lo = std::min(best->lo, floor_of_ceiling(l, c, n, limit));
+  if (best->has_interval && (ceiling || chained)) best->lo = std::min(best->lo, floor_of_ceiling(l, c, n, limit));
   if (best->has_interval && spinning)
     best->hi = std::max(best->hi, capacity_bound->has_interval ? capacity_bound->hi : capacity_bound->value);
   return *best;

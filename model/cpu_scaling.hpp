@@ -49,8 +49,9 @@ struct cpu_scaling_laws {
   /// producers with no dedicated law: one producer and its consumer on CPUs of their own
   /// as a pipeline of measured parts (producer_pipeline.hpp); empty otherwise.
   std::optional<pipeline_fit> pipeline;
-  /// One operation in flight (one_in_flight.hpp): the one-CPU series' chain, a ceiling on
-  /// every machine of two CPUs or more; empty for other experiments.
+  /// One operation in flight (one_in_flight.hpp): the one-CPU series' chain, its hand-offs
+  /// crossing CPUs on every machine of two CPUs or more (a ceiling where one CPU hid them);
+  /// empty for other experiments.
   std::optional<chain_fit> chain;
   std::string caveat;  ///< what to know before trusting the answers ("" when nothing)
 
@@ -89,19 +90,23 @@ bool hand_offs_unseen(const datasets::key& experiment, const std::vector<std::in
 /// CPU, every two-CPU row of shared_epoll's EPOLLEXCLUSIVE rings in the machine corpus lay
 /// 22-92% below the capacity bound); or the dedicated
 /// law is the line through its one row, asked about more threads than that row had (it
-/// cannot see their contention); or the one-in-flight chain gave it, which is a ceiling by
-/// construction while its waiters sleep (not where they may spin: waiters_may_spin). The
-/// pipeline, built from measured parts, is a prediction.
+/// cannot see their contention); or the one-in-flight chain gave it as its ceiling — where
+/// one CPU hid its hand-offs (chain_fit::hand_offs_seen) and its waiters sleep (not where
+/// they may spin: waiters_may_spin). The pipeline, built from measured parts, and the chain's
+/// expectation where its hand-offs were seen, are predictions.
 bool upper_bound_only(const cpu_scaling_laws& laws, std::int64_t cpus, double n, wider_limit limit);
 
 /// What the laws say about N threads (the scenario's axis: scaling.hpp) on C >= 1 CPUs: the
 /// lower of the dedicated law (where no serial stage applies), C/c0 × the capacity law, the
 /// serial stage (from two CPUs on, where hand-offs cross CPUs) and, for one operation in
-/// flight, the chain of the one-CPU law (from two CPUs on), each end of the 95%
+/// flight, the chain of the one-CPU law (from two CPUs on: its hand-offs crossing CPUs
+/// (C − 1)/C of the time where one CPU shows them, chain_fit::expected), each end of the 95%
 /// interval taken the same way (scaling.hpp's capped). `limit` says which gave the value.
 /// Where that is only a ceiling (upper_bound_only) the answer says so (upper_bound) and its
 /// interval is [0, hi]: nothing measured says how far below the bound the machine lands —
-/// but for the one-in-flight chain, whose floor (one cross-CPU wake-up a hand-off) is its lower end.
+/// but for the one-in-flight chain, whose floor (one cross-CPU wake-up a hand-off) is its
+/// lower end on two CPUs, as it is of the chain's expectation (0 beyond two: a wider machine's
+/// hand-offs may cross further than the pair measured), whose upper end is the ceiling's.
 /// A chain whose waiters may spin (waiters_may_spin) is no ceiling: upper_bound false, and its
 /// interval reaches up to C/c0 × the capacity law's upper end.
 /// Throws std::invalid_argument for N < 1, C < 1, or laws with neither a dedicated nor a

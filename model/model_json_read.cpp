@@ -409,6 +409,7 @@ cpu_scaling_laws read_laws(const json& s) {
   if (s.contains("one_in_flight") && !s["one_in_flight"].is_null()) {
     if (!l.capacity) throw std::invalid_argument("'one_in_flight' needs the 'capacity' law of one CPU");
     l.chain = read_chain(s["one_in_flight"]);
+    l.chain->hand_offs = chain_hand_offs(l.experiment);  // the experiment's structure, not stored
   }
   l.caveat = text(s, "caveat");
   return l;

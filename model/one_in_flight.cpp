@@ -69,6 +69,22 @@ double chain_fit::ceiling(double x1, double n) const {
   return left > 0 ? 1 / left : std::numeric_limits<double>::infinity();
 }
 
+bool chain_fit::hand_offs_seen(double n) const {
+  return hand_offs > 0 && cross_s > 0 && switches_at(n) >= hand_offs / 2;
+}
+
+double chain_fit::expected(double x1, double n, std::int64_t cpus) const {
+  if (!hand_offs_seen(n) || cpus < 2 || !std::isfinite(x1) || !(x1 > 0)) return ceiling(x1, n);
+  const double crossing = static_cast<double>(cpus - 1) / static_cast<double>(cpus);  // share on another CPU
+  const double h = std::min(switches_at(n), hand_offs);
+  return 1 / (1 / x1 + h * crossing * (cross_s - switch_s));
+}
+
+double chain_hand_offs(const datasets::key& k) {
+  if (!one_in_flight(k)) return 0;
+  return k.scenario == datasets::scenario::accept_herd ? 2 : 1;
+}
+
 bool one_in_flight(const datasets::key& k) {
   if (k.scenario == datasets::scenario::accept_herd) return true;
   return k.scenario == datasets::scenario::shared_epoll && k.n_active == 1;
@@ -110,6 +126,7 @@ std::optional<chain_fit> fit_chain(const observation_set& data, const datasets::
   f.switch_s = *s;
   f.cross_s = half_round_trip_s(data, "0+1").value_or(NAN);
   f.switches.assign(by_n.begin(), by_n.end());
+  f.hand_offs = chain_hand_offs(experiment);
   return f;
 }
 

@@ -38,9 +38,27 @@
 // that host's 18 more.
 // Where waiters can spin (waiters_may_spin) the answer's interval reaches up to the
 // capacity bound since (model/cpu_scaling.cpp).
+//
+// Between the two, the answer (2026-12-07, evening): the chain's own hand-offs — h(N) =
+// min(w(N), H) an operation, H the hand-offs its structure makes (chain_hand_offs: a
+// connection wakes the worker that accepts it and the accept wakes the client, 2; the ring's
+// token write wakes the thread that takes it on, 1) — land on another CPU than the thread
+// that woke them (C − 1)/C of the time when nothing ties a woken thread to its waker's CPU,
+// and each that does costs a cross-CPU wake-up x in place of the switch s:
+//
+//     1 / (1/X1(N) + h(N) · (C − 1)/C · (x − s))
+//
+// The herd's futile wake-ups (w − h) stay as one CPU paid them. Where one CPU hid the
+// hand-offs (w(N) < H/2: the ring's writer takes its own token on) nothing measured there
+// says how many a wider machine makes, and the answer stays the ceiling. Chosen after the
+// corpus's two-CPU rows were read: the share of hand-offs that crossed, (1/X2 − 1/X1 +
+// w·s)/(w·x) solved from each, lay anywhere from 0.03 to 0.99 between runs and hosts
+// (docs/scaling.md, "Hand-offs that cross CPUs"), so this is the expectation, not a fit: the
+// interval stays the floor to the ceiling.
 #pragma once
 
 #include <cmath>
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
@@ -52,6 +70,12 @@
 
 namespace pollscale::model {
 
+/// H: the hand-offs one operation of `experiment` passes along its chain — accept_herd 2 (the
+/// connection wakes the worker that accepts it; the accept wakes the client), shared_epoll's
+/// one-token ring 1 (the token's write wakes the thread that takes it on), 0 for experiments
+/// that keep more than one operation in flight.
+double chain_hand_offs(const datasets::key& experiment);
+
 struct chain_fit {
   /// (N, same-CPU switches per operation on one CPU), sorted by N, N distinct and >= 1,
   /// switches >= 0.
@@ -59,6 +83,9 @@ struct chain_fit {
   double switch_s = 0;  ///< s: one same-CPU wake-up and switch, seconds (> 0)
   /// x: one wake-up across two CPUs, seconds (> 0); NaN where the data has none (no floor).
   double cross_s = NAN;
+  /// H: chain_hand_offs of the experiment (set where the chain is fitted or read: the
+  /// experiment's structure, not a measurement; model.json does not carry it). 0: none known.
+  double hand_offs = 0;
 
   /// w(N): linear between the measured N, the first one's below them, and beyond the last
   /// growing in proportion to N (a herd wakes every waiter: the count can grow no faster).
@@ -70,6 +97,13 @@ struct chain_fit {
   /// The fewest operations per second (1/s) C >= 2 CPUs pass at N where one CPU passes x1:
   /// 1/(1/x1 + max(1, w(N))·x); 0 without the cross-CPU wake-up or for x1 not finite and > 0.
   double floor(double x1, double n) const;
+  /// True where one CPU shows the chain's hand-offs — w(N) >= H/2, H > 0 — and the cross-CPU
+  /// wake-up was measured, so that a wider machine's answer can price them (expected).
+  bool hand_offs_seen(double n) const;
+  /// The operations per second (1/s) C >= 2 CPUs are expected to pass at N where one CPU
+  /// passes x1: 1/(1/x1 + h·(C − 1)/C·(x − s)), h = min(w(N), H); the ceiling where the
+  /// hand-offs are not seen (hand_offs_seen) or x1 is not finite and > 0.
+  double expected(double x1, double n, std::int64_t cpus) const;
 };
 
 /// True for an experiment that keeps one operation in flight: shared_epoll's ring with one

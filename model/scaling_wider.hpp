@@ -81,8 +81,9 @@ struct wider_family {
   /// the data's cache line (producer_pipeline.hpp); empty, with pipeline_note, otherwise.
   std::optional<pipeline_fit> pipeline;
   std::string pipeline_note;
-  /// One operation in flight (one_in_flight.hpp): the chain of the one-CPU series, a ceiling
-  /// on every wider machine; empty, with chain_note where the experiment has one in flight.
+  /// One operation in flight (one_in_flight.hpp): the chain of the one-CPU series, its
+  /// hand-offs crossing CPUs on every wider machine (a ceiling where one CPU hid them); empty,
+  /// with chain_note where the experiment has one in flight.
   std::optional<chain_fit> chain;
   std::string chain_note;
   std::vector<std::int64_t> measured_cpus;  ///< every series width measured, narrow ones included

@@ -1,7 +1,8 @@
 // One operation in flight (model/one_in_flight.hpp): the switches a one-CPU series made are
 // read from its wakeups rows and the wakeup probe, the ceiling is the one-CPU time less them,
-// `scale --from-cpus 1` and predict --cpus answer two CPUs or more with it as an upper bound
-// (through model.json too), and a missing part says which.
+// `scale --from-cpus 1` and predict --cpus answer two CPUs or more with the hand-offs one CPU
+// shows crossing CPUs (C - 1)/C of the time, or with the ceiling as an upper bound where one
+// CPU hid them (through model.json too), and a missing part says which.
 
 #include "model/one_in_flight.hpp"
 
@@ -175,6 +176,84 @@ TEST(OneInFlightTest, ScaleFromOneCpuAnswersTwoCpusWithTheChainAsACeiling) {
   EXPECT_FALSE(without.families[0].chain);
   EXPECT_NE(without.families[0].chain_note.find("wakeup"), std::string::npos);
   EXPECT_EQ(without.families[0].series[0].row_limit[0], wider_limit::cpu_capacity);
+}
+
+// A herd of one-CPU rows whose switches one CPU shows (a worker's 0.5 a connection and the
+// client's own wait), with a same-CPU switch of 1 us (the wakeup probe's round trip 2 us) and a
+// cross-CPU wake-up of 10 us.
+observation_set herd_seen() {
+  observation_set d = ring(0.5, true);
+  for (auto& o : d.rows) {
+    if (o.k.scenario == datasets::name(datasets::scenario::shared_epoll))
+      o.k.scenario = std::string(datasets::name(datasets::scenario::accept_herd));
+    if (o.k.scenario == datasets::name(datasets::scenario::wakeup) && o.k.pinning == "0+0") o.value = 2000;
+  }
+  return d;
+}
+
+TEST(OneInFlightTest, HandOffsOneCpuShowsCrossCpusAsOftenAsAWokenThreadLandsElsewhere) {
+  datasets::key k = ring_row(2, 1, datasets::metric::throughput, 1).k;
+  EXPECT_DOUBLE_EQ(chain_hand_offs(k), 1);  // the token's write wakes the next thread
+  k.scenario = std::string(datasets::name(datasets::scenario::accept_herd));
+  EXPECT_DOUBLE_EQ(chain_hand_offs(k), 2);  // the worker that accepts, then the client
+  k.scenario = std::string(datasets::name(datasets::scenario::producers));
+  EXPECT_DOUBLE_EQ(chain_hand_offs(k), 0);
+  // The expectation: 1/(1/x1 + min(w, H) (C - 1)/C (x - s)), between the floor and the ceiling.
+  chain_fit c{{{2, 1.5}}, 1e-6, 10e-6, 2};
+  ASSERT_TRUE(c.hand_offs_seen(2));
+  EXPECT_NEAR(c.expected(250000, 2, 2), 1 / (4e-6 + 1.5 * 0.5 * 9e-6), 1e-6);
+  EXPECT_NEAR(c.expected(250000, 2, 16), 1 / (4e-6 + 1.5 * 15.0 / 16 * 9e-6), 1e-6);
+  EXPECT_GT(c.expected(250000, 2, 2), c.floor(250000, 2));
+  EXPECT_LT(c.expected(250000, 2, 2), c.ceiling(250000, 2));
+  c.switches = {{2, 3.5}};  // a herd's futile wake-ups are no hand-offs: only H of them cross
+  EXPECT_NEAR(c.expected(250000, 2, 2), 1 / (4e-6 + 2 * 0.5 * 9e-6), 1e-6);
+  // Hidden on one CPU (fewer than half the structure's hand-offs), no cross-CPU wake-up, no
+  // structure known: the ceiling, as before.
+  c.switches = {{2, 0.9}};
+  EXPECT_FALSE(c.hand_offs_seen(2));
+  EXPECT_DOUBLE_EQ(c.expected(250000, 2, 2), c.ceiling(250000, 2));
+  chain_fit unmeasured{{{2, 1.5}}, 1e-6, NAN, 2}, unknown{{{2, 1.5}}, 1e-6, 10e-6, 0};
+  EXPECT_DOUBLE_EQ(unmeasured.expected(250000, 2, 2), unmeasured.ceiling(250000, 2));
+  EXPECT_DOUBLE_EQ(unknown.expected(250000, 2, 2), unknown.ceiling(250000, 2));
+
+  // Through `scale --from-cpus 1`: the answer is the expectation, no upper bound, its interval
+  // the floor to the ceiling.
+  wider_protocol p;
+  p.from_cpus = 1;
+  const observation_set d = herd_seen();
+  const auto r = predict_wider(d, p);
+  ASSERT_EQ(r.families.size(), 1u);
+  ASSERT_TRUE(r.families[0].chain) << r.families[0].chain_note;
+  EXPECT_DOUBLE_EQ(r.families[0].chain->hand_offs, 2);
+  const auto& s = r.families[0].series.at(0);
+  ASSERT_EQ(s.rows.size(), 3u);
+  for (std::size_t i = 0; i < s.rows.size(); ++i) {
+    EXPECT_EQ(s.row_limit[i], wider_limit::one_in_flight);
+    EXPECT_FALSE(s.row_upper_bound[i]);
+    EXPECT_NEAR(s.rows[i].predicted / (1 / (4e-6 + 1.5 * 0.5 * 9e-6)), 1, 1e-3);
+    ASSERT_TRUE(s.rows[i].has_interval) << s.rows[i].no_interval;
+    EXPECT_NEAR(s.rows[i].lo / (1 / (4e-6 + 1.5 * 10e-6)), 1, 1e-3);  // the floor
+    EXPECT_NEAR(s.rows[i].hi / (1 / (4e-6 - 1.5 * 1e-6)), 1, 0.02);   // the ceiling's upper end
+  }
+  // Through model.json (H comes back from the experiment): every width prices (C - 1)/C.
+  model_set m;
+  m.source = "planted";
+  m.cpu_scaling = fit_cpu_scaling(herd_seen());
+  ASSERT_EQ(m.cpu_scaling.size(), 1u);
+  const model_set back = model_set_from_json(nlohmann::json::parse(to_json(m).dump()), "m.json");
+  ASSERT_TRUE(back.cpu_scaling[0].chain);
+  EXPECT_DOUBLE_EQ(back.cpu_scaling[0].chain->hand_offs, 2);
+  for (std::int64_t cpus : {2, 4, 16}) {
+    wider_limit l{};
+    const auto a = predict_cpu_scaling(back.cpu_scaling[0], cpus, 3, l);
+    EXPECT_EQ(l, wider_limit::one_in_flight);
+    EXPECT_FALSE(a.upper_bound);
+    const double share = static_cast<double>(cpus - 1) / static_cast<double>(cpus);
+    EXPECT_NEAR(a.value / (1 / (4e-6 + 1.5 * share * 9e-6)), 1, 1e-3) << "C = " << cpus;
+    if (a.has_interval) {
+      EXPECT_EQ(a.lo > 0, cpus == 2) << "C = " << cpus;  // the pair's floor, none wider
+    }
+  }
 }
 
 // Waiters on a level-triggered instance may spin on two CPUs instead of sleeping (the ninth
