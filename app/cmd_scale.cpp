@@ -47,8 +47,9 @@ po::options_description scale_options() {
        "measures): the law of the rows whose threads each have a CPU, capped by C/c0 x the narrowest series and, "
        "where one structure serialises every operation, by its serial stage; one producer beside its consumer, "
        "where only one CPU was measured, by the pipeline of its measured parts and the cache line, with an interval from their variances; "
-       "one operation in flight (a one-token ring, accept_herd) by the one-CPU chain less its switches, a ceiling "
-       "with a floor on two CPUs (docs/scaling.md); "
+       "one operation in flight (a one-token ring, accept_herd) by the one-CPU chain, its hand-offs crossing CPUs "
+       "(C-1)/C of the time where one CPU shows them, else less its switches, a ceiling; a floor on two CPUs "
+       "(docs/scaling.md); "
        "every wider series measured is predicted, and --cpus widths nobody measured at --at")
       ("no-serial-stage", "with --from-cpus: leave the serial stage out (the protocol as first fixed)")
       ("cpus", arg<std::string>("C,C,..."), "with --from-cpus: widths nobody measured to predict at --at, e.g. 32,64,128")
