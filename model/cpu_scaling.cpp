@@ -169,7 +169,11 @@ scaling_prediction predict_cpu_scaling(const cpu_scaling_laws& l, std::int64_t c
   // From two CPUs on, hand-offs cross CPUs and the stage binds; narrower than the width it
   // was fitted on, its hold may be shorter (predict_serial_stage widens upwards there).
   const bool staged = l.serial && c >= 2;
-  if (l.dedicated && !staged) {
+  // Asked about the narrowest width measured, the capacity law is that series' own law: the
+  // measurement answers, not the dedicated law, whose N threads on N CPUs are another machine
+  // (one that may pass less: accept_herd's one CPU passes twice what its two do).
+  const bool measured_width = l.capacity && l.capacity_cpus == c;
+  if (l.dedicated && !staged && !measured_width) {
     scaling_prediction law = predict_scaling(*l.dedicated, n);
     if (l.dedicated->points == 1 && !law.has_interval) law.no_interval = "no interval: " + l.dedicated_note;
     consider(std::move(law), wider_limit::dedicated_law);

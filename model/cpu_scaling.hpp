@@ -97,7 +97,8 @@ bool hand_offs_unseen(const datasets::key& experiment, const std::vector<std::in
 bool upper_bound_only(const cpu_scaling_laws& laws, std::int64_t cpus, double n, wider_limit limit);
 
 /// What the laws say about N threads (the scenario's axis: scaling.hpp) on C >= 1 CPUs: the
-/// lower of the dedicated law (where no serial stage applies), C/c0 × the capacity law, the
+/// lower of the dedicated law (where no serial stage applies, and not at C = c0, where the
+/// capacity law is the measured series' own), C/c0 × the capacity law, the
 /// serial stage (from two CPUs on, where hand-offs cross CPUs) and, for one operation in
 /// flight, the chain of the one-CPU law (from two CPUs on: its hand-offs crossing CPUs
 /// (C − 1)/C of the time where one CPU shows them, chain_fit::expected), each end of the 95%

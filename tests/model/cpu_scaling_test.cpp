@@ -11,11 +11,13 @@
 #include <cmath>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "datasets/input_error.hpp"
 #include "datasets/vocabulary.hpp"
 #include "model/model_json.hpp"
 #include "model/observations.hpp"
+#include "model/scaling_law.hpp"
 #include "model/scaling_wider.hpp"
 #include "model/stage_hold.hpp"
 #include "tests/model/producers_rows.hpp"
@@ -102,6 +104,35 @@ TEST(CpuScalingTest, TheModelsLawsAnswerExactlyWhatScaleFromCpusAnswersFromTheDa
   ASSERT_EQ(holds.size(), 1u);
   EXPECT_DOUBLE_EQ(holds[0].hold_s, laws[0].serial->hold);
   EXPECT_EQ(fit_stage_holds(data).size(), 1u);
+}
+
+// A model fitted on a wide machine asked about the narrowest width it measured: that series'
+// own law answers. The dedicated law's N threads on N CPUs are another machine — here one
+// that passes half as much (a hand-off across CPUs costs more than one on a CPU, as
+// accept_herd's does) — and capped the one-CPU answer to half the measurement before.
+TEST(CpuScalingTest, TheNarrowestWidthMeasuredIsAnsweredByItsOwnSeries) {
+  cpu_scaling_laws l;
+  l.experiment = producers_row(1, 1, 1).k;
+  l.experiment.cpus.reset();
+  l.from_cpus = 2;
+  l.measured_cpus = {1, 2};
+  const std::vector<scaling_point> one_cpu = {{1, 28000, 3, 0.01}, {2, 27600, 3, 0.01}, {3, 27200, 3, 0.01},
+                                              {4, 26900, 3, 0.01}, {6, 26500, 3, 0.01}, {8, 26100, 3, 0.01}};
+  const std::vector<scaling_point> own_cpus = {{1, 28000, 3, 0.01}, {2, 15000, 3, 0.01}};  // 1 on 1, 2 on 2
+  l.capacity_cpus = 1;
+  l.capacity = fit_scaling(one_cpu);
+  l.dedicated = fit_scaling(own_cpus);
+  for (double n : {2.0, 4.0, 8.0}) {
+    wider_limit limit{};
+    const auto p = predict_cpu_scaling(l, 1, n, limit);
+    EXPECT_EQ(limit, wider_limit::cpu_capacity) << "N = " << n;
+    EXPECT_DOUBLE_EQ(p.value, l.capacity->at(n)) << "N = " << n;
+  }
+  // Wider than the narrowest series: the dedicated law still caps (two threads on two CPUs).
+  wider_limit limit{};
+  const auto two = predict_cpu_scaling(l, 2, 2, limit);
+  EXPECT_EQ(limit, wider_limit::dedicated_law);
+  EXPECT_NEAR(two.value / 15000, 1, 0.01);
 }
 
 TEST(CpuScalingTest, OneCpuStillBoundsWiderMachinesAndSaysWhatItCannotSee) {
