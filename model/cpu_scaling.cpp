@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <tuple>
 
@@ -84,10 +85,18 @@ scaling_prediction pipeline_prediction(const pipeline_fit& f) {
     p.has_interval = true;
     return p;
   }
-  p.lo = p.hi = NAN;
   p.no_interval = "no interval: " + why +
                   " (one producer and its consumer as a pipeline of measured parts: a write and the consumer's "
                   "share from the one-CPU series, the cache line between two CPUs; docs/scaling.md)";
+  if (const auto lo = f.open_interval_lo()) {
+    // Open above: the data cannot bound the rate from above, the CPUs' capacity can (capped
+    // takes the capacity bound's upper end; predict_cpu_scaling refuses an end left open).
+    p.lo = *lo;
+    p.hi = std::numeric_limits<double>::infinity();
+    p.has_interval = true;
+    return p;
+  }
+  p.lo = p.hi = NAN;
   return p;
 }
 
@@ -203,6 +212,10 @@ scaling_prediction predict_cpu_scaling(const cpu_scaling_laws& l, std::int64_t c
   if (best->has_interval && (ceiling || chained)) best->lo = std::min(best->lo, floor_of_ceiling(l, c, n, limit));
   if (best->has_interval && spinning)
     best->hi = std::max(best->hi, capacity_bound->has_interval ? capacity_bound->hi : capacity_bound->value);
+  if (best->has_interval && !std::isfinite(best->hi)) {  // an end no rule closed: no interval
+    best->has_interval = false;
+    best->lo = best->hi = NAN;
+  }
   return *best;
 }
 

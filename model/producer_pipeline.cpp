@@ -21,29 +21,47 @@ double pipeline_fit::both_busy_rate(double t) const {
   return (1 / (write_s + line_s) + 1 / write_s) / (1 + (consumer_s / t + line_s) / write_s);
 }
 
-std::optional<std::pair<double, double>> pipeline_fit::interval(std::string& why) const {
-  const bool write_binds = write_s >= consumer_s;
-  const double stage_var = write_binds ? cov_ww : cov_aa;
+bool pipeline_fit::uncertainty_known(std::string& why) const {
+  const double stage_var = write_s >= consumer_s ? cov_ww : cov_aa;
   if (df < 0 || (df >= 1 && (!std::isfinite(stage_var) || !std::isfinite(residual_var)))) {
     why = "the parts' uncertainty is not known (a model.json written without it)";
-    return std::nullopt;
+    return false;
   }
   if (df == 0) {
     why = "two producer counts on one CPU fit w and a exactly (df = 0)";
-    return std::nullopt;
+    return false;
   }
   if (!std::isfinite(line_var)) {
     why = "the cache line was measured in fewer than two visits";
-    return std::nullopt;
+    return false;
   }
+  return true;
+}
+
+std::pair<double, double> pipeline_fit::time_and_half_width() const {
+  const bool write_binds = write_s >= consumer_s;
+  const double stage_var = write_binds ? cov_ww : cov_aa;
   const double time = (write_binds ? write_s : consumer_s) + line_s;  // seconds per event
   const double var = std::max(0.0, stage_var) + std::max(0.0, residual_var) + std::max(0.0, line_var);
-  const double half = boost::math::quantile(boost::math::students_t(df), 0.975) * std::sqrt(var);
+  return {time, boost::math::quantile(boost::math::students_t(df), 0.975) * std::sqrt(var)};
+}
+
+std::optional<std::pair<double, double>> pipeline_fit::interval(std::string& why) const {
+  if (!uncertainty_known(why)) return std::nullopt;
+  const auto [time, half] = time_and_half_width();
   if (!(time - half > 0)) {
     why = "the interval of an event's time reaches zero";
     return std::nullopt;
   }
   return std::pair{1.0 / (time + half), 1.0 / (time - half)};
+}
+
+std::optional<double> pipeline_fit::open_interval_lo() const {
+  std::string why;
+  if (!uncertainty_known(why)) return std::nullopt;
+  const auto [time, half] = time_and_half_width();
+  if (time - half > 0) return std::nullopt;  // closed: interval() has both ends
+  return 1.0 / (time + half);
 }
 
 std::optional<pipeline_fit> fit_pipeline(const std::vector<std::pair<double, double>>& t_rate,

@@ -59,6 +59,17 @@ struct pipeline_fit {
   /// into rates. Empty, with `why` saying so, where a part is unknown or the interval
   /// reaches zero time.
   std::optional<std::pair<double, double>> interval(std::string& why) const;
+  /// The same interval's lower end alone, 1/(time + half), where interval() has none only
+  /// because its time's lower end reaches zero (the rate's upper end is then open: the data
+  /// cannot bound it from above, the CPUs' capacity can); empty otherwise.
+  std::optional<double> open_interval_lo() const;
+
+ private:
+  /// Whether the interval's parts are known (df >= 1, every variance finite); `why` not.
+  bool uncertainty_known(std::string& why) const;
+  /// The slower stage's time plus L, and t(df) times the root of the parts' variances, in
+  /// seconds. Precondition: uncertainty_known.
+  std::pair<double, double> time_and_half_width() const;
 };
 
 /// w and a of 1/X(T) = w + a/T by least squares over (T, events per second) of the one-CPU

@@ -134,10 +134,42 @@ TEST(ProducerPipelineTest, TheIntervalIsTheSlowerStagesTimeWithItsPartsVariances
   pipeline_fit bare{planted_write_s, planted_consumer_s, 4e-7};
   EXPECT_FALSE(bare.interval(why));
   EXPECT_NE(why.find("not known"), std::string::npos) << why;
+  EXPECT_FALSE(bare.open_interval_lo());  // nor a lower end alone
   bare = *exact;
   bare.line_var = 1e-12;  // a line that moves by a microsecond: the interval would reach zero time
   EXPECT_FALSE(bare.interval(why));
   EXPECT_NE(why.find("zero"), std::string::npos) << why;
+  // Its lower end still holds, the upper one is open (the CPUs' capacity closes it: below).
+  const auto lo = bare.open_interval_lo();
+  ASSERT_TRUE(lo);
+  EXPECT_NEAR(*lo * (time + 2.776445105 * std::sqrt(1e-12)), 1, 1e-6);
+  EXPECT_FALSE(exact->open_interval_lo());  // closed: interval() has both ends
+}
+
+// Where the pipeline's own interval is open above, a two-CPU answer takes its upper end from
+// the capacity bound (twice the one-CPU law's), and says no interval only where that bound
+// has none either.
+TEST(ProducerPipelineTest, AnOpenIntervalIsClosedByTheCapacityBound) {
+  model_set m;
+  m.source = "planted";
+  observation_set d = one_cpu_series(true, NAN);
+  m.cpu_scaling = fit_cpu_scaling(d);
+  ASSERT_EQ(m.cpu_scaling.size(), 1u);
+  auto& l = m.cpu_scaling[0];
+  ASSERT_TRUE(l.pipeline);
+  l.pipeline->cov_ww = l.pipeline->cov_aa = l.pipeline->residual_var = 0;
+  l.pipeline->df = 4;
+  l.pipeline->line_var = 1e-12;  // the pipeline's own interval reaches zero time
+  wider_limit limit{};
+  const auto p = predict_cpu_scaling(l, 2, 1, limit);
+  ASSERT_EQ(limit, wider_limit::pipeline);
+  ASSERT_TRUE(p.has_interval) << p.no_interval;
+  EXPECT_DOUBLE_EQ(p.lo, *l.pipeline->open_interval_lo());
+  const auto capacity = predict_scaling(*l.capacity, 1);
+  ASSERT_TRUE(capacity.has_interval);
+  EXPECT_NEAR(p.hi / (2 * capacity.hi), 1, 1e-9);
+  EXPECT_LT(p.lo, p.value);
+  EXPECT_LT(p.value, p.hi);
 }
 
 TEST(ProducerPipelineTest, SeededNoisyMeasurementsGiveIntervalsThatCoverThePlantedRate) {
