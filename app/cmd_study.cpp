@@ -106,23 +106,36 @@ json read_json_or_null(const fs::path& p) {
 }
 
 // From summary.csv alone: the samples (tens of MB) are read by the steps that need them.
-bool has_scaling_rows(const fs::path& dataset) {
-  const auto summaries = datasets::parse_summaries(datasets::read_csv(dataset / "summary.csv"));
-  return std::any_of(summaries.begin(), summaries.end(), [](const auto& r) {
+// Whether the dataset has CPU-scaling rows, and whether any of them ran on two CPUs or more
+// (a one-CPU series then has wider series to be judged against).
+struct scaling_rows {
+  bool any = false, wider = false;
+};
+scaling_rows has_scaling_rows(const fs::path& dataset) {
+  scaling_rows out;
+  for (const auto& r : datasets::parse_summaries(datasets::read_csv(dataset / "summary.csv"))) {
     const auto s = datasets::parse<datasets::scenario>(r.k.scenario);
-    return s && datasets::scales_with_threads(*s);
-  });
+    if (!s || !datasets::scales_with_threads(*s)) continue;
+    out.any = true;
+    out.wider = out.wider || r.k.cpus.value_or(1) >= 2;
+  }
+  return out;
 }
 
 // The CPU-scaling law on this machine's producers, private_sets, shared_epoll and accept_herd rows
-// (fitted on one and two threads)
-// and on the published stress-epoll tables (each on its smaller half).
+// (fitted on one and two threads), their wider series from the one-CPU series (where any ran
+// on two CPUs or more), and the published stress-epoll tables (each on its smaller half).
 void scaling_steps(const study_plan& p, std::vector<study::step_result>& steps) {
   const fs::path v = p.out / "validation";
-  if (has_scaling_rows(p.dataset))
+  const scaling_rows rows = has_scaling_rows(p.dataset);
+  if (rows.any)
     steps.push_back(study::run_step("scale (this machine)", "scale", cmd_scale,
                                     {p.dataset.string(), "--train", "n_fds<=2", "--at", "16,64", "--format", "json"},
                                     v / "scaling.json"));
+  if (rows.wider)
+    steps.push_back(study::run_step("scale (wider, from one CPU)", "scale", cmd_scale,
+                                    {p.dataset.string(), "--from-cpus", "1", "--format", "json"},
+                                    v / "scaling_wider.json"));
   if (fs::is_directory(p.historical / "scaling"))
     steps.push_back(study::run_step("scale (published)", "scale", cmd_scale,
                                     {(p.historical / "scaling").string(), "--at", "256", "--format", "json"},
@@ -162,6 +175,7 @@ std::string study_verdict(const study_plan& p, const std::optional<model::model_
   return study::accuracy_verdict(read_json_or_null(v / "extrapolation.json"),
                                  read_json_or_null(v / "interpolation.json")) +
          crossover + study::beyond_limit_verdict(read_json_or_null(p.out / "predictions.json")) +
+         study::scaling_verdict(read_json_or_null(v / "scaling.json"), read_json_or_null(v / "scaling_wider.json")) +
          study::server_verdict(read_json_or_null(p.out / "whatif.json"));
 }
 
@@ -193,7 +207,7 @@ std::vector<report::extra_section> study_sections(const study_plan& p, const dat
     scaling.push_back({"Published stress-epoll tables",
                        "Each table fitted on its smaller half of N, the larger half predicted, and 256.", j,
                        "study_scaling_published"});
-  extras.push_back(study::scaling_section(scaling));
+  extras.push_back(study::scaling_section(scaling, read_json_or_null(v / "scaling_wider.json")));
   if (models) {
     const auto predictions = study::predict_beyond(*models, datasets::text(datasets::fd_kind::pipe), {100000, 1000000});
     datasets::write_file_atomically(

@@ -116,9 +116,46 @@ report::figure figure_of(const scaling_run& run) {
   return f;
 }
 
+// What gave a wider machine's answer, for reading (scale's limited_by): "one in flight" and
+// " (upper bound)" where it is only a ceiling.
+std::string wider_limit(const json& r) {
+  std::string s = str(r, "limited_by");
+  std::replace(s.begin(), s.end(), '_', ' ');
+  return s + (r.value("upper_bound", false) ? " (upper bound)" : "");
+}
+
+// "### Wider machines from one CPU": its summary, the families' legend and one row per
+// measured row of every wider series.
+std::string wider_markdown(const json& wider) {
+  std::ostringstream md;
+  const json summary = wider.value("summary", json::object());
+  md << "### Wider machines from one CPU\n\n"
+     << "Every series of two CPUs or more predicted from the one-CPU series alone (`scale --from-cpus 1`): the "
+        "capacity bound, one producer as a pipeline, one operation in flight as its chain with its hand-offs "
+        "crossing CPUs. Median |error|: "
+     << percent_text(num(summary, "median_rel_err")) << " (" << count_text(num(summary, "n")) << " rows); "
+     << coverage_text(summary) << "\n\n";
+  std::vector<std::vector<std::string>> rows;
+  int i = 0;
+  for (const auto& f : wider.value("families", json::array())) {
+    ++i;
+    md << "- #" << i << ": " << str(f, "table") << ", " << str(f, "unit") << "\n";
+    for (const auto& se : f.value("series", json::array()))
+      for (const auto& r : se.value("rows", json::array()))
+        rows.push_back({"#" + std::to_string(i), text(se, "cpus"), count_text(num(r, "n")),
+                        scaling_number(num(r, "measured")),
+                        scaling_number(num(r, "predicted")) + " [" + interval(r) + "]", wider_limit(r),
+                        percent_text(num(r, "rel_err"))});
+  }
+  md << "\n"
+     << report::md_table({"family", "CPUs", "N", "measured", "predicted [95% interval]", "limited by", "error"}, rows)
+     << "\n";
+  return md.str();
+}
+
 }  // namespace
 
-report::extra_section scaling_section(const std::vector<scaling_run>& runs) {
+report::extra_section scaling_section(const std::vector<scaling_run>& runs, const json& wider) {
   std::ostringstream md;
   md << "## CPU scaling\n\n"
      << "Throughput of the producers scenario (N threads write eventfds, one epoll consumer drains them) "
@@ -129,7 +166,8 @@ report::extra_section scaling_section(const std::vector<scaling_run>& runs) {
         "unless a coherency term earns its "
         "place; σ is the share of each event serialised, κ a cost every pair of CPUs pays) and asked "
         "about N it did not see (docs/scaling.md).\n\n";
-  if (runs.empty()) md << "No CPU-scaling rows were measured, and no published table was found.\n\n";
+  const bool has_wider = wider.is_object() && wider.contains("families");
+  if (runs.empty() && !has_wider) md << "No CPU-scaling rows were measured, and no published table was found.\n\n";
   report::extra_section s;
   for (const auto& run : runs) {
     const json summary = run.result.value("summary", json::object());
@@ -143,6 +181,7 @@ report::extra_section scaling_section(const std::vector<scaling_run>& runs) {
     auto f = figure_of(run);
     if (!f.series.empty()) s.figures.push_back(std::move(f));
   }
+  if (has_wider) md << wider_markdown(wider);
   s.markdown = md.str();
   return s;
 }

@@ -21,8 +21,11 @@ struct scaling_run {
   std::string figure_name;  ///< file stem of its figure
 };
 
-/// "## CPU scaling" with one sub-section per run; an empty `runs` gives a section saying
-/// nothing was measured.
-report::extra_section scaling_section(const std::vector<scaling_run>& runs);
+/// "## CPU scaling" with one sub-section per run and, where `wider` is a `scale --from-cpus 1
+/// --format json` result, one on the wider series predicted from the one-CPU series (per
+/// family: C, N, measured, predicted with its interval, what limited it, error); an empty
+/// `runs` and no `wider` give a section saying nothing was measured.
+report::extra_section scaling_section(const std::vector<scaling_run>& runs,
+                                      const nlohmann::json& wider = nlohmann::json());
 
 }  // namespace pollscale::app::study

@@ -151,6 +151,54 @@ std::string beyond_limit_verdict(const json& predictions) {
          parts + ".\n";
 }
 
+namespace {
+
+// "within 4.1% median (80 rows; aim ≤ 15%: met), 73 of 80 inside their 95% intervals"
+std::string scaling_check(const json& summary) {
+  const double med = num(summary, "median_rel_err"), n = num(summary, "n");
+  const double with = num(summary, "n_with_interval"), cov = num(summary, "coverage");
+  if (!std::isfinite(med) || !(n > 0)) return "";
+  std::string s = "within " + percent_text(med) + " median (" + count_text(n) +
+                  " rows; aim ≤ 15%: " + (med <= 0.15 ? "met" : "**not met**") + ")";
+  if (with > 0 && std::isfinite(cov))
+    s += ", " + count_text(std::round(cov * with)) + " of " + count_text(with) + " inside their 95% intervals";
+  if (with < n) s += ", " + count_text(n - (with > 0 ? with : 0)) + " with no interval";
+  return s;
+}
+
+// The series widths a `scale --from-cpus` result predicted and measured: "2" or "2, 4 and 16".
+std::string wider_widths(const json& wider) {
+  std::vector<long long> cs;
+  for (const auto& f : wider.value("families", json::array()))
+    for (const auto& se : f.value("series", json::array()))
+      if (se.value("measured", false) && se.contains("cpus") && se["cpus"].is_number_integer())
+        cs.push_back(se["cpus"].get<long long>());
+  std::sort(cs.begin(), cs.end());
+  cs.erase(std::unique(cs.begin(), cs.end()), cs.end());
+  std::string out;
+  for (std::size_t i = 0; i < cs.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == cs.size() ? " and " : ", ") + std::to_string(cs[i]);
+  return out;
+}
+
+}  // namespace
+
+std::string scaling_verdict(const json& threads, const json& wider) {
+  std::string parts;
+  if (wider.is_object()) {
+    const std::string check = scaling_check(wider.value("summary", json::object()));
+    if (!check.empty())
+      parts += "from its one-CPU series, the " + wider_widths(wider) + "-CPU series predicted " + check;
+  }
+  if (threads.is_object()) {
+    const std::string check = scaling_check(threads.value("summary", json::object()));
+    if (!check.empty())
+      parts += std::string(parts.empty() ? "" : "; ") + "from one and two threads, more threads predicted " + check;
+  }
+  if (parts.empty()) return "";
+  return "- CPU scaling on this machine (docs/scaling.md): " + parts + ".\n";
+}
+
 std::string server_verdict(const json& whatif) {
   if (!whatif.is_object()) return "";                                     // the step did not run, or failed
   std::map<std::string, std::vector<std::pair<double, double>>> by_mech;  // idle -> replies/s
