@@ -334,16 +334,27 @@ double cell_draw_z(std::uint64_t draw_seed, const std::string& cell, double shar
   return std::sqrt(shared) * sim::standard_normal(machine) + std::sqrt(1 - std::min(shared, 1.0)) * own;
 }
 
+namespace {
+
+// exp(log_sd·z), z a standard normal from the draw's own stream named `stream` (no cell has
+// such a name, so it is independent of the cells' draws and of the other factors); 1 for no
+// spread.
+double log_normal_draw_factor(std::uint64_t draw_seed, const char* stream, double log_sd) {
+  if (!(log_sd > 0)) return 1;
+  sim::rng g(sim::derive_seed(draw_seed, datasets::fnv1a64(stream)));
+  return std::exp(log_sd * sim::standard_normal(g));
+}
+
+}  // namespace
+
 double simulator_draw_factor(std::uint64_t draw_seed, const model::model_set& models) {
-  if (!models.simulator_check || !(models.simulator_check->log_sd > 0)) return 1;
-  sim::rng g(sim::derive_seed(draw_seed, datasets::fnv1a64("(the simulator)")));  // no cell has this name
-  return std::exp(models.simulator_check->log_sd * sim::standard_normal(g));
+  if (!models.simulator_check) return 1;
+  return log_normal_draw_factor(draw_seed, "(the simulator)", models.simulator_check->log_sd);
 }
 
 double machine_draw_factor(std::uint64_t draw_seed, const model::model_set& models) {
-  if (!models.between_runs || !(models.between_runs->log_sd > 0)) return 1;
-  sim::rng g(sim::derive_seed(draw_seed, datasets::fnv1a64("(the machine between runs)")));  // no cell has this name
-  return std::exp(models.between_runs->log_sd * sim::standard_normal(g));
+  if (!models.between_runs) return 1;
+  return log_normal_draw_factor(draw_seed, "(the machine between runs)", models.between_runs->log_sd);
 }
 
 std::string_view name(placement_choice p) {
@@ -417,15 +428,14 @@ sim::cost_model costs_from_model(std::shared_ptr<const model::model_set> models,
                                  const std::shared_ptr<cost_provenance>& prov) {
   const std::string& mechanism = query.mechanism;
   if (const auto why = placement_unavailable(*models, query.placement); !why.empty()) throw std::invalid_argument(why);
-  if (query.bound == cost_bound::drawn && models->drift) prov->draw_correlation = models->drift->correlation;
-  if (query.bound == cost_bound::drawn && models->simulator_check)
-    prov->simulator_discrepancy = models->simulator_check;
-  if (query.bound == cost_bound::drawn && models->between_runs) prov->between_runs = models->between_runs;
+  const bool drawn = query.bound == cost_bound::drawn;
+  if (drawn && models->drift) prov->draw_correlation = models->drift->correlation;
+  if (drawn && models->simulator_check) prov->simulator_discrepancy = models->simulator_check;
+  if (drawn && models->between_runs) prov->between_runs = models->between_runs;
   const std::optional<datasets::call_spread> spread = models->call_spread;
   const std::optional<datasets::placement_states> placement = models->placement;
   // What moves every model cost of a drawn cost model together, drawn once: the simulator's
   // discrepancy and the machine between runs (whose factor the load generator pays too).
-  const bool drawn = query.bound == cost_bound::drawn;
   sim::cost_model c;
   c.machine_factor = drawn ? machine_draw_factor(query.draw_seed, *models) : 1;
   const double together = drawn ? simulator_draw_factor(query.draw_seed, *models) * c.machine_factor : 1;
