@@ -4,6 +4,7 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <set>
 #include <sstream>
 #include <vector>
 
@@ -168,16 +169,15 @@ std::string scaling_check(const json& summary) {
 
 // The series widths a `scale --from-cpus` result predicted and measured: "2" or "2, 4 and 16".
 std::string wider_widths(const json& wider) {
-  std::vector<long long> cs;
+  std::set<long long> cs;  // distinct, in order
   for (const auto& f : wider.value("families", json::array()))
     for (const auto& se : f.value("series", json::array()))
       if (se.value("measured", false) && se.contains("cpus") && se["cpus"].is_number_integer())
-        cs.push_back(se["cpus"].get<long long>());
-  std::sort(cs.begin(), cs.end());
-  cs.erase(std::unique(cs.begin(), cs.end()), cs.end());
+        cs.insert(se["cpus"].get<long long>());
+  const std::vector<long long> v(cs.begin(), cs.end());
   std::string out;
-  for (std::size_t i = 0; i < cs.size(); ++i)
-    out += (i == 0 ? "" : i + 1 == cs.size() ? " and " : ", ") + std::to_string(cs[i]);
+  for (std::size_t i = 0; i < v.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == v.size() ? " and " : ", ") + std::to_string(v[i]);
   return out;
 }
 
