@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -70,6 +71,30 @@ void split(const std::vector<const observation*>& rows, const std::optional<row_
   }
 }
 
+// Where the table measured more N than its training rows hold (a series that starts past
+// the split, as the one-token ring starts at two threads), which N trained and which were
+// measured: the reason a law is missing is then the protocol's split, not the table.
+std::string training_note(const std::vector<const observation*>& train, const std::vector<const observation*>& rows) {
+  auto distinct_n = [](const std::vector<const observation*>& of) {
+    std::set<double> ns;
+    for (const auto* o : of) ns.insert(*scaling_axis(*o));
+    return ns;
+  };
+  const auto all = distinct_n(rows);
+  const auto trained = distinct_n(train);
+  if (all.size() < 2 || trained.size() == all.size()) return "";
+  auto list = [](const std::set<double>& ns) {
+    std::string out;
+    for (double n : ns) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%g", n);
+      out += (out.empty() ? "" : ", ") + std::string(buf);
+    }
+    return out.empty() ? std::string("none") : out;
+  };
+  return " (the training rows hold N = " + list(trained) + " of the N = " + list(all) + " measured)";
+}
+
 scaling_table fit_table(const table_id& id, const std::vector<const observation*>& rows,
                         const std::optional<row_filter>& filter, const scaling_protocol& protocol,
                         std::vector<const observation*>& held_out) {
@@ -84,7 +109,7 @@ scaling_table fit_table(const table_id& id, const std::vector<const observation*
   try {
     t.fit = fit_scaling(pts, protocol.law);
   } catch (const std::invalid_argument& e) {
-    t.not_fitted = e.what();
+    t.not_fitted = e.what() + training_note(train, rows);
   }
   return t;
 }

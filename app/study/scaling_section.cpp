@@ -7,11 +7,13 @@
 #include "app/report/markdown.hpp"
 #include "app/study/json_fields.hpp"
 #include "app/table_writer.hpp"
+#include "datasets/vocabulary.hpp"
 
 namespace pollscale::app::study {
 namespace {
 
 using nlohmann::json;
+using sc = datasets::scenario;
 
 std::string str(const json& j, const char* key) {
   return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : "";
@@ -158,14 +160,16 @@ std::string wider_markdown(const json& wider) {
 report::extra_section scaling_section(const std::vector<scaling_run>& runs, const json& wider) {
   std::ostringstream md;
   md << "## CPU scaling\n\n"
-     << "Throughput of the producers scenario (N threads write eventfds, one epoll consumer drains them) "
-        "of the private_sets scenario (N threads each make timeout-0 wait calls on a pipe of their own: "
-        "what the machine gives when nothing is shared) and of the shared_epoll scenario (N threads pass "
-        "tokens through one epoll instance over a shared ring of pipes) against N, fitted by the Universal Scalability "
-        "Law (Amdahl "
-        "unless a coherency term earns its "
-        "place; σ is the share of each event serialised, κ a cost every pair of CPUs pays) and asked "
-        "about N it did not see (docs/scaling.md).\n\n";
+     << "Throughput against N of the " << datasets::name(sc::producers)
+     << " scenario (N threads write eventfds, one epoll consumer drains them), of " << datasets::name(sc::private_sets)
+     << " (N threads each make timeout-0 wait calls on a pipe of their own: what the machine gives when nothing is "
+        "shared), of "
+     << datasets::name(sc::shared_epoll)
+     << " (N threads pass tokens through one epoll instance over a shared ring of pipes) and of "
+     << datasets::name(sc::accept_herd)
+     << " (N threads wait to accept connections on one listening socket), fitted by the Universal Scalability Law "
+        "(Amdahl unless a coherency term earns its place; σ is the share of each event serialised, κ a cost every "
+        "pair of CPUs pays) and asked about N it did not see (docs/scaling.md).\n\n";
   const bool has_wider = wider.is_object() && wider.contains("families");
   if (runs.empty() && !has_wider) md << "No CPU-scaling rows were measured, and no published table was found.\n\n";
   report::extra_section s;

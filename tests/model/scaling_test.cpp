@@ -206,6 +206,19 @@ TEST(ScalingProtocolTest, ATableWithOneThreadCountIsReportedNotFitted) {
   ASSERT_EQ(r.tables.size(), 1u);
   EXPECT_FALSE(r.tables[0].fit);
   EXPECT_NE(r.tables[0].not_fitted.find("two or more distinct N"), std::string::npos) << r.tables[0].not_fitted;
+  // The split, not the table, left one N: the message says which N trained of those measured.
+  EXPECT_NE(r.tables[0].not_fitted.find("the training rows hold N = 4 of the N = 4, 8 measured"), std::string::npos)
+      << r.tables[0].not_fitted;
+}
+
+TEST(ScalingProtocolTest, ATableMeasuredAtOneThreadCountSaysNothingOfASplit) {
+  observation_set data;
+  data.source = "one";
+  data.rows.push_back(producers_row(4, 2, 1e6));
+  const scaling_result r = validate_scaling(data, {});
+  ASSERT_EQ(r.tables.size(), 1u);
+  EXPECT_FALSE(r.tables[0].fit);
+  EXPECT_EQ(r.tables[0].not_fitted.find("training rows"), std::string::npos) << r.tables[0].not_fitted;
 }
 
 TEST(ScalingProtocolTest, DataWithoutScalingRowsIsRefused) {
