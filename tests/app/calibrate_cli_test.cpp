@@ -17,6 +17,7 @@
 #include "datasets/dataset.hpp"
 #include "tests/app/cli_fixture.hpp"
 #include "tests/app/run_command.hpp"
+#include "tests/scratch_dir.hpp"
 
 namespace pollscale::test {
 namespace {
@@ -70,8 +71,8 @@ TEST(CalibrateCliTest, HelpDescribesEveryOption) {
 }
 
 TEST(CalibrateCliTest, TinyCalibrationWritesAReadableDataset) {
-  const auto dir = std::filesystem::temp_directory_path() / ("pollscale_cal_" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
+  const scratch_dir scratch("cal");
+  const auto dir = scratch.path() / "out";  // calibrate makes it
   const auto r = run_pollscale(
       "calibrate --scenarios find_active --mechanisms poll,epoll/et --n 1,16 "
       "--max-seconds-per-point 0.02 --format json --out " +
@@ -107,14 +108,13 @@ TEST(CalibrateCliTest, TinyCalibrationWritesAReadableDataset) {
       EXPECT_TRUE(row["variant"].is_null()) << row.dump();
     }
   }
-  std::filesystem::remove_all(dir);
 }
 
 // Every point skipped (here: more descriptors than the limit allows) is not a success: exit
 // 1 with one line saying so after the summary line, and the dataset of skips is kept.
 TEST(CalibrateCliTest, ACalibrationThatMeasuredNothingFails) {
-  const auto dir = std::filesystem::temp_directory_path() / ("pollscale_nothing_" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
+  const scratch_dir scratch("nothing");
+  const auto dir = scratch.path() / "out";  // calibrate makes it
   const auto r = run_pollscale("calibrate --scenarios find_active --mechanisms poll --n 1000000 --out " + dir.string());
   EXPECT_EQ(r.rc, 1) << r.err;
   EXPECT_NE(r.err.find("0 points measured"), std::string::npos) << r.err;
@@ -122,12 +122,11 @@ TEST(CalibrateCliTest, ACalibrationThatMeasuredNothingFails) {
   const auto d = datasets::read_dataset(dir);
   EXPECT_TRUE(d.summaries.empty());
   EXPECT_FALSE(d.context["skipped"].empty());
-  std::filesystem::remove_all(dir);
 }
 
 TEST(CalibrateCliTest, RoundsPoolEachPointsSamplesNumberedOnAcrossRounds) {
-  const auto dir = std::filesystem::temp_directory_path() / ("pollscale_rounds_" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
+  const scratch_dir scratch("rounds");
+  const auto dir = scratch.path() / "out";  // calibrate makes it
   const auto r = run_pollscale(
       "calibrate --scenarios find_active --mechanisms poll --n 1,16 --max-seconds-per-point 0.02 --rounds 3 "
       "--max-visits 3 --out " +
@@ -155,12 +154,11 @@ TEST(CalibrateCliTest, RoundsPoolEachPointsSamplesNumberedOnAcrossRounds) {
   EXPECT_EQ(summarised, pooled);
   // Each round measured every point at least the runner's minimum number of samples.
   for (const auto& s : d.summaries) EXPECT_GE(s.s.n, 3u * 5u) << datasets::describe(s.k);
-  std::filesystem::remove_all(dir);
 }
 
 TEST(CalibrateCliTest, VisitsCarryTheirMomentSentinelReferenceAndConsistency) {
-  const auto dir = std::filesystem::temp_directory_path() / ("pollscale_visits_" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
+  const scratch_dir scratch("visits");
+  const auto dir = scratch.path() / "out";  // calibrate makes it
   const auto r = run_pollscale(
       "calibrate --scenarios find_active --mechanisms poll --n 16,64 --max-seconds-per-point 0.02 --rounds 3 --out " +
       dir.string());
@@ -195,14 +193,13 @@ TEST(CalibrateCliTest, VisitsCarryTheirMomentSentinelReferenceAndConsistency) {
   // The physics check ran; its marks line up with the summaries.
   EXPECT_TRUE(d.context["consistency"].contains("issues"));
   EXPECT_EQ(d.consistency.size(), d.summaries.size());
-  std::filesystem::remove_all(dir);
 }
 
 // --out is checked before anything is measured: a dataset already there is not replaced
 // without --force, and a place that cannot be a directory fails at once, not at the end.
 TEST(CalibrateCliTest, OutIsCheckedBeforeMeasuringAndNeverSilentlyReplaced) {
-  const auto dir = std::filesystem::temp_directory_path() / ("pollscale_out_" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
+  const scratch_dir scratch("out");
+  const auto dir = scratch.path() / "out";  // calibrate makes it
   const std::string quick =
       "calibrate --scenarios find_active --mechanisms poll --n 4 --max-seconds-per-point 0.005 "
       "--rounds 1 --format csv --out ";
@@ -220,13 +217,11 @@ TEST(CalibrateCliTest, OutIsCheckedBeforeMeasuringAndNeverSilentlyReplaced) {
   EXPECT_EQ(under_file.rc, 2);
   EXPECT_NE(under_file.err.find("--out: cannot create directory"), std::string::npos) << under_file.err;
   EXPECT_EQ(under_file.err.find("calibrating"), std::string::npos) << "measured before checking --out";
-  std::filesystem::remove_all(dir);
 }
 
 TEST(CalibrateCliTest, OneWriterPerOutDirectory) {
-  const auto dir = std::filesystem::temp_directory_path() / ("pollscale_lock_" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
+  const scratch_dir scratch("lock");
+  const auto& dir = scratch.path();
   const std::string quick =
       "calibrate --scenarios find_active --mechanisms poll --n 4 --max-seconds-per-point 0.005 "
       "--rounds 1 --format csv --out " +
@@ -250,13 +245,12 @@ TEST(CalibrateCliTest, OneWriterPerOutDirectory) {
   EXPECT_EQ(run_pollscale(quick).rc, 0);
   EXPECT_TRUE(std::filesystem::exists(dir / "summary.csv"));
   EXPECT_FALSE(std::filesystem::exists(dir / ".pollscale.lock"));
-  std::filesystem::remove_all(dir);
 }
 
 TEST(CalibrateCliTest, SameSeedSameOrderOtherSeedOtherOrder) {
   auto first_points = [](const std::string& seed) {
-    const auto dir = std::filesystem::temp_directory_path() / ("pollscale_order_" + std::to_string(::getpid()) + seed);
-    std::filesystem::remove_all(dir);
+    const scratch_dir scratch("order_" + seed);
+    const auto dir = scratch.path() / "out";  // calibrate makes it
     const auto r = run_pollscale(
         "calibrate --scenarios find_active --mechanisms select,poll --n 2,4,8,16 --max-seconds-per-point 0.005 "
         "--rounds 2 --seed " +
@@ -266,7 +260,6 @@ TEST(CalibrateCliTest, SameSeedSameOrderOtherSeedOtherOrder) {
     std::map<double, std::string> by_moment;  // visit start -> point
     for (const auto& s : d.samples)
       if (s.visit == 0) by_moment[*s.t_s] = datasets::describe(s.k);
-    std::filesystem::remove_all(dir);
     std::vector<std::string> order;
     for (const auto& [t, point] : by_moment) order.push_back(point);
     return order;

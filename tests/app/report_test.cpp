@@ -16,6 +16,7 @@
 #include "app/report/conditions.hpp"
 #include "app/report/markdown.hpp"
 #include "tests/app/run_command.hpp"
+#include "tests/scratch_dir.hpp"
 
 namespace pollscale::app::report {
 namespace {
@@ -50,8 +51,8 @@ datasets::dataset synthetic() {
 }
 
 TEST(ReportTest, WritesMarkdownHtmlAndSvgFigures) {
-  const fs::path dir = fs::temp_directory_path() / ("pollscale_report_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
+  const test::scratch_dir scratch("report");
+  const fs::path dir = scratch.path() / "report";  // write_report makes it
   const auto html = write_report(synthetic(), dir, "test report", "synthetic");
   ASSERT_TRUE(fs::exists(html));
   const std::string md = test::slurp((dir / "report.md").string());
@@ -64,7 +65,6 @@ TEST(ReportTest, WritesMarkdownHtmlAndSvgFigures) {
   const std::string svg = test::slurp((dir / "figures" / "find_active_call_pipe.svg").string());
   EXPECT_NE(svg.find("<svg"), std::string::npos);
   EXPECT_NE(test::slurp(html.string()).find("<table>"), std::string::npos);
-  fs::remove_all(dir);
 }
 
 // Calls measured in a process of two threads (a parked sibling: calibrate's find_active) are
@@ -102,13 +102,12 @@ TEST(ReportTest, TwoThreadCallsGetTheirOwnFigureAndStayOutOfTheRest) {
       EXPECT_NEAR(s.points[1].y, 150 + 30 * 1000, 0.01 * (150 + 30 * 1000));
     }
   }
-  const fs::path dir = fs::temp_directory_path() / ("pollscale_report_two_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
+  const test::scratch_dir scratch("report_two");
+  const fs::path dir = scratch.path() / "report";  // write_report makes it
   write_report(d, dir, "test report", "synthetic");
   const std::string md = test::slurp((dir / "report.md").string());
   EXPECT_NE(md.find("| poll | time_per_call | 180.4 [180.0, 180.7]"), std::string::npos) << md;
   EXPECT_NE(md.find("**Use epoll from n = 1000**"), std::string::npos) << md;
-  fs::remove_all(dir);
 }
 
 // The cold_scan probe's figure, when the dataset has it: one row of the machine section,
@@ -132,11 +131,10 @@ TEST(ReportTest, TheMachineSectionSaysWhatADescriptorPaysPastL2) {
       for (int i = 0; i < 5; ++i) d.samples.push_back({k, i, v, 1, 0, {}, {}, {}, {}});
     }
   d.summaries = datasets::summarise_samples(d.samples);
-  const fs::path dir = fs::temp_directory_path() / ("pollscale_report_l2_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
+  const test::scratch_dir scratch("report_l2");
+  const fs::path dir = scratch.path() / "report";  // write_report makes it
   write_report(d, dir, "test report", "synthetic");
   const std::string md = test::slurp((dir / "report.md").string());
-  fs::remove_all(dir);
   EXPECT_NE(
       md.find("| past L2 | pipe +14.0 ns a descriptor (cold_scan: a timeout-0 poll over 500-1000 descriptors after "
               "reading 4 MiB"),
@@ -146,7 +144,6 @@ TEST(ReportTest, TheMachineSectionSaysWhatADescriptorPaysPastL2) {
   const fs::path plain = dir.string() + "_plain";
   write_report(synthetic(), plain, "test report", "synthetic");
   EXPECT_EQ(test::slurp((plain / "report.md").string()).find("past L2"), std::string::npos);
-  fs::remove_all(plain);
 }
 
 // How steady the machine was: each sentinel's verdict read from the context, the in-run
@@ -223,8 +220,8 @@ TEST(ReportTest, TheSentinelsSayHowSteadyTheMachineWas) {
 // the topology, the mitigations left vulnerable and the build that measured; a context
 // from an older pollscale says what it lacks instead of printing raw JSON.
 TEST(ReportTest, MachineTableSpellsOutTheHostAndTheBuild) {
-  const fs::path dir = fs::temp_directory_path() / ("pollscale_report_machine_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
+  const test::scratch_dir scratch("report_machine");
+  const fs::path dir = scratch.path() / "report";  // write_report makes it
   auto d = synthetic();
   d.context["cpu_model"] = "Test CPU";
   d.context["cpu"] = {{"vendor", "GenuineIntel"}, {"family", 6},     {"model", 85},       {"stepping", 7},
@@ -255,7 +252,6 @@ TEST(ReportTest, MachineTableSpellsOutTheHostAndTheBuild) {
   write_report(d, dir, "test report", "synthetic");
   EXPECT_NE(test::slurp((dir / "report.md").string()).find("| measured by | n/a (an older pollscale) |"),
             std::string::npos);
-  fs::remove_all(dir);
 }
 
 TEST(ReportTest, SeriesGroupByLabelAndSortByN) {
@@ -370,9 +366,8 @@ TEST(ReportTest, AFigureWithManySeriesBecomesSmallMultiples) {
 // gnuplot is given nothing to warn about: a series with no point the axes can show is left
 // out (no empty legend entry), a figure whose points share one x gets a range around it.
 TEST(ReportTest, FiguresGnuplotWouldWarnAboutAreDrawnCleanly) {
-  const fs::path dir = fs::temp_directory_path() / ("pollscale_report_clean_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  const test::scratch_dir scratch("report_clean");
+  const fs::path& dir = scratch.path();
   figure f{"single", "one server size", "n", "replies/s", true, true, {}};
   f.series.push_back({"poll", {{1000, 5000, 4900, 5100}}, false});
   f.series.push_back({"epoll/lt", {{1000, 0, 0, 0}}, false});  // 0 on a log axis: nothing to draw
@@ -382,12 +377,11 @@ TEST(ReportTest, FiguresGnuplotWouldWarnAboutAreDrawnCleanly) {
   const std::string gp = test::slurp((dir / "single.gp").string());
   EXPECT_NE(gp.find("set xrange [500:2000]"), std::string::npos) << gp;
   EXPECT_EQ(gp.find("epoll"), std::string::npos) << gp;
-  fs::remove_all(dir);
 }
 
 TEST(ReportTest, TheReportFolderCarriesNoAbsolutePathsAndNoEmptyLogs) {
-  const fs::path dir = fs::temp_directory_path() / ("pollscale_report_paths_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
+  const test::scratch_dir scratch("report_paths");
+  const fs::path dir = scratch.path() / "report";  // write_report makes it
   write_report(synthetic(), dir, "test report", "synthetic");
   for (const auto& e : fs::directory_iterator(dir / "figures")) {
     if (e.path().extension() == ".log") {
@@ -397,7 +391,6 @@ TEST(ReportTest, TheReportFolderCarriesNoAbsolutePathsAndNoEmptyLogs) {
       EXPECT_EQ(test::slurp(e.path().string()).find(dir.string()), std::string::npos) << e.path();
     }
   }
-  fs::remove_all(dir);
 }
 
 }  // namespace

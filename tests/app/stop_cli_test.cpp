@@ -17,6 +17,7 @@
 
 #include "tests/app/cli_fixture.hpp"
 #include "tests/app/run_command.hpp"
+#include "tests/scratch_dir.hpp"
 
 namespace pollscale::test {
 namespace {
@@ -102,8 +103,8 @@ TEST(CapacityStopCliTest, AnInterruptedSearchGivesNoCapacity) {
 // A summary of 2 x 10^5 points (40 MB) in 20 cells: seconds to read and fit, stopped
 // after half a second, exit 130 within about a second and no model.json written.
 TEST(StopCliTest, FitOfALargeDatasetStopsWritingNothing) {
-  const std::string dir = ::testing::TempDir() + "/pollscale_stop_fit_" + std::to_string(::getpid());
-  std::filesystem::create_directories(dir);
+  const scratch_dir scratch("stop_fit");
+  const std::string dir = scratch.path().string();
   std::ofstream(dir + "/context.json") << R"({"schema_version": 1})";
   std::ofstream(dir + "/samples.csv") << "scenario,mechanism,variant,fd_kind,n_fds,n_active,active_pos,max_fd,blocking,"
                                          "threads,cpus,pinning,metric,unit,rep,value\n";
@@ -124,7 +125,6 @@ TEST(StopCliTest, FitOfALargeDatasetStopsWritingNothing) {
   EXPECT_LT(s.wall_s, 20.0);
   EXPECT_NE(s.r.err.find("interrupted"), std::string::npos) << s.r.err;
   EXPECT_FALSE(std::filesystem::exists(model));
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/app/run_command.hpp"
+#include "tests/scratch_dir.hpp"
 
 namespace pollscale::test {
 namespace {
@@ -15,8 +16,8 @@ namespace {
 namespace fs = std::filesystem;
 
 TEST(StudyCliTest, RunsEveryStepOnAnExistingDatasetAndWritesTheReport) {
-  const fs::path out = fs::temp_directory_path() / ("pollscale_study_" + std::to_string(::getpid()));
-  fs::remove_all(out);
+  const scratch_dir scratch("study");
+  const fs::path out = scratch.path() / "out";  // study makes it
   const std::string data = std::string(POLLSCALE_SOURCE_DIR) + "/tests/model/data/synthetic";
   const auto r = run_pollscale("study --data " + data + " --out " + out.string());
   const auto manifest = nlohmann::json::parse(slurp((out / "study.json").string()));
@@ -55,7 +56,6 @@ TEST(StudyCliTest, RunsEveryStepOnAnExistingDatasetAndWritesTheReport) {
   EXPECT_NE(slurp((out / "study.json").string()).find("--train 'n_fds<=1000'"), std::string::npos);
   EXPECT_TRUE(fs::exists(out / "report" / "report.html"));
   EXPECT_NE(r.out.find("validate (historical)"), std::string::npos);  // the step table on stdout
-  fs::remove_all(out);
 }
 
 TEST(StudyCliTest, BadInputIsOneLineAndExitTwo) {

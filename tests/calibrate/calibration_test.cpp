@@ -17,6 +17,7 @@
 #include "calibrate/sys/syscall.hpp"
 #include "datasets/statistics.hpp"
 #include "tests/calibrate/probe_test_support.hpp"
+#include "tests/scratch_dir.hpp"
 
 namespace pollscale::calibrate {
 namespace {
@@ -37,15 +38,14 @@ struct recording_reporter final : reporter {
 
 TEST(CalibrationTest, TellsItsReporterOfEveryVisitAndTheEnd) {
   namespace fs = std::filesystem;
-  const fs::path out = fs::temp_directory_path() / ("pollscale_calibration_" + std::to_string(::getpid()));
-  fs::remove_all(out);
+  const pollscale::test::scratch_dir scratch("calibration");
+  const fs::path out = scratch.path() / "out";  // the calibration makes it
   calibration_request req = test::small_request({"memory_latency"}, {64, 1024}, 2, out);
   recording_reporter r;
   req.report = &r;
   testing::internal::CaptureStderr();
   const calibration_outcome o = run_calibration(req, nlohmann::json::object());
   const std::string said = testing::internal::GetCapturedStderr();
-  fs::remove_all(out);
   ASSERT_EQ(o.planned, 2u);
   ASSERT_EQ(r.done.size(), 4u);  // two points, two rounds
   for (std::size_t i = 0; i < r.done.size(); ++i) {
@@ -79,14 +79,6 @@ TEST(CalibrationTest, TellsItsReporterOfEveryVisitAndTheEnd) {
   EXPECT_GE(time["unaccounted_s"].get<double>(), 0.0);
 }
 
-// An empty directory of its own for a test's dataset, named by `tag`.
-std::filesystem::path fresh_dir(const std::string& tag) {
-  const auto out =
-      std::filesystem::temp_directory_path() / ("pollscale_calibration_" + tag + "_" + std::to_string(::getpid()));
-  std::filesystem::remove_all(out);
-  return out;
-}
-
 // The settling tests' run: three memory-latency sizes, two rounds, into `out`.
 calibration_request three_sizes_twice(const std::filesystem::path& out) {
   return test::small_request({"memory_latency"}, {64, 1024, 16384}, 2, out);
@@ -96,11 +88,11 @@ calibration_request three_sizes_twice(const std::filesystem::path& out) {
 // a target of 0 every point whose two visits differ at all gets a third, none a fourth
 // (max_visits 3), and the context says how many visits that took.
 TEST(CalibrationTest, SettlingVisitsGoToThePointsWhoseVisitsDisagreeUpToTheMaximum) {
-  const std::filesystem::path out = fresh_dir("settle");
+  const pollscale::test::scratch_dir scratch("calibration_settle");
+  const std::filesystem::path out = scratch.path() / "out";  // the calibration makes it
   calibration_request req = three_sizes_twice(out);
   req.settle = {0.0, 3, 100.0};
   const calibration_outcome o = run_calibration(req, nlohmann::json::object());
-  std::filesystem::remove_all(out);
   std::map<std::int64_t, std::map<std::int64_t, std::vector<double>>> visits;  // n -> visit -> values
   for (const auto& s : o.data.samples) visits[*s.k.n_fds][s.visit].push_back(s.value);
   ASSERT_EQ(visits.size(), o.planned);
@@ -134,14 +126,14 @@ struct stopping_reporter final : reporter {
 // Interrupted in its settling visits, a run keeps every round's samples and says that the
 // rounds were complete (not that points went unmeasured).
 TEST(CalibrationTest, AnInterruptionInTheSettlingVisitsSaysTheRoundsWereComplete) {
-  const std::filesystem::path out = fresh_dir("stop");
+  const pollscale::test::scratch_dir scratch("calibration_stop");
+  const std::filesystem::path out = scratch.path() / "out";  // the calibration makes it
   calibration_request req = three_sizes_twice(out);
   req.settle = {0.0, 3, 100.0};
   stopping_reporter stop(3 * 2);  // the first visit after two rounds of three points
   req.report = &stop;
   const calibration_outcome o = run_calibration(req, nlohmann::json::object());
   sys::stop_requested = false;
-  std::filesystem::remove_all(out);
   ASSERT_TRUE(o.interrupted);
   EXPECT_EQ(o.measured, 3u);
   std::map<std::int64_t, std::set<std::int64_t>> visits;
@@ -155,11 +147,11 @@ TEST(CalibrationTest, AnInterruptionInTheSettlingVisitsSaysTheRoundsWereComplete
 
 // A run that has used its profile's budget makes no settling visits, whatever their share.
 TEST(CalibrationTest, NoSettlingVisitsPastTheProfilesBudget) {
-  const std::filesystem::path out = fresh_dir("budget");
+  const pollscale::test::scratch_dir scratch("calibration_budget");
+  const std::filesystem::path out = scratch.path() / "out";  // the calibration makes it
   calibration_request req = three_sizes_twice(out);
   req.settle = {0.0, 3, 100.0, 1e-6};
   const calibration_outcome o = run_calibration(req, nlohmann::json::object());
-  std::filesystem::remove_all(out);
   EXPECT_EQ(o.settle_visits, 0u);
   for (const auto& s : o.data.samples) EXPECT_LT(s.visit, 2);
   EXPECT_EQ(o.data.context["calibration"]["settle"]["budget_s"].get<double>(), 1e-6);

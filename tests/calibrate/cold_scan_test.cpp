@@ -14,6 +14,7 @@
 #include "calibrate/probes/probes.hpp"
 #include "calibrate/registry.hpp"
 #include "tests/calibrate/probe_test_support.hpp"
+#include "tests/scratch_dir.hpp"
 
 namespace pollscale::calibrate {
 namespace {
@@ -91,11 +92,10 @@ TEST(ColdScanTest, RefusesWhatCannotRunHere) {
 
 TEST(ColdScanTest, ACalibrationRecordsTheEvictionSize) {
   namespace fs = std::filesystem;
-  const fs::path out = fs::temp_directory_path() / ("pollscale_cold_scan_" + std::to_string(::getpid()));
-  fs::remove_all(out);
+  const pollscale::test::scratch_dir scratch("cold_scan");
+  const fs::path out = scratch.path() / "out";  // the calibration makes it
   const calibration_outcome o =
       run_calibration(test::small_request({"cold_scan"}, {8, 16}, 1, out), nlohmann::json::object());
-  fs::remove_all(out);
   ASSERT_EQ(o.planned, 8u);
   const auto& facts = o.data.context["cold_scan"];
   ASSERT_TRUE(facts.is_object());

@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "tests/scratch_dir.hpp"
+
 namespace pollscale::calibrate {
 namespace {
 
@@ -20,8 +22,8 @@ TEST(ContextTest, ParsesSysfsSizeText) {
 }
 
 TEST(ContextTest, ReadsDataCachesFromAFakeSysfsTree) {
-  const fs::path cpu = fs::temp_directory_path() / ("pollscale_cpu_" + std::to_string(::getpid()));
-  fs::remove_all(cpu);
+  const pollscale::test::scratch_dir scratch("cpu");
+  const fs::path& cpu = scratch.path();
   auto index = [&](int i, const char* level, const char* type, const char* size) {
     const fs::path d = cpu / "cache" / ("index" + std::to_string(i));
     fs::create_directories(d);
@@ -35,7 +37,6 @@ TEST(ContextTest, ReadsDataCachesFromAFakeSysfsTree) {
   index(1, "1", "Instruction", "32K");
   index(2, "2", "Unified", "1024K");
   const auto caches = read_caches(cpu.string());
-  fs::remove_all(cpu);
   ASSERT_EQ(caches.size(), 2u);  // the instruction cache is left out
   EXPECT_EQ(caches[0].level, 1);
   EXPECT_EQ(caches[0].size_bytes, 48u * 1024);
@@ -46,8 +47,8 @@ TEST(ContextTest, ReadsDataCachesFromAFakeSysfsTree) {
 }
 
 TEST(ContextTest, AMalformedCacheLevelLeavesThatCacheOutInsteadOfThrowing) {
-  const fs::path cpu = fs::temp_directory_path() / ("pollscale_cpu_bad_" + std::to_string(::getpid()));
-  fs::remove_all(cpu);
+  const pollscale::test::scratch_dir scratch("cpu_bad");
+  const fs::path& cpu = scratch.path();
   for (const auto& [i, level] :
        std::vector<std::pair<int, std::string>>{{0, "1"}, {1, "x"}, {2, ""}, {3, "99999999999"}, {4, "3"}}) {
     const fs::path d = cpu / "cache" / ("index" + std::to_string(i));
@@ -58,7 +59,6 @@ TEST(ContextTest, AMalformedCacheLevelLeavesThatCacheOutInsteadOfThrowing) {
   }
   std::vector<datasets::cache_facts> caches;
   EXPECT_NO_THROW(caches = read_caches(cpu.string()));
-  fs::remove_all(cpu);
   ASSERT_EQ(caches.size(), 2u);
   EXPECT_EQ(caches[0].level, 1);
   EXPECT_EQ(caches[1].level, 3);

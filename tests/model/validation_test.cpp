@@ -13,6 +13,7 @@
 #include "datasets/schema.hpp"
 #include "model/observations.hpp"
 #include "tests/model/synthetic.hpp"
+#include "tests/scratch_dir.hpp"
 
 namespace pollscale::model {
 namespace {
@@ -81,8 +82,8 @@ TEST(ValidationTest, TheFastestBatchIsReadWhenAsked) {
 // its sentinel) reads the planted cost back; a rate the same way, inverted; a count as
 // measured. The samples the bootstrap resamples are the adjusted ones.
 TEST(ValidationTest, TheAdjustedStatisticBringsEveryVisitToTheFastMode) {
-  const fs::path dir = fs::temp_directory_path() / ("pollscale_adjusted_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
+  const pollscale::test::scratch_dir scratch("adjusted");
+  const fs::path& dir = scratch.path();
   constexpr double fast_ns = 2000;
   const auto make = [&](bool with_stability) {
     datasets::dataset d;
@@ -139,7 +140,6 @@ TEST(ValidationTest, TheAdjustedStatisticBringsEveryVisitToTheFastMode) {
     EXPECT_NE(std::string(e.what()).find("context.json"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("p10_ns"), std::string::npos) << e.what();
   }
-  fs::remove_all(dir);
 }
 
 TEST(ValidationTest, AccuracyStatisticsAreNamedForWhatTheyAre) {

@@ -12,6 +12,7 @@
 #include "datasets/input_error.hpp"
 #include "sim/core/random.hpp"
 #include "sim/workload.hpp"
+#include "tests/scratch_dir.hpp"
 
 namespace pollscale::sim {
 namespace {
@@ -213,8 +214,8 @@ TEST(WorkloadTest, AFlagsTextIsParsedByItsFieldsForm) {
 // simulator's JSON files now go through the shared reader.
 TEST(WorkloadTest, FilesThatAreNotJsonTheSimulatorCanUseAreInputErrors) {
   namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / ("pollscale_sim_json_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
+  const test::scratch_dir scratch("sim_json");
+  const fs::path& dir = scratch.path();
   auto error_of = [&](const std::string& text, bool costs) {
     const fs::path f = dir / (costs ? "c.json" : "w.json");
     std::ofstream(f) << text;
@@ -236,7 +237,6 @@ TEST(WorkloadTest, FilesThatAreNotJsonTheSimulatorCanUseAreInputErrors) {
     EXPECT_NE(error_of("{", costs).find("invalid JSON"), std::string::npos);
   }
   EXPECT_THROW(read_workload(dir.string()), datasets::input_error);  // a directory
-  fs::remove_all(dir);
 }
 
 TEST(DistributionTest, MomentsAndParsing) {
