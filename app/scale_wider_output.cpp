@@ -60,10 +60,11 @@ std::string pipeline_text(const model::wider_family& f) {
   if (!f.pipeline) return "none (" + f.pipeline_note + ")";
   const auto& p = *f.pipeline;
   auto ns = [](double s) { return number_cell(s * 1e9, 4, false) + " ns"; };
-  return "a write " + ns(p.write_s) + ", the consumer's share " + ns(p.consumer_s) +
-         " an event on one CPU, the cache " + "line " + ns(p.line_s) +
-         " between two: one producer beside its consumer " + number_cell(p.rate(), 4, false) + " per s " +
-         interval_words(p) + " on two CPUs or more";
+  const std::string apart =
+      std::isfinite(p.switch_s) ? " less the consumer's switches (" + ns(p.switch_s) + " each)" : "";
+  return "a write " + ns(p.write_s) + ", the consumer's share " + ns(p.consumer_s) + " an event on one CPU" + apart +
+         ", the cache " + "line " + ns(p.line_s) + " between two: one producer beside its consumer " +
+         number_cell(p.rate(), 4, false) + " per s " + interval_words(p) + " on two CPUs or more";
 }
 
 // "same-CPU wake-ups and switches an operation on one CPU 2.01 at N = 2, 2.02 at N = 4, 3803
@@ -191,6 +192,8 @@ json pipeline_json(const model::wider_family& f) {
   json j = {{"write_s", p.write_s}, {"consumer_s", p.consumer_s},
             {"line_s", p.line_s},   {"rate", p.rate()},
             {"lo", nullptr},        {"hi", nullptr}};
+  // The consumer's switches on one CPU taken out of the split (null where they were not counted).
+  j["switch_s"] = std::isfinite(p.switch_s) ? json(p.switch_s) : json(nullptr);
   std::string why;
   if (const auto in = p.interval(why)) {
     j["lo"] = in->first;

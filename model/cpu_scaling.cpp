@@ -126,6 +126,11 @@ double chain_floor(const chain_fit& chain, const scaling_fit& one_cpu, double n)
 // CPUs measured); two or more producers, the pipeline with both CPUs busy, which charges the
 // line on every event. A wider machine's hand-offs cross further than the pair measured, so
 // neither floor is carried past two CPUs.
+// Whether the pipeline answers C CPUs at N: one producer, no series measured them apart.
+bool pipeline_answers(const cpu_scaling_laws& l, std::int64_t c, double n) {
+  return l.pipeline && !l.dedicated && c >= 2 && n == 1;
+}
+
 double floor_of_ceiling(const cpu_scaling_laws& l, std::int64_t c, double n, wider_limit limit) {
   if (c != 2) return 0;
   if (limit == wider_limit::one_in_flight) return chain_floor(*l.chain, *l.capacity, n);
@@ -145,7 +150,11 @@ bool hand_offs_unseen(const datasets::key& experiment, const std::vector<std::in
 bool upper_bound_only(const cpu_scaling_laws& l, std::int64_t c, double n, wider_limit limit) {
   const bool unseen_stage =
       (!l.serial_structure.empty() && !l.serial) || hand_offs_unseen(l.experiment, l.measured_cpus, l.from_cpus);
-  if (unseen_stage && c >= 2 && (limit == wider_limit::dedicated_law || limit == wider_limit::cpu_capacity))
+  // One producer beside its consumer is what the pipeline prices, the consumer included: a
+  // capacity bound below it caps a prediction, and is no ceiling over a stage left unseen.
+  const bool pipelined = pipeline_answers(l, c, n);
+  if (unseen_stage && !pipelined && c >= 2 &&
+      (limit == wider_limit::dedicated_law || limit == wider_limit::cpu_capacity))
     return true;
   if (limit == wider_limit::one_in_flight) return !waiters_may_spin(l.experiment) && !l.chain->hand_offs_seen(n);
   return limit == wider_limit::dedicated_law && l.dedicated && l.dedicated->points == 1 && n > l.dedicated->n_max;
@@ -201,7 +210,7 @@ scaling_prediction predict_cpu_scaling(const cpu_scaling_laws& l, std::int64_t c
   if (l.chain && l.capacity && l.capacity_cpus == 1 && c >= 2)
     consider(chain_answer(*l.chain, *l.capacity, n, c), wider_limit::one_in_flight);
   // One producer beside its consumer where no measured series had them apart: a pipeline.
-  if (l.pipeline && !l.dedicated && c >= 2 && n == 1) consider(pipeline_prediction(*l.pipeline), wider_limit::pipeline);
+  if (pipeline_answers(l, c, n)) consider(pipeline_prediction(*l.pipeline), wider_limit::pipeline);
   const bool ceiling = upper_bound_only(l, c, n, limit);
   // Waiters that may spin leave no switch in the chain and overlap its passes: the chain's
   // figure is then no ceiling, and the interval reaches up to what the CPUs can pass (the

@@ -150,6 +150,12 @@ json scaling_fit_json(const scaling_fit& f) {
 // The pipeline's parts and what its interval is made of (producer_pipeline.hpp).
 json pipeline_json(const pipeline_fit& p) {
   json j = {{"write_s", p.write_s}, {"consumer_s", p.consumer_s}, {"line_s", p.line_s}, {"uncertainty", nullptr}};
+  // Where the split left the consumer's switches out: s, and the split with them in (the
+  // floor's, both_busy_rate).
+  if (std::isfinite(p.switch_s))
+    j["switches_out"] = {{"switch_s", p.switch_s},
+                         {"measured_write_s", p.measured_write_s},
+                         {"measured_consumer_s", p.measured_consumer_s}};
   if (p.df >= 0)  // recorded (a pipeline read from an older file has none to write)
     j["uncertainty"] = {{"cov_ww", number(p.cov_ww)},
                         {"cov_wa", number(p.cov_wa)},

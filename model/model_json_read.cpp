@@ -338,6 +338,20 @@ pipeline_fit read_pipeline(const json& p) {
   f.line_s = num(p, "line_s");
   if (!(f.write_s > 0) || !(f.consumer_s > 0) || !(f.line_s >= 0))
     throw std::invalid_argument("'pipeline' needs write_s and consumer_s > 0 and line_s >= 0, got " + p.dump());
+  f.measured_write_s = f.write_s;
+  f.measured_consumer_s = f.consumer_s;
+  if (p.contains("switches_out") && !p["switches_out"].is_null()) {  // written since 2026-12-07 evening
+    const json& o = p["switches_out"];
+    if (!o.is_object()) throw std::invalid_argument("'pipeline.switches_out' is not an object or null");
+    f.switch_s = num(o, "switch_s");
+    f.measured_write_s = num(o, "measured_write_s");
+    f.measured_consumer_s = num(o, "measured_consumer_s");
+    if (!(f.switch_s > 0) || !(f.measured_write_s > 0) || !(f.measured_consumer_s > 0))
+      throw std::invalid_argument(
+          "'pipeline.switches_out' needs switch_s, measured_write_s and measured_consumer_s > 0, "
+          "got " +
+          o.dump());
+  }
   if (!p.contains("uncertainty") || p["uncertainty"].is_null()) return f;  // written before 2026-12-06: no interval
   const json& u = p["uncertainty"];
   if (!u.is_object()) throw std::invalid_argument("'pipeline.uncertainty' is not an object or null");

@@ -46,6 +46,15 @@ std::optional<double> half_round_trip_s(const observation_set& data, const std::
 
 }  // namespace
 
+std::optional<double> same_cpu_hand_off_s(const observation_set& data) { return half_round_trip_s(data, "0+0"); }
+
+std::optional<double> wakeups_at(const observation_set& data, const observation& rate) {
+  for (const auto& o : data.rows)
+    if (o.k.metric == datasets::metric::wakeups && std::isfinite(o.value) && o.value >= 0 && same_point(o, rate))
+      return o.value;
+  return std::nullopt;
+}
+
 double chain_fit::switches_at(double n) const {
   if (switches.empty()) return 0;
   if (n <= switches.front().first) return switches.front().second;
@@ -114,9 +123,7 @@ std::optional<chain_fit> fit_chain(const observation_set& data, const datasets::
   for (const auto* r : one_cpu_rows) {
     const auto n = scaling_axis(*r);
     if (!n) continue;
-    for (const auto& o : data.rows)
-      if (o.k.metric == datasets::metric::wakeups && std::isfinite(o.value) && o.value >= 0 && same_point(o, *r))
-        by_n[*n] = o.value + client_switches(experiment);
+    if (const auto w = wakeups_at(data, *r)) by_n[*n] = *w + client_switches(experiment);
   }
   if (by_n.empty()) {
     note = "no wakeups counted on one CPU";

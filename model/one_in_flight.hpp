@@ -119,6 +119,15 @@ bool one_in_flight(const datasets::key& experiment);
 /// two vCPUs sat near each other, under it while they sat far apart).
 bool waiters_may_spin(const datasets::key& experiment);
 
+/// s: half the wakeup probe's round trip between two threads over a pipe on one CPU (pinning
+/// 0+0, the fewest descriptors): one same-CPU wake-up and switch, in seconds; empty where the
+/// data has none.
+std::optional<double> same_cpu_hand_off_s(const observation_set& data);
+
+/// The wakeups count (per operation) measured at the same point as the rate row `rate` (same
+/// key but the metric, same platform, kernel and source), where the data has a finite one >= 0.
+std::optional<double> wakeups_at(const observation_set& data, const observation& rate);
+
 /// The chain of `experiment` (a scaling table's key without its CPUs: scaling.hpp) from its
 /// one-CPU series `one_cpu_rows`: each row's N and the wakeups row of the same point (same
 /// key but the metric, same platform, kernel and source), and the same-CPU switch from the

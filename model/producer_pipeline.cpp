@@ -18,7 +18,9 @@ namespace pollscale::model {
 double pipeline_fit::rate() const { return std::min(1.0 / (write_s + line_s), 1.0 / (consumer_s + line_s)); }
 
 double pipeline_fit::both_busy_rate(double t) const {
-  return (1 / (write_s + line_s) + 1 / write_s) / (1 + (consumer_s / t + line_s) / write_s);
+  const double w = measured_write_s > 0 ? measured_write_s : write_s;
+  const double a = measured_consumer_s > 0 ? measured_consumer_s : consumer_s;
+  return (1 / (w + line_s) + 1 / w) / (1 + (a / t + line_s) / w);
 }
 
 bool pipeline_fit::uncertainty_known(std::string& why) const {
@@ -64,39 +66,23 @@ std::optional<double> pipeline_fit::open_interval_lo() const {
   return 1.0 / (time + half);
 }
 
-std::optional<pipeline_fit> fit_pipeline(const std::vector<std::pair<double, double>>& t_rate,
-                                         const line_estimate& line, std::string& note) {
-  const double line_s = line.s;
-  std::set<double> ts;
-  for (const auto& [t, x] : t_rate) {
-    if (!(t >= 1) || !std::isfinite(x) || !(x > 0)) {
-      note = "a one-CPU row with T = " + std::to_string(t) + " and rate " + std::to_string(x);
-      return std::nullopt;
-    }
-    ts.insert(t);
-  }
-  if (ts.size() < 2) {
-    note = "fewer than two producer counts on one CPU to split a write from the consumer's share";
-    return std::nullopt;
-  }
-  if (!std::isfinite(line_s) || !(line_s >= 0)) {
-    note = "the cache line's round trip is not a time";
-    return std::nullopt;
-  }
-  linear_problem ls;  // 1/X = w + a/T, least squares
-  ls.x.resize(static_cast<Eigen::Index>(t_rate.size()), 2);
-  ls.y.resize(static_cast<Eigen::Index>(t_rate.size()));
+namespace {
+
+// w and a of 1/X(T) - take_out(T) = w + a/T, least squares; its covariance where df >= 1.
+pipeline_fit split(const std::vector<one_cpu_row>& rows, const std::vector<double>& take_out) {
+  linear_problem ls;
+  ls.x.resize(static_cast<Eigen::Index>(rows.size()), 2);
+  ls.y.resize(static_cast<Eigen::Index>(rows.size()));
   for (Eigen::Index i = 0; i < ls.y.size(); ++i) {
-    const auto& [t, x] = t_rate[static_cast<std::size_t>(i)];
+    const auto k = static_cast<std::size_t>(i);
     ls.x(i, 0) = 1;
-    ls.x(i, 1) = 1.0 / t;
-    ls.y(i) = 1.0 / x;
+    ls.x(i, 1) = 1.0 / rows[k].t;
+    ls.y(i) = 1.0 / rows[k].rate - take_out[k];
   }
   const linear_solution fit = solve_linear(ls);
   pipeline_fit f;
   f.write_s = fit.beta(0);
   f.consumer_s = fit.beta(1);
-  f.line_s = line_s;
   f.df = static_cast<int>(fit.df);
   if (f.df >= 1 && fit.covariance.allFinite() && std::isfinite(fit.sigma2)) {
     f.cov_ww = fit.covariance(0, 0);
@@ -104,11 +90,55 @@ std::optional<pipeline_fit> fit_pipeline(const std::vector<std::pair<double, dou
     f.cov_aa = fit.covariance(1, 1);
     f.residual_var = fit.sigma2;
   }
-  f.line_var = line.var_s2;
-  if (!(f.write_s > 0) || !(f.consumer_s > 0)) {
+  return f;
+}
+
+bool positive(const pipeline_fit& f) { return f.write_s > 0 && f.consumer_s > 0; }
+
+}  // namespace
+
+std::optional<pipeline_fit> fit_pipeline(const std::vector<one_cpu_row>& rows, const line_estimate& line,
+                                         std::optional<double> switch_s, std::string& note) {
+  std::set<double> ts;
+  for (const auto& r : rows) {
+    if (!(r.t >= 1) || !std::isfinite(r.rate) || !(r.rate > 0)) {
+      note = "a one-CPU row with T = " + std::to_string(r.t) + " and rate " + std::to_string(r.rate);
+      return std::nullopt;
+    }
+    ts.insert(r.t);
+  }
+  if (ts.size() < 2) {
+    note = "fewer than two producer counts on one CPU to split a write from the consumer's share";
+    return std::nullopt;
+  }
+  if (!std::isfinite(line.s) || !(line.s >= 0)) {
+    note = "the cache line's round trip is not a time";
+    return std::nullopt;
+  }
+  const pipeline_fit measured = split(rows, std::vector<double>(rows.size(), 0.0));
+  if (!positive(measured)) {
     note = "the one-CPU series does not split into a write and a consumer's share that falls with T";
     return std::nullopt;
   }
+  pipeline_fit f = measured;
+  const bool counted = std::all_of(rows.begin(), rows.end(),
+                                   [](const one_cpu_row& r) { return std::isfinite(r.sleeps) && r.sleeps >= 0; });
+  if (counted && switch_s && std::isfinite(*switch_s) && *switch_s > 0) {
+    std::vector<double> take_out;
+    for (const auto& r : rows) take_out.push_back(r.sleeps * *switch_s);
+    if (const pipeline_fit apart = split(rows, take_out); positive(apart)) {
+      f = apart;
+      f.switch_s = *switch_s;
+    } else {
+      note =
+          "the one-CPU series less its consumer's switches does not split into a write and a share > 0; "
+          "split as measured";
+    }
+  }
+  f.measured_write_s = measured.write_s;
+  f.measured_consumer_s = measured.consumer_s;
+  f.line_s = line.s;
+  f.line_var = line.var_s2;
   return f;
 }
 

@@ -110,19 +110,21 @@ void fit_serial(wider_family& f, const std::vector<const observation*>& rows, st
   }
 }
 
-// producers measured on one CPU alone: one producer and its consumer apart as a pipeline.
-void fit_one_producer(wider_family& f, const std::optional<line_estimate>& line) {
+// producers measured on one CPU alone: one producer and its consumer apart as a pipeline,
+// its parts split from the one-CPU series less the consumer's switches where they were counted.
+void fit_one_producer(wider_family& f, const observation_set& data, const std::optional<line_estimate>& line) {
   if (f.k.scenario != datasets::scenario::producers || f.dedicated_fit || f.capacity_cpus != 1) return;
   if (!line) {
     f.pipeline_note = "no cache line measured between two CPUs (scenario cache_line, pinning 0+1)";
     return;
   }
-  std::vector<std::pair<double, double>> t_rate;
-  for (const auto* o : f.capacity_rows) t_rate.emplace_back(*scaling_axis(*o), o->value);
+  std::vector<one_cpu_row> rows;
+  for (const auto* o : f.capacity_rows)
+    rows.push_back({*scaling_axis(*o), o->value, wakeups_at(data, *o).value_or(NAN)});
   if (f.k.unit != "1/s")
     f.pipeline_note = "a rate in " + f.k.unit + ", not events per second";
   else
-    f.pipeline = fit_pipeline(t_rate, *line, f.pipeline_note);
+    f.pipeline = fit_pipeline(rows, *line, same_cpu_hand_off_s(data), f.pipeline_note);
 }
 
 // One operation in flight: the chain of the one-CPU series bounds every wider machine.
@@ -136,7 +138,7 @@ void fit_one_in_flight(wider_family& f, const observation_set& data) {
 }
 
 wider_family learn(const family_id& id, const std::vector<const observation*>& rows, const wider_protocol& p,
-                   const std::optional<line_estimate>& line) {
+                   const observation_set& data, const std::optional<line_estimate>& line) {
   wider_family f;
   std::tie(f.k, f.platform, f.kernel, f.source) = id;
   std::set<std::int64_t> widths;
@@ -157,7 +159,7 @@ wider_family learn(const family_id& id, const std::vector<const observation*>& r
     f.capacity_fit = fit_rows(f.capacity_rows, p.law, note);
     if (f.capacity_fit && f.capacity_fit->points == 1) f.capacity_fit.reset();  // one T says nothing of N
   }
-  fit_one_producer(f, line);
+  fit_one_producer(f, data, line);
   f.serial_structure = serial_structure(f.k);
   if (hand_offs_unseen(f.k, f.measured_cpus, p.from_cpus))
     f.caveat = "hand-offs between threads (" + hand_off_structure(f.k) +
@@ -242,7 +244,7 @@ wider_result predict_wider(const observation_set& data, const wider_protocol& pr
   out.from_cpus = protocol.from_cpus;
   const auto line = cache_line_round_trip(data);
   for (const auto& [id, rows] : families) {
-    wider_family f = learn(id, rows, protocol, line);
+    wider_family f = learn(id, rows, protocol, data, line);
     fit_one_in_flight(f, data);
     if (f.dedicated_fit || f.capacity_fit) predict_series(f, rows, protocol);
     out.families.push_back(std::move(f));

@@ -17,9 +17,21 @@
 // does to the rate at which events reach a single poller.
 //
 // One operation is one event consumed: one unit of an eventfd's counter read by the
-// consumer (one producer's write of 1). metric throughput, unit 1/s: run(ops) returns the
-// nanoseconds the consumer took to receive `ops` events, and the runner turns the time per
-// event into events per second, as for token_ring's passes and server's replies.
+// consumer (one producer's write of 1). Two figures per point, the metric column:
+//  - throughput (1/s): run(ops) returns the nanoseconds the consumer took to receive `ops`
+//    events, and the runner turns the time per event into events per second, as for
+//    token_ring's passes and server's replies;
+//  - wakeups (1, a count per event): the times the consumer slept in epoll_wait and was
+//    woken, per event consumed — its voluntary context switches (getrusage(RUSAGE_THREAD))
+//    over the batch, read just outside the timed stretch, divided by the events. On one CPU
+//    the consumer sleeps whenever it has drained everything and a producer must run to write
+//    more: each such sleep is two switches and a wake-up the one-CPU rate pays and two CPUs,
+//    where consumer and producer run side by side, need not (a throwaway replica on the ninth
+//    host: 0.083 sleeps an event with one producer, about 1/(12 T) up to four, near 0 from six,
+//    where the consumer no longer runs dry; on two CPUs 0.0001). The CPU-scaling rule for one
+//    producer beside its consumer takes them out of the one-CPU series (docs/scaling.md). The
+//    producers' own sleeps (their park between batches) are not counted: each batch ends
+//    with every claimed event read, so it is its own quiet moment.
 //
 // Producers do not run ahead. Between batches they sleep (a futex, through
 // std::atomic::wait) with nothing unread anywhere. run(ops) starts the clock, raises a
@@ -51,10 +63,10 @@
 // (the eventfds registered), n_active = T (every one is written, so any of them may be
 // ready at a wait); blocking 1; threads = T + 1 (the producers and the consumer); pinning
 // = the CPU of each thread, consumer first, then producers 0..T-1, joined by '+'; cpus =
-// the distinct CPUs among them; max_fd = the highest eventfd watched. The grid
-// (producers_points.cpp) pins every thread to the first CPU of the mask (a one-CPU
-// machine), or the consumer to the first and producer i to the ((i + 1) mod C)-th of the
-// first C CPUs. The consumer is the calling thread: the calibration pins it to the first
+// the distinct CPUs among them; max_fd = the highest eventfd watched; metric throughput
+// (1/s) or wakeups (1). The grid (producers_points.cpp) pins every thread to the first CPU
+// of the mask (a one-CPU machine), or the consumer to the first and producer i to the
+// ((i + 1) mod C)-th of the first C CPUs. The consumer is the calling thread: the calibration pins it to the first
 // CPU for the whole run; the producers are pinned here.
 
 #include "calibrate/probes/producers.hpp"
@@ -180,6 +192,7 @@ std::uint64_t producers_driver::drain(std::uint32_t tag) {
 
 std::uint64_t producers_driver::deliver(std::size_t events) {
   const std::uint64_t goal = delivered_ + events;
+  const std::uint64_t slept = sys::voluntary_switches();  // read outside the timed stretch
   const std::uint64_t t0 = clock_ns();
   target_.store(goal, std::memory_order_release);
   gen_.fetch_add(1, std::memory_order_release);
@@ -205,6 +218,7 @@ std::uint64_t producers_driver::deliver(std::size_t events) {
                           " events where the producers may write only " + std::to_string(events));
   }
   const std::uint64_t elapsed = clock_ns() - t0;
+  sleeps_ += sys::voluntary_switches() - slept;
   crew_.rethrow_if_failed();
   for (std::size_t i = 0; i < n_; ++i) {
     const std::uint64_t w = slots_[i].written.load(std::memory_order_acquire);
@@ -224,7 +238,9 @@ std::vector<std::uint64_t> producers_driver::written() const {
 probe_def producers() {
   return {datasets::name(datasets::scenario::producers),
           "one event consumed: T pinned threads write 1 to their eventfds, one thread drains them with epoll",
-          producers_points, driver_instance<producers_driver, &producers_driver::deliver, batch_events>::make};
+          producers_points,
+          wakeup_counting_instance<producers_driver, &producers_driver::deliver, &producers_driver::delivered,
+                                   batch_events>::make};
 }
 
 }  // namespace pollscale::calibrate::probes

@@ -53,6 +53,12 @@ class producers_driver {
   std::uint64_t delivered() const { return delivered_; }
   /// The highest eventfd watched.
   int max_watched_fd() const { return max_fd_; }
+  /// The times the consumer slept in epoll_wait and was woken, over every deliver() so far
+  /// (its voluntary context switches inside them); complete once deliver() has returned.
+  std::uint64_t sleeps() const { return sleeps_; }
+  /// Nothing to wait for: deliver() returns with every claimed write read and the producers
+  /// going back to their park, whose sleeps are theirs, not the consumer's.
+  void quiesce() const {}
 
  private:
   /// One producer's state, on its own cache line: only its thread writes `written`.
@@ -79,6 +85,7 @@ class producers_driver {
   // The consumer's own bookkeeping.
   std::vector<std::uint64_t> consumed_;
   std::uint64_t delivered_ = 0;
+  std::uint64_t sleeps_ = 0;
   std::vector<std::uint32_t> scratch_;
   thread_crew crew_;  // the producers; last: joins them before the rest goes
 };

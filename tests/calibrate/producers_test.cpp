@@ -101,8 +101,17 @@ TEST(ProducersTest, RunReturnsAPositiveTimeForEveryPlannedPointThatFits) {
     try {
       auto inst = probe->make(k, sel);
       EXPECT_GE(inst->min_batch(), 1u);
-      EXPECT_GT(inst->run(100), 0u);
-      EXPECT_GT(inst->run(inst->min_batch()), 0u);
+      if (k.metric == "wakeups") {
+        // A count, not a time: the consumer's sleeps, each ended by a write (or its 1-s
+        // timeout, which a batch of milliseconds never reaches), so at most one an event.
+        EXPECT_TRUE(inst->counts());
+        EXPECT_LE(inst->run(100), 100u);
+        EXPECT_LE(inst->run(inst->min_batch()), inst->min_batch());
+      } else {
+        EXPECT_FALSE(inst->counts());
+        EXPECT_GT(inst->run(100), 0u);
+        EXPECT_GT(inst->run(inst->min_batch()), 0u);
+      }
       datasets::key annotated = k;
       inst->annotate(annotated);
       EXPECT_GE(annotated.max_fd.value_or(-1), 0);
@@ -111,7 +120,7 @@ TEST(ProducersTest, RunReturnsAPositiveTimeForEveryPlannedPointThatFits) {
       EXPECT_EQ(sel.cpus.size(), 1u) << e.what();
     }
   }
-  EXPECT_EQ(ran, sel.cpus.size() > 1 ? 6 : 3);
+  EXPECT_EQ(ran, sel.cpus.size() > 1 ? 12 : 6);  // throughput and wakeups at T = 1-3, one CPU and two
 }
 
 TEST(ProducersTest, QuickGridHasTheSeriesColumnsAndPinnings) {
@@ -120,25 +129,27 @@ TEST(ProducersTest, QuickGridHasTheSeriesColumnsAndPinnings) {
   sel.max_fds = 19968;
   sel.cpus = {0, 1};
   const auto points = probe->points(sel, all_flavours());
-  std::map<std::int64_t, std::set<std::int64_t>> t_by_c;
+  std::map<std::string, std::map<std::int64_t, std::set<std::int64_t>>> t_by_c;
   for (const auto& k : points) {
     EXPECT_EQ(k.scenario, "producers");
     EXPECT_EQ(k.mechanism, "epoll");
     EXPECT_EQ(k.variant, "lt");
     EXPECT_EQ(k.fd_kind, "eventfd");
-    EXPECT_EQ(k.metric, "throughput");
-    EXPECT_EQ(k.unit, "1/s");
+    EXPECT_EQ(k.unit, k.metric == "wakeups" ? "1" : "1/s") << k.metric;
     EXPECT_EQ(k.blocking, 1);
     const auto t = *k.n_fds;
     EXPECT_EQ(k.n_active, t);
     EXPECT_EQ(k.threads, t + 1);
     const auto c = *k.cpus;
     EXPECT_EQ(k.pinning, pinning_for(c == 1 ? std::vector<int>{0} : std::vector<int>{0, 1}, static_cast<int>(t)));
-    t_by_c[c].insert(t);
+    t_by_c[k.metric][c].insert(t);
   }
+  // Each point twice: its rate and its consumer's sleeps per event.
   const std::set<std::int64_t> ts = {1, 2, 3, 4, 6, 8};
-  EXPECT_EQ(t_by_c, (std::map<std::int64_t, std::set<std::int64_t>>{{1, ts}, {2, ts}}));
-  EXPECT_EQ(points.size(), 12u);
+  const std::map<std::int64_t, std::set<std::int64_t>> series = {{1, ts}, {2, ts}};
+  EXPECT_EQ(t_by_c, (std::map<std::string, std::map<std::int64_t, std::set<std::int64_t>>>{{"throughput", series},
+                                                                                           {"wakeups", series}}));
+  EXPECT_EQ(points.size(), 24u);
   // The full profile on two CPUs: the same points.
   sel.profile = profile_kind::full;
   EXPECT_EQ(probe->points(sel, all_flavours()), points);
@@ -150,10 +161,10 @@ TEST(ProducersTest, WiderMachinesSpreadOverMoreCpusAndDuplicatesAreListedOnce) {
   sel.max_fds = 19968;
   sel.cpus = {0, 1, 2, 3, 4, 5, 6, 7};
   std::map<std::int64_t, std::set<std::int64_t>> t_by_c;
-  std::set<std::string> pinnings;
+  std::set<std::pair<std::string, std::string>> pinnings;
   for (const auto& k : probe->points(sel, all_flavours())) {
     t_by_c[*k.cpus].insert(*k.n_fds);
-    EXPECT_TRUE(pinnings.insert(k.pinning).second) << k.pinning;
+    EXPECT_TRUE(pinnings.insert({k.pinning, k.metric}).second) << k.pinning << " " << k.metric;
   }
   // quick: C = 1 and C = 4 (its cap); T up to 16; cpus = min(C, T + 1).
   EXPECT_EQ(t_by_c[1], (std::set<std::int64_t>{1, 2, 3, 4, 6, 8, 12, 16}));
@@ -175,7 +186,7 @@ TEST(ProducersTest, WiderMachinesSpreadOverMoreCpusAndDuplicatesAreListedOnce) {
 TEST(ProducersTest, OneCpuListsTheTwoCpuPointsAndSkipsThem) {
   const auto* probe = find_probe("producers");
   ASSERT_NE(probe, nullptr);
-  EXPECT_EQ(test::skipped_outside_one_cpu(*probe, test::small_selection()), 6);
+  EXPECT_EQ(test::skipped_outside_one_cpu(*probe, test::small_selection()), 12);  // 6 T, two metrics
 }
 
 TEST(ProducersTest, NothingWithoutEpollLtAndNReplacesTheProducerCounts) {

@@ -47,6 +47,14 @@ observation cache_line_at(double ns, const std::string& pinning = "0+1") {
   return o;
 }
 
+// The split of a one-CPU series as measured (no switches counted).
+std::optional<pipeline_fit> fit_measured(const std::vector<std::pair<double, double>>& t_rate,
+                                         const line_estimate& line, std::string& note) {
+  std::vector<one_cpu_row> rows;
+  for (const auto& [t, x] : t_rate) rows.push_back({t, x});
+  return fit_pipeline(rows, line, std::nullopt, note);
+}
+
 // A one-CPU producers series (T = 1..8), its two-CPU series measured at `two` (or not at
 // all), and the cache line when `line`.
 observation_set one_cpu_series(bool line, double two = NAN) {
@@ -64,20 +72,20 @@ TEST(ProducerPipelineTest, TheOneCpuSeriesSplitsIntoTheWriteAndTheConsumersShare
   std::vector<std::pair<double, double>> t_rate;
   for (std::int64_t t : {1, 2, 4, 8}) t_rate.emplace_back(static_cast<double>(t), one_cpu_pipeline_rate(t));
   std::string note;
-  const auto f = fit_pipeline(t_rate, line_estimate{planted_line_ns * 1e-9}, note);
+  const auto f = fit_measured(t_rate, line_estimate{planted_line_ns * 1e-9}, note);
   ASSERT_TRUE(f) << note;
   EXPECT_NEAR(f->write_s / planted_write_s, 1, 1e-9);
   EXPECT_NEAR(f->consumer_s / planted_consumer_s, 1, 1e-9);
   // The slower stage, each paying the line: the write here (1.2 µs + 0.4 µs).
   EXPECT_NEAR(f->rate(), 1 / (planted_write_s + planted_line_ns * 1e-9), 1e-6);
   // Refused, each saying why: one T, a rate that is not > 0, a consumer's share that grows with T.
-  EXPECT_FALSE(fit_pipeline({{2, 5e5}, {2, 5.1e5}}, line_estimate{4e-7}, note));
+  EXPECT_FALSE(fit_measured({{2, 5e5}, {2, 5.1e5}}, line_estimate{4e-7}, note));
   EXPECT_NE(note.find("fewer than two"), std::string::npos) << note;
-  EXPECT_FALSE(fit_pipeline({{1, 5e5}, {2, -1}}, line_estimate{4e-7}, note));
-  EXPECT_FALSE(fit_pipeline({{1, 5e5}, {2, NAN}}, line_estimate{4e-7}, note));
-  EXPECT_FALSE(fit_pipeline({{1, 8e5}, {4, 4e5}}, line_estimate{4e-7}, note));
+  EXPECT_FALSE(fit_measured({{1, 5e5}, {2, -1}}, line_estimate{4e-7}, note));
+  EXPECT_FALSE(fit_measured({{1, 5e5}, {2, NAN}}, line_estimate{4e-7}, note));
+  EXPECT_FALSE(fit_measured({{1, 8e5}, {4, 4e5}}, line_estimate{4e-7}, note));
   EXPECT_NE(note.find("does not split"), std::string::npos) << note;
-  EXPECT_FALSE(fit_pipeline(t_rate, line_estimate{NAN}, note));
+  EXPECT_FALSE(fit_measured(t_rate, line_estimate{NAN}, note));
 }
 
 TEST(ProducerPipelineTest, BothCpusBusyChargeTheLineOnEveryEvent) {
@@ -91,6 +99,129 @@ TEST(ProducerPipelineTest, BothCpusBusyChargeTheLineOnEveryEvent) {
     EXPECT_NEAR(first_busy, 1, 1e-9) << t;
   }
   EXPECT_LT(f.both_busy_rate(2), f.both_busy_rate(8));  // the consumer's share shrinks with T
+}
+
+// One CPU where the consumer also sleeps h(T) times an event, each sleep a same-CPU hand-off
+// of planted_switch_s (the ninth host's parts and counts, rounded: a write of 0.27 µs, the
+// consumer's share 0.19 µs, about 1/(12 T) sleeps an event, none from six). As measured, the
+// switches make the consumer look the slower stage.
+constexpr double planted_switch_s = 2.1e-6, apart_write_s = 0.27e-6, apart_consumer_s = 0.19e-6;
+double consumer_sleeps(std::int64_t t) { return t >= 6 ? 0.001 : 1.0 / (12.0 * static_cast<double>(t)); }
+double one_cpu_switching_rate(std::int64_t t) {
+  return 1 / (apart_write_s + apart_consumer_s / static_cast<double>(t) + consumer_sleeps(t) * planted_switch_s);
+}
+
+observation wakeup_round_trip(double ns) {
+  observation o;
+  o.k.scenario = std::string(datasets::name(datasets::scenario::wakeup));
+  o.k.fd_kind = "pipe";
+  o.k.n_fds = 1;
+  o.k.n_active = 1;
+  o.k.blocking = 1;
+  o.k.threads = 2;
+  o.k.cpus = 1;
+  o.k.pinning = "0+0";
+  o.k.metric = std::string(datasets::name(datasets::metric::round_trip));
+  o.k.unit = "ns";
+  o.value = ns;
+  o.where = "test";
+  return o;
+}
+
+// The switching one-CPU series with its consumer's sleeps counted (when `counted`), the cache
+// line, and the wakeup probe's same-CPU round trip (twice the hand-off) when `hand_off`.
+observation_set switching_series(bool counted, bool hand_off) {
+  observation_set s;
+  s.source = "planted switching series";
+  for (std::int64_t t : {1, 2, 3, 4, 6, 8}) {
+    s.rows.push_back(producers_row(t, 1, one_cpu_switching_rate(t)));
+    if (!counted) continue;
+    observation w = producers_row(t, 1, consumer_sleeps(t));
+    w.k.metric = std::string(datasets::name(datasets::metric::wakeups));
+    w.k.unit = "1";
+    s.rows.push_back(w);
+  }
+  s.rows.push_back(cache_line_at(planted_line_ns));
+  if (hand_off) s.rows.push_back(wakeup_round_trip(2 * planted_switch_s * 1e9));
+  return s;
+}
+
+TEST(ProducerPipelineTest, TheConsumersSwitchesOnOneCpuAreTakenOutOfTheSplit) {
+  std::vector<one_cpu_row> rows;
+  for (std::int64_t t : {1, 2, 3, 4, 6, 8})
+    rows.push_back({static_cast<double>(t), one_cpu_switching_rate(t), consumer_sleeps(t)});
+  std::string note;
+  const auto apart = fit_pipeline(rows, line_estimate{planted_line_ns * 1e-9}, planted_switch_s, note);
+  ASSERT_TRUE(apart) << note;
+  EXPECT_NEAR(apart->write_s / apart_write_s, 1, 1e-9);
+  EXPECT_NEAR(apart->consumer_s / apart_consumer_s, 1, 1e-9);
+  EXPECT_DOUBLE_EQ(apart->switch_s, planted_switch_s);
+  EXPECT_NEAR(apart->rate() * (apart_write_s + planted_line_ns * 1e-9), 1, 1e-9);  // the write binds
+  // As measured (no hand-off known, or a row without its count) the switches stay in the
+  // split and the rate is slower: the consumer's share carries them.
+  std::vector<one_cpu_row> uncounted = rows;
+  uncounted[2].sleeps = NAN;
+  for (const auto& measured :
+       {fit_pipeline(rows, line_estimate{planted_line_ns * 1e-9}, std::nullopt, note),
+        fit_pipeline(uncounted, line_estimate{planted_line_ns * 1e-9}, planted_switch_s, note)}) {
+    ASSERT_TRUE(measured) << note;
+    EXPECT_TRUE(std::isnan(measured->switch_s));
+    EXPECT_GT(measured->consumer_s, measured->write_s);  // the consumer carries them and binds
+    EXPECT_LT(measured->rate(), apart->rate() * 0.9);
+    // Both CPUs busy (a floor) keeps the split as measured wherever the rate does not.
+    EXPECT_DOUBLE_EQ(apart->measured_write_s, measured->write_s);
+    EXPECT_DOUBLE_EQ(apart->measured_consumer_s, measured->consumer_s);
+    for (double t : {2.0, 8.0}) EXPECT_DOUBLE_EQ(apart->both_busy_rate(t), measured->both_busy_rate(t)) << t;
+  }
+  // A take-out that leaves no positive split falls back to the series as measured, saying so.
+  const auto too_dear = fit_pipeline(rows, line_estimate{planted_line_ns * 1e-9}, 1e-4, note);
+  ASSERT_TRUE(too_dear);
+  EXPECT_TRUE(std::isnan(too_dear->switch_s));
+  EXPECT_NE(note.find("as measured"), std::string::npos) << note;
+}
+
+TEST(ProducerPipelineTest, ScaleTakesTheCountedSwitchesOutAndModelJsonKeepsThem) {
+  wider_protocol p;
+  p.from_cpus = 1;
+  p.cpus = {2};
+  p.at = {1};
+  const wider_result with = predict_wider(switching_series(true, true), p);
+  ASSERT_EQ(with.families.size(), 1u);
+  ASSERT_TRUE(with.families[0].pipeline) << with.families[0].pipeline_note;
+  EXPECT_NEAR(with.families[0].pipeline->consumer_s / apart_consumer_s, 1, 1e-9);
+  EXPECT_NEAR(with.families[0].pipeline->switch_s, planted_switch_s, 1e-18);
+  for (const auto& without : {switching_series(false, true), switching_series(true, false)}) {
+    const wider_result r = predict_wider(without, p);
+    ASSERT_TRUE(r.families[0].pipeline);
+    EXPECT_TRUE(std::isnan(r.families[0].pipeline->switch_s));
+  }
+  model_set m;
+  m.source = "planted";
+  m.cpu_scaling = fit_cpu_scaling(switching_series(true, true));
+  ASSERT_EQ(m.cpu_scaling.size(), 1u);
+  ASSERT_TRUE(m.cpu_scaling[0].pipeline);
+  const nlohmann::json j = to_json(m);
+  ASSERT_TRUE(j["cpu_scaling"][0]["pipeline"].contains("switches_out")) << j["cpu_scaling"][0]["pipeline"].dump();
+  const model_set back = model_set_from_json(nlohmann::json::parse(j.dump()), "m.json");
+  ASSERT_TRUE(back.cpu_scaling[0].pipeline);
+  EXPECT_DOUBLE_EQ(back.cpu_scaling[0].pipeline->switch_s, m.cpu_scaling[0].pipeline->switch_s);
+  for (double t : {1.0, 3.0}) {
+    wider_limit la{}, lb{};
+    EXPECT_DOUBLE_EQ(predict_cpu_scaling(back.cpu_scaling[0], 2, t, lb).value,
+                     predict_cpu_scaling(m.cpu_scaling[0], 2, t, la).value)
+        << t;
+    EXPECT_EQ(lb, la);
+  }
+  // The floor's split survives too; a malformed one is refused by name.
+  EXPECT_DOUBLE_EQ(back.cpu_scaling[0].pipeline->both_busy_rate(4), m.cpu_scaling[0].pipeline->both_busy_rate(4));
+  nlohmann::json spoilt = j;
+  spoilt["cpu_scaling"][0]["pipeline"]["switches_out"]["measured_consumer_s"] = -1;
+  try {
+    model_set_from_json(spoilt, "m.json");
+    ADD_FAILURE() << "accepted a negative measured consumer's share";
+  } catch (const datasets::input_error& e) {
+    EXPECT_NE(std::string(e.what()).find("switches_out"), std::string::npos) << e.what();
+  }
 }
 
 TEST(ProducerPipelineTest, TheCacheLineIsReadFromTheDataInSeconds) {
@@ -118,7 +249,7 @@ TEST(ProducerPipelineTest, TheIntervalIsTheSlowerStagesTimeWithItsPartsVariances
   std::string note, why;
   // An exact series: only the line's variance is left, t(4) = 2.7764 times its root.
   const double line_sd = 50e-9;
-  const auto exact = fit_pipeline(t_rate, line_estimate{planted_line_ns * 1e-9, line_sd * line_sd}, note);
+  const auto exact = fit_measured(t_rate, line_estimate{planted_line_ns * 1e-9, line_sd * line_sd}, note);
   ASSERT_TRUE(exact) << note;
   EXPECT_EQ(exact->df, 4);
   const auto in = exact->interval(why);
@@ -127,9 +258,9 @@ TEST(ProducerPipelineTest, TheIntervalIsTheSlowerStagesTimeWithItsPartsVariances
   EXPECT_NEAR(in->first * (time + half), 1, 1e-6);
   EXPECT_NEAR(in->second * (time - half), 1, 1e-6);
   // No interval, each saying why: a line of one visit, two producer counts, the parts unknown.
-  EXPECT_FALSE(fit_pipeline(t_rate, line_estimate{4e-7}, note)->interval(why));
+  EXPECT_FALSE(fit_measured(t_rate, line_estimate{4e-7}, note)->interval(why));
   EXPECT_NE(why.find("fewer than two visits"), std::string::npos) << why;
-  EXPECT_FALSE(fit_pipeline({t_rate[0], t_rate[1]}, line_estimate{4e-7, 1e-16}, note)->interval(why));
+  EXPECT_FALSE(fit_measured({t_rate[0], t_rate[1]}, line_estimate{4e-7, 1e-16}, note)->interval(why));
   EXPECT_NE(why.find("df = 0"), std::string::npos) << why;
   pipeline_fit bare{planted_write_s, planted_consumer_s, 4e-7};
   EXPECT_FALSE(bare.interval(why));
@@ -191,7 +322,7 @@ TEST(ProducerPipelineTest, SeededNoisyMeasurementsGiveIntervalsThatCoverThePlant
     observation_set d;
     d.rows.push_back(line);
     std::string note, why;
-    const auto f = fit_pipeline(t_rate, *cache_line_round_trip(d), note);
+    const auto f = fit_measured(t_rate, *cache_line_round_trip(d), note);
     ASSERT_TRUE(f) << note;
     const auto in = f->interval(why);
     ASSERT_TRUE(in) << why;
