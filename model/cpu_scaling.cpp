@@ -121,16 +121,16 @@ double chain_floor(const chain_fit& chain, const scaling_fit& one_cpu, double n)
   return chain.floor(law.has_interval ? law.lo : law.value, n);
 }
 
-// How far below a ceiling two CPUs can land, where a rule says (0 elsewhere): one operation
-// in flight, the chain's floor (one cross-CPU wake-up a hand-off, priced between the two
-// CPUs measured); two or more producers, the pipeline with both CPUs busy, which charges the
-// line on every event. A wider machine's hand-offs cross further than the pair measured, so
-// neither floor is carried past two CPUs.
 // Whether the pipeline answers C CPUs at N: one producer, no series measured them apart.
 bool pipeline_answers(const cpu_scaling_laws& l, std::int64_t c, double n) {
   return l.pipeline && !l.dedicated && c >= 2 && n == 1;
 }
 
+// How far below a ceiling two CPUs can land, where a rule says (0 elsewhere): one operation
+// in flight, the chain's floor (one cross-CPU wake-up a hand-off, priced between the two
+// CPUs measured); two or more producers, the pipeline with both CPUs busy, which charges the
+// line on every event. A wider machine's hand-offs cross further than the pair measured, so
+// neither floor is carried past two CPUs.
 double floor_of_ceiling(const cpu_scaling_laws& l, std::int64_t c, double n, wider_limit limit) {
   if (c != 2) return 0;
   if (limit == wider_limit::one_in_flight) return chain_floor(*l.chain, *l.capacity, n);

@@ -66,8 +66,8 @@
 // the distinct CPUs among them; max_fd = the highest eventfd watched; metric throughput
 // (1/s) or wakeups (1). The grid (producers_points.cpp) pins every thread to the first CPU
 // of the mask (a one-CPU machine), or the consumer to the first and producer i to the
-// ((i + 1) mod C)-th of the first C CPUs. The consumer is the calling thread: the calibration pins it to the first
-// CPU for the whole run; the producers are pinned here.
+// ((i + 1) mod C)-th of the first C CPUs. The consumer is the calling thread: the
+// calibration pins it to the first CPU for the whole run; the producers are pinned here.
 
 #include "calibrate/probes/producers.hpp"
 
