@@ -21,6 +21,7 @@
 #include "model/scaling.hpp"
 #include "model/scaling_wider.hpp"
 #include "tests/model/shared_epoll_rows.hpp"
+#include "tests/model/wakeup_rows.hpp"
 
 namespace pollscale::model {
 namespace {
@@ -28,25 +29,6 @@ namespace {
 // A shared_epoll ring of T threads and one token on `cpus` CPUs, as calibrate writes it.
 observation ring_row(std::int64_t t, std::int64_t cpus, datasets::metric m, double value) {
   return test::ring_row(t, std::min(t, cpus), 1, m, m == datasets::metric::wakeups ? "1" : "1/s", value);
-}
-
-// Two threads woken through a pipe, no mechanism between them: on one CPU (0+0) or across
-// the first two (0+1).
-observation round_trip(double ns, const std::string& pinning = "0+0") {
-  observation o;
-  o.k.scenario = std::string(datasets::name(datasets::scenario::wakeup));
-  o.k.fd_kind = "pipe";
-  o.k.n_fds = 1;
-  o.k.n_active = 1;
-  o.k.blocking = 1;
-  o.k.threads = 2;
-  o.k.cpus = pinning == "0+0" ? 1 : 2;
-  o.k.pinning = pinning;
-  o.k.metric = std::string(datasets::name(datasets::metric::round_trip));
-  o.k.unit = "ns";
-  o.value = ns;
-  o.where = "test";
-  return o;
 }
 
 constexpr double one_cpu_rate = 250000, planted_round_trip_ns = 8000, planted_cross_ns = 20000;
@@ -66,8 +48,8 @@ observation_set ring(double switches, bool probe, double two = 120000, bool cros
     if (!std::isnan(two)) s.rows.push_back(ring_row(t, 2, datasets::metric::throughput, two));
   }
   for (auto& o : s.rows) o.k.variant = std::string(datasets::name(v));
-  if (probe) s.rows.push_back(round_trip(planted_round_trip_ns));
-  if (probe && cross) s.rows.push_back(round_trip(planted_cross_ns, "0+1"));
+  if (probe) s.rows.push_back(test::wakeup_round_trip(planted_round_trip_ns));
+  if (probe && cross) s.rows.push_back(test::wakeup_round_trip(planted_cross_ns, "0+1"));
   return s;
 }
 
@@ -139,7 +121,7 @@ TEST(OneInFlightTest, TheChainIsReadFromTheWakeupsRowsAndTheProbe) {
   EXPECT_FALSE(fit_chain(ring(0.5, false), experiment, herd_one_cpu, note));
   EXPECT_NE(note.find("pinning 0+0"), std::string::npos) << note;
   observation_set no_counts;
-  no_counts.rows.push_back(round_trip(planted_round_trip_ns));
+  no_counts.rows.push_back(test::wakeup_round_trip(planted_round_trip_ns));
   EXPECT_FALSE(fit_chain(no_counts, experiment, herd_one_cpu, note));
   EXPECT_NE(note.find("no wakeups"), std::string::npos) << note;
   datasets::key per_ms = experiment;

@@ -21,6 +21,7 @@
 #include "model/scaling.hpp"
 #include "model/scaling_wider.hpp"
 #include "tests/model/producers_rows.hpp"
+#include "tests/model/wakeup_rows.hpp"
 
 namespace pollscale::model {
 namespace {
@@ -111,23 +112,6 @@ double one_cpu_switching_rate(std::int64_t t) {
   return 1 / (apart_write_s + apart_consumer_s / static_cast<double>(t) + consumer_sleeps(t) * planted_switch_s);
 }
 
-observation wakeup_round_trip(double ns) {
-  observation o;
-  o.k.scenario = std::string(datasets::name(datasets::scenario::wakeup));
-  o.k.fd_kind = "pipe";
-  o.k.n_fds = 1;
-  o.k.n_active = 1;
-  o.k.blocking = 1;
-  o.k.threads = 2;
-  o.k.cpus = 1;
-  o.k.pinning = "0+0";
-  o.k.metric = std::string(datasets::name(datasets::metric::round_trip));
-  o.k.unit = "ns";
-  o.value = ns;
-  o.where = "test";
-  return o;
-}
-
 // The switching one-CPU series with its consumer's sleeps counted (when `counted`), the cache
 // line, and the wakeup probe's same-CPU round trip (twice the hand-off) when `hand_off`.
 observation_set switching_series(bool counted, bool hand_off) {
@@ -142,7 +126,7 @@ observation_set switching_series(bool counted, bool hand_off) {
     s.rows.push_back(w);
   }
   s.rows.push_back(cache_line_at(planted_line_ns));
-  if (hand_off) s.rows.push_back(wakeup_round_trip(2 * planted_switch_s * 1e9));
+  if (hand_off) s.rows.push_back(test::wakeup_round_trip(2 * planted_switch_s * 1e9));
   return s;
 }
 
