@@ -91,6 +91,17 @@ std::string chain_text(const model::wider_family& f) {
          number_cell(c.switch_s * 1e9, 4, false) + " ns each: the 1-CPU series less them, " + role + floor;
 }
 
+// "6 cache lines a pass writes from both threads' CPUs, the line 49.8 ns between two: each
+// of them across (C - 1)/C of the time", or why there are none.
+std::string crossings_text(const model::wider_family& f) {
+  if (!f.crossings) return "none (" + f.crossings_note + ")";
+  const auto& x = *f.crossings;
+  return std::to_string(x.lines) + " cache lines a pass writes from both threads' CPUs, the line " +
+         number_cell(x.line_s * 1e9, 4, false) +
+         " ns between two: each across (C - 1)/C of the time, the capacity bound less them (C / (1/X1 + m (C - "
+         "1)/C L)), a prediction on two CPUs and a ceiling wider";
+}
+
 void write_families(std::ostream& out, const model::wider_result& r) {
   for (std::size_t i = 0; i < r.families.size(); ++i) {
     const auto& f = r.families[i];
@@ -105,6 +116,7 @@ void write_families(std::ostream& out, const model::wider_result& r) {
     if (!f.serial_structure.empty()) out << "   serial stage: " << serial_text(f) << "\n";
     if (f.pipeline || !f.pipeline_note.empty()) out << "   pipeline: " << pipeline_text(f) << "\n";
     if (f.chain || !f.chain_note.empty()) out << "   one in flight: " << chain_text(f) << "\n";
+    if (f.crossings || !f.crossings_note.empty()) out << "   line crossings: " << crossings_text(f) << "\n";
     if (!f.caveat.empty()) out << "   caveat: " << f.caveat << "\n";
   }
   std::vector<datasets::key> keys;
@@ -211,6 +223,13 @@ json chain_json(const model::wider_family& f) {
   return model::to_json(*f.chain);
 }
 
+// null where the experiment's operations share no lines or a wider series trained; {note}
+// when the cache line was not measured.
+json crossings_json(const model::wider_family& f) {
+  if (!f.crossings) return f.crossings_note.empty() ? json(nullptr) : json{{"note", f.crossings_note}};
+  return {{"lines", f.crossings->lines}, {"line_s", f.crossings->line_s}};
+}
+
 // null when the experiment has no serial structure.
 json serial_json(const model::wider_family& f) {
   if (f.serial_structure.empty()) return nullptr;
@@ -252,6 +271,10 @@ std::string wider_limit_text(std::optional<std::int64_t> capacity_cpus, std::int
     return "one in flight: the 1-CPU chain" + (upper_bound ? ceiling : spin);
   }
   const std::int64_t c0 = capacity_cpus.value();  // the capacity bound won: it exists
+  if (limit == model::wider_limit::line_crossings)
+    return "capacity less line crossings: " + std::to_string(c) + "/" + std::to_string(c0) + " x the " +
+           std::to_string(c0) + "-CPU series, each pass's lines across " + std::to_string(c - 1) + "/" +
+           std::to_string(c) + " of the time" + ceiling;
   return "capacity: " + std::to_string(c) + "/" + std::to_string(c0) + " x the " + std::to_string(c0) + "-CPU series" +
          ceiling;
 }
@@ -273,6 +296,7 @@ json wider_json(const model::wider_result& r, const std::string& source) {
                {"serial_stage", serial_json(f)},
                {"pipeline", pipeline_json(f)},
                {"one_in_flight", chain_json(f)},
+               {"line_crossings", crossings_json(f)},
                {"caveat", f.caveat.empty() ? json(nullptr) : json(f.caveat)},
                {"series", series}};
     if (!f.dedicated_note.empty()) fj["dedicated"]["note"] = f.dedicated_note;

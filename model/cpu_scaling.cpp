@@ -20,6 +20,7 @@ const char* name(wider_limit l) {
     case wider_limit::serial_stage: return "serial_stage";
     case wider_limit::pipeline: return "pipeline";
     case wider_limit::one_in_flight: return "one_in_flight";
+    case wider_limit::line_crossings: return "line_crossings";
   }
   return "dedicated_law";
 }
@@ -51,6 +52,7 @@ cpu_scaling_laws laws_of(const wider_family& f, std::int64_t from_cpus) {
   l.serial = f.serial_fit;
   l.pipeline = f.pipeline;
   l.chain = f.chain;
+  l.crossings = f.crossings;
   l.caveat = f.caveat;
   return l;
 }
@@ -121,6 +123,24 @@ double chain_floor(const chain_fit& chain, const scaling_fit& one_cpu, double n)
   return chain.floor(law.has_interval ? law.lo : law.value, n);
 }
 
+// Whether the lines a ring's pass moves across CPUs answer C CPUs: a ring measured on one
+// CPU alone (its capacity law paid no crossing), asked about two or more.
+bool crossings_answer(const cpu_scaling_laws& l, std::int64_t c) {
+  return l.crossings && l.capacity_cpus == 1 && c >= 2;
+}
+
+// The capacity bound less the crossings (line_crossings.hpp). Its upper end stays the bound's
+// and its lower end is 0: what one CPU cannot show — the wait for the instance's lock while
+// another CPU holds it — only takes away, by how much nothing measured here says (on the
+// corpus's hosts where two CPUs pass far less, the answer lies 22-100% above them).
+scaling_prediction crossed_capacity(const crossing_charge& x, scaling_prediction bound, std::int64_t c,
+                                    const datasets::key& experiment) {
+  const double to_per_s = datasets::to_si_factor(experiment.unit);
+  bound.value = x.crossed(bound.value, c, to_per_s);
+  if (bound.has_interval) bound.lo = 0;
+  return bound;
+}
+
 // Whether the pipeline answers C CPUs at N: one producer, no series measured them apart.
 bool pipeline_answers(const cpu_scaling_laws& l, std::int64_t c, double n) {
   return l.pipeline && !l.dedicated && c >= 2 && n == 1;
@@ -148,6 +168,9 @@ bool hand_offs_unseen(const datasets::key& experiment, const std::vector<std::in
 }
 
 bool upper_bound_only(const cpu_scaling_laws& l, std::int64_t c, double n, wider_limit limit) {
+  // Two CPUs are where the crossings were judged (docs/scaling.md); a wider machine's lock
+  // waits, which one CPU does not show, grow with it, and there the answer is a ceiling.
+  if (limit == wider_limit::line_crossings) return c > 2;
   const bool unseen_stage =
       (!l.serial_structure.empty() && !l.serial) || hand_offs_unseen(l.experiment, l.measured_cpus, l.from_cpus);
   // One producer beside its consumer is what the pipeline prices, the consumer included: a
@@ -200,7 +223,10 @@ scaling_prediction predict_cpu_scaling(const cpu_scaling_laws& l, std::int64_t c
   if (l.capacity) {
     const double scale = static_cast<double>(c) / static_cast<double>(*l.capacity_cpus);
     capacity_bound = scaled(predict_scaling(*l.capacity, n), scale);
-    consider(*capacity_bound, wider_limit::cpu_capacity);
+    if (crossings_answer(l, c))
+      consider(crossed_capacity(*l.crossings, *capacity_bound, c, l.experiment), wider_limit::line_crossings);
+    else
+      consider(*capacity_bound, wider_limit::cpu_capacity);
     if (staged)
       consider(predict_serial_stage(*l.serial, operation_demand(*l.capacity, *l.capacity_cpus, n), n, c),
                wider_limit::serial_stage);

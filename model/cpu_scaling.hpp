@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "datasets/schema.hpp"
+#include "model/line_crossings.hpp"
 #include "model/one_in_flight.hpp"
 #include "model/producer_pipeline.hpp"
 #include "model/scaling_law.hpp"
@@ -24,10 +25,17 @@ struct observation_set;
 struct wider_family;
 
 /// Which candidate gave a prediction: the lowest of them.
-enum class wider_limit : std::uint8_t { dedicated_law, cpu_capacity, serial_stage, pipeline, one_in_flight };
+enum class wider_limit : std::uint8_t {
+  dedicated_law,
+  cpu_capacity,
+  serial_stage,
+  pipeline,
+  one_in_flight,
+  line_crossings
+};
 
-/// "dedicated_law", "cpu_capacity", "serial_stage", "pipeline", "one_in_flight" (JSON's
-/// limited_by).
+/// "dedicated_law", "cpu_capacity", "serial_stage", "pipeline", "one_in_flight",
+/// "line_crossings" (JSON's limited_by).
 const char* name(wider_limit l);
 
 /// One experiment's laws, in the data's unit (a rate: operations per unit time).
@@ -53,6 +61,9 @@ struct cpu_scaling_laws {
   /// crossing CPUs on every machine of two CPUs or more (a ceiling where one CPU hid them);
   /// empty for other experiments.
   std::optional<chain_fit> chain;
+  /// A ring of shared pipes and one epoll item a pass, from one CPU: the cache lines a pass
+  /// moves across CPUs on a wider machine (line_crossings.hpp); empty otherwise.
+  std::optional<crossing_charge> crossings;
   std::string caveat;  ///< what to know before trusting the answers ("" when nothing)
 
   /// The widest series measured (0 when none).

@@ -366,6 +366,17 @@ pipeline_fit read_pipeline(const json& p) {
   return f;
 }
 
+// The lines a ring's pass moves across CPUs (line_crossings.hpp).
+crossing_charge read_crossings(const json& x) {
+  if (!x.is_object()) throw std::invalid_argument("'line_crossings' is not an object or null");
+  const json& lines = x.contains("lines") ? x["lines"] : json(nullptr);
+  const json& line_s = x.contains("line_s") ? x["line_s"] : json(nullptr);
+  if (!lines.is_number_integer() || lines.get<long long>() < 1 || lines.get<long long>() > 1000 ||
+      !line_s.is_number() || !std::isfinite(line_s.get<double>()) || line_s.get<double>() < 0)
+    throw std::invalid_argument("'line_crossings' needs lines (1-1000) and line_s >= 0, got " + x.dump());
+  return {static_cast<int>(lines.get<long long>()), line_s.get<double>()};
+}
+
 chain_fit read_chain(const json& c) {
   if (!c.is_object()) throw std::invalid_argument("'one_in_flight' is not an object or null");
   chain_fit f;
@@ -424,6 +435,11 @@ cpu_scaling_laws read_laws(const json& s) {
     if (!l.capacity) throw std::invalid_argument("'one_in_flight' needs the 'capacity' law of one CPU");
     l.chain = read_chain(s["one_in_flight"]);
     l.chain->hand_offs = chain_hand_offs(l.experiment);  // the experiment's structure, not stored
+  }
+  // Absent in files written before 2026-12-07 21:00 UTC; null where it does not apply.
+  if (s.contains("line_crossings") && !s["line_crossings"].is_null()) {
+    if (l.capacity_cpus != 1) throw std::invalid_argument("'line_crossings' needs the 'capacity' law of one CPU");
+    l.crossings = read_crossings(s["line_crossings"]);
   }
   l.caveat = text(s, "caveat");
   return l;

@@ -160,6 +160,12 @@ wider_family learn(const family_id& id, const std::vector<const observation*>& r
     if (f.capacity_fit && f.capacity_fit->points == 1) f.capacity_fit.reset();  // one T says nothing of N
   }
   fit_one_producer(f, data, line);
+  // From one CPU alone: a series of 2..C0 CPUs that trained paid its crossings already (the
+  // serial stage holds them).
+  const bool one_cpu_alone = f.capacity_cpus == 1 && std::none_of(widths.begin(), widths.end(), [&](std::int64_t c) {
+                               return c >= 2 && c <= p.from_cpus;
+                             });
+  if (one_cpu_alone) f.crossings = crossings_of(f.k, line, f.crossings_note);
   f.serial_structure = serial_structure(f.k);
   if (hand_offs_unseen(f.k, f.measured_cpus, p.from_cpus))
     f.caveat = "hand-offs between threads (" + hand_off_structure(f.k) +
@@ -181,6 +187,15 @@ wider_family learn(const family_id& id, const std::vector<const observation*>& r
         "(on the first 16-CPU campaign every producers prediction past 2, 4 or 8 CPUs without it lay above the "
         "measurement, by 4% to 33x: docs/scaling.md)";
   return f;
+}
+
+// What the caveat of a ring measured on one CPU says of its two-CPU answer once the lines a
+// pass moves across CPUs give it.
+void note_crossings(wider_family& f) {
+  if (f.crossings && !f.caveat.empty())
+    f.caveat +=
+        "; but on two CPUs the capacity bound less the cache lines a pass moves across CPUs is a "
+        "prediction (line crossings), still with the interval [0, hi]";
 }
 
 // Every row and `at` of the family predicted by its laws (cpu_scaling.hpp: the rule
@@ -245,6 +260,7 @@ wider_result predict_wider(const observation_set& data, const wider_protocol& pr
   const auto line = cache_line_round_trip(data);
   for (const auto& [id, rows] : families) {
     wider_family f = learn(id, rows, protocol, data, line);
+    note_crossings(f);
     fit_one_in_flight(f, data);
     if (f.dedicated_fit || f.capacity_fit) predict_series(f, rows, protocol);
     out.families.push_back(std::move(f));

@@ -86,6 +86,11 @@ struct wider_family {
   /// with chain_note where the experiment has one in flight.
   std::optional<chain_fit> chain;
   std::string chain_note;
+  /// A ring whose passes hand pipes and an epoll item between threads, measured on one CPU
+  /// alone: the cache lines a pass moves across CPUs on a wider machine (line_crossings.hpp);
+  /// empty, with crossings_note where the experiment has such lines, otherwise.
+  std::optional<crossing_charge> crossings;
+  std::string crossings_note;
   std::vector<std::int64_t> measured_cpus;  ///< every series width measured, narrow ones included
   /// What the reader must know before trusting the family's predictions ("" when nothing):
   /// a serial stage that no measured series could fit, with what the rules did without it.

@@ -20,8 +20,8 @@
 #include "model/model_json.hpp"
 #include "model/scaling.hpp"
 #include "model/scaling_wider.hpp"
+#include "tests/model/round_trip_rows.hpp"
 #include "tests/model/shared_epoll_rows.hpp"
-#include "tests/model/wakeup_rows.hpp"
 
 namespace pollscale::model {
 namespace {

@@ -21,7 +21,7 @@
 #include "model/scaling.hpp"
 #include "model/scaling_wider.hpp"
 #include "tests/model/producers_rows.hpp"
-#include "tests/model/wakeup_rows.hpp"
+#include "tests/model/round_trip_rows.hpp"
 
 namespace pollscale::model {
 namespace {
@@ -35,18 +35,7 @@ double one_cpu_pipeline_rate(std::int64_t t) {
   return 1 / (planted_write_s + planted_consumer_s / static_cast<double>(t));
 }
 
-observation cache_line_at(double ns, const std::string& pinning = "0+1") {
-  observation o;
-  o.k.scenario = std::string(datasets::name(datasets::scenario::cache_line));
-  o.k.threads = 2;
-  o.k.cpus = 2;
-  o.k.pinning = pinning;
-  o.k.metric = std::string(datasets::name(datasets::metric::round_trip));
-  o.k.unit = "ns";
-  o.value = ns;
-  o.where = "test";
-  return o;
-}
+using test::cache_line_at;
 
 // The split of a one-CPU series as measured (no switches counted).
 std::optional<pipeline_fit> fit_measured(const std::vector<std::pair<double, double>>& t_rate,
