@@ -49,8 +49,10 @@ po::options_description scale_options() {
        "where only one CPU was measured, by the pipeline of its measured parts (the one-CPU series less the consumer's "
        "switches where the probe counted them) and the cache line, with an interval from their variances; "
        "one operation in flight (a one-token ring, accept_herd) by the one-CPU chain, its hand-offs crossing CPUs "
-       "(C-1)/C of the time where one CPU shows them, else less its switches, a ceiling; a floor on two CPUs "
-       "(docs/scaling.md); "
+       "(C-1)/C of the time where one CPU shows them, else less its switches, a ceiling; a floor on two CPUs; "
+       "a shared_epoll ring with a token for every thread, measured on one CPU alone, by the capacity bound less "
+       "the six cache lines a pass moves across CPUs (C-1)/C of the time, at the cache_line probe's round trip "
+       "(a prediction on two CPUs, a ceiling wider) (docs/scaling.md); "
        "every wider series measured is predicted, and --cpus widths nobody measured at --at")
       ("no-serial-stage", "with --from-cpus: leave the serial stage out (the protocol as first fixed)")
       ("cpus", arg<std::string>("C,C,..."), "with --from-cpus: widths nobody measured to predict at --at, e.g. 32,64,128")

@@ -91,14 +91,14 @@ std::string chain_text(const model::wider_family& f) {
          number_cell(c.switch_s * 1e9, 4, false) + " ns each: the 1-CPU series less them, " + role + floor;
 }
 
-// "6 cache lines a pass writes from both threads' CPUs, the line 49.8 ns between two: each
-// of them across (C - 1)/C of the time", or why there are none.
+// "6 cache lines a pass writes from both threads' CPUs, the line 49.8 ns between two (the
+// cache_line probe): each across (C - 1)/C of the time, ...", or why there are none.
 std::string crossings_text(const model::wider_family& f) {
   if (!f.crossings) return "none (" + f.crossings_note + ")";
   const auto& x = *f.crossings;
   return std::to_string(x.lines) + " cache lines a pass writes from both threads' CPUs, the line " +
-         number_cell(x.line_s * 1e9, 4, false) +
-         " ns between two: each across (C - 1)/C of the time, the capacity bound less them (C / (1/X1 + m (C - "
+         number_cell(x.line_s * 1e9, 4, false) + " ns between two (" + x.line_from +
+         "): each across (C - 1)/C of the time, the capacity bound less them (C / (1/X1 + m (C - "
          "1)/C L)), a prediction on two CPUs and a ceiling wider";
 }
 
@@ -227,7 +227,7 @@ json chain_json(const model::wider_family& f) {
 // when the cache line was not measured.
 json crossings_json(const model::wider_family& f) {
   if (!f.crossings) return f.crossings_note.empty() ? json(nullptr) : json{{"note", f.crossings_note}};
-  return {{"lines", f.crossings->lines}, {"line_s", f.crossings->line_s}};
+  return {{"lines", f.crossings->lines}, {"line_s", f.crossings->line_s}, {"line_from", f.crossings->line_from}};
 }
 
 // null when the experiment has no serial structure.

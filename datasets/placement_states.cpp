@@ -63,6 +63,10 @@ std::optional<placement_states> estimate_placement_states(std::span<const sentin
   s.far_over_near = median(far) / median(near);
   s.near_readings = near.size();
   s.far_readings = far.size();
+  std::vector<double> near_line, far_line;
+  for (const auto& r : where) (r.ns_per_call < *split ? near_line : far_line).push_back(r.ns_per_call);
+  s.near_line_ns = median(near_line);  // both levels hold readings: the split lies between p5 and p95
+  s.far_line_ns = median(far_line);
   return s;
 }
 

@@ -20,6 +20,7 @@
 // (wake-ups) and 1.41-1.44 (the handler) on that host, around the sentinel's own ratio.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <optional>
 #include <span>
@@ -51,6 +52,12 @@ struct placement_states {
   double far_over_near = 1;       ///< the wake sentinel's median over its far readings / over its near ones
   std::size_t near_readings = 0;  ///< wake readings paired with a near placement reading
   std::size_t far_readings = 0;   ///< the same, far
+  /// The placement sentinel's own reading in each state — a cache line's round trip between
+  /// the first two CPUs, ns (medians of its readings below and above the split); NaN where
+  /// not known (a model.json's placement block does not keep them).
+  double near_line_ns = NAN, far_line_ns = NAN;
+  /// The line's round trip in the state the run spent most of its readings in (far_usual).
+  double usual_line_ns() const { return far_usual() ? far_line_ns : near_line_ns; }
   /// Which state the run's cross-CPU points mostly read: the far one when the run spent more
   /// than half its placement readings there (their medians are medians over visits, most of
   /// which met the run's usual state).

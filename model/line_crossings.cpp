@@ -31,6 +31,7 @@ int shared_lines(const datasets::key& k) {
 }
 
 std::optional<crossing_charge> crossings_of(const datasets::key& k, const std::optional<line_estimate>& line,
+                                            const std::optional<datasets::placement_states>& placement,
                                             std::string& note) {
   const int lines = shared_lines(k);
   if (lines == 0) return std::nullopt;
@@ -42,7 +43,11 @@ std::optional<crossing_charge> crossings_of(const datasets::key& k, const std::o
     note = "a rate in " + k.unit + ", not one that converts to 1/s";
     return std::nullopt;
   }
-  return crossing_charge{lines, line->s};
+  if (placement && std::isfinite(placement->usual_line_ns()) && placement->usual_line_ns() > 0)
+    return crossing_charge{
+        lines, placement->usual_line_ns() * 1e-9,
+        std::string("the placement sentinel, ") + (placement->far_usual() ? "far" : "near") + " state"};
+  return crossing_charge{lines, line->s, "the cache_line probe"};
 }
 
 }  // namespace pollscale::model

@@ -28,6 +28,7 @@
 #include <optional>
 #include <string>
 
+#include "datasets/placement_states.hpp"
 #include "datasets/schema.hpp"
 #include "model/producer_pipeline.hpp"
 
@@ -36,6 +37,9 @@ namespace pollscale::model {
 struct crossing_charge {
   int lines = 0;      ///< m: the shared lines one operation writes from both threads' CPUs
   double line_s = 0;  ///< L: the cache line's round trip between two CPUs, seconds
+  /// Where L was read: "the cache_line probe", or the placement sentinel in the run's usual
+  /// state ("the placement sentinel, near state") where the host moved the two CPUs.
+  std::string line_from;
   /// Seconds an operation adds on C >= 1 CPUs over one: m (C − 1)/C L.
   double added_s(std::int64_t cpus) const;
   /// A rate of C CPUs without crossings, in a unit that converts to 1/s by `to_per_s`,
@@ -51,8 +55,14 @@ int shared_lines(const datasets::key& k);
 
 /// The crossings of experiment k (its unit a rate) where shared_lines is > 0 and the data
 /// measured the cache line; empty otherwise, `note` saying why where the experiment has
-/// shared lines.
+/// shared lines. Where the host moved the first two CPUs between placements through the run
+/// (`placement`, datasets/placement_states.hpp), L is the placement sentinel's reading in the
+/// state the run spent most of its time in — where its two-CPU points were mostly measured —
+/// rather than the cache_line point's, whose three visits may have met the other: the two
+/// levels lie 7x apart on the ninth host (about 55 and 380 ns), and one held-out run's
+/// cache_line point read 364 ns while every visit of its rings met the near state.
 std::optional<crossing_charge> crossings_of(const datasets::key& k, const std::optional<line_estimate>& line,
+                                            const std::optional<datasets::placement_states>& placement,
                                             std::string& note);
 
 }  // namespace pollscale::model

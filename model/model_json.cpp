@@ -193,8 +193,10 @@ json cpu_scaling_json(const std::vector<cpu_scaling_laws>& laws) {
                    {"serial", serial},
                    {"pipeline", l.pipeline ? pipeline_json(*l.pipeline) : json(nullptr)},
                    {"one_in_flight", l.chain ? to_json(*l.chain) : json(nullptr)},
-                   {"line_crossings",
-                    l.crossings ? json{{"lines", l.crossings->lines}, {"line_s", l.crossings->line_s}} : json(nullptr)},
+                   {"line_crossings", l.crossings ? json{{"lines", l.crossings->lines},
+                                                         {"line_s", l.crossings->line_s},
+                                                         {"line_from", l.crossings->line_from}}
+                                                  : json(nullptr)},
                    {"caveat", l.caveat}});
   }
   return out;

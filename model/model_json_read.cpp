@@ -374,7 +374,12 @@ crossing_charge read_crossings(const json& x) {
   if (!lines.is_number_integer() || lines.get<long long>() < 1 || lines.get<long long>() > 1000 ||
       !line_s.is_number() || !std::isfinite(line_s.get<double>()) || line_s.get<double>() < 0)
     throw std::invalid_argument("'line_crossings' needs lines (1-1000) and line_s >= 0, got " + x.dump());
-  return {static_cast<int>(lines.get<long long>()), line_s.get<double>()};
+  crossing_charge c{static_cast<int>(lines.get<long long>()), line_s.get<double>(), "the cache_line probe"};
+  if (x.contains("line_from")) {
+    if (!x["line_from"].is_string()) throw std::invalid_argument("'line_crossings.line_from' is not a string");
+    c.line_from = x["line_from"].get<std::string>();
+  }
+  return c;
 }
 
 chain_fit read_chain(const json& c) {

@@ -45,6 +45,10 @@ TEST(PlacementStatesTest, TheWakeSentinelsFarOverNearAndTheShareNear) {
   EXPECT_GT(s->split_ns, 60 * 1.03);
   EXPECT_LT(s->split_ns, 420 * 0.97);
   EXPECT_FALSE(s->far_usual());
+  // The placement sentinel's own round trip in each state (the median of its ±2% scatter).
+  EXPECT_NEAR(s->near_line_ns, 60, 60 * 0.021);
+  EXPECT_NEAR(s->far_line_ns, 420, 420 * 0.021);
+  EXPECT_DOUBLE_EQ(s->usual_line_ns(), s->near_line_ns);
 
   // The same run mostly far: the far placement is the usual one.
   const auto f = run_of(
@@ -54,6 +58,7 @@ TEST(PlacementStatesTest, TheWakeSentinelsFarOverNearAndTheShareNear) {
   EXPECT_NEAR(fs->near_share, 0.25, 1e-12);
   EXPECT_TRUE(fs->far_usual());
   EXPECT_NEAR(fs->far_over_near, 1.4, 0.02);
+  EXPECT_DOUBLE_EQ(fs->usual_line_ns(), fs->far_line_ns);
 }
 
 TEST(PlacementStatesTest, NoStatesWithoutTwoLevelsOrEnoughWakeReadingsOnEach) {

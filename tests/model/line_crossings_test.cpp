@@ -60,7 +60,7 @@ wider_result from_one_cpu(const observation_set& data) {
 }
 
 TEST(LineCrossingsTest, EachPassAddsItsLinesTimesTheShareThatCrosses) {
-  const crossing_charge x{6, 50e-9};
+  const crossing_charge x{6, 50e-9, "the cache_line probe"};
   EXPECT_DOUBLE_EQ(x.added_s(1), 0);
   EXPECT_NEAR(x.added_s(2), 150e-9, 1e-18);
   EXPECT_NEAR(x.added_s(4), 225e-9, 1e-18);
@@ -82,8 +82,33 @@ TEST(LineCrossingsTest, EachPassAddsItsLinesTimesTheShareThatCrosses) {
   other.scenario = std::string(datasets::name(datasets::scenario::producers));
   EXPECT_EQ(shared_lines(other), 0);
   std::string note;
-  EXPECT_FALSE(crossings_of(other, line_estimate{50e-9, NAN}, note));
+  EXPECT_FALSE(crossings_of(other, line_estimate{50e-9, NAN}, std::nullopt, note));
   EXPECT_EQ(note, "");
+}
+
+TEST(LineCrossingsTest, WhereTheHostMovedTheCpusTheLineIsTheUsualPlacements) {
+  datasets::key ring_key = test::ring_row(2, 1, 2, datasets::metric::throughput, "1/s", 1).k;
+  ring_key.n_active.reset();
+  std::string note;
+  const line_estimate probe{364e-9, NAN};  // its visits met the far placement
+  const auto alone = crossings_of(ring_key, probe, std::nullopt, note);
+  ASSERT_TRUE(alone);
+  EXPECT_DOUBLE_EQ(alone->line_s, 364e-9);  // the placement did not move: the probe's point
+  EXPECT_EQ(alone->line_from, "the cache_line probe");
+  datasets::placement_states moved;
+  moved.split_ns = 150;
+  moved.near_share = 0.55;
+  moved.near_line_ns = 55;
+  moved.far_line_ns = 380;
+  const auto near = crossings_of(ring_key, probe, moved, note);
+  ASSERT_TRUE(near);
+  EXPECT_NEAR(near->line_s, 55e-9, 1e-18);
+  EXPECT_EQ(near->line_from, "the placement sentinel, near state");
+  moved.near_share = 0.3;
+  EXPECT_NEAR(crossings_of(ring_key, probe, moved, note)->line_s, 380e-9, 1e-18);
+  moved.near_line_ns = moved.far_line_ns = NAN;  // read back from a model.json: not kept
+  EXPECT_DOUBLE_EQ(crossings_of(ring_key, probe, moved, note)->line_s, 364e-9);
+  EXPECT_FALSE(crossings_of(ring_key, std::nullopt, moved, note));  // no cache_line row: none
 }
 
 TEST(LineCrossingsTest, FromOneCpuTheTwoCpuRowsAreTheBoundLessTheCrossings) {
