@@ -134,7 +134,8 @@ std::string wider_markdown(const json& wider) {
   md << "### Wider machines from one CPU\n\n"
      << "Every series of two CPUs or more predicted from the one-CPU series alone (`scale --from-cpus 1`): the "
         "capacity bound, one producer as a pipeline, one operation in flight as its chain with its hand-offs "
-        "crossing CPUs. Median |error|: "
+        "crossing CPUs, a shared ring as the bound less the cache lines its passes move across (line crossings). "
+        "Median |error|: "
      << percent_text(num(summary, "median_rel_err")) << " (" << count_text(num(summary, "n")) << " rows); "
      << coverage_text(summary) << "\n\n";
   std::vector<std::vector<std::string>> rows;
