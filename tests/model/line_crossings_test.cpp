@@ -24,34 +24,34 @@
 namespace pollscale::model {
 namespace {
 
-constexpr double planted_op_s = 1e-6, planted_line_ns = 50;
+constexpr double ring_pass_s = 1e-6, ring_line_ns = 50;
 
 // One CPU's rate at T threads: about 1 µs a pass, ±1% alternating so that the law's interval is
 // not a point.
-double one_cpu_rate(std::int64_t t) { return (t % 2 ? 1.01 : 0.99) / planted_op_s; }
+double ring_rate_on_one_cpu(std::int64_t t) { return (t % 2 ? 1.01 : 0.99) / ring_pass_s; }
 
 // What C CPUs pass when each pass's six lines cross (C - 1)/C of the time.
-double planted_crossed(std::int64_t t, std::int64_t c) {
+double ring_rate_crossed(std::int64_t t, std::int64_t c) {
   const double cc = static_cast<double>(c);
-  return cc / (1 / one_cpu_rate(t) + 6 * (cc - 1) / cc * planted_line_ns * 1e-9);
+  return cc / (1 / ring_rate_on_one_cpu(t) + 6 * (cc - 1) / cc * ring_line_ns * 1e-9);
 }
 
 // A ring of `variant` with a token for every thread: the one-CPU series T = 1..4, the two-CPU
 // series at the planted crossings when `two`, the cache line when `line`.
-observation_set ring(datasets::variant v, bool two, bool line) {
+observation_set token_ring_rows(datasets::variant v, bool two, bool line) {
   observation_set s;
   s.source = "planted ring";
   for (std::int64_t t : {1, 2, 3, 4}) {
-    s.rows.push_back(test::ring_row(t, 1, t, datasets::metric::throughput, "1/s", one_cpu_rate(t)));
+    s.rows.push_back(test::ring_row(t, 1, t, datasets::metric::throughput, "1/s", ring_rate_on_one_cpu(t)));
     if (two && t >= 2)
-      s.rows.push_back(test::ring_row(t, 2, t, datasets::metric::throughput, "1/s", planted_crossed(t, 2)));
+      s.rows.push_back(test::ring_row(t, 2, t, datasets::metric::throughput, "1/s", ring_rate_crossed(t, 2)));
   }
   for (auto& o : s.rows) o.k.variant = std::string(datasets::name(v));
-  if (line) s.rows.push_back(test::cache_line_at(planted_line_ns));
+  if (line) s.rows.push_back(test::cache_line_at(ring_line_ns));
   return s;
 }
 
-wider_result from_one_cpu(const observation_set& data) {
+wider_result wider_from_one_cpu(const observation_set& data) {
   wider_protocol p;
   p.from_cpus = 1;
   p.cpus = {4};
@@ -113,7 +113,7 @@ TEST(LineCrossingsTest, WhereTheHostMovedTheCpusTheLineIsTheUsualPlacements) {
 
 TEST(LineCrossingsTest, FromOneCpuTheTwoCpuRowsAreTheBoundLessTheCrossings) {
   for (auto v : {datasets::variant::lt, datasets::variant::oneshot, datasets::variant::exclusive}) {
-    const wider_result r = from_one_cpu(ring(v, true, true));
+    const wider_result r = wider_from_one_cpu(token_ring_rows(v, true, true));
     ASSERT_EQ(r.families.size(), 1u);
     const auto& f = r.families[0];
     ASSERT_TRUE(f.crossings) << f.crossings_note;
@@ -145,7 +145,7 @@ TEST(LineCrossingsTest, FromOneCpuTheTwoCpuRowsAreTheBoundLessTheCrossings) {
 }
 
 TEST(LineCrossingsTest, WithoutTheLineOrTheSharedLinesTheBoundAnswersAsBefore) {
-  const wider_result without = from_one_cpu(ring(datasets::variant::lt, true, false));
+  const wider_result without = wider_from_one_cpu(token_ring_rows(datasets::variant::lt, true, false));
   const auto& f = without.families[0];
   EXPECT_FALSE(f.crossings);
   EXPECT_NE(f.crossings_note.find("cache_line"), std::string::npos) << f.crossings_note;
@@ -158,20 +158,20 @@ TEST(LineCrossingsTest, WithoutTheLineOrTheSharedLinesTheBoundAnswersAsBefore) {
   wider_protocol p;
   p.from_cpus = 2;
   p.cpus = {4};
-  const wider_result trained = predict_wider(ring(datasets::variant::lt, true, true), p);
+  const wider_result trained = predict_wider(token_ring_rows(datasets::variant::lt, true, true), p);
   EXPECT_FALSE(trained.families[0].crossings);
   EXPECT_EQ(trained.families[0].crossings_note, "");
   // One token: one operation in flight, which the chain answers, not the crossings.
-  observation_set one_token = ring(datasets::variant::lt, true, true);
+  observation_set one_token = token_ring_rows(datasets::variant::lt, true, true);
   for (auto& o : one_token.rows)
     if (o.k.scenario == datasets::scenario::shared_epoll) o.k.n_active = 1;
-  for (const auto& fam : from_one_cpu(one_token).families) EXPECT_FALSE(fam.crossings);
+  for (const auto& fam : wider_from_one_cpu(one_token).families) EXPECT_FALSE(fam.crossings);
 }
 
 TEST(LineCrossingsTest, AModelsLawsKeepTheCrossingsThroughModelJson) {
   model_set m;
   m.source = "planted";
-  m.cpu_scaling = fit_cpu_scaling(ring(datasets::variant::lt, false, true));  // one CPU measured
+  m.cpu_scaling = fit_cpu_scaling(token_ring_rows(datasets::variant::lt, false, true));  // one CPU measured
   ASSERT_EQ(m.cpu_scaling.size(), 1u);
   ASSERT_TRUE(m.cpu_scaling[0].crossings);
   const nlohmann::json j = to_json(m);
