@@ -113,7 +113,8 @@ TEST(LineCrossingsTest, WhereTheHostMovedTheCpusTheLineIsTheUsualPlacements) {
 
 TEST(LineCrossingsTest, FromOneCpuTheTwoCpuRowsAreTheBoundLessTheCrossings) {
   for (auto v : {datasets::variant::lt, datasets::variant::oneshot, datasets::variant::exclusive}) {
-    const wider_result r = wider_from_one_cpu(token_ring_rows(v, true, true));
+    const observation_set data = token_ring_rows(v, true, true);  // the result points into its rows
+    const wider_result r = wider_from_one_cpu(data);
     ASSERT_EQ(r.families.size(), 1u);
     const auto& f = r.families[0];
     ASSERT_TRUE(f.crossings) << f.crossings_note;
@@ -145,7 +146,8 @@ TEST(LineCrossingsTest, FromOneCpuTheTwoCpuRowsAreTheBoundLessTheCrossings) {
 }
 
 TEST(LineCrossingsTest, WithoutTheLineOrTheSharedLinesTheBoundAnswersAsBefore) {
-  const wider_result without = wider_from_one_cpu(token_ring_rows(datasets::variant::lt, true, false));
+  const observation_set no_line = token_ring_rows(datasets::variant::lt, true, false);
+  const wider_result without = wider_from_one_cpu(no_line);
   const auto& f = without.families[0];
   EXPECT_FALSE(f.crossings);
   EXPECT_NE(f.crossings_note.find("cache_line"), std::string::npos) << f.crossings_note;
@@ -158,7 +160,8 @@ TEST(LineCrossingsTest, WithoutTheLineOrTheSharedLinesTheBoundAnswersAsBefore) {
   wider_protocol p;
   p.from_cpus = 2;
   p.cpus = {4};
-  const wider_result trained = predict_wider(token_ring_rows(datasets::variant::lt, true, true), p);
+  const observation_set both = token_ring_rows(datasets::variant::lt, true, true);
+  const wider_result trained = predict_wider(both, p);
   EXPECT_FALSE(trained.families[0].crossings);
   EXPECT_EQ(trained.families[0].crossings_note, "");
   // One token: one operation in flight, which the chain answers, not the crossings.
