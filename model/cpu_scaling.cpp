@@ -132,7 +132,7 @@ bool crossings_answer(const cpu_scaling_laws& l, std::int64_t c) {
 // The capacity bound less the crossings (line_crossings.hpp). Its upper end stays the bound's
 // and its lower end is 0: what one CPU cannot show — the wait for the instance's lock while
 // another CPU holds it — only takes away, by how much nothing measured here says (on the
-// corpus's hosts where two CPUs pass far less, the answer lies 22-100% above them).
+// corpus's hosts where two CPUs pass far less, the answer lies 28-190% above them).
 scaling_prediction crossed_capacity(const crossing_charge& x, scaling_prediction bound, std::int64_t c,
                                     const datasets::key& experiment) {
   const double to_per_s = datasets::to_si_factor(experiment.unit);

@@ -21,7 +21,7 @@
 // where the capacity bound says C · X₁(T). What it leaves out is the wait for a lock another
 // CPU holds (the serial stage, which one CPU cannot show), so on a machine whose kernel lines
 // cost more than the probe's spinning pair it is still high — on the corpus's two hosts where
-// two CPUs pass far less (docs/scaling.md) it lies 22-100% above the measurement.
+// two CPUs pass far less (docs/scaling.md) it lies 28-190% above the measurement.
 #pragma once
 
 #include <cstdint>
