@@ -160,11 +160,14 @@ double floor_of_ceiling(const cpu_scaling_laws& l, std::int64_t c, double n, wid
 
 }  // namespace
 
-bool hand_offs_unseen(const datasets::key& experiment, const std::vector<std::int64_t>& measured_cpus,
-                      std::int64_t from_cpus) {
-  if (hand_off_structure(experiment).empty()) return false;
+bool no_wider_series_trained(const std::vector<std::int64_t>& measured_cpus, std::int64_t from_cpus) {
   return std::none_of(measured_cpus.begin(), measured_cpus.end(),
                       [&](std::int64_t c) { return c >= 2 && c <= from_cpus; });
+}
+
+bool hand_offs_unseen(const datasets::key& experiment, const std::vector<std::int64_t>& measured_cpus,
+                      std::int64_t from_cpus) {
+  return !hand_off_structure(experiment).empty() && no_wider_series_trained(measured_cpus, from_cpus);
 }
 
 bool upper_bound_only(const cpu_scaling_laws& l, std::int64_t c, double n, wider_limit limit) {

@@ -85,6 +85,10 @@ std::vector<cpu_scaling_laws> fit_cpu_scaling(const observation_set& data);
 /// stage's demand p + s.
 double operation_demand(const scaling_fit& narrowest, std::int64_t c0, double n);
 
+/// True when none of the series widths measured lies in 2..from_cpus: no series that trained
+/// had its threads on two CPUs or more, so nothing fitted saw a hand-off or a line cross CPUs.
+bool no_wider_series_trained(const std::vector<std::int64_t>& measured_cpus, std::int64_t from_cpus);
+
 /// True when the experiment's threads hand work on to each other without a serial stage
 /// (hand_off_structure) and no series of two CPUs or more trained (none of measured_cpus
 /// lies in 2..from_cpus): the laws then saw none of the hand-offs that cross CPUs on a

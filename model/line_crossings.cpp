@@ -43,9 +43,10 @@ std::optional<crossing_charge> crossings_of(const datasets::key& k, const std::o
     note = "a rate in " + k.unit + ", not one that converts to 1/s";
     return std::nullopt;
   }
-  if (placement && std::isfinite(placement->usual_line_ns()) && placement->usual_line_ns() > 0)
+  const double usual_ns = placement ? placement->usual_line_ns() : NAN;
+  if (std::isfinite(usual_ns) && usual_ns > 0)
     return crossing_charge{
-        lines, placement->usual_line_ns() * 1e-9,
+        lines, usual_ns * 1e-9,
         std::string("the placement sentinel, ") + (placement->far_usual() ? "far" : "near") + " state"};
   return crossing_charge{lines, line->s, "the cache_line probe"};
 }

@@ -162,10 +162,8 @@ wider_family learn(const family_id& id, const std::vector<const observation*>& r
   fit_one_producer(f, data, line);
   // From one CPU alone: a series of 2..C0 CPUs that trained paid its crossings already (the
   // serial stage holds them).
-  const bool one_cpu_alone = f.capacity_cpus == 1 && std::none_of(widths.begin(), widths.end(), [&](std::int64_t c) {
-                               return c >= 2 && c <= p.from_cpus;
-                             });
-  if (one_cpu_alone) f.crossings = crossings_of(f.k, line, data.placement, f.crossings_note);
+  if (f.capacity_cpus == 1 && no_wider_series_trained(f.measured_cpus, p.from_cpus))
+    f.crossings = crossings_of(f.k, line, data.placement, f.crossings_note);
   f.serial_structure = serial_structure(f.k);
   if (hand_offs_unseen(f.k, f.measured_cpus, p.from_cpus))
     f.caveat = "hand-offs between threads (" + hand_off_structure(f.k) +
