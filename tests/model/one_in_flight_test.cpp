@@ -20,6 +20,7 @@
 #include "model/model_json.hpp"
 #include "model/scaling.hpp"
 #include "model/scaling_wider.hpp"
+#include "tests/model/model_json_refusals.hpp"
 #include "tests/model/round_trip_rows.hpp"
 #include "tests/model/shared_epoll_rows.hpp"
 
@@ -298,20 +299,13 @@ TEST(OneInFlightTest, AModelsLawsKeepTheChainThroughModelJson) {
   predict_cpu_scaling(m.cpu_scaling[0], 1, 2, l);
   EXPECT_NE(l, wider_limit::one_in_flight);
   // Malformed: refused by name; absent or null: none.
-  for (const auto& bad :
-       {nlohmann::json("one"), nlohmann::json{{"switch_s", 0}, {"switches", {{{"n", 1}, {"switches", 0}}}}},
-        nlohmann::json{{"switch_s", 4e-6}, {"switches", nlohmann::json::array()}},
-        nlohmann::json{{"switch_s", 4e-6}, {"switches", {{{"n", 2}, {"switches", 0}}, {{"n", 1}, {"switches", 0}}}}},
-        nlohmann::json{{"switch_s", 4e-6}, {"switches", {{{"n", 1}, {"switches", -1}}}}}}) {
-    nlohmann::json spoilt = j;
-    spoilt["cpu_scaling"][0]["one_in_flight"] = bad;
-    try {
-      model_set_from_json(spoilt, "m.json");
-      ADD_FAILURE() << "accepted " << bad.dump();
-    } catch (const datasets::input_error& e) {
-      EXPECT_NE(std::string(e.what()).find("cpu_scaling[0]"), std::string::npos) << e.what();
-    }
-  }
+  test::expect_each_block_refused(
+      j, "one_in_flight",
+      {nlohmann::json("one"), nlohmann::json{{"switch_s", 0}, {"switches", {{{"n", 1}, {"switches", 0}}}}},
+       nlohmann::json{{"switch_s", 4e-6}, {"switches", nlohmann::json::array()}},
+       nlohmann::json{{"switch_s", 4e-6}, {"switches", {{{"n", 2}, {"switches", 0}}, {{"n", 1}, {"switches", 0}}}}},
+       nlohmann::json{{"switch_s", 4e-6}, {"switches", {{{"n", 1}, {"switches", -1}}}}}},
+      "cpu_scaling[0]");
   EXPECT_DOUBLE_EQ(back.cpu_scaling[0].chain->cross_s, m.cpu_scaling[0].chain->cross_s);
   nlohmann::json spoilt = j;
   spoilt["cpu_scaling"][0]["one_in_flight"]["cross_s"] = -1;
