@@ -12,19 +12,35 @@
 #include <fstream>
 #include <string>
 #include <string_view>
+#include <system_error>
 
 #include <unistd.h>
 
 namespace pollscale::fuzz {
 
-/// A directory of this process's own under the temporary directory, created once.
+/// A directory of this process's own under the temporary directory, created on first use
+/// and removed when the process exits normally (a crash keeps it, with the input that did it).
+class scratch_directory {
+ public:
+  scratch_directory()
+      : path_(std::filesystem::temp_directory_path() / ("pollscale-fuzz-" + std::to_string(::getpid()))) {
+    std::filesystem::create_directories(path_);
+  }
+  ~scratch_directory() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  scratch_directory(const scratch_directory&) = delete;
+  scratch_directory& operator=(const scratch_directory&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
 inline const std::filesystem::path& scratch() {
-  static const std::filesystem::path dir = [] {
-    auto d = std::filesystem::temp_directory_path() / ("pollscale-fuzz-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(d);
-    return d;
-  }();
-  return dir;
+  static const scratch_directory dir;
+  return dir.path();
 }
 
 /// Writes `bytes` to scratch()/name and returns the path.

@@ -1,17 +1,22 @@
 #!/usr/bin/env python3
 """scripts/check_architecture.py on small trees: each rule it enforces is broken once and
 named with file:line; a tree that keeps the rules passes. (run by ctest)"""
+import atexit
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SCRIPT = os.path.join(ROOT, "scripts", "check_architecture.py")
+# Every small tree lives under one directory of this run's, removed when the run ends.
+SCRATCH = tempfile.mkdtemp(prefix="pollscale_arch_")
+atexit.register(shutil.rmtree, SCRATCH, ignore_errors=True)
 
 
 def tree(files):
-    d = tempfile.mkdtemp(prefix="arch-")
+    d = tempfile.mkdtemp(prefix="tree-", dir=SCRATCH)
     for rel, text in files.items():
         path = os.path.join(d, rel)
         os.makedirs(os.path.dirname(path), exist_ok=True)
