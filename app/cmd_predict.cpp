@@ -48,7 +48,7 @@ po::options_description predict_options() {
       ("metric", arg<std::string>("NAME")->default_value(""), "time_per_call, time_per_op, throughput, ...")
       ("threads", arg<std::string>("N[,N..]"), "threads taking part in one operation; for a timeout-0 find_active "
        "call, the process's: 1 (default) or 2 (a multi-threaded process, whose every fd lookup takes a reference); "
-       "for a CPU-scaling scenario (producers, private_sets, shared_epoll, accept_herd) its N, a comma list "
+       "for a CPU-scaling scenario (producers, private_sets, private_processes, shared_epoll, accept_herd) its N, a comma list "
        "(default: as many as CPUs)")
       ("cpus", arg<std::string>("C[,C..]"), "distinct CPUs used; for a CPU-scaling scenario the machine's CPUs, a comma "
        "list, e.g. 1,2,4,16,128")
@@ -80,7 +80,7 @@ std::optional<std::int64_t> one_count_flag(const po::variables_map& vm, const ch
   const auto counts = parse_count_list(vm[flag].as<std::string>(), flag);
   if (counts.size() != 1)
     throw usage_error(std::string("--") + flag + ": one count for a cost cell (a list is for a CPU-scaling scenario: " +
-                      "producers, private_sets, shared_epoll, accept_herd)");
+                      "producers, private_sets, private_processes, shared_epoll, accept_herd)");
   return counts.front();
 }
 

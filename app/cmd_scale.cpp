@@ -1,8 +1,8 @@
 // pollscale scale PATH [--train EXPR] [--at N,N,...]: the scalability law of each
-// CPU-scaling table (producers, private_sets, shared_epoll, accept_herd: throughput against N threads) fitted on its
-// training rows, its other rows predicted with errors and 95% intervals, and N nobody
-// measured predicted with intervals that widen as they leave the data (docs/scaling.md).
-// Errors are fractions in csv/json (0.05 = 5%) and percentages in the table.
+// CPU-scaling table (producers, private_sets, private_processes, shared_epoll, accept_herd: throughput against N
+// threads or processes) fitted on its training rows, its other rows predicted with errors and 95% intervals, and N
+// nobody measured predicted with intervals that widen as they leave the data (docs/scaling.md). Errors are fractions in
+// csv/json (0.05 = 5%) and percentages in the table.
 
 #include <charconv>
 #include <cmath>

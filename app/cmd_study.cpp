@@ -122,7 +122,7 @@ scaling_rows has_scaling_rows(const fs::path& dataset) {
   return out;
 }
 
-// The CPU-scaling law on this machine's producers, private_sets, shared_epoll and accept_herd rows
+// The CPU-scaling law on this machine's producers, private_sets, private_processes, shared_epoll and accept_herd rows
 // (fitted on one and two threads), their wider series from the one-CPU series (where any ran
 // on two CPUs or more), and the published stress-epoll tables (each on its smaller half).
 void scaling_steps(const study_plan& p, std::vector<study::step_result>& steps) {
@@ -198,11 +198,11 @@ std::vector<report::extra_section> study_sections(const study_plan& p, const dat
         "The historical record", "Each seed table fitted on its smaller n, its largest n predicted.", j, ""));
   std::vector<study::scaling_run> scaling;
   if (const auto j = read_json_or_null(v / "scaling.json"); !j.is_null())
-    scaling.push_back(
-        {"This machine",
-         "Fitted on one and two threads (producers, private_sets, shared_epoll, accept_herd); three to eight "
-         "predicted, and 16 and 64.",
-         j, "study_scaling"});
+    scaling.push_back({"This machine",
+                       "Fitted on one and two threads (producers, private_sets, private_processes, shared_epoll, "
+                       "accept_herd); three to eight "
+                       "predicted, and 16 and 64.",
+                       j, "study_scaling"});
   if (const auto j = read_json_or_null(v / "scaling_published.json"); !j.is_null())
     scaling.push_back({"Published stress-epoll tables",
                        "Each table fitted on its smaller half of N, the larger half predicted, and 256.", j,

@@ -15,7 +15,7 @@
 namespace pollscale::app {
 
 /// Whether --scenario names a scenario measured against threads (producers, private_sets,
-/// shared_epoll, accept_herd): predict answers it from the model's CPU-scaling laws.
+/// private_processes, shared_epoll, accept_herd): predict answers it from the model's CPU-scaling laws.
 bool is_cpu_scaling_query(const std::string& scenario);
 
 /// Answers the query of predict's flags in `vm` from `models.cpu_scaling` and prints it in

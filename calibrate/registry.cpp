@@ -8,10 +8,11 @@ namespace pollscale::calibrate {
 
 std::span<const probe_def> all_probes() {
   static const std::vector<probe_def> table = {
-      probes::find_active(),    probes::interest_churn(), probes::wakeup(),       probes::ipc(),
-      probes::handler(),        probes::server(),         probes::fd_range(),     probes::token_ring(),
-      probes::memory_latency(), probes::producers(),      probes::private_sets(), probes::shared_epoll(),
-      probes::cache_line(),     probes::call_spread(),    probes::accept_herd(),  probes::cold_scan(),
+      probes::find_active(),       probes::interest_churn(), probes::wakeup(),       probes::ipc(),
+      probes::handler(),           probes::server(),         probes::fd_range(),     probes::token_ring(),
+      probes::memory_latency(),    probes::producers(),      probes::private_sets(), probes::shared_epoll(),
+      probes::cache_line(),        probes::call_spread(),    probes::accept_herd(),  probes::cold_scan(),
+      probes::private_processes(),
   };
   return table;
 }

@@ -18,13 +18,14 @@ struct table {
   }
 };
 
-constexpr table<scenario, 16> scenario_table{
+constexpr table<scenario, 17> scenario_table{
     {scenario::find_active, scenario::fd_range, scenario::token_ring, scenario::interest_churn, scenario::wakeup,
      scenario::ipc, scenario::server, scenario::handler, scenario::memory_latency, scenario::producers,
      scenario::private_sets, scenario::shared_epoll, scenario::cache_line, scenario::call_spread, scenario::accept_herd,
-     scenario::cold_scan},
+     scenario::cold_scan, scenario::private_processes},
     {"find_active", "fd_range", "token_ring", "interest_churn", "wakeup", "ipc", "server", "handler", "memory_latency",
-     "producers", "private_sets", "shared_epoll", "cache_line", "call_spread", "accept_herd", "cold_scan"}};
+     "producers", "private_sets", "shared_epoll", "cache_line", "call_spread", "accept_herd", "cold_scan",
+     "private_processes"}};
 
 constexpr table<metric, 13> metric_table{
     {metric::time_per_call, metric::time_per_op, metric::throughput, metric::latency, metric::latency_p99,
@@ -54,7 +55,7 @@ constexpr table<position, 6> position_table{
 
 bool scales_with_threads(scenario s) {
   return s == scenario::producers || s == scenario::private_sets || s == scenario::shared_epoll ||
-         s == scenario::accept_herd;
+         s == scenario::accept_herd || s == scenario::private_processes;
 }
 
 bool is_machine_primitive(scenario s) {

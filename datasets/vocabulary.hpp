@@ -22,22 +22,23 @@ namespace pollscale::datasets {
 
 /// What one operation is (docs/datasets.md, "Scenarios").
 enum class scenario : std::uint8_t {
-  find_active,     ///< wait for k ready among n registered (Kegel's find-1-of-N)
-  fd_range,        ///< one call over a range of descriptor numbers (Gooch)
-  token_ring,      ///< tokens passed around a ring of pipes (LSE pipetest)
-  interest_churn,  ///< adding, changing and removing interest
-  wakeup,          ///< a sleeping waiter woken by a write (round trip)
-  ipc,             ///< AIM9-style transfers over a link
-  server,          ///< a loopback request/reply server
-  handler,         ///< the work of one request without the wait
-  memory_latency,  ///< a dependent load chain over a working set (the cache curve)
-  producers,       ///< T threads write eventfds that one epoll consumer drains (CPU scaling)
-  private_sets,    ///< T threads each wait on a descriptor of their own (CPU scaling)
-  shared_epoll,    ///< T threads pass tokens through epoll over shared pipes (CPU scaling)
-  cache_line,      ///< one cache line handed between two CPUs and back (round trip)
-  call_spread,     ///< single calls timed one by one: how one call's cost spreads around its mean
-  accept_herd,     ///< T threads wait to accept connections on one listening socket (CPU scaling)
-  cold_scan,       ///< a timeout-0 scan timed after other data pushed its descriptors out of the caches
+  find_active,        ///< wait for k ready among n registered (Kegel's find-1-of-N)
+  fd_range,           ///< one call over a range of descriptor numbers (Gooch)
+  token_ring,         ///< tokens passed around a ring of pipes (LSE pipetest)
+  interest_churn,     ///< adding, changing and removing interest
+  wakeup,             ///< a sleeping waiter woken by a write (round trip)
+  ipc,                ///< AIM9-style transfers over a link
+  server,             ///< a loopback request/reply server
+  handler,            ///< the work of one request without the wait
+  memory_latency,     ///< a dependent load chain over a working set (the cache curve)
+  producers,          ///< T threads write eventfds that one epoll consumer drains (CPU scaling)
+  private_sets,       ///< T threads each wait on a descriptor of their own (CPU scaling)
+  shared_epoll,       ///< T threads pass tokens through epoll over shared pipes (CPU scaling)
+  cache_line,         ///< one cache line handed between two CPUs and back (round trip)
+  call_spread,        ///< single calls timed one by one: how one call's cost spreads around its mean
+  accept_herd,        ///< T threads wait to accept connections on one listening socket (CPU scaling)
+  cold_scan,          ///< a timeout-0 scan timed after other data pushed its descriptors out of the caches
+  private_processes,  ///< T one-thread processes each wait on a descriptor of their own (CPU scaling)
 };
 
 /// What was measured of one operation.

@@ -238,8 +238,8 @@ scaling_prediction capped(const scaling_prediction& law, const scaling_predictio
 }
 
 // N is n_fds in every scaling scenario: producers' producer threads (one eventfd each),
-// private_sets' threads (one pipe each), shared_epoll's threads (one pipe of the ring each).
-// The law is of a rate: a row that counts (shared_epoll's wake-ups per pass) is not on it.
+// private_sets' threads and private_processes' processes (one pipe each), shared_epoll's threads (one pipe of the ring
+// each). The law is of a rate: a row that counts (shared_epoll's wake-ups per pass) is not on it.
 std::optional<double> scaling_axis(const observation& o) {
   if (!is_scaling_row(o) || !is_rate(o.k) || !o.k.n_fds || *o.k.n_fds < 1) return std::nullopt;
   return static_cast<double>(*o.k.n_fds);
@@ -254,6 +254,8 @@ std::string_view scaling_axis_column(const datasets::key&) { return "n_fds"; }
 std::string_view scaling_axis_meaning(const datasets::key& k) {
   const auto s = datasets::parse<datasets::scenario>(k.scenario);
   if (s == datasets::scenario::private_sets) return "threads (n_fds: one pipe each, every thread its own)";
+  if (s == datasets::scenario::private_processes)
+    return "processes of one thread (n_fds: one pipe each, every process its own)";
   if (s == datasets::scenario::shared_epoll) return "threads (n_fds: the ring's pipes, one per thread, all shared)";
   if (s == datasets::scenario::accept_herd) return "threads (n_fds: the waiters, all on one listening socket)";
   return "producer threads (n_fds: one eventfd each; the consumer is not counted)";

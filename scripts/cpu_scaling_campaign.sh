@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The CPU-scaling campaign, ready for a machine with many CPUs (docs/scaling.md): measure
 # the producers scenario (T threads feed one epoll consumer), the private_sets scenario (T
-# threads each poll a pipe of their own, epoll) and the shared_epoll scenario (T threads
+# threads each poll a pipe of their own, epoll; and private_processes, the same as one-thread
+# processes) and the shared_epoll scenario (T threads
 # pass tokens through epoll over a shared ring of pipes: one instance, or EPOLLEXCLUSIVE) and
 # the accept_herd scenario (T threads wait on one listening socket through one epoll
 # instance, or EPOLLEXCLUSIVE, and accept what a client connects) at C = 1, 2, 4, ... up to
@@ -36,9 +37,9 @@ if ! [[ $train_max =~ ^[1-9][0-9]*$ ]]; then
 fi
 mkdir -p "$out"
 
-echo "cpu_scaling_campaign: $(nproc) CPUs; measuring producers, private_sets, shared_epoll, accept_herd, cache_line into $out/dataset" >&2
+echo "cpu_scaling_campaign: $(nproc) CPUs; measuring producers, private_sets, private_processes, shared_epoll, accept_herd, cache_line into $out/dataset" >&2
 start=$(date +%s)
-"$bin" calibrate --full --scenarios producers,private_sets,shared_epoll,accept_herd,cache_line --mechanisms epoll/lt,epoll/oneshot \
+"$bin" calibrate --full --scenarios producers,private_sets,private_processes,shared_epoll,accept_herd,cache_line --mechanisms epoll/lt,epoll/oneshot \
   --out "$out/dataset" \
   --format csv > "$out/calibration.csv"
 echo "cpu_scaling_campaign: measured in $(( $(date +%s) - start )) s" >&2

@@ -165,6 +165,8 @@ report::extra_section scaling_section(const std::vector<scaling_run>& runs, cons
      << " scenario (N threads write eventfds, one epoll consumer drains them), of " << datasets::name(sc::private_sets)
      << " (N threads each make timeout-0 wait calls on a pipe of their own: what the machine gives when nothing is "
         "shared), of "
+     << datasets::name(sc::private_processes)
+     << " (the same as N processes of one thread each: what sharing one process costs is the difference), of "
      << datasets::name(sc::shared_epoll)
      << " (N threads pass tokens through one epoll instance over a shared ring of pipes) and of "
      << datasets::name(sc::accept_herd)

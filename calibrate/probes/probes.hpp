@@ -80,6 +80,14 @@ probe_def private_sets();
 /// 16 full), for epoll/lt (full: and poll, io_uring/oneshot) (private_sets_points.cpp).
 std::vector<datasets::key> private_sets_points(const selection& sel, std::span<const flavour> mechs);
 
+/// private_processes: T pinned one-thread processes each make timeout-0 wait calls on a pipe
+/// of their own (calls/s): private_sets as processes (private_processes.cpp).
+probe_def private_processes();
+
+/// private_processes' grid: private_sets' series for epoll/lt (full: and poll)
+/// (private_processes_points.cpp).
+std::vector<datasets::key> private_processes_points(const selection& sel, std::span<const flavour> mechs);
+
 /// shared_epoll: T pinned threads pass T tokens around a ring of pipes through epoll (passes/s).
 probe_def shared_epoll();
 

@@ -32,7 +32,7 @@ void expect_round_trip(std::size_t count) {
 }
 
 TEST(VocabularyTest, EveryNameReadsBackToItsValue) {
-  expect_round_trip<scenario>(16);
+  expect_round_trip<scenario>(17);
   expect_round_trip<metric>(13);
   expect_round_trip<mechanism>(10);
   expect_round_trip<variant>(7);
@@ -102,7 +102,8 @@ TEST(VocabularyTest, AFlavourLabelSplitsIntoMechanismAndVariant) {
 TEST(VocabularyTest, OnlyTheThreadScalingScenariosScaleWithThreads) {
   for (auto s : all<scenario>())
     EXPECT_EQ(scales_with_threads(s), s == scenario::producers || s == scenario::private_sets ||
-                                          s == scenario::shared_epoll || s == scenario::accept_herd)
+                                          s == scenario::shared_epoll || s == scenario::accept_herd ||
+                                          s == scenario::private_processes)
         << name(s);
 }
 
