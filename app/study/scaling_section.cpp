@@ -6,6 +6,7 @@
 
 #include "app/report/markdown.hpp"
 #include "app/study/json_fields.hpp"
+#include "app/study/threads_or_processes.hpp"
 #include "app/table_writer.hpp"
 #include "datasets/vocabulary.hpp"
 
@@ -184,7 +185,8 @@ report::extra_section scaling_section(const std::vector<scaling_run>& runs, cons
        << legend(run.result) << "\n"
        << report::md_table({"table", "law", "trained on N", "N", "measured", "predicted [95% interval]", "error"},
                            rows_of(run.result))
-       << "\n";
+       << "\n"
+       << threads_or_processes_markdown(threads_or_processes(run.result));
     auto f = figure_of(run);
     if (!f.series.empty()) s.figures.push_back(std::move(f));
   }

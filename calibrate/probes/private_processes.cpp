@@ -275,6 +275,7 @@ private_processes_driver::private_processes_driver(const datasets::key& key, con
   for (std::size_t i = 0; i < n; ++i) new (&shared_->slots()[i]) worker_slot;
   shared_->use_epoll = epoll_lt;
   const pid_t self = ::getpid();
+  pids_.reserve(n);  // no allocation between a fork and its pid being kept
   try {
     for (std::size_t i = 0; i < n; ++i) {
       const pid_t pid = sys::call("fork (private_processes worker)", [] { return ::fork(); });
