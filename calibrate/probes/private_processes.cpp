@@ -5,7 +5,8 @@
 // poll1 as processes is this probe; private_sets.cpp is its poll1 as threads. The two
 // loops are the same — each worker owns one pipe whose byte is never read (readable
 // throughout) and a waiter of the point's mechanism over it, and calls it with timeout 0 in
-// a loop: poll over one pollfd, or epoll_wait (level-triggered) on its own epoll instance.
+// a loop: poll over one pollfd, epoll_wait (level-triggered) on its own epoll instance, or
+// one io_uring_enter that submits a POLL_ADD and reaps its completion on its own ring.
 // One operation is one such call and the check of its answer; metric throughput, unit 1/s:
 // the calls of all processes per second.
 //
@@ -19,14 +20,19 @@
 // servers) gets from its wait calls, and the ratio to private_sets at the same T and C is
 // what sharing one process costs — nothing else is shared by either.
 //
-// The workers are forked from the calibration, which runs threads of its own, so between
-// fork and _exit a worker makes raw system calls and touches only the page it shares with
-// the calibration (no allocation, no exception, no iostream; server_loadgen.cpp's rule).
-// It ignores SIGINT (Ctrl-C reaches the whole process group; the calibration decides when
-// the workers stop), dies with the thread that forked it (PR_SET_PDEATHSIG), pins itself,
-// closes every descriptor it inherited and only then builds its pipe and waiter, so its
-// table holds its own three or four descriptors and no other worker's. Those are not
-// counted against the calibration's RLIMIT_NOFILE: each process has its own table.
+// The workers are processes forked from the calibration, and the loop each runs is
+// private_sets' own: the same set-up objects (channel and waiter, built and proven by the
+// calibration before the fork, so that after it each worker uses its copy), the same call
+// and check through the same code. Only the process around the loop differs, so the ratio
+// of the two scenarios is not also a difference of two loops. The calibration runs threads
+// of its own, so between fork and _exit a worker allocates nothing and touches, besides its
+// copy of its set-up, only the page it shares with the calibration (server_loadgen.cpp's
+// rule). It ignores SIGINT (Ctrl-C reaches the whole process group; the calibration
+// decides when the workers stop), dies with the thread that forked it (PR_SET_PDEATHSIG),
+// pins itself and makes one untimed call of its own before it says it is ready (its first
+// writes fault in its copies of the pages it uses). Its descriptor table is a copy of the
+// calibration's, its own from then on: one task uses it, which is what lets the kernel lend
+// it its files without a reference.
 //
 // Workers do not run ahead. Between batches they sleep on a futex word in the shared page
 // (a shared futex: the private ones std::atomic::wait uses do not cross processes).
@@ -49,24 +55,20 @@
 // (waitpid), into a probe_failure naming it. Every worker is reaped when the driver goes,
 // on every path: told to stop, then SIGKILL after a second.
 //
-// Key columns: scenario private_processes, mechanism poll or epoll/lt, fd_kind pipe; n_fds
+// Key columns: scenario private_processes, mechanism poll, epoll/lt or io_uring/oneshot, fd_kind pipe; n_fds
 // = T (one descriptor per process: the descriptors watched in all, the law's N); n_active =
 // T (every one is ready); blocking 0; threads = T (processes of one thread each: the
 // calibration's thread is not counted); pinning = the CPU of each process, process i on
 // the (i mod C)-th CPU of the series; cpus = min(C, T); max_fd = the highest watched
-// descriptor in a worker's own table. The grid is private_sets' (thread_series.hpp), for
-// epoll/lt in the quick profile and poll and epoll/lt in the full one: io_uring's one-shot
-// poll is not measured as processes (a ring set up with raw calls after fork is a second
-// io_uring client to keep; private_sets measures it as threads).
+// descriptor. The grid is private_sets' (thread_series.hpp): epoll/lt in the quick profile;
+// poll, epoll/lt and io_uring/oneshot (its ring set up before the fork and used by the
+// worker alone) in the full one.
 
 #include "calibrate/probes/private_processes.hpp"
 
-#include <fcntl.h>
 #include <linux/futex.h>
-#include <poll.h>
 #include <sched.h>
 #include <signal.h>
-#include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -80,6 +82,7 @@
 #include <cstring>
 #include <new>
 #include <string>
+#include <system_error>
 #include <thread>
 
 #include "calibrate/probe_support.hpp"
@@ -102,14 +105,11 @@ static_assert(std::atomic<std::uint64_t>::is_always_lock_free && std::atomic<std
 enum class worker_state : std::uint32_t { starting, ready, failed };
 
 /// The step a worker failed at (the message names it).
-enum class worker_step : std::uint32_t { none, pin, pipe, fill, waiter, call, answer };
+enum class worker_step : std::uint32_t { none, pin, call, answer };
 
 const char* step_name(worker_step s) {
   switch (s) {
     case worker_step::pin: return "pinning itself";
-    case worker_step::pipe: return "creating its pipe";
-    case worker_step::fill: return "filling its pipe";
-    case worker_step::waiter: return "creating its waiter";
     case worker_step::call: return "a wait call";
     case worker_step::answer: return "a wait call's answer (not exactly its readable pipe)";
     case worker_step::none: break;
@@ -123,7 +123,6 @@ struct alignas(64) worker_slot {
   std::atomic<std::uint32_t> state{static_cast<std::uint32_t>(worker_state::starting)};
   std::atomic<std::uint32_t> step{static_cast<std::uint32_t>(worker_step::none)};
   std::atomic<std::int32_t> error{0};  // errno of the failed step (0: a wrong answer)
-  std::atomic<std::int32_t> watched_fd{-1};
 };
 
 long futex(std::atomic<std::uint32_t>& word, int op, std::uint32_t val, const timespec* timeout) {
@@ -144,7 +143,6 @@ struct private_processes_driver::shared_state {
   alignas(64) std::atomic<std::uint32_t> gen{0};     // bumped to wake the workers (budget or stop)
   std::atomic<std::uint32_t> stop{0};
   alignas(64) std::atomic<std::uint32_t> ready_seq{0};  // bumped by each worker that is ready or failed
-  bool use_epoll = false;
 
   /// The workers' slots, right after this header in the same mapping.
   worker_slot* slots() { return reinterpret_cast<worker_slot*>(reinterpret_cast<char*>(this) + sizeof *this); }
@@ -166,27 +164,23 @@ using shared_state = private_processes_driver::shared_state;
   ::_exit(1);
 }
 
-/// One wait call with timeout 0 over the worker's pipe; it must report that pipe readable.
-void call_once(shared_state& s, worker_slot& me, int waiter, int rfd) {
-  int n;
-  bool right;
-  if (s.use_epoll) {
-    epoll_event ev{};
-    do n = ::epoll_wait(waiter, &ev, 1, 0);
-    while (n < 0 && errno == EINTR);
-    right = n == 1 && ev.data.fd == rfd && (ev.events & EPOLLIN);
-  } else {
-    pollfd p{rfd, POLLIN, 0};
-    do n = ::poll(&p, 1, 0);
-    while (n < 0 && errno == EINTR);
-    right = n == 1 && (p.revents & POLLIN);
+/// One wait call with timeout 0 through the worker's waiter, checked as private_sets checks
+/// it: exactly the worker's pipe reported (and, for a one-shot waiter, re-armed).
+void call_once(shared_state& s, worker_slot& me, private_processes_driver::worker& w, std::uint32_t tag) {
+  bool right = false;
+  try {
+    right = w.w->wait(w.scratch, 0) == 1 && w.scratch[0] == tag;
+    if (right && !w.w->level_triggered()) w.w->rearm(w.ch->watched(0), tag);
+  } catch (const std::system_error& e) {
+    worker_fails(s, me, worker_step::call, e.code().value());
+  } catch (...) {
+    worker_fails(s, me, worker_step::call, 0);
   }
-  if (n < 0) worker_fails(s, me, worker_step::call, errno);
   if (!right) worker_fails(s, me, worker_step::answer, 0);
 }
 
 /// One chunk of the budget; false when none is left.
-bool claim_and_call(shared_state& s, worker_slot& me, int waiter, int rfd) {
+bool claim_and_call(shared_state& s, worker_slot& me, private_processes_driver::worker& w, std::uint32_t tag) {
   const std::uint64_t target = s.target.load(std::memory_order_acquire);
   std::uint64_t claimed = s.claimed.load(std::memory_order_relaxed);
   for (;;) {
@@ -194,7 +188,7 @@ bool claim_and_call(shared_state& s, worker_slot& me, int waiter, int rfd) {
     const std::uint64_t take = std::min(claim_chunk, target - claimed);
     if (!s.claimed.compare_exchange_weak(claimed, claimed + take, std::memory_order_acq_rel, std::memory_order_relaxed))
       continue;
-    for (std::uint64_t k = 0; k < take; ++k) call_once(s, me, waiter, rfd);
+    for (std::uint64_t k = 0; k < take; ++k) call_once(s, me, w, tag);
     me.made.store(me.made.load(std::memory_order_relaxed) + take, std::memory_order_release);
     if (s.done.fetch_add(take, std::memory_order_acq_rel) + take == target) {
       s.done_seq.fetch_add(1, std::memory_order_acq_rel);
@@ -204,41 +198,18 @@ bool claim_and_call(shared_state& s, worker_slot& me, int waiter, int rfd) {
   }
 }
 
-/// Builds the worker's pipe (one byte in it, never read) and waiter; returns the waiter
-/// (the epoll descriptor, or -1 for poll) and sets rfd.
-int build(shared_state& s, worker_slot& me, int& rfd) {
-  int p[2];
-  if (::pipe2(p, O_NONBLOCK | O_CLOEXEC) < 0) worker_fails(s, me, worker_step::pipe, errno);
-  const char byte = 1;
-  if (::write(p[1], &byte, 1) != 1) worker_fails(s, me, worker_step::fill, errno);
-  rfd = p[0];
-  if (!s.use_epoll) return -1;
-  const int ep = ::epoll_create1(EPOLL_CLOEXEC);
-  if (ep < 0) worker_fails(s, me, worker_step::waiter, errno);
-  epoll_event ev{};
-  ev.events = EPOLLIN;
-  ev.data.fd = rfd;
-  if (::epoll_ctl(ep, EPOLL_CTL_ADD, rfd, &ev) < 0) worker_fails(s, me, worker_step::waiter, errno);
-  return ep;
-}
-
-/// A worker's whole life: raw calls and the shared page only (the essay).
-[[noreturn]] void worker_main(shared_state& s, worker_slot& me, int cpu, pid_t parent) {
+/// A worker's whole life: no allocation, its set-up's copy and the shared page (the essay).
+[[noreturn]] void worker_main(shared_state& s, worker_slot& me, private_processes_driver::worker& w, std::uint32_t tag,
+                              pid_t parent) {
   ::signal(SIGINT, SIG_IGN);
   ::signal(SIGTERM, SIG_IGN);
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() != parent) ::_exit(0);  // the calibration went before prctl took effect
   cpu_set_t set;
   CPU_ZERO(&set);
-  CPU_SET(static_cast<std::size_t>(cpu), &set);
+  CPU_SET(static_cast<std::size_t>(w.cpu), &set);
   if (::sched_setaffinity(0, sizeof set, &set) < 0) worker_fails(s, me, worker_step::pin, errno);
-#ifdef SYS_close_range
-  ::syscall(SYS_close_range, 0U, ~0U, 0U);  // nothing of the calibration's table, not even stdio
-#endif
-  int rfd = -1;
-  const int waiter = build(s, me, rfd);
-  call_once(s, me, waiter, rfd);  // the path works before the first batch
-  me.watched_fd.store(rfd, std::memory_order_relaxed);
+  call_once(s, me, w, tag);  // the path works in this process before the first batch
   me.state.store(static_cast<std::uint32_t>(worker_state::ready), std::memory_order_release);
   s.ready_seq.fetch_add(1, std::memory_order_acq_rel);
   wake_all(s.ready_seq);
@@ -246,7 +217,7 @@ int build(shared_state& s, worker_slot& me, int& rfd) {
     // gen before the budget: a raise after these loads changes gen, so the wait returns.
     const std::uint32_t gen = s.gen.load(std::memory_order_acquire);
     if (s.stop.load(std::memory_order_acquire)) ::_exit(0);
-    if (!claim_and_call(s, me, waiter, rfd)) futex(s.gen, FUTEX_WAIT, gen, nullptr);
+    if (!claim_and_call(s, me, w, tag)) futex(s.gen, FUTEX_WAIT, gen, nullptr);
   }
 }
 
@@ -265,21 +236,34 @@ private_processes_driver::private_processes_driver(const datasets::key& key, con
   const std::size_t n = point_threads(scenario, key, max_processes);
   const auto cpus = point_thread_cpus(scenario, key, n, sel);
   const flavour f = flavour_of(key);
-  const bool epoll_lt = f.mech == mechanism::epoll && f.variant == datasets::name(datasets::variant::lt);
-  if (!epoll_lt && f.mech != mechanism::poll)
-    throw probe_skipped(std::string(scenario) + " measures poll and epoll/lt only, not " + f.label());
+  require_fds(n * (channel_set::fds_needed(fd_kind::pipe, 1, 1) + 1) + 4, sel);
+  channel_options ready;
+  ready.ready_initially = [](std::size_t) { return true; };
+  workers_.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    worker& w = workers_[i];
+    w.cpu = cpus[i];
+    w.ch = std::make_unique<channel_set>(fd_kind::pipe, 1, ready);
+    w.w = make_waiter(f, 1);
+    w.w->add(w.ch->watched(0), static_cast<std::uint32_t>(i));
+    w.scratch.reserve(1);
+    if (w.w->wait(w.scratch, 0) != 1 || w.scratch[0] != i)  // the path works before any fork
+      throw probe_failure("private_processes: set-up " + std::to_string(i) +
+                          "'s call did not report its readable pipe alone");
+    if (!w.w->level_triggered()) w.w->rearm(w.ch->watched(0), static_cast<std::uint32_t>(i));
+    max_fd_ = std::max(max_fd_, w.ch->watched(0));
+  }
   shared_bytes_ = sizeof(shared_state) + n * sizeof(worker_slot);
   void* page = ::mmap(nullptr, shared_bytes_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (page == MAP_FAILED) sys::throw_errno(errno, "mmap (private_processes' shared page)");
   shared_ = new (page) shared_state;
   for (std::size_t i = 0; i < n; ++i) new (&shared_->slots()[i]) worker_slot;
-  shared_->use_epoll = epoll_lt;
   const pid_t self = ::getpid();
   pids_.reserve(n);  // no allocation between a fork and its pid being kept
   try {
     for (std::size_t i = 0; i < n; ++i) {
       const pid_t pid = sys::call("fork (private_processes worker)", [] { return ::fork(); });
-      if (pid == 0) worker_main(*shared_, shared_->slots()[i], cpus[i], self);
+      if (pid == 0) worker_main(*shared_, shared_->slots()[i], workers_[i], static_cast<std::uint32_t>(i), self);
       pids_.push_back(pid);
     }
     wait_until_ready();
@@ -287,8 +271,6 @@ private_processes_driver::private_processes_driver(const datasets::key& key, con
     stop_and_reap();
     throw;
   }
-  for (std::size_t i = 0; i < n; ++i)
-    max_fd_ = std::max(max_fd_, static_cast<int>(shared_->slots()[i].watched_fd.load(std::memory_order_acquire)));
 }
 
 private_processes_driver::~private_processes_driver() { stop_and_reap(); }

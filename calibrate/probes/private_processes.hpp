@@ -7,7 +7,11 @@
 #include <cstdint>
 #include <vector>
 
+#include <memory>
+
+#include "calibrate/channel.hpp"
 #include "calibrate/probe.hpp"
+#include "calibrate/waiter.hpp"
 
 namespace pollscale::calibrate::probes {
 
@@ -19,13 +23,13 @@ class private_processes_driver {
   /// The most processes one point may start (a --n beyond it is left out of the plan).
   static constexpr std::int64_t max_processes = 256;
 
-  /// Forks T = key.n_fds processes, each pinned as key.pinning says, each building its
-  /// own pipe (left readable) and waiter of key's mechanism (poll, or epoll level-
-  /// triggered) and proving it with one untimed call; returns once every one is ready.
-  /// probe_skipped: a CPU outside the mask, too many processes, a mechanism this probe does
-  /// not measure; probe_failure: a process that could not set itself up (named, with the
-  /// step and errno); std::invalid_argument: a malformed key. Every process forked is
-  /// reaped before the constructor throws.
+  /// Builds T = key.n_fds set-ups as private_sets does (a pipe left readable and a waiter
+  /// of key's mechanism over it), proves each with one untimed call, then forks one process
+  /// per set-up, pinned as key.pinning says, which calls once more untimed; returns once
+  /// every one is ready. probe_skipped: a CPU outside the mask, too few descriptors, too
+  /// many processes, a mechanism refused here; probe_failure: a process that could not set
+  /// itself up (named, with the step and errno); std::invalid_argument: a malformed key.
+  /// Every process forked is reaped before the constructor throws.
   private_processes_driver(const datasets::key& key, const selection& sel);
   /// Stops every process and reaps it (SIGKILL for one that has not gone within a second).
   ~private_processes_driver();
@@ -51,6 +55,15 @@ class private_processes_driver {
 
   struct shared_state;  // the page the processes share (private_processes.cpp)
 
+  /// One worker's set-up, built by the calibration before the fork; after it, the
+  /// worker's process uses its own copy.
+  struct worker {
+    std::unique_ptr<channel_set> ch;
+    std::unique_ptr<waiter> w;
+    std::vector<std::uint32_t> scratch;
+    int cpu = -1;
+  };
+
  private:
   void wait_until_ready();
   void throw_if_a_process_failed(const char* when);
@@ -58,6 +71,7 @@ class private_processes_driver {
 
   shared_state* shared_ = nullptr;  // MAP_SHARED, created before the first fork
   std::size_t shared_bytes_ = 0;
+  std::vector<worker> workers_;
   std::vector<pid_t> pids_;
   int max_fd_ = -1;
 };

@@ -2,8 +2,8 @@
 // grid (thread_series.hpp's round_robin_grid) with processes in place of threads — C = 1
 // and C = min(CPUs, 4 quick / 16 full), T up to 2 x Cmax (quick) or 4 x Cmax (full), process
 // i on the (i mod C)-th CPU of the series — for epoll/lt in the quick profile (on two CPUs
-// seven points, about 2 s) and poll and epoll/lt in the full one, each where --mechanisms
-// selects it. --n replaces the T grid (values from 1 to private_processes_driver::max_processes).
+// seven points, about 2 s) and poll, epoll/lt and io_uring/oneshot in the full one, each
+// where --mechanisms selects it. --n replaces the T grid (values from 1 to private_processes_driver::max_processes).
 
 #include "calibrate/probes/private_processes.hpp"
 #include "calibrate/probes/probes.hpp"
@@ -12,12 +12,16 @@
 namespace pollscale::calibrate::probes {
 namespace {
 
-/// The flavours this probe measures, in --mechanisms order: poll (full), epoll/lt.
+/// The flavours this probe measures, in --mechanisms order: private_sets' (poll, epoll/lt,
+/// io_uring/oneshot in the full profile; epoll/lt in the quick one).
 std::vector<flavour> measured(std::span<const flavour> mechs, bool full) {
   const auto lt = std::string(datasets::name(datasets::variant::lt));
+  const auto oneshot = std::string(datasets::name(datasets::variant::oneshot));
   std::vector<flavour> out;
   for (const auto& m : mechs)
-    if ((m.mech == mechanism::epoll && m.variant == lt) || (full && m.mech == mechanism::poll)) out.push_back(m);
+    if ((m.mech == mechanism::epoll && m.variant == lt) ||
+        (full && (m.mech == mechanism::poll || (m.mech == mechanism::io_uring && m.variant == oneshot))))
+      out.push_back(m);
   return out;
 }
 

@@ -84,8 +84,7 @@ std::vector<datasets::key> private_sets_points(const selection& sel, std::span<c
 /// of their own (calls/s): private_sets as processes (private_processes.cpp).
 probe_def private_processes();
 
-/// private_processes' grid: private_sets' series for epoll/lt (full: and poll)
-/// (private_processes_points.cpp).
+/// private_processes' grid: private_sets' series and mechanisms (private_processes_points.cpp).
 std::vector<datasets::key> private_processes_points(const selection& sel, std::span<const flavour> mechs);
 
 /// shared_epoll: T pinned threads pass T tokens around a ring of pipes through epoll (passes/s).
