@@ -26,6 +26,14 @@ interest_sharing parse_interest_sharing(const std::string& text) {
   throw std::invalid_argument("interest '" + text + "' is not one of per_thread, shared");
 }
 
+worker_kind parse_worker_kind(const std::string& text) {
+  if (text == "threads") return worker_kind::threads;
+  if (text == "processes") return worker_kind::processes;
+  throw std::invalid_argument("workers '" + text + "' is not one of threads, processes");
+}
+
+std::string to_string(worker_kind w) { return w == worker_kind::processes ? "processes" : "threads"; }
+
 ready_position parse_ready_position(const std::string& text) {
   using datasets::position;
   if (text == position::random) return ready_position::random;
@@ -94,6 +102,9 @@ const server_field fields[] = {
     {"threads", "threads", "N", "1", "server threads (thread t on CPU t mod cpus); from 2 a model's scans also pay each fd lookup's reference (docs/sim.md)", field_form::integer,
      [](server_config& c, const json& v) { c.threads = static_cast<int>(integer_value(v, 1, max_threads)); },
      [](const server_config& c) { return json(c.threads); }, 1},
+    {"workers", "workers", "KIND", "threads", "threads (of one process: from 2 a model's scans pay each fd lookup's reference) or processes (of one thread each: they borrow their files; not with rtsig)", field_form::text,
+     [](server_config& c, const json& v) { c.workers = parse_worker_kind(text_value(v)); },
+     [](const server_config& c) { return json(to_string(c.workers)); }},
     {"interest", "interest", "SHARING", "", "per_thread or shared interest sets (default per_thread)", field_form::text,
      [](server_config& c, const json& v) { c.sharing = parse_interest_sharing(text_value(v)); },
      [](const server_config& c) { return json(to_string(c.sharing)); }},
@@ -126,6 +137,9 @@ const server_field* server_field_by_flag(std::string_view flag) { return field_b
 void server_config::validate() const {
   if (cpus < 1 || cpus > max_cpus) throw field_error("cpus", "must be in 1..4096");
   if (threads < 1 || threads > max_threads) throw field_error("threads", "must be in 1..65536");
+  if (workers == worker_kind::processes && style == notification::signal_queue)
+    throw field_error("workers",
+                      "processes: rtsig's signal queue belongs to one process, whose threads take its signals");
   if (max_events_per_call < 0) throw field_error("max_events_per_call", "must be >= 0");
   if (style == notification::signal_queue && signal_queue_limit < 1)
     throw field_error("signal_queue_limit", "must be >= 1");

@@ -44,6 +44,13 @@ enum class interest_sharing {
   per_thread,  ///< connections partitioned: connection i in thread (i mod T)'s set
   shared,      ///< every thread waits on one set holding every connection
 };
+/// What the server's workers are: threads of one process, or processes of one thread each
+/// (nginx's workers, a pre-fork server). A wait call of a thread in a process of several
+/// takes a reference on each file it looks up; a process of one thread borrows it.
+enum class worker_kind {
+  threads,    ///< one process of `threads` threads (the default)
+  processes,  ///< `threads` processes of one thread each, each its own descriptor table
+};
 enum class wake_policy {
   all,  ///< every sleeper of the set wakes (poll/select, level-triggered epoll per thread)
   one,  ///< one sleeper per readiness event (EPOLLEXCLUSIVE; edge-triggered shared epoll)
@@ -67,7 +74,9 @@ enum class ready_position {
 };
 
 interest_sharing parse_interest_sharing(const std::string& text);  ///< "per_thread" | "shared"
-ready_position parse_ready_position(const std::string& text);      ///< "random" | "first" | "last"
+worker_kind parse_worker_kind(const std::string& text);            ///< "threads" | "processes"
+std::string to_string(worker_kind w);
+ready_position parse_ready_position(const std::string& text);  ///< "random" | "first" | "last"
 std::string to_string(ready_position p);
 wake_policy parse_wake_policy(const std::string& text);  ///< "all" | "one" | "level"
 std::string to_string(interest_sharing s);
@@ -76,7 +85,8 @@ std::string to_string(wake_policy w);
 struct server_config {
   std::string mechanism = "epoll";  ///< a name for reports; costs come from the cost model
   int cpus = 1;                     ///< >= 1
-  int threads = 1;                  ///< >= 1
+  int threads = 1;                  ///< >= 1: threads, or processes when workers says so
+  worker_kind workers = worker_kind::threads;
   interest_sharing sharing = interest_sharing::per_thread;
   wake_policy wake = wake_policy::one;
   notification style = notification::readiness;
@@ -87,12 +97,16 @@ struct server_config {
 
   /// Throws field_error naming the field (its key below) when a value is out of range.
   void validate() const;
+
+  /// The threads of the process a wait call is made in (wait_query::process_threads): all
+  /// of them for threads, 1 for processes.
+  std::int64_t process_threads() const { return workers == worker_kind::processes ? 1 : threads; }
 };
 
 /// A server configuration's field as users spell it (sim/record_field.hpp).
 using server_field = record_field<server_config>;
 
-/// The fields a user sets, in the order --help lists their flags: cpus, threads, interest,
+/// The fields a user sets, in the order --help lists their flags: cpus, threads, workers, interest,
 /// wake, max_events_per_call (--max-events), signal_queue_limit (--signal-queue), irq_cpu
 /// (--irq-cpu), active_pos (--active-pos). A flag without a default leaves the mechanism's
 /// own (default_server_config): interest and wake.

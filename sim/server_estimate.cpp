@@ -266,7 +266,7 @@ estimate_result estimate_server(const server_config& config, const workload& loa
   thread_view v;
   v.registered = std::max<std::int64_t>(1, std::llround(static_cast<double>(load.active + load.idle) / threads));
   v.position = config.active_pos;
-  v.process_threads = config.threads;
+  v.process_threads = config.process_threads();
   v.handle_s = costs.handler_s + load.app_work.mean();
   v.rearm_s = cache.rearm_s(v.registered);
   v.costs = &cache;

@@ -86,10 +86,11 @@ class server_model final : public process {
                : static_cast<std::uint32_t>(c.threads);
   }
   bool signals() const { return config_.style == notification::signal_queue; }
-  // A call over `registered` fds with `ready` ready, made by a thread of this server's process.
+  // A call over `registered` fds with `ready` ready, made by a worker (a thread of the server's process, or a
+  // process of one thread).
   wait_query query(std::int64_t registered, std::int64_t ready, bool blocking) const {
     wait_query q{registered, ready, blocking};
-    q.process_threads = config_.threads;
+    q.process_threads = config_.process_threads();
     return q;
   }
 

@@ -451,7 +451,7 @@ sim::cost_model costs_from_model(std::shared_ptr<const model::model_set> models,
     };
     prov->sources["fd_lookup"] =
         "model: find_active time_per_call over pipes, threads=2 minus threads=1, added to each pass when the server "
-        "has two threads or more";
+        "has two threads or more in one process (not when its workers are processes)";
   } else {
     prov->sources["fd_lookup"] =
         "none: the model has no timeout-0 calls of this mechanism in a process of two threads; a server of several "

@@ -82,6 +82,52 @@ TEST(EventLoopServerTest, CallsAreAskedWithTheServersThreadsAsTheProcesss) {
   for (auto t : asked) EXPECT_EQ(t, 3);
 }
 
+// Three processes of one thread each ask as one-thread processes do, and keep the 1-s call
+// a server of three threads pays 2 s for: one client's loop of call + handling (2 s) answers
+// every 3 s as processes (replies at 3, 6, ..., 30: ten in the 30-s run) and every 4 s as
+// threads (at 4, 8, ..., 28: seven).
+TEST(EventLoopServerTest, WorkersThatAreProcessesAskAsProcessesOfOneThread) {
+  cost_model m = integer_costs(1, 1, 2, 3, 5);
+  std::vector<std::int64_t> asked;
+  m.wait_call_s = [&asked](const wait_query& q) {
+    asked.push_back(q.process_threads);
+    return q.process_threads > 1 ? 2.0 : 1.0;
+  };
+  server_config threads = default_server_config("epoll");
+  threads.threads = 3;
+  threads.cpus = 3;
+  server_config processes = threads;
+  processes.workers = worker_kind::processes;
+  EXPECT_EQ(threads.process_threads(), 3);
+  EXPECT_EQ(processes.process_threads(), 1);
+  const server_result as_processes = simulate_server(processes, closed_clients(1, 0), m, run_for(30));
+  ASSERT_FALSE(asked.empty());
+  for (auto t : asked) EXPECT_EQ(t, 1);
+  const server_result as_threads = simulate_server(threads, closed_clients(1, 0), m, run_for(30));
+  EXPECT_DOUBLE_EQ(as_processes.throughput, 10.0 / 30);
+  EXPECT_DOUBLE_EQ(as_threads.throughput, 7.0 / 30);
+}
+
+// rtsig's signal queue belongs to one process: its workers cannot be processes. The field
+// reads back from its text, and refuses any other.
+TEST(EventLoopServerTest, WorkersAreThreadsOrProcessesAndRtsigKeepsThreads) {
+  EXPECT_EQ(parse_worker_kind("threads"), worker_kind::threads);
+  EXPECT_EQ(parse_worker_kind("processes"), worker_kind::processes);
+  EXPECT_EQ(to_string(worker_kind::processes), "processes");
+  EXPECT_THROW(parse_worker_kind("forks"), std::invalid_argument);
+  server_config rtsig = default_server_config("rtsig");
+  rtsig.workers = worker_kind::processes;
+  try {
+    rtsig.validate();
+    ADD_FAILURE() << "rtsig accepted processes";
+  } catch (const field_error& e) {
+    EXPECT_EQ(e.key, "workers");
+  }
+  server_config poll = default_server_config("poll");
+  poll.workers = worker_kind::processes;
+  EXPECT_NO_THROW(poll.validate());
+}
+
 TEST(EventLoopServerTest, RequestsLeftUnansweredCountAtTheirAgeWhenOlderThanEveryReply) {
   // A handling of 100 s in a 30-s run after a 5-s warm-up: the first request (sent at 0,
   // claimed at 1) is still being handled when the run ends at 35, so nothing is answered.

@@ -70,6 +70,11 @@ TEST(ServerEstimateTest, CallsAreAskedWithTheServersThreads) {
   estimate(c, w, m);
   ASSERT_FALSE(asked.empty());
   for (auto t : asked) EXPECT_EQ(t, 2);
+  c.workers = worker_kind::processes;  // two processes of one thread each
+  asked.clear();
+  estimate(c, w, m);
+  ASSERT_FALSE(asked.empty());
+  for (auto t : asked) EXPECT_EQ(t, 1);
 }
 
 // The estimate against the simulator it summarises, over loads from light to near
