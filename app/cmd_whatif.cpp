@@ -37,7 +37,7 @@ po::options_description whatif_options() {
   o.add_options()
       ("help,h", "show this help")
       ("mechanisms", arg<std::string>("LIST")->default_value("poll,epoll"), "comma-separated mechanisms to compare")
-      ("sweep", arg<std::string>("QTY=V,V,..."), ("NAME=V1,V2,... with NAME one of " + comma_list(quantity_names(true))).c_str())
+      ("sweep", arg<std::string>("QTY=V,V,..."), ("NAME=V1,V2,... with NAME one of " + comma_list(quantity_names(true)) + ", or a kind: " + comma_list(kind_names()) + " (e.g. workers=threads,processes)").c_str())
       ("change", po::value<std::vector<std::string>>()->value_name("MECH.TERM*=F")->composing(), "a model term changed: MECH.TERM*=F, +=X, -=X or =X (X in the term's unit); repeatable; needs --model")
       ("drop", po::value<std::vector<std::string>>()->value_name("MECH.TERM")->composing(), "a model term removed (MECH.TERM=0); repeatable")
       ("swap", po::value<std::vector<std::string>>()->value_name("FROM=TO")->composing(), "FROM's rows again with mechanism TO's cells of the same model in FROM's place (MECH or MECH/VARIANT, e.g. poll=devpoll, poll=epoll/lt); the server still behaves as FROM; repeatable, one per mechanism; needs --model")
@@ -56,17 +56,30 @@ std::vector<std::string> split(const std::string& text, char sep) {
 }
 
 struct sweep {
-  std::string name;            // "" when nothing is swept
-  std::vector<double> values;  // {NaN} when nothing is swept
+  std::string name;                // "" when nothing is swept
+  std::vector<double> values;      // {NaN} when nothing is swept, or a kind is
+  std::vector<std::string> kinds;  // a swept kind's values (kind_names()); empty otherwise
+
+  bool of_kinds() const { return !kinds.empty(); }
+  std::size_t size() const { return of_kinds() ? kinds.size() : values.size(); }
 };
 
 sweep parse_sweep(const po::variables_map& vm) {
-  if (!vm.count("sweep")) return {"", {std::nan("")}};
+  if (!vm.count("sweep")) return {"", {std::nan("")}, {}};
   const std::string text = vm["sweep"].as<std::string>();
   const auto eq = text.find('=');
   if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
     throw usage_error("--sweep: '" + text + "' is not NAME=V1,V2,...");
-  sweep s{text.substr(0, eq), {}};
+  sweep s{text.substr(0, eq), {}, {}};
+  const auto kinds = kind_names();
+  if (std::find(kinds.begin(), kinds.end(), s.name) != kinds.end()) {
+    for (const std::string& v : split(text.substr(eq + 1), ',')) {
+      if (v.empty()) throw usage_error("--sweep: an empty value in '" + text + "'");
+      s.kinds.push_back(v);
+    }
+    s.values.assign(s.kinds.size(), std::nan(""));
+    return s;
+  }
   for (const std::string& v : split(text.substr(eq + 1), ',')) {
     std::size_t used = 0;
     double x = 0;
@@ -89,7 +102,8 @@ std::string quantity_text(double v) {
 struct row {
   std::string mechanism;
   std::string change;  ///< "" for the baseline; else the changes made to the model, as written
-  double value = 0;
+  double value = 0;    ///< the swept quantity's value (NaN when none, or a kind, is swept)
+  std::string kind;    ///< the swept kind's value ("" when none is swept)
   sim_setup setup;
   sim_costs costs;
   std::shared_ptr<cost_provenance> prov;
@@ -193,9 +207,19 @@ std::vector<row> plan_rows(const po::variables_map& vm, const std::vector<std::s
     const auto [label, changed] = swaps.empty() ? changed_model(changes, m, base) : swapped_model(swaps, m, base);
     for (const bool with_change : {false, true}) {
       if (with_change && !changed) continue;
-      for (double v : sw.values) {
-        row r{m, with_change ? label : "", v, sim_setup_from(vm, m), {}, std::make_shared<cost_provenance>(), {}};
-        if (!sw.name.empty()) set_quantity(r.setup, sw.name, v, "sweep");
+      for (std::size_t i = 0; i < sw.size(); ++i) {
+        row r{m,
+              with_change ? label : "",
+              sw.values[i],
+              sw.of_kinds() ? sw.kinds[i] : "",
+              sim_setup_from(vm, m),
+              {},
+              std::make_shared<cost_provenance>(),
+              {}};
+        if (sw.of_kinds())
+          set_kind(r.setup, sw.name, r.kind, "sweep");
+        else if (!sw.name.empty())
+          set_quantity(r.setup, sw.name, r.value, "sweep");
         r.costs = sim_costs_for(vm, m, r.prov, with_change ? changed : base);
         rows.push_back(std::move(r));
       }
@@ -209,7 +233,7 @@ std::vector<row> plan_rows(const po::variables_map& vm, const std::vector<std::s
 nlohmann::json vs_baseline(const std::vector<row>& rows, const row& r) {
   if (r.change.empty()) return nullptr;
   for (const row& b : rows)
-    if (b.change.empty() && b.mechanism == r.mechanism &&
+    if (b.change.empty() && b.mechanism == r.mechanism && b.kind == r.kind &&
         (b.value == r.value || (std::isnan(b.value) && std::isnan(r.value))) && b.result.throughput.mean > 0)
       return r.result.throughput.mean / b.result.throughput.mean;
   return nullptr;
@@ -225,7 +249,10 @@ nlohmann::json rows_json(const std::vector<row>& rows, const sweep& sw) {
     one["mechanism"] = r.mechanism;
     one["change"] = r.change.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.change);
     one["vs_baseline"] = vs_baseline(rows, r);
-    if (!sw.name.empty()) one[sw.name] = r.value;
+    if (sw.of_kinds())
+      one[sw.name] = r.kind;
+    else if (!sw.name.empty())
+      one[sw.name] = r.value;
     one["costs"] = costs_json(*r.prov);
     j["rows"].push_back(one);
   }
@@ -241,7 +268,7 @@ text_table rows_table(const std::vector<row>& rows, const sweep& sw, bool csv) {
   }
   if (!sw.name.empty()) {
     t.columns.push_back(sw.name);
-    t.numeric.push_back(true);
+    t.numeric.push_back(!sw.of_kinds());
   }
   const std::string throughput = datasets::text(datasets::metric::throughput);
   for (const std::string& c :
@@ -258,7 +285,7 @@ text_table rows_table(const std::vector<row>& rows, const sweep& sw, bool csv) {
       cells.push_back(r.change.empty() ? "-" : r.change);
       cells.push_back(ratio.is_number() ? number_cell(ratio.get<double>(), 4, csv) : "");
     }
-    if (!sw.name.empty()) cells.push_back(quantity_text(r.value));
+    if (!sw.name.empty()) cells.push_back(sw.of_kinds() ? r.kind : quantity_text(r.value));
     const sim::experiment_result& x = r.result;
     for (double v :
          {x.throughput.mean, x.throughput.ci95_lo, x.throughput.ci95_hi, x.latency_p99_s.mean, x.latency_p99_s.ci95_lo,
@@ -281,8 +308,9 @@ std::size_t simulate_rows(std::vector<row>& rows, const sweep& sw) {
       break;  // not one replication of this row was complete
     }
     ++done;
-    const std::string label = "whatif: " + r.mechanism + (r.change.empty() ? "" : " [" + r.change + "]") +
-                              (sw.name.empty() ? "" : " " + sw.name + "=" + quantity_text(r.value)) + ": ";
+    const std::string label =
+        "whatif: " + r.mechanism + (r.change.empty() ? "" : " [" + r.change + "]") +
+        (sw.name.empty() ? "" : " " + sw.name + "=" + (sw.of_kinds() ? r.kind : quantity_text(r.value))) + ": ";
     report_diagnostics(label, r.result, r.setup, *r.prov);
     if (r.result.interrupted) break;
   }

@@ -218,6 +218,23 @@ void set_quantity(sim_setup& s, const std::string& name, double value, const std
   }
 }
 
+std::vector<std::string> kind_names() {
+  return {std::string(sim::server_field_by_key("workers")->flag),
+          std::string(sim::server_field_by_key("active_pos")->flag)};
+}
+
+void set_kind(sim_setup& s, const std::string& name, const std::string& value, const std::string& flag) {
+  const std::vector<std::string> names = kind_names();
+  if (std::find(names.begin(), names.end(), name) == names.end())
+    throw usage_error("--" + flag + ": '" + name + "' is not one of " + comma_list(names));
+  try {
+    sim::server_field_by_flag(name)->set(s.config, nlohmann::json(value));
+    s.config.validate();
+  } catch (const std::invalid_argument& e) {
+    throw usage_error("--" + flag + ": " + name + " = " + value + ": " + e.what());
+  }
+}
+
 namespace {
 
 // Runs `experiment` (the replications), refused before allocating more than half this

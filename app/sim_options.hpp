@@ -47,6 +47,14 @@ std::string comma_list(const std::vector<std::string>& names);
 /// value the server or workload rejects.
 void set_quantity(sim_setup& s, const std::string& name, double value, const std::string& flag);
 
+/// The server's kinds a sweep may vary, by flag: workers (threads or processes) and
+/// active-pos (random, first, last) — the text fields no other default follows.
+std::vector<std::string> kind_names();
+
+/// Sets one swept kind (kind_names()) to `value`. Throws usage_error naming `flag` for an
+/// unknown name or a value the server rejects.
+void set_kind(sim_setup& s, const std::string& name, const std::string& value, const std::string& flag);
+
 /// Runs the experiment; the simulator's std::invalid_argument (a bad cost answer, say)
 /// becomes a usage_error.
 sim::experiment_result run_experiment(const sim_setup& s, const sim::cost_model& costs);

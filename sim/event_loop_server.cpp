@@ -139,7 +139,8 @@ void server_config::validate() const {
   if (threads < 1 || threads > max_threads) throw field_error("threads", "must be in 1..65536");
   if (workers == worker_kind::processes && style == notification::signal_queue)
     throw field_error("workers",
-                      "processes: rtsig's signal queue belongs to one process, whose threads take its signals");
+                      "rtsig's signal queue belongs to one process, whose threads take its signals: its workers cannot "
+                      "be processes");
   if (max_events_per_call < 0) throw field_error("max_events_per_call", "must be >= 0");
   if (style == notification::signal_queue && signal_queue_limit < 1)
     throw field_error("signal_queue_limit", "must be >= 1");

@@ -560,11 +560,45 @@ TEST(WhatifCliTest, AHistoricalModelDrivesTheSimulatorForOneMachine) {
   std::remove(path.c_str());
 }
 
+// A kind is swept as its text: one row per mechanism and kind, the kind in the table's
+// column and each JSON row, the server's own block saying it; fixed costs know no fd
+// lookup, so threads and processes cost the same there (the model's two-thread cells are what
+// part them: EventLoopServerTest).
+TEST(WhatifCliTest, AKindIsSweptAsItsText) {
+  const std::string base =
+      "whatif --mechanisms poll,epoll --sweep workers=threads,processes --threads 2 --cpus 2"
+      " --active 4 --duration 0.05 --costs " +
+      write_costs();
+  const auto r = run_pollscale(base + " --format json");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["sweep"], "workers");
+  ASSERT_EQ(j["rows"].size(), 4U);
+  const std::vector<std::string> mechanisms = {"poll", "poll", "epoll", "epoll"},
+                                 kinds = {"threads", "processes", "threads", "processes"};
+  for (std::size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(j["rows"][i]["mechanism"], mechanisms[i]);
+    EXPECT_EQ(j["rows"][i]["workers"], kinds[i]);
+  }
+  EXPECT_EQ(j["rows"][0]["throughput"]["mean"], j["rows"][1]["throughput"]["mean"]);
+  const auto table = run_pollscale(base);
+  ASSERT_EQ(table.rc, 0) << table.err;
+  EXPECT_NE(table.out.find("workers"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("processes"), std::string::npos) << table.out;
+  const auto csv = run_pollscale(base + " --format csv");
+  ASSERT_EQ(csv.rc, 0) << csv.err;
+  EXPECT_EQ(csv.out.substr(0, csv.out.find('\n')).rfind("mechanism,workers,throughput", 0), 0U) << csv.out;
+}
+
 TEST(WhatifCliTest, BadInputIsOneLineAndExitTwo) {
-  const std::vector<std::string> cases = {"whatif --sweep idle=1,x --costs " + write_costs(),
-                                          "whatif --sweep bogus=1 --costs " + write_costs(),
-                                          "whatif --sweep idle=-5 --costs " + write_costs(),
-                                          "whatif --mechanisms poll,epoll --wait-per-fd-ns 3 --handler-ns 4"};
+  const std::vector<std::string> cases = {
+      "whatif --sweep idle=1,x --costs " + write_costs(),
+      "whatif --sweep bogus=1 --costs " + write_costs(),
+      "whatif --sweep idle=-5 --costs " + write_costs(),
+      "whatif --sweep workers=threads,forks --costs " + write_costs(),
+      "whatif --sweep workers=threads,,processes --costs " + write_costs(),
+      "whatif --mechanisms rtsig --sweep workers=processes --costs " + write_costs(),
+      "whatif --mechanisms poll,epoll --wait-per-fd-ns 3 --handler-ns 4"};
   for (const std::string& args : cases) {
     SCOPED_TRACE(args);
     const auto r = run_pollscale(args);
