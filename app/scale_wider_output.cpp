@@ -106,7 +106,7 @@ void write_families(std::ostream& out, const model::wider_result& r) {
   for (std::size_t i = 0; i < r.families.size(); ++i) {
     const auto& f = r.families[i];
     out << "#" << i + 1 << " " << family_name(f) << "; series measured on CPUs " << widths_text(f.measured_cpus)
-        << "\n   dedicated law (every thread its own CPU, C <= " << r.from_cpus
+        << "\n   dedicated law (every thread or process its own CPU, C <= " << r.from_cpus
         << "): " << law_text(f.dedicated_fit, f.dedicated.size(), f.dedicated_note) << "\n   capacity bound: ";
     if (f.capacity_cpus)
       out << "C/" << *f.capacity_cpus << " x the " << *f.capacity_cpus << "-CPU series, "

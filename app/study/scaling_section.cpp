@@ -94,7 +94,10 @@ std::vector<std::vector<std::string>> rows_of(const json& result) {
 
 // Throughput against N: each table's measured points, and its predictions with intervals.
 report::figure figure_of(const scaling_run& run) {
-  report::figure f{run.figure_name, run.title + ": throughput against N", "N (producer threads)", "", true, false, {}};
+  // N is each table's own: producer threads (producers), processes (private_processes), threads (the others).
+  const std::string xlabel = "N (threads; " + std::string(datasets::name(sc::producers)) + ": producer threads, " +
+                             std::string(datasets::name(sc::private_processes)) + ": processes)";
+  report::figure f{run.figure_name, run.title + ": throughput against N", xlabel, "", true, false, {}};
   int i = 0;
   for (const auto& t : run.result.value("tables", json::array())) {
     ++i;
