@@ -169,8 +169,7 @@ using shared_state = private_processes_driver::shared_state;
 void call_once(shared_state& s, worker_slot& me, private_processes_driver::worker& w, std::uint32_t tag) {
   bool right = false;
   try {
-    right = w.w->wait(w.scratch, 0) == 1 && w.scratch[0] == tag;
-    if (right && !w.w->level_triggered()) w.w->rearm(w.ch->watched(0), tag);
+    right = w.set->call(tag);
   } catch (const std::system_error& e) {
     worker_fails(s, me, worker_step::call, e.code().value());
   } catch (...) {
@@ -237,21 +236,15 @@ private_processes_driver::private_processes_driver(const datasets::key& key, con
   const auto cpus = point_thread_cpus(scenario, key, n, sel);
   const flavour f = flavour_of(key);
   require_fds(n * (channel_set::fds_needed(fd_kind::pipe, 1, 1) + 1) + 4, sel);
-  channel_options ready;
-  ready.ready_initially = [](std::size_t) { return true; };
   workers_.resize(n);
   for (std::size_t i = 0; i < n; ++i) {
     worker& w = workers_[i];
     w.cpu = cpus[i];
-    w.ch = std::make_unique<channel_set>(fd_kind::pipe, 1, ready);
-    w.w = make_waiter(f, 1);
-    w.w->add(w.ch->watched(0), static_cast<std::uint32_t>(i));
-    w.scratch.reserve(1);
-    if (w.w->wait(w.scratch, 0) != 1 || w.scratch[0] != i)  // the path works before any fork
+    w.set.emplace(f, static_cast<std::uint32_t>(i));
+    if (!w.set->call(static_cast<std::uint32_t>(i)))  // the path works before any fork
       throw probe_failure("private_processes: set-up " + std::to_string(i) +
                           "'s call did not report its readable pipe alone");
-    if (!w.w->level_triggered()) w.w->rearm(w.ch->watched(0), static_cast<std::uint32_t>(i));
-    max_fd_ = std::max(max_fd_, w.ch->watched(0));
+    max_fd_ = std::max(max_fd_, w.set->fd());
   }
   shared_bytes_ = sizeof(shared_state) + n * sizeof(worker_slot);
   void* page = ::mmap(nullptr, shared_bytes_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);

@@ -7,11 +7,10 @@
 #include <cstdint>
 #include <vector>
 
-#include <memory>
+#include <optional>
 
-#include "calibrate/channel.hpp"
 #include "calibrate/probe.hpp"
-#include "calibrate/waiter.hpp"
+#include "calibrate/probes/own_pipe.hpp"
 
 namespace pollscale::calibrate::probes {
 
@@ -58,9 +57,7 @@ class private_processes_driver {
   /// One worker's set-up, built by the calibration before the fork; after it, the
   /// worker's process uses its own copy.
   struct worker {
-    std::unique_ptr<channel_set> ch;
-    std::unique_ptr<waiter> w;
-    std::vector<std::uint32_t> scratch;
+    std::optional<own_pipe> set;
     int cpu = -1;
   };
 

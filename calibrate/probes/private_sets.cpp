@@ -83,16 +83,11 @@ private_sets_driver::private_sets_driver(const datasets::key& key, const selecti
   const flavour f = flavour_of(key);
   require_fds(n_ * (channel_set::fds_needed(fd_kind::pipe, 1, 1) + 1) + 4, sel);
   workers_ = std::make_unique<worker[]>(n_);
-  channel_options ready;
-  ready.ready_initially = [](std::size_t) { return true; };
   for (std::size_t i = 0; i < n_; ++i) {
     worker& w = workers_[i];
     w.cpu = cpus[i];
-    w.ch = std::make_unique<channel_set>(fd_kind::pipe, 1, ready);
-    w.w = make_waiter(f, 1);
-    w.w->add(w.ch->watched(0), static_cast<std::uint32_t>(i));
-    w.scratch.reserve(1);
-    max_fd_ = std::max(max_fd_, w.ch->watched(0));
+    w.set.emplace(f, static_cast<std::uint32_t>(i));
+    max_fd_ = std::max(max_fd_, w.set->fd());
   }
   call_once(workers_[0], 0);  // the caller's path works before any thread starts
   if (n_ == 1) sibling_.emplace(workers_[0].cpu);
@@ -109,10 +104,9 @@ void private_sets_driver::stop_all() noexcept {
 }
 
 void private_sets_driver::call_once(worker& me, std::uint32_t tag) {
-  if (me.w->wait(me.scratch, 0) != 1 || me.scratch[0] != tag)
+  if (!me.set->call(tag))
     throw probe_failure("private_sets: thread " + std::to_string(tag) + "'s call reported " +
-                        std::to_string(me.scratch.size()) + " descriptors, expected its own readable pipe");
-  if (!me.w->level_triggered()) me.w->rearm(me.ch->watched(0), tag);
+                        std::to_string(me.set->scratch.size()) + " descriptors, expected its own readable pipe");
 }
 
 bool private_sets_driver::claim_and_call(std::size_t i) {

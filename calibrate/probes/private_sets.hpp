@@ -12,6 +12,7 @@
 #include "calibrate/channel.hpp"
 #include "calibrate/probe.hpp"
 #include "calibrate/probe_support.hpp"
+#include "calibrate/probes/own_pipe.hpp"
 #include "calibrate/probes/thread_crew.hpp"
 #include "calibrate/waiter.hpp"
 
@@ -53,9 +54,7 @@ class private_sets_driver {
  private:
   /// One thread's set-up and counters, on its own cache lines: only its thread writes them.
   struct alignas(64) worker {
-    std::unique_ptr<channel_set> ch;
-    std::unique_ptr<waiter> w;
-    std::vector<std::uint32_t> scratch;
+    std::optional<own_pipe> set;
     std::atomic<std::uint64_t> made{0};
     int cpu = -1;
   };
