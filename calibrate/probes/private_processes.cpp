@@ -15,7 +15,8 @@
 // a reference on its file (fdget: two atomics on the file's count, a line no other thread
 // touches, but a locked instruction each) and every page fault or mapping change takes the
 // one mm's locks. A process of one thread owns its table, and the kernel lends it its files
-// without the atomics (fdget's light path, files_struct count 1). So on C CPUs with a
+// without the atomics (fdget's light path, files_struct count 1; io_uring takes its ring and
+// the polled file with fget, a reference in either kind of process). So on C CPUs with a
 // process each this is the rate a server built as processes (nginx's workers, pre-fork
 // servers) gets from its wait calls, and the ratio to private_sets at the same T and C is
 // what sharing one process costs — nothing else is shared by either.
