@@ -87,6 +87,7 @@
 #include <thread>
 
 #include "calibrate/probe_support.hpp"
+#include "calibrate/probes/call_budget.hpp"
 #include "calibrate/probes/probes.hpp"
 #include "calibrate/probes/thread_series.hpp"
 #include "calibrate/sys/process.hpp"
@@ -179,23 +180,15 @@ void call_once(shared_state& s, worker_slot& me, private_processes_driver::worke
   if (!right) worker_fails(s, me, worker_step::answer, 0);
 }
 
-/// One chunk of the budget; false when none is left.
+/// One chunk of the budget (call_budget.hpp); false when none is left.
 bool claim_and_call(shared_state& s, worker_slot& me, private_processes_driver::worker& w, std::uint32_t tag) {
-  const std::uint64_t target = s.target.load(std::memory_order_acquire);
-  std::uint64_t claimed = s.claimed.load(std::memory_order_relaxed);
-  for (;;) {
-    if (claimed >= target) return false;
-    const std::uint64_t take = std::min(claim_chunk, target - claimed);
-    if (!s.claimed.compare_exchange_weak(claimed, claimed + take, std::memory_order_acq_rel, std::memory_order_relaxed))
-      continue;
-    for (std::uint64_t k = 0; k < take; ++k) call_once(s, me, w, tag);
-    me.made.store(me.made.load(std::memory_order_relaxed) + take, std::memory_order_release);
-    if (s.done.fetch_add(take, std::memory_order_acq_rel) + take == target) {
-      s.done_seq.fetch_add(1, std::memory_order_acq_rel);
-      wake_all(s.done_seq);
-    }
-    return true;
+  const auto finished =
+      probes::claim_and_call(s.target, s.claimed, s.done, me.made, claim_chunk, [&] { call_once(s, me, w, tag); });
+  if (finished.value_or(false)) {
+    s.done_seq.fetch_add(1, std::memory_order_acq_rel);
+    wake_all(s.done_seq);
   }
+  return finished.has_value();
 }
 
 /// A worker's whole life: no allocation, its set-up's copy and the shared page (the essay).

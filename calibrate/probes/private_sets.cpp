@@ -62,6 +62,7 @@
 #include <string>
 
 #include "calibrate/probe_support.hpp"
+#include "calibrate/probes/call_budget.hpp"
 #include "calibrate/probes/probes.hpp"
 #include "calibrate/probes/thread_series.hpp"
 #include "calibrate/sys/process.hpp"
@@ -111,19 +112,11 @@ void private_sets_driver::call_once(worker& me, std::uint32_t tag) {
 
 bool private_sets_driver::claim_and_call(std::size_t i) {
   worker& me = workers_[i];
-  const std::uint64_t target = target_.load(std::memory_order_acquire);
-  std::uint64_t claimed = claimed_.load(std::memory_order_relaxed);
-  for (;;) {
-    if (claimed >= target) return false;
-    const std::uint64_t take = std::min(claim_chunk, target - claimed);
-    if (!claimed_.compare_exchange_weak(claimed, claimed + take, std::memory_order_acq_rel, std::memory_order_relaxed))
-      continue;
-    for (std::uint64_t k = 0; k < take; ++k) call_once(me, static_cast<std::uint32_t>(i));
-    me.made.store(me.made.load(std::memory_order_relaxed) + take, std::memory_order_release);
-    // The last chunk of the budget wakes the caller; budgets rise only when all are done.
-    if (done_.fetch_add(take, std::memory_order_acq_rel) + take == target) done_.notify_all();
-    return true;
-  }
+  const auto finished = probes::claim_and_call(target_, claimed_, done_, me.made, claim_chunk,
+                                               [&] { call_once(me, static_cast<std::uint32_t>(i)); });
+  // The last chunk of the budget wakes the caller; budgets rise only when all are done.
+  if (finished.value_or(false)) done_.notify_all();
+  return finished.has_value();
 }
 
 void private_sets_driver::serve(std::size_t i) {
