@@ -18,6 +18,7 @@
 #include "app/output_document.hpp"
 #include "app/scale_wider_output.hpp"
 #include "app/scaling_json.hpp"
+#include "app/summary_view.hpp"
 #include "app/table_writer.hpp"
 #include "model/scaling.hpp"
 #include "model/scaling_wider.hpp"
@@ -142,11 +143,17 @@ json result_json(const model::scaling_result& r, const std::string& source) {
     }
     json train = json::array();
     for (const auto* o : t.train) train.push_back({{"n", *model::scaling_axis(*o)}, {"measured", o->value}});
-    json tj = {{"table", table_name(t)}, {"n_is", model::scaling_axis_meaning(t.k)},
-               {"platform", t.platform}, {"kernel", t.kernel},
-               {"source", t.source},     {"unit", t.k.unit},
-               {"n_train", t.n_train},   {"train", train},
-               {"held_out", rows},       {"at", at}};
+    json tj = {{"table", table_name(t)},
+               {"key", key_json(t.k)},
+               {"n_is", model::scaling_axis_meaning(t.k)},
+               {"platform", t.platform},
+               {"kernel", t.kernel},
+               {"source", t.source},
+               {"unit", t.k.unit},
+               {"n_train", t.n_train},
+               {"train", train},
+               {"held_out", rows},
+               {"at", at}};
     if (t.bound_cpus) tj["capacity_bound_cpus"] = *t.bound_cpus;
     if (t.fit)
       tj["fit"] = fit_json(*t.fit);

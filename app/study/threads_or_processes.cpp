@@ -4,7 +4,6 @@
 #include <cmath>
 #include <limits>
 #include <map>
-#include <optional>
 #include <sstream>
 
 #include "app/study/json_fields.hpp"
@@ -18,19 +17,13 @@ namespace {
 using nlohmann::json;
 using sc = datasets::scenario;
 
-/// A table's name split into its flavour ("epoll/lt/pipe t0 throughput") and CPUs, when
-/// it is of `scenario` ("private_sets/epoll/lt/pipe t0 throughput cpus=1").
-struct table_name {
-  std::string flavour;
-  std::string cpus;
-};
-std::optional<table_name> split(const std::string& table, sc scenario) {
-  const std::string prefix = std::string(datasets::name(scenario)) + "/";
-  if (table.rfind(prefix, 0) != 0) return std::nullopt;
-  const std::string rest = table.substr(prefix.size());
-  const auto at = rest.rfind(" cpus=");
-  if (at == std::string::npos) return std::nullopt;
-  return table_name{rest.substr(0, at), rest.substr(at + 6)};
+/// A table's flavour for reading: its name less the scenario and the CPUs
+/// ("private_sets/epoll/lt/pipe t0 throughput cpus=1" -> "epoll/lt/pipe t0 throughput").
+std::string flavour_label(const std::string& table) {
+  const auto slash = table.find('/');
+  std::string label = slash == std::string::npos ? table : table.substr(slash + 1);
+  if (const auto at = label.rfind(" cpus="); at != std::string::npos) label.erase(at);
+  return label;
 }
 
 /// Measured rate by N, from a table's training and held-out rows.
@@ -43,12 +36,24 @@ std::map<double, double> measured_by_n(const json& t) {
   return out;
 }
 
-/// (flavour, cpus) -> the rates of one scenario's tables.
-std::map<std::pair<std::string, std::string>, std::map<double, double>> tables_of(const json& result, sc scenario) {
-  std::map<std::pair<std::string, std::string>, std::map<double, double>> out;
-  for (const auto& t : result.value("tables", json::array()))
-    if (const auto name = split(t.value("table", std::string()), scenario))
-      out[{name->flavour, name->cpus}] = measured_by_n(t);
+/// One scenario's tables, by their key less the scenario and the CPUs (scale's JSON "key"),
+/// and by their CPUs: their flavour's label and rates.
+struct scenario_table {
+  std::string label;
+  std::map<double, double> rates;
+};
+using tables_by_key = std::map<std::pair<std::string, json>, scenario_table>;
+
+tables_by_key tables_of(const json& result, sc scenario) {
+  tables_by_key out;
+  for (const auto& t : result.value("tables", json::array())) {
+    json key = t.value("key", json::object());
+    if (key.value("scenario", json()) != datasets::name(scenario)) continue;
+    const json cpus = key.value("cpus", json());
+    key.erase("scenario");
+    key.erase("cpus");
+    out[{key.dump(), cpus}] = {flavour_label(t.value("table", std::string())), measured_by_n(t)};
+  }
   return out;
 }
 
@@ -61,12 +66,13 @@ std::vector<threads_or_processes_row> threads_or_processes(const json& scale_res
   for (const auto& [key, procs] : tables_of(scale_result, sc::private_processes)) {
     const auto other = threads.find(key);
     if (other == threads.end()) continue;
-    for (const auto& [n, proc_rate] : procs) {
-      const auto t = other->second.find(n);
-      if (t == other->second.end()) continue;
-      if (!ratios.count(key.first)) order.push_back(key.first);
-      ratios[key.first].push_back(proc_rate / t->second);
-      if (key.second == "1") saved_ns[key.first].push_back((1 / t->second - 1 / proc_rate) * 1e9);
+    const std::string& flavour = procs.label;
+    for (const auto& [n, proc_rate] : procs.rates) {
+      const auto t = other->second.rates.find(n);
+      if (t == other->second.rates.end()) continue;
+      if (!ratios.count(flavour)) order.push_back(flavour);
+      ratios[flavour].push_back(proc_rate / t->second);
+      if (key.second == 1) saved_ns[flavour].push_back((1 / t->second - 1 / proc_rate) * 1e9);
     }
   }
   std::vector<threads_or_processes_row> rows;

@@ -18,9 +18,17 @@ namespace {
 
 using nlohmann::json;
 
-// One `scale` table: rates at N = 1, 2 trained on, N = 3 held out.
-json rate_table(const std::string& name, double r1, double r2, double r3) {
-  return {{"table", name},
+// One `scale` table of pipes, as scale writes it: its name, its key (scale's "key"), rates at
+// N = 1, 2 trained on, N = 3 held out.
+json rate_table(const std::string& scenario, const std::string& mechanism, const std::string& variant, int cpus,
+                double r1, double r2, double r3) {
+  const std::string flavour = mechanism + (variant.empty() ? "" : "/" + variant) + "/pipe";
+  const json key = {
+      {"scenario", scenario}, {"mechanism", mechanism}, {"variant", variant.empty() ? json() : json(variant)},
+      {"fd_kind", "pipe"},    {"blocking", 0},          {"metric", "throughput"},
+      {"cpus", cpus}};
+  return {{"table", scenario + "/" + flavour + " t0 throughput cpus=" + std::to_string(cpus)},
+          {"key", key},
           {"unit", "1/s"},
           {"train", json::array({{{"n", 1}, {"measured", r1}}, {{"n", 2}, {"measured", r2}}})},
           {"held_out", json::array({{{"n", 3}, {"measured", r3}, {"predicted", r3}, {"rel_err", 0.0}}})}};
@@ -29,14 +37,14 @@ json rate_table(const std::string& name, double r1, double r2, double r3) {
 json planted() {
   return {{"tables", json::array({
                          // one CPU: threads 0.25 µs a call (4 M/s), processes 0.2 µs (5 M/s) at every N
-                         rate_table("private_sets/poll/pipe t0 throughput cpus=1", 4e6, 4e6, 4e6),
-                         rate_table("private_processes/poll/pipe t0 throughput cpus=1", 5e6, 5e6, 5e6),
+                         rate_table("private_sets", "poll", "", 1, 4e6, 4e6, 4e6),
+                         rate_table("private_processes", "poll", "", 1, 5e6, 5e6, 5e6),
                          // two CPUs: ratios 1.1, 1.2 and 1.3
-                         rate_table("private_sets/poll/pipe t0 throughput cpus=2", 8e6, 8e6, 8e6),
-                         rate_table("private_processes/poll/pipe t0 throughput cpus=2", 8.8e6, 9.6e6, 10.4e6),
+                         rate_table("private_sets", "poll", "", 2, 8e6, 8e6, 8e6),
+                         rate_table("private_processes", "poll", "", 2, 8.8e6, 9.6e6, 10.4e6),
                          // epoll as threads only: nothing to compare
-                         rate_table("private_sets/epoll/lt/pipe t0 throughput cpus=1", 3e6, 3e6, 3e6),
-                         rate_table("producers/epoll/lt/eventfd blocking throughput cpus=1", 1e6, 2e6, 3e6),
+                         rate_table("private_sets", "epoll", "lt", 1, 3e6, 3e6, 3e6),
+                         rate_table("producers", "epoll", "lt", 1, 1e6, 2e6, 3e6),
                      })}};
 }
 
