@@ -99,7 +99,7 @@ const server_field fields[] = {
     {"cpus", "cpus", "N", "1", "simulated CPUs", field_form::integer,
      [](server_config& c, const json& v) { c.cpus = static_cast<int>(integer_value(v, 1, max_cpus)); },
      [](const server_config& c) { return json(c.cpus); }, 1},
-    {"threads", "threads", "N", "1", "server threads (thread t on CPU t mod cpus); from 2 a model's scans also pay each fd lookup's reference (docs/sim.md)", field_form::integer,
+    {"threads", "threads", "N", "1", "server workers: threads, or processes with --workers processes (worker t on CPU t mod cpus); from 2 threads a model's scans also pay each fd lookup's reference (docs/sim.md)", field_form::integer,
      [](server_config& c, const json& v) { c.threads = static_cast<int>(integer_value(v, 1, max_threads)); },
      [](const server_config& c) { return json(c.threads); }, 1},
     {"workers", "workers", "KIND", "threads", "threads (of one process: from 2 a model's scans pay each fd lookup's reference) or processes (of one thread each: they borrow their files; not with rtsig)", field_form::text,
