@@ -15,6 +15,7 @@
 
 #include <unistd.h>
 
+#include "app/capacity_efficiency_option.hpp"
 #include "app/cli.hpp"
 #include "app/commands.hpp"
 #include "app/exit_codes.hpp"
@@ -79,6 +80,9 @@ po::options_description fit_options_description() {
       ("between-runs", arg<std::string>("FILE|none")->default_value(default_between_runs_file), "the corpus's spread of a live server between runs of one host (scripts/corpus_between_runs.py writes it), copied into model.json between_runs: drawn simulations move each replication's machine by it; none: leave it out (answers for the machine in the state this run met)")
       ("between-runs-horizon", arg<std::string>("minutes|hours")->default_value("minutes"), "which spread of the file: minutes (a server measured within the hour of the calibration) or hours (on another occasion: wider)");
   // clang-format on
+  add_capacity_efficiency_option(o,
+                                 "copied into model.json capacity_efficiency, so that predict --cpus prices wider "
+                                 "machines' capacity bound as scale --from-cpus does");
   o.add(model_fit_options_description());
   return o;
 }
@@ -153,6 +157,14 @@ void report_placement(const model::model_set& models) {
             << " wake-sentinel readings): drawn simulations meet each placement as often (simulate --placement)\n";
 }
 
+// The corpus's capacity efficiency into model.json, where the fit has CPU-scaling laws to carry it.
+void carry_capacity_efficiency(const std::optional<model::capacity_efficiency>& e, model::model_set& models) {
+  if (!e || models.cpu_scaling.empty()) return;
+  models.efficiency = e;
+  for (auto& laws : models.cpu_scaling) laws.efficiency = e;
+  std::cerr << "pollscale fit: " << capacity_efficiency_text(*e) << "\n";
+}
+
 }  // namespace
 
 int cmd_fit(const args_t& args) {
@@ -171,7 +183,10 @@ int cmd_fit(const args_t& args) {
   const auto data = model::load_observations(vm["data"].as<std::string>(), fo.statistic);
   const bool check = simulator_check_wanted(vm);
   const auto spread = between_runs_wanted(vm, data);
+  // A published table is another machine of another age: the corpus's guests do not speak for it.
+  const auto efficiency = data.historical ? std::nullopt : capacity_efficiency_wanted(vm, "fit");
   model::model_set models = model::fit_models(data, fo);
+  carry_capacity_efficiency(efficiency, models);
   report_left_out("fit", models.skipped);
   if (check) check_simulator(data, models);
   // After the check, which judges this run's server in this run's state.

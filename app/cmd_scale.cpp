@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "app/accuracy_output.hpp"
+#include "app/capacity_efficiency_option.hpp"
 #include "app/cli.hpp"
 #include "app/commands.hpp"
 #include "app/exit_codes.hpp"
@@ -70,6 +71,9 @@ po::options_description scale_options() {
        "the drift sentinel's fast mode)")
       ("format", arg<std::string>("FORMAT")->default_value("table"), "table, csv or json");
   // clang-format on
+  add_capacity_efficiency_option(o,
+                                 "with --from-cpus on a calibration, wider machines' capacity bound is C/c0 times "
+                                 "the narrowest series times that, its interval widened by the spread");
   return o;
 }
 
@@ -298,6 +302,7 @@ std::optional<model::wider_protocol> wider_protocol_of(const po::variables_map& 
   }
   if (!per_table.train.empty()) throw usage_error("--from-cpus: trains on the narrow series itself; drop --train");
   model::wider_protocol protocol;
+  protocol.efficiency = capacity_efficiency_wanted(vm, "scale");
   protocol.from_cpus = vm["from-cpus"].as<long long>();
   protocol.serial_stage = !vm.count("no-serial-stage");
   if (protocol.from_cpus < 1 || protocol.from_cpus > 100000)
@@ -320,7 +325,12 @@ std::optional<model::wider_protocol> wider_protocol_of(const po::variables_map& 
 int scale_wider(const model::wider_protocol& protocol, const std::deque<model::observation_set>& data,
                 output_format format) {
   std::vector<model::wider_result> results;
-  for (const auto& d : data) results.push_back(model::predict_wider(d, protocol));
+  for (const auto& d : data) {
+    // A published table is another machine of another age: the corpus's guests do not speak for it.
+    model::wider_protocol p = protocol;
+    if (d.historical) p.efficiency.reset();
+    results.push_back(model::predict_wider(d, p));
+  }
   for (std::size_t i = 0; i < results.size(); ++i) {
     if (i > 0) std::cout << "\n";
     write_wider(results[i], data[i].source, format);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <iostream>
 
+#include "app/capacity_efficiency_option.hpp"
 #include "app/output_document.hpp"
 #include "app/scale_wider_output.hpp"
 #include "app/summary_view.hpp"
@@ -181,16 +182,18 @@ void answer_cpu_scaling(const po::variables_map& vm, const model::model_set& mod
   const auto rows = answer_all(laws, cpus, threads);
   const std::string axis(model::scaling_axis_meaning(laws.experiment));
   if (format == output_format::json) {
-    json doc = stamped(output_kind::cpu_prediction, {{"experiment", key_json(laws.experiment)},
-                                                     {"platform", laws.platform},
-                                                     {"kernel", laws.kernel},
-                                                     {"statistic", models.statistic},
-                                                     {"unit", laws.experiment.unit},
-                                                     {"n_means", axis},
-                                                     {"measured_cpus", laws.measured_cpus},
-                                                     {"from_cpus", laws.from_cpus},
-                                                     {"caveat", laws.caveat},
-                                                     {"rows", cpu_rows_json(rows)}});
+    json doc = stamped(output_kind::cpu_prediction,
+                       {{"experiment", key_json(laws.experiment)},
+                        {"platform", laws.platform},
+                        {"kernel", laws.kernel},
+                        {"statistic", models.statistic},
+                        {"unit", laws.experiment.unit},
+                        {"n_means", axis},
+                        {"measured_cpus", laws.measured_cpus},
+                        {"from_cpus", laws.from_cpus},
+                        {"caveat", laws.caveat},
+                        {"capacity_efficiency", laws.efficiency ? model::to_json(*laws.efficiency) : json(nullptr)},
+                        {"rows", cpu_rows_json(rows)}});
     std::cout << doc.dump(2) << "\n";
     return;
   }
@@ -208,6 +211,7 @@ void answer_cpu_scaling(const po::variables_map& vm, const model::model_set& mod
                       : "")
               << "\n";
   if (!laws.caveat.empty()) std::cout << "caveat: " << laws.caveat << "\n";
+  if (laws.efficiency) std::cout << capacity_efficiency_text(*laws.efficiency) << "\n";
   write_table(std::cout, t);
 }
 

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "app/accuracy_output.hpp"
+#include "app/capacity_efficiency_option.hpp"
 #include "app/output_document.hpp"
 #include "app/scaling_json.hpp"
 #include "app/table_writer.hpp"
@@ -303,8 +304,11 @@ json wider_json(const model::wider_result& r, const std::string& source) {
     if (f.acc.n) fj["accuracy"] = accuracy_json(f.acc);
     families.push_back(fj);
   }
-  return {
-      {"source", source}, {"from_cpus", r.from_cpus}, {"families", families}, {"summary", accuracy_json(r.overall)}};
+  return {{"source", source},
+          {"from_cpus", r.from_cpus},
+          {"capacity_efficiency", r.efficiency ? model::to_json(*r.efficiency) : json(nullptr)},
+          {"families", families},
+          {"summary", accuracy_json(r.overall)}};
 }
 
 void write_wider(const model::wider_result& r, const std::string& source, output_format format) {
@@ -317,6 +321,7 @@ void write_wider(const model::wider_result& r, const std::string& source, output
   if (!csv) {
     std::cout << source << "\nwider machines predicted from the series of at most " << r.from_cpus
               << (r.from_cpus == 1 ? " CPU\n" : " CPUs\n");
+    if (r.efficiency) std::cout << capacity_efficiency_text(*r.efficiency) << "\n";
     write_families(std::cout, r);
     std::cout << "\n";
   }

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <stdexcept>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -36,6 +37,16 @@ inline std::optional<std::size_t> count_at(const nlohmann::json& block, const ch
   const auto v = number_at(block, name);
   if (!v || !(*v >= 0) || *v > 9007199254740992.0) return std::nullopt;
   return static_cast<std::size_t>(*v);
+}
+
+/// The field as a count > 0, for the strict readers of the corpus's files (between_runs.json,
+/// capacity_efficiency.json); throws std::invalid_argument naming the field and its value
+/// otherwise.
+inline std::size_t positive_count_at(const nlohmann::json& block, const char* name) {
+  const auto v = count_at(block, name);
+  if (!v || *v == 0)
+    throw std::invalid_argument(std::string(name) + " " + member(block, name).dump() + " is not a count > 0");
+  return *v;
 }
 
 }  // namespace pollscale::datasets

@@ -15,13 +15,6 @@ namespace {
 // ρ above this is refused: exp(5) ≈ 148x between runs (the discrepancy's bound too).
 constexpr double max_log_sd = 5;
 
-std::size_t positive_count(const nlohmann::json& j, const char* key) {
-  const auto v = datasets::count_at(j, key);
-  if (!v || *v == 0)
-    throw std::invalid_argument(std::string(key) + " " + datasets::member(j, key).dump() + " is not a count > 0");
-  return *v;
-}
-
 }  // namespace
 
 nlohmann::json to_json(const between_runs_spread& b) {
@@ -36,9 +29,9 @@ between_runs_spread between_runs_from_json(const nlohmann::json& j) {
   if (!sd || !std::isfinite(*sd) || *sd < 0 || *sd > max_log_sd)
     throw std::invalid_argument("log_sd " + datasets::member(j, "log_sd").dump() + " is not a number in [0, 5]");
   out.log_sd = *sd;
-  out.rows = positive_count(j, "rows");
-  out.pairs = positive_count(j, "pairs");
-  out.hosts = positive_count(j, "hosts");
+  out.rows = datasets::positive_count_at(j, "rows");
+  out.pairs = datasets::positive_count_at(j, "pairs");
+  out.hosts = datasets::positive_count_at(j, "hosts");
   out.horizon = datasets::text_at(j, "horizon");
   out.estimated = datasets::text_at(j, "estimated");
   out.source = datasets::text_at(j, "source");

@@ -226,6 +226,8 @@ scaling_prediction predict_cpu_scaling(const cpu_scaling_laws& l, std::int64_t c
   if (l.capacity) {
     const double scale = static_cast<double>(c) / static_cast<double>(*l.capacity_cpus);
     capacity_bound = scaled(predict_scaling(*l.capacity, n), scale);
+    // Narrower than c0 the bound is no extrapolation in C: nothing the corpus says applies.
+    if (l.efficiency && scale > 1) capacity_bound = delivered(*l.efficiency, *capacity_bound, scale);
     if (crossings_answer(l, c))
       consider(crossed_capacity(*l.crossings, *capacity_bound, c, l.experiment), wider_limit::line_crossings);
     else

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "datasets/schema.hpp"
+#include "model/capacity_efficiency.hpp"
 #include "model/line_crossings.hpp"
 #include "model/one_in_flight.hpp"
 #include "model/producer_pipeline.hpp"
@@ -65,6 +66,10 @@ struct cpu_scaling_laws {
   /// moves across CPUs on a wider machine (line_crossings.hpp); empty otherwise.
   std::optional<crossing_charge> crossings;
   std::string caveat;  ///< what to know before trusting the answers ("" when nothing)
+  /// What each CPU beyond c0 delivers on the corpus's machines (capacity_efficiency.hpp):
+  /// the capacity bound of wider machines is delivered(...) of C/c0 × the capacity law; empty:
+  /// the bound as operational analysis states it (`--capacity-efficiency none`).
+  std::optional<capacity_efficiency> efficiency;
 
   /// The widest series measured (0 when none).
   std::int64_t widest() const;
@@ -117,7 +122,9 @@ bool upper_bound_only(const cpu_scaling_laws& laws, std::int64_t cpus, double n,
 /// serial stage (from two CPUs on, where hand-offs cross CPUs) and, for one operation in
 /// flight, the chain of the one-CPU law (from two CPUs on: its hand-offs crossing CPUs
 /// (C − 1)/C of the time where one CPU shows them, chain_fit::expected), each end of the 95%
-/// interval taken the same way (scaling.hpp's capped). `limit` says which gave the value.
+/// interval taken the same way (scaling.hpp's capped); where the laws carry the corpus's
+/// capacity efficiency, C/c0 × the capacity law as those machines deliver it (delivered).
+/// `limit` says which gave the value.
 /// Where that is only a ceiling (upper_bound_only) the answer says so (upper_bound) and its
 /// interval is [0, hi]: nothing measured says how far below the bound the machine lands —
 /// but for the one-in-flight chain, whose floor (one cross-CPU wake-up a hand-off) is its

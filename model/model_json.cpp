@@ -250,6 +250,7 @@ json to_json(const model_set& models) {
           {"simulator_check", simulator_check_json(models.simulator_check)},
           {"placement", placement_json(models.placement)},
           {"between_runs", models.between_runs ? to_json(*models.between_runs) : json(nullptr)},
+          {"capacity_efficiency", models.efficiency ? to_json(*models.efficiency) : json(nullptr)},
           {"context", models.context},
           {"models", cells},
           {"skipped", models.skipped}};

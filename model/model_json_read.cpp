@@ -492,6 +492,16 @@ std::optional<between_runs_spread> read_between_runs_block(const json& j) {
   }
 }
 
+// The "capacity_efficiency" block (to_json): absent or null when the fit carried none.
+std::optional<capacity_efficiency> read_capacity_efficiency_block(const json& j) {
+  if (!j.contains("capacity_efficiency") || j["capacity_efficiency"].is_null()) return std::nullopt;
+  try {
+    return capacity_efficiency_from_json(j["capacity_efficiency"]);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(std::string("'capacity_efficiency': ") + e.what());
+  }
+}
+
 }  // namespace
 
 model_set model_set_from_json(const json& j, const std::string& where) {
@@ -522,6 +532,8 @@ model_set model_set_from_json(const json& j, const std::string& where) {
     out.simulator_check = read_simulator_check(j);
     out.placement = read_placement(j);
     out.between_runs = read_between_runs_block(j);
+    out.efficiency = read_capacity_efficiency_block(j);
+    for (auto& laws : out.cpu_scaling) laws.efficiency = out.efficiency;
     if (j.contains("skipped"))
       for (const auto& s : array(j, "skipped"))
         if (s.is_string()) out.skipped.push_back(s.get<std::string>());

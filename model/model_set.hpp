@@ -134,6 +134,12 @@ struct model_set {
   /// generator, together by it. None: fit --between-runs none, no corpus file, historical
   /// tables, older model files.
   std::optional<between_runs_spread> between_runs;
+  /// What each CPU beyond the narrowest series delivers on the corpus's machines
+  /// (capacity_efficiency.hpp; `pollscale fit --capacity-efficiency`): every entry of
+  /// cpu_scaling carries it (cpu_scaling_laws::efficiency), so that `predict --cpus` prices
+  /// wider machines' capacity bound as `scale --from-cpus` does. None: fit
+  /// --capacity-efficiency none, no corpus file, no scaling series, older model files.
+  std::optional<capacity_efficiency> efficiency;
 };
 
 }  // namespace pollscale::model

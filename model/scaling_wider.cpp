@@ -199,7 +199,8 @@ void note_crossings(wider_family& f) {
 // Every row and `at` of the family predicted by its laws (cpu_scaling.hpp: the rule
 // `predict --cpus` applies to the laws fit keeps).
 void predict_series(wider_family& f, const std::vector<const observation*>& rows, const wider_protocol& p) {
-  const cpu_scaling_laws laws = laws_of(f, p.from_cpus);
+  cpu_scaling_laws laws = laws_of(f, p.from_cpus);
+  laws.efficiency = p.efficiency;
   std::set<std::int64_t> widths(p.cpus.begin(), p.cpus.end());
   for (auto c : f.measured_cpus)
     if (c > p.from_cpus) widths.insert(c);
@@ -255,6 +256,7 @@ wider_result predict_wider(const observation_set& data, const wider_protocol& pr
                                 ") with its N, threads and cpus");
   wider_result out;
   out.from_cpus = protocol.from_cpus;
+  out.efficiency = protocol.efficiency;
   const auto line = cache_line_round_trip(data);
   for (const auto& [id, rows] : families) {
     wider_family f = learn(id, rows, protocol, data, line);

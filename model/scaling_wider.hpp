@@ -47,6 +47,9 @@ struct wider_protocol {
   /// The serial stage joins the candidates where the experiment has one (false: the
   /// protocol as first fixed, for comparison).
   bool serial_stage = true;
+  /// The corpus's capacity efficiency, given to every family's laws (cpu_scaling.hpp); empty:
+  /// the capacity bound as operational analysis states it.
+  std::optional<capacity_efficiency> efficiency;
 };
 
 /// One width C > C0 of a family: its measured series predicted, or (unmeasured) `at`.
@@ -101,6 +104,7 @@ struct wider_family {
 
 struct wider_result {
   std::int64_t from_cpus = 0;
+  std::optional<capacity_efficiency> efficiency;  ///< the protocol's, as every family's laws carried it
   std::vector<wider_family> families;
   accuracy overall;  ///< every family's `acc` rows together
 };

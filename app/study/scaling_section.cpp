@@ -130,6 +130,14 @@ std::string wider_limit(const json& r) {
   return s + (r.value("upper_bound", false) ? " (upper bound)" : "");
 }
 
+// How the capacity bound was priced (scale's capacity_efficiency block): "" when it was not.
+std::string efficiency_text(const json& e) {
+  if (!e.is_object()) return "";
+  return "; the bound as the machine corpus's hosts deliver it: ×" + format_number(std::exp(num(e, "log_mean")), 3) +
+         " a doubling of the CPUs, log sd " + format_number(num(e, "log_sd"), 2) + " (" + count_text(num(e, "hosts")) +
+         " hosts, `" + str(e, "source") + "`)";
+}
+
 // "### Wider machines from one CPU": its summary, the families' legend and one row per
 // measured row of every wider series.
 std::string wider_markdown(const json& wider) {
@@ -138,10 +146,10 @@ std::string wider_markdown(const json& wider) {
   md << "### Wider machines from one CPU\n\n"
      << "Every series of two CPUs or more predicted from the one-CPU series alone (`scale --from-cpus 1`): the "
         "capacity bound, one producer as a pipeline, one operation in flight as its chain with its hand-offs "
-        "crossing CPUs, a shared ring as the bound less the cache lines its passes move across (line crossings). "
-        "Median |error|: "
-     << percent_text(num(summary, "median_rel_err")) << " (" << count_text(num(summary, "n")) << " rows); "
-     << coverage_text(summary) << "\n\n";
+        "crossing CPUs, a shared ring as the bound less the cache lines its passes move across (line crossings)"
+     << efficiency_text(wider.value("capacity_efficiency", json()))
+     << ". Median |error|: " << percent_text(num(summary, "median_rel_err")) << " (" << count_text(num(summary, "n"))
+     << " rows); " << coverage_text(summary) << "\n\n";
   std::vector<std::vector<std::string>> rows;
   int i = 0;
   for (const auto& f : wider.value("families", json::array())) {

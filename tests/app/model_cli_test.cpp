@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
@@ -467,6 +468,62 @@ TEST_F(ModelCliTest, ScaleFromCpusPredictsWiderSeriesFromNarrowOnes) {
   expect_bad_input("scale " + corpus + " --cpus 4 --at 3", "--cpus: widths to predict from narrow series");
   expect_bad_input("scale " + historical + "/scaling --from-cpus 2", "with its N, threads and cpus");
   expect_bad_input("scale " + corpus + " --no-serial-stage", "--no-serial-stage: only with --from-cpus");
+}
+
+// The corpus's capacity efficiency (model/capacity_efficiency.hpp): scale --from-cpus reads it
+// by default and prices a wider machine's capacity bound by it, fit copies it into model.json so
+// that predict --cpus answers the same, none leaves the bound as C/c0 times the narrowest
+// series, and a malformed file is refused in one line naming the file and the field.
+TEST_F(ModelCliTest, ScaleFitAndPredictPriceWiderMachinesByTheCorpussCapacityEfficiency) {
+  const std::string corpus = std::string(POLLSCALE_SOURCE_DIR) +
+                             "/datasets/machines/amd-epyc_l2-1m_l3-32m_2cpu_6.18.44-fc-v1300/quick-20261207T185748Z";
+  const auto priced = run_pollscale("scale " + corpus + " --from-cpus 1 --format json");
+  const auto plain = run_pollscale("scale " + corpus + " --from-cpus 1 --format json --capacity-efficiency none");
+  ASSERT_EQ(priced.rc, 0) << priced.err;
+  ASSERT_EQ(plain.rc, 0) << plain.err;
+  const auto pj = nlohmann::json::parse(priced.out), nj = nlohmann::json::parse(plain.out);
+  const auto& e = pj["capacity_efficiency"];
+  ASSERT_TRUE(e.is_object()) << pj.dump();
+  EXPECT_EQ(e["source"], "datasets/machines/capacity_efficiency.json");
+  EXPECT_TRUE(nj["capacity_efficiency"].is_null());
+  const double factor = std::exp(e["log_mean"].get<double>());  // one doubling: one CPU to two
+  int compared = 0;
+  for (std::size_t i = 0; i < pj["families"].size(); ++i) {
+    const auto& f = pj["families"][i];
+    if (f["table"] != "private_sets/epoll/lt/pipe t0 throughput") continue;
+    const auto& rows = f["series"][0]["rows"];
+    const auto& bare = nj["families"][i]["series"][0]["rows"];
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+      if (rows[r]["limited_by"] != "cpu_capacity") continue;
+      EXPECT_NEAR(rows[r]["predicted"].get<double>() / bare[r]["predicted"].get<double>(), factor, 1e-9);
+      EXPECT_GT(rows[r]["hi"].get<double>() / rows[r]["predicted"].get<double>(),
+                bare[r]["hi"].get<double>() / bare[r]["predicted"].get<double>());
+      ++compared;
+    }
+  }
+  EXPECT_GE(compared, 2);
+  const auto table = run_pollscale("scale " + corpus + " --from-cpus 1");
+  ASSERT_EQ(table.rc, 0) << table.err;
+  EXPECT_NE(table.out.find("capacity bound as the corpus's machines deliver it"), std::string::npos) << table.out;
+
+  const std::string path = (dir_ / "efficiency_model.json").string();
+  ASSERT_EQ(run_pollscale("fit " + corpus + " --simulator-check off -o " + path).rc, 0);
+  EXPECT_EQ(nlohmann::json::parse(slurp(path))["capacity_efficiency"]["log_mean"], e["log_mean"]);
+  const auto answer = run_pollscale("predict " + path + " --scenario private_sets --cpus 2 --threads 4 --format json");
+  ASSERT_EQ(answer.rc, 0) << answer.err;
+  const auto aj = nlohmann::json::parse(answer.out);
+  EXPECT_EQ(aj["capacity_efficiency"]["log_sd"], e["log_sd"]);
+  EXPECT_EQ(aj["rows"][0]["limited_by"], "cpu_capacity");
+  const auto none = run_pollscale("fit " + corpus + " --simulator-check off --capacity-efficiency none");
+  ASSERT_EQ(none.rc, 0) << none.err;
+  EXPECT_TRUE(nlohmann::json::parse(none.out)["capacity_efficiency"].is_null());
+
+  std::ofstream(dir_ / "efficiency.json") << R"({"kind": "pollscale capacity efficiency", "schema_version": 1,
+    "per_doubling": {"log_mean": -0.04, "log_sd": -2, "rows": 1, "runs": 1, "hosts": 1}})";
+  expect_bad_input("scale " + corpus + " --from-cpus 1 --capacity-efficiency " + (dir_ / "efficiency.json").string(),
+                   "efficiency.json: per_doubling: log_sd -2");
+  expect_bad_input("fit " + corpus + " --capacity-efficiency " + (dir_ / "absent.json").string(), "absent.json");
+  expect_bad_input("scale " + corpus + " --from-cpus 1 --capacity-efficiency ''", "--capacity-efficiency: empty");
 }
 
 // A calibration whose host moved its two CPUs: fit keeps the placements in model.json and says

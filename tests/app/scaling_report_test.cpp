@@ -1,7 +1,8 @@
 // The study's CPU-scaling lines (app/study/verdict_lines.hpp, scaling_section.hpp) on planted
 // `scale --format json` results: the verdict names both of the checks with their aim
 // and says which is missed, and the report's section lists the wider series predicted from
-// one CPU row by row; neither says anything about a check that did not run.
+// one CPU row by row (and, where the corpus's capacity efficiency priced them, by what factor);
+// neither says anything about a check that did not run.
 
 #include <gtest/gtest.h>
 
@@ -71,6 +72,21 @@ TEST(ScalingReportTest, TheSectionListsTheWiderSeriesRowByRow) {
       << with.markdown;
   EXPECT_NE(with.markdown.find("cpu capacity (upper bound)"), std::string::npos) << with.markdown;
   EXPECT_EQ(with.markdown.find("No CPU-scaling rows were measured"), std::string::npos);
+  // Only a result priced by the corpus's capacity efficiency says so, with its factor and spread.
+  EXPECT_EQ(with.markdown.find("capacity_efficiency.json"), std::string::npos) << with.markdown;
+  json priced = planted_wider();
+  priced["capacity_efficiency"] = {{"log_mean", -0.038},
+                                   {"log_sd", 0.0403},
+                                   {"rows", 109},
+                                   {"runs", 19},
+                                   {"hosts", 5},
+                                   {"estimated", "2026-12-08"},
+                                   {"source", "datasets/machines/capacity_efficiency.json"}};
+  const auto carried = study::scaling_section({}, priced);
+  EXPECT_NE(carried.markdown.find("the bound as the machine corpus's hosts deliver it: ×0.963 a doubling of the CPUs, "
+                                  "log sd 0.040 (5 hosts, `datasets/machines/capacity_efficiency.json`)"),
+            std::string::npos)
+      << carried.markdown;
   const auto without = study::scaling_section({}, json());
   EXPECT_EQ(without.markdown.find("### Wider machines"), std::string::npos);
   EXPECT_NE(without.markdown.find("No CPU-scaling rows were measured"), std::string::npos);
