@@ -46,7 +46,9 @@ po::options_description scale_options() {
       ("at", arg<std::string>("N,N,..."), "comma-separated N (threads) to predict for every table, e.g. 16,32,128")
       ("from-cpus", arg<long long>("C0"),
        "predict the series of machines wider than C0 CPUs from the series of at most C0 (what a C0-CPU machine "
-       "measures): the law of the rows whose threads each have a CPU, capped by C/c0 x the narrowest series and, "
+       "measures): the law of the rows whose threads each have a CPU (for threads that share nothing, past its "
+       "widest row M: N/M times the law at M, priced as the capacity bound is), capped by C/c0 x the narrowest "
+       "series and, "
        "where one structure serialises every operation, by its serial stage; one producer beside its consumer, "
        "where only one CPU was measured, by the pipeline of its measured parts (the one-CPU series less the consumer's "
        "switches where the probe counted them) and the cache line, with an interval from their variances; "

@@ -58,6 +58,8 @@ bool scales_with_threads(scenario s) {
          s == scenario::accept_herd || s == scenario::private_processes;
 }
 
+bool shares_nothing(scenario s) { return s == scenario::private_sets || s == scenario::private_processes; }
+
 bool is_machine_primitive(scenario s) {
   return s == scenario::memory_latency || s == scenario::cache_line || s == scenario::call_spread ||
          s == scenario::cold_scan;

@@ -106,6 +106,13 @@ mechanism_traits traits(mechanism m);
 /// (model/scaling_law.hpp, `pollscale scale`) fits them, not the per-descriptor cost forms.
 bool scales_with_threads(scenario s);
 
+/// CPU-scaling scenarios whose threads (or processes) share nothing: each waits on a
+/// descriptor of its own and hands nothing on (private_sets, private_processes). Their rate
+/// on C CPUs is what C CPUs deliver of one CPU's — no lock, line or hand-off of theirs bends
+/// it — so the capacity bound, priced by the corpus's capacity efficiency, is their answer
+/// (model/cpu_scaling.hpp).
+bool shares_nothing(scenario s);
+
 /// Scenarios that measure the machine rather than a mechanism's cost (memory_latency's cache
 /// curve, cache_line's transfer between CPUs, call_spread's spread of single calls,
 /// cold_scan's exposed cost of a descriptor past L2): inputs of the models (the working-set

@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "datasets/input_error.hpp"
+#include "datasets/vocabulary.hpp"
 #include "model/observations.hpp"
 #include "model/scaling.hpp"
 #include "model/scaling_wider.hpp"
@@ -158,6 +159,28 @@ double floor_of_ceiling(const cpu_scaling_laws& l, std::int64_t c, double n, wid
   return 0;
 }
 
+// Threads that share nothing, with the corpus's capacity efficiency to price CPUs by. Past
+// its widest row the dedicated law's curve is no law of theirs: Amdahl through T = 1 and 2
+// reads the second CPU's tax as a serial fraction, and carries a 3-13% tax at two CPUs to
+// half the machine at sixteen. What more CPUs deliver is the machine's, as the corpus
+// measured it: N threads each with a CPU pass N/M times the dedicated law at its widest
+// row M, priced for log₂(N/M) doublings as the capacity bound is — the tax already paid up
+// to M, measured, and each doubling after it the corpus's (docs/scaling.md, "What a CPU
+// beyond the measured ones delivers"). Inside the rows measured the law answers.
+bool shared_nothing_priced(const cpu_scaling_laws& l) {
+  const auto s = datasets::parse<datasets::scenario>(l.experiment.scenario);
+  return s && datasets::shares_nothing(*s) && l.efficiency && l.dedicated;
+}
+
+scaling_prediction dedicated_beyond(const cpu_scaling_laws& l, double n) {
+  const double widest = l.dedicated->n_max;
+  if (n <= widest) return predict_scaling(*l.dedicated, n);
+  scaling_prediction p =
+      delivered(*l.efficiency, scaled(predict_scaling(*l.dedicated, widest), n / widest), n / widest);
+  p.extrapolation = n / widest;
+  return p;
+}
+
 }  // namespace
 
 bool no_wider_series_trained(const std::vector<std::int64_t>& measured_cpus, std::int64_t from_cpus) {
@@ -183,7 +206,9 @@ bool upper_bound_only(const cpu_scaling_laws& l, std::int64_t c, double n, wider
       (limit == wider_limit::dedicated_law || limit == wider_limit::cpu_capacity))
     return true;
   if (limit == wider_limit::one_in_flight) return !waiters_may_spin(l.experiment) && !l.chain->hand_offs_seen(n);
-  return limit == wider_limit::dedicated_law && l.dedicated && l.dedicated->points == 1 && n > l.dedicated->n_max;
+  // One dedicated row cannot see the contention of more threads — where there is any to see.
+  return limit == wider_limit::dedicated_law && l.dedicated && l.dedicated->points == 1 && n > l.dedicated->n_max &&
+         !shared_nothing_priced(l);
 }
 
 double operation_demand(const scaling_fit& narrowest, std::int64_t c0, double n) {
@@ -218,7 +243,7 @@ scaling_prediction predict_cpu_scaling(const cpu_scaling_laws& l, std::int64_t c
   // (one that may pass less: accept_herd's one CPU passes twice what its two do).
   const bool measured_width = l.capacity && l.capacity_cpus == c;
   if (l.dedicated && !staged && !measured_width) {
-    scaling_prediction law = predict_scaling(*l.dedicated, n);
+    scaling_prediction law = shared_nothing_priced(l) ? dedicated_beyond(l, n) : predict_scaling(*l.dedicated, n);
     if (l.dedicated->points == 1 && !law.has_interval) law.no_interval = "no interval: " + l.dedicated_note;
     consider(std::move(law), wider_limit::dedicated_law);
   }

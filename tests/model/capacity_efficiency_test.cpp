@@ -1,9 +1,9 @@
 // What a CPU beyond the measured ones delivers (model/capacity_efficiency.hpp): the bound
 // moved by the planted factor per doubling and its interval widened in quadrature on the log
 // scale, exactly; nothing moved at the measured width or for a bound with no interval; the
-// laws of `predict --cpus` and `scale --from-cpus` price wider machines with it and carry it
-// through model.json; and every malformed corpus file refused in one line naming the file
-// and the field.
+// laws of `predict --cpus` and `scale --from-cpus` price wider machines with it (and threads
+// that share nothing past their widest dedicated row) and carry it through model.json; and every malformed corpus file
+// refused in one line naming the file and the field.
 
 #include "model/capacity_efficiency.hpp"
 
@@ -130,6 +130,38 @@ TEST(CapacityEfficiencyTest, WiderMachinesCapacityBoundIsDeliveredAsTheCorpusSay
       EXPECT_GT(b.hi / b.value, a.hi / a.value) << "C = " << c;
     }
   }
+}
+
+// Threads that share nothing, measured with a CPU each on one and two CPUs, the second CPU
+// taxing the first 10%: past two threads on CPUs of their own, what more CPUs deliver is the
+// two-CPU row's, N/2 times, priced for log2(N/2) doublings — not Amdahl's reading of the tax
+// as a serial fraction. A scenario that shares a structure keeps its dedicated law.
+TEST(CapacityEfficiencyTest, ThreadsThatShareNothingAreAnsweredPastTheirWidestRowAsTheCorpusPricesCpus) {
+  cpu_scaling_laws amdahl = one_cpu_laws();
+  amdahl.from_cpus = 2;
+  amdahl.measured_cpus = {1, 2};
+  const std::vector<scaling_point> own_cpus = {{1, 1000, 3, 0.01}, {2, 1800, 3, 0.01}};
+  amdahl.dedicated = fit_scaling(own_cpus);
+  cpu_scaling_laws priced = amdahl;
+  priced.efficiency = planted_efficiency(-0.04, 0.05);
+  for (double n : {4.0, 8.0, 16.0}) {
+    const auto c = static_cast<std::int64_t>(n);
+    wider_limit la{}, lb{};
+    const auto a = predict_cpu_scaling(amdahl, c, n, la), b = predict_cpu_scaling(priced, c, n, lb);
+    EXPECT_EQ(lb, wider_limit::dedicated_law) << "N = " << n;
+    EXPECT_NEAR(b.value / (1800 * n / 2 * std::exp(-0.04 * std::log2(n / 2))), 1, 0.01) << "N = " << n;
+    EXPECT_GT(b.value, a.value) << "N = " << n;  // Amdahl: σ ≈ 0.11, 16 threads pass 6.4x one
+    EXPECT_FALSE(b.upper_bound) << "N = " << n;
+  }
+  // Inside the rows measured the law answers as before.
+  wider_limit la{}, lb{};
+  EXPECT_DOUBLE_EQ(predict_cpu_scaling(priced, 2, 2, lb).value, predict_cpu_scaling(amdahl, 2, 2, la).value);
+  // A shared structure's contention is the dedicated law's to say.
+  cpu_scaling_laws shared = priced;
+  shared.experiment.scenario = std::string(datasets::name(datasets::scenario::shared_epoll));
+  cpu_scaling_laws shared_plain = amdahl;
+  shared_plain.experiment.scenario = shared.experiment.scenario;
+  EXPECT_DOUBLE_EQ(predict_cpu_scaling(shared, 16, 16, lb).value, predict_cpu_scaling(shared_plain, 16, 16, la).value);
 }
 
 TEST(CapacityEfficiencyTest, ModelJsonCarriesItToEveryLawsAndOlderFilesReadWithout) {
