@@ -217,6 +217,10 @@ def add(dataset, corpus, budget):
         raise
     total = sum(len(b) for b in files.values())
     print(f"{target}: {total} bytes; samples {len(kept)} of {len(rows)} rows (1 in {k} of each visit)")
+    # The corpus's estimates read every run: say which to estimate again (datasets/machines/README.md).
+    print("corpus_add: estimate the corpus's spreads again with this run in them: scripts/corpus_capacity.py "
+          "(where it measured private_sets on more than one CPU) and scripts/corpus_between_runs.py --judge "
+          "(where its host has another run)", file=sys.stderr)
 
 
 def main():
