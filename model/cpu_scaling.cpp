@@ -243,8 +243,12 @@ scaling_prediction predict_cpu_scaling(const cpu_scaling_laws& l, std::int64_t c
   // (one that may pass less: accept_herd's one CPU passes twice what its two do).
   const bool measured_width = l.capacity && l.capacity_cpus == c;
   if (l.dedicated && !staged && !measured_width) {
-    scaling_prediction law = shared_nothing_priced(l) ? dedicated_beyond(l, n) : predict_scaling(*l.dedicated, n);
-    if (l.dedicated->points == 1 && !law.has_interval) law.no_interval = "no interval: " + l.dedicated_note;
+    const bool priced = shared_nothing_priced(l);
+    scaling_prediction law = priced ? dedicated_beyond(l, n) : predict_scaling(*l.dedicated, n);
+    if (l.dedicated->points == 1 && !law.has_interval)
+      law.no_interval = priced ? "no interval: one dedicated row, whose law has no spread (df = 0); N times it, "
+                                 "priced by the corpus's capacity efficiency"
+                               : "no interval: " + l.dedicated_note;
     consider(std::move(law), wider_limit::dedicated_law);
   }
   std::optional<scaling_prediction> capacity_bound;
