@@ -336,6 +336,14 @@ nlohmann::json between_runs_json(const cost_provenance& prov) {
   return {{"log_sd", b.log_sd}, {"rows", b.rows}, {"hosts", b.hosts}};
 }
 
+// How a server wider than the fitted run's machine prices each CPU (model.json
+// capacity_efficiency and the run's CPUs); null when the model carries none.
+nlohmann::json capacity_efficiency_json(const cost_provenance& prov) {
+  if (!prov.capacity_efficiency) return nullptr;
+  const auto& e = *prov.capacity_efficiency;
+  return {{"log_mean", e.log_mean}, {"log_sd", e.log_sd}, {"hosts", e.hosts}, {"measured_cpus", prov.measured_cpus}};
+}
+
 // The placements a drawn run's replications met (model.json placement); null when none did.
 nlohmann::json placement_json(const cost_provenance& prov) {
   if (!prov.placement) return nullptr;
@@ -358,6 +366,7 @@ nlohmann::json costs_json(const cost_provenance& prov) {
           {"simulator_discrepancy", simulator_discrepancy_json(prov)},
           {"placement", placement_json(prov)},
           {"between_runs", between_runs_json(prov)},
+          {"capacity_efficiency", capacity_efficiency_json(prov)},
           {datasets::text(datasets::scenario::call_spread), call_spread_json(prov)},
           {"undrawn", undrawn_json(prov)}};
 }
@@ -465,6 +474,19 @@ void report_placement(const std::string& label, const cost_provenance& prov) {
               << "\n";
 }
 
+// Where the server is wider than the fitted run's machine: how its CPUs were priced.
+void report_width(const std::string& label, int cpus, bool drawn, const cost_provenance& prov) {
+  if (!prov.capacity_efficiency || cpus <= prov.measured_cpus) return;
+  const auto& e = *prov.capacity_efficiency;
+  const double d = std::log2(static_cast<double>(cpus) / prov.measured_cpus);
+  std::cerr << label << cpus << " CPUs, " << format_number(d, 3) << " doublings past the fitted run's "
+            << prov.measured_cpus << ": every CPU burst and wake-up takes "
+            << format_number(std::exp(-e.log_mean * d), 4)
+            << "x its cost, as the corpus's hosts deliver each doubling (x" << format_number(std::exp(e.log_mean), 3)
+            << ", log sd " << format_number(e.log_sd, 3) << ", " << e.hosts << " hosts"
+            << (drawn ? "; drawn per replication" : "") << "; docs/sim.md)\n";
+}
+
 }  // namespace
 
 void report_diagnostics(const std::string& label, const sim::experiment_result& r, const sim_setup& setup,
@@ -487,6 +509,7 @@ void report_diagnostics(const std::string& label, const sim::experiment_result& 
               << "% (target " << format_number(100 * rule.relative_half_width, 3) << "%)"
               << (r.converged ? "" : " - NOT reached, raise --max-replications or --duration") << "\n";
   report_placement(label, prov);
+  report_width(label, setup.config.cpus, r.costs_drawn, prov);
   if (prov.variation)
     std::cerr << label
               << "each wait call, handler and wake-up varied around its mean as single ones did on the model's machine "

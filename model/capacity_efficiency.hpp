@@ -17,7 +17,8 @@
 // between machines and runs, independent from one doubling to the next, so the interval
 // widens with the extrapolation in C. It writes datasets/machines/capacity_efficiency.json,
 // which `pollscale scale --from-cpus` reads by default and `pollscale fit` copies into
-// model.json for `predict --cpus`.
+// model.json for `predict --cpus` and for simulated servers wider than the fitted run's
+// machine (sim::cpu_width_pricing).
 #pragma once
 
 #include <cstddef>

@@ -26,6 +26,7 @@ class cost_cache {
   double shared_set_hold_s() const { return model_.shared_set_hold_s; }
   double cross_cpu_factor() const { return model_.cross_cpu_factor; }
   double machine_factor() const { return model_.machine_factor; }
+  double width_factor(int cpus) const { return model_.width.time_factor(cpus); }
 
   /// Checks the constant costs; throws std::invalid_argument naming the first bad one.
   void validate_constants() const;

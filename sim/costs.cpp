@@ -14,6 +14,12 @@ double linear_wait_cost::rescan_s(const wait_query& q) const {
   return per_call_s + per_registered_s * static_cast<double>(q.registered) + per_ready_s * static_cast<double>(q.ready);
 }
 
+double cpu_width_pricing::time_factor(int cpus) const {
+  if (measured_cpus < 1 || cpus <= measured_cpus) return 1;
+  const double d = std::log2(static_cast<double>(cpus) / static_cast<double>(measured_cpus));
+  return std::exp(-(log_mean * d + log_sd * std::sqrt(d) * z));
+}
+
 double fds_before_first_ready(const wait_query& q) {
   if (q.ready <= 0) return static_cast<double>(q.registered);
   if (q.before_first_ready >= 0) return q.before_first_ready;

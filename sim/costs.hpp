@@ -33,6 +33,23 @@ struct wait_query {
 /// q.before_first_ready, or registered / (ready + 1) when that is unknown.
 double fds_before_first_ready(const wait_query& q);
 
+/// What each CPU of a machine wider than the one the costs were measured on delivers
+/// (docs/sim.md, "Wider machines than the costs' own"): the corpus's capacity efficiency, a
+/// factor exp(log_mean) a doubling of the CPUs with a log sd log_sd between machines, and the
+/// replication's own standard normal z (0 for costs that are not drawn). measured_cpus 0:
+/// nothing known, every width runs at the measured speed.
+struct cpu_width_pricing {
+  int measured_cpus = 0;  ///< the CPUs of the machine the costs were measured on, >= 0
+  double log_mean = 0;    ///< μ per doubling (model::capacity_efficiency), in [-1, 1]
+  double log_sd = 0;      ///< τ per doubling, >= 0
+  double z = 0;           ///< this replication's draw
+
+  /// What every CPU burst takes on `cpus` CPUs, as a multiple of its measured cost:
+  /// exp(−(μ·d + τ·√d·z)), d = log₂(cpus / measured_cpus) doublings past the measured width;
+  /// 1 at or below it, or with nothing known.
+  double time_factor(int cpus) const;
+};
+
 /// Every cost a server simulation needs, in seconds. The callables must be pure (same
 /// query, same answer) and return finite values >= 0; the simulator checks every answer
 /// and aborts on NaN or a negative cost, naming the query.
@@ -70,6 +87,11 @@ struct cost_model {
   /// spread; docs/sim.md, "Between runs"). The costs above already carry it; the load
   /// generator, on the same machine, pays its given costs times it. 1: none drawn.
   double machine_factor = 1;
+  /// What each CPU delivers on a wider machine than the costs' own (cpu_width_pricing): every
+  /// CPU burst and wake-up of a server on more CPUs than measured_cpus, and the load
+  /// generator's given costs, take width.time_factor(cpus) times their cost. The costs above
+  /// do not carry it (the width is the server's, not the model's).
+  cpu_width_pricing width;
   /// How single calls spread around the costs above (sim/call_variation.hpp); null: every
   /// call costs exactly its mean.
   std::shared_ptr<const call_variation> variation;

@@ -30,6 +30,7 @@ struct thread_view {
   std::array<double, 2> wake_var_rel{};  // a wake-up's, same CPU and across CPUs
   double wake_var_s2 = 0;                // this thread's wake-up's variance, s²
   cost_cache* costs = nullptr;
+  double width = 1;  // cost_model::width at the server's CPUs: every CPU cost's multiple
 
   double per_event_s() const { return handle_s + rearm_s; }
 
@@ -39,12 +40,12 @@ struct thread_view {
     q.process_threads = process_threads;
     if (position == ready_position::first) q.before_first_ready = 0;
     if (position == ready_position::last) q.before_first_ready = static_cast<double>(q.registered - q.ready);
-    return costs->wait_call_s(q);
+    return width * costs->wait_call_s(q);
   }
   double rescan_s(std::int64_t k) const {
     wait_query q{registered, std::min(k, registered), false};
     q.process_threads = process_threads;
-    return costs->rescan_s(q);
+    return width * costs->rescan_s(q);
   }
 
   // The call's mean cost when the ready count it starts with is Poisson of mean nu. Small
@@ -267,13 +268,16 @@ estimate_result estimate_server(const server_config& config, const workload& loa
   v.registered = std::max<std::int64_t>(1, std::llround(static_cast<double>(load.active + load.idle) / threads));
   v.position = config.active_pos;
   v.process_threads = config.process_threads();
-  v.handle_s = costs.handler_s + load.app_work.mean();
-  v.rearm_s = cache.rearm_s(v.registered);
+  // On a machine wider than the costs' own every CPU cost is the width's multiple, as the
+  // simulator charges it (server_model's run_burst and wake-ups).
+  v.width = costs.width.time_factor(config.cpus);
+  v.handle_s = v.width * (costs.handler_s + load.app_work.mean());
+  v.rearm_s = v.width * cache.rearm_s(v.registered);
   v.costs = &cache;
   if (costs.variation) {
     using op = call_variation::operation;
-    v.handler_var_s2 =
-        costs.handler_s * costs.handler_s * costs.variation->multiplier_variance(op::handler, costs.handler_s);
+    const double handler_s = v.width * costs.handler_s;
+    v.handler_var_s2 = handler_s * handler_s * costs.variation->multiplier_variance(op::handler, costs.handler_s);
     v.call_var_rel = costs.variation->multiplier_variance(op::wait_call, v.call_s(1));
     v.wake_var_rel = {costs.variation->multiplier_variance(op::wakeup_same_cpu, costs.wakeup_same_cpu_s),
                       costs.variation->multiplier_variance(op::wakeup_cross_cpu, costs.wakeup_cross_cpu_s)};
@@ -289,8 +293,8 @@ estimate_result estimate_server(const server_config& config, const workload& loa
   // (thread t runs on CPU t) wakes at the same-CPU latency, the others across CPUs. Each kind
   // is solved once and counted as many times as it runs.
   const int on_irq_cpu = config.irq_cpu < config.threads ? 1 : 0;
-  const std::pair<double, int> kinds[] = {{costs.wakeup_same_cpu_s, on_irq_cpu},
-                                          {costs.wakeup_cross_cpu_s, config.threads - on_irq_cpu}};
+  const std::pair<double, int> kinds[] = {{v.width * costs.wakeup_same_cpu_s, on_irq_cpu},
+                                          {v.width * costs.wakeup_cross_cpu_s, config.threads - on_irq_cpu}};
   for (std::size_t kind = 0; kind < 2; ++kind) {
     const auto& [wake_s, count] = kinds[kind];
     if (count == 0) continue;

@@ -167,7 +167,7 @@ void server_model::wake_sleepers(std::uint32_t set, int waker_cpu) {
     threads_[t].now = phase::waking;
     ++wakeups_;
     const bool same = threads_[t].cpu == waker_cpu;
-    e_.schedule_in(varied_wakeup(same, costs_.wakeup_s(same)), *this, tag_of(k_woken, t));
+    e_.schedule_in(varied_wakeup(same, costs_.wakeup_s(same)) * width_, *this, tag_of(k_woken, t));
   } while (config_.wake == wake_policy::all);
 }
 

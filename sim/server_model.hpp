@@ -61,6 +61,7 @@ class server_model final : public process {
         spread_g_(o.seed ^ spread_stream),
         variation_(m.variation.get()),
         costs_(m),
+        width_(m.width.time_factor(c.cpus)),
         cpus_(c.cpus),
         state_(static_cast<std::uint32_t>(w.active + w.idle), set_count(c),
                c.style == notification::signal_queue ? c.signal_queue_limit : 0),
@@ -95,7 +96,10 @@ class server_model final : public process {
   }
 
   // `rearm` of `cost` (a handling burst's re-arm) is accounted as cpu_use::rearms.
+  // On a machine wider than the costs' own every CPU delivers less (cost_model::width).
   void run_burst(std::uint32_t t, phase p, double cost, double rearm = 0) {
+    cost *= width_;
+    rearm *= width_;
     threads_[t].now = p;
     if (measuring_) account(p == phase::holding ? threads_[t].pass : p, cost, rearm);
     cpus_.run(e_, threads_[t].cpu, cost, *this, tag_of(k_burst, t));
@@ -131,8 +135,8 @@ class server_model final : public process {
   void client_done(std::uint32_t conn);
   void generator_done(std::uint32_t conn);
   /// What a cost the workload gives the load generator is multiplied by: the replication's
-  /// placement of the CPUs (the generator is on the other one) and its machine.
-  double given_cost_factor() const { return costs_.cross_cpu_factor() * costs_.machine_factor(); }
+  /// placement of the CPUs (the generator is on the other one), its machine and its width.
+  double given_cost_factor() const { return costs_.cross_cpu_factor() * costs_.machine_factor() * width_; }
   void open_arrival(std::uint64_t epoch);
   void switch_phase();
   void warmup_end();
@@ -145,6 +149,9 @@ class server_model final : public process {
   rng spread_g_;                     // the call spread's draws
   const call_variation* variation_;  // null: every call costs its mean
   cost_cache costs_;
+  /// cost_model::width at this server's CPUs: what every CPU burst and wake-up takes, as a
+  /// multiple of its cost (1 at or below the width the costs were measured on).
+  double width_ = 1;
   cpu_pool cpus_;
   readiness_state state_;
   std::vector<thread_state> threads_;

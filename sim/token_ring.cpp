@@ -30,6 +30,7 @@ class ring_model final : public process {
       : config_(c),
         e_(e),
         costs_(m),
+        width_(m.width.time_factor(c.cpus)),
         cpus_(c.cpus),
         state_(static_cast<std::uint32_t>(c.pipes), static_cast<std::uint32_t>(c.threads), 0,
                readiness_state::partition::blocks),
@@ -81,7 +82,7 @@ class ring_model final : public process {
 
   void run(std::uint32_t t, phase p, double cost) {
     threads_[t].now = p;
-    cpus_.run(e_, threads_[t].cpu, cost, *this, tag_of(k_burst, t));
+    cpus_.run(e_, threads_[t].cpu, cost * width_, *this, tag_of(k_burst, t));
   }
 
   void start_call(std::uint32_t t) {
@@ -130,12 +131,13 @@ class ring_model final : public process {
     const std::uint32_t sleeper = state_.pop_sleeper(owner);
     threads_[sleeper].now = phase::waking;
     if (measuring_) ++wakeups_;
-    e_.schedule_in(costs_.wakeup_s(threads_[sleeper].cpu == threads_[t].cpu), *this, tag_of(k_woken, sleeper));
+    e_.schedule_in(costs_.wakeup_s(threads_[sleeper].cpu == threads_[t].cpu) * width_, *this, tag_of(k_woken, sleeper));
   }
 
   const token_ring_config& config_;
   engine& e_;
   cost_cache costs_;
+  double width_ = 1;  ///< cost_model::width at the ring's CPUs (server_model's)
   cpu_pool cpus_;
   readiness_state state_;
   std::vector<ring_thread> threads_;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "datasets/fnv1a.hpp"
+#include "datasets/json_fields.hpp"
 #include "datasets/pinning.hpp"
 #include "datasets/vocabulary.hpp"
 #include "model/linear_fit.hpp"
@@ -357,6 +358,20 @@ double machine_draw_factor(std::uint64_t draw_seed, const model::model_set& mode
   return log_normal_draw_factor(draw_seed, "(the machine between runs)", models.between_runs->log_sd);
 }
 
+sim::cpu_width_pricing width_pricing(std::uint64_t draw_seed, bool drawn, const model::model_set& models) {
+  sim::cpu_width_pricing w;
+  const auto cpus = datasets::count_at(models.context, "cpus_online");
+  if (!models.efficiency || !cpus || *cpus < 1 || *cpus > 100000) return w;
+  w.measured_cpus = static_cast<int>(*cpus);
+  w.log_mean = models.efficiency->log_mean;
+  w.log_sd = models.efficiency->log_sd;
+  if (drawn) {
+    sim::rng g(sim::derive_seed(draw_seed, datasets::fnv1a64("(the machine's width)")));  // no cell has this name
+    w.z = sim::standard_normal(g);
+  }
+  return w;
+}
+
 std::string_view name(placement_choice p) {
   switch (p) {
     case placement_choice::draw: return "draw";
@@ -432,12 +447,18 @@ sim::cost_model costs_from_model(std::shared_ptr<const model::model_set> models,
   if (drawn && models->drift) prov->draw_correlation = models->drift->correlation;
   if (drawn && models->simulator_check) prov->simulator_discrepancy = models->simulator_check;
   if (drawn && models->between_runs) prov->between_runs = models->between_runs;
+  const sim::cpu_width_pricing width = width_pricing(query.draw_seed, drawn, *models);
+  if (width.measured_cpus > 0) {
+    prov->capacity_efficiency = models->efficiency;
+    prov->measured_cpus = width.measured_cpus;
+  }
   const std::optional<datasets::call_spread> spread = models->call_spread;
   const std::optional<datasets::placement_states> placement = models->placement;
   // What moves every model cost of a drawn cost model together, drawn once: the simulator's
   // discrepancy and the machine between runs (whose factor the load generator pays too).
   sim::cost_model c;
   c.machine_factor = drawn ? machine_draw_factor(query.draw_seed, *models) : 1;
+  c.width = width;
   const double together = drawn ? simulator_draw_factor(query.draw_seed, *models) * c.machine_factor : 1;
   fill_shared_set_hold(*models, query, together, c, *prov);
   const model_costs m(std::move(models), query.fd_kind, query.variant, prov, query.bound, query.draw_seed, together);

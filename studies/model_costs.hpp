@@ -71,6 +71,12 @@ struct cost_provenance {
   /// replication's machine — its model costs and the load generator's — by exp(log_sd·z).
   /// None: not drawn, or the model carries none.
   std::optional<model::between_runs_spread> between_runs;
+  /// The corpus's capacity efficiency (model_set::efficiency) and the CPUs of the fitted run's
+  /// machine: a server on more CPUs than that runs every CPU burst slower by it
+  /// (sim::cpu_width_pricing), drawn per replication when the costs are. None: the model
+  /// carries none, or its context says no CPU count.
+  std::optional<model::capacity_efficiency> capacity_efficiency;
+  int measured_cpus = 0;
   /// Where the fitted run's host kept its two CPUs (model_set::placement): each draw met one
   /// placement, and its cross-CPU costs (a wake-up across CPUs, a handler whose peer runs on
   /// the other CPU, the load generator's) were priced in it. None: not drawn, or the model
@@ -137,6 +143,13 @@ double simulator_draw_factor(std::uint64_t draw_seed, const model::model_set& mo
 /// placement); 1 when the model carries none. Its model costs carry it, and the load
 /// generator's given costs (sim::cost_model::machine_factor). A rate is divided by it.
 double machine_draw_factor(std::uint64_t draw_seed, const model::model_set& models);
+
+/// How a server on more CPUs than the fitted run's machine prices each CPU (sim::cost_model's
+/// width): the model's capacity efficiency, the fitted run's CPUs (its context's cpus_online),
+/// and for a drawn cost model a standard normal of the draw's own (independent of the cells'
+/// draws and the other factors; 0 when not drawn). Empty (measured_cpus 0) when the model
+/// carries no efficiency or its context no CPU count.
+sim::cpu_width_pricing width_pricing(std::uint64_t draw_seed, bool drawn, const model::model_set& models);
 
 /// Whether one draw meets the far placement of the fitted run's host: with the probability
 /// the run spent there (1 − near_share), from a variate of the draw's own (independent of

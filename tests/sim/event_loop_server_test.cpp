@@ -58,6 +58,32 @@ TEST(EventLoopServerTest, BusyLoopServesOneRequestPerCallAndHandling) {
   EXPECT_DOUBLE_EQ(r.cpu_utilisation[0], 1.0);
 }
 
+// A server on a machine wider than the one its costs were measured on (cost_model::width):
+// every CPU burst takes time_factor(cpus) times its cost. Measured on one CPU, priced at half
+// a CPU's worth a doubling, the busy loop above on two CPUs takes 2 s a call and 4 s a
+// handling: a reply every 6 s. On the CPUs measured nothing moves.
+TEST(EventLoopServerTest, AWiderMachineThanTheCostsOwnRunsEveryBurstAtItsWidth) {
+  cost_model m = integer_costs(1, 1, 2, 3, 5);
+  m.width = cpu_width_pricing{1, std::log(0.5), 0.0, 0.0};
+  server_config two = default_server_config("epoll");
+  two.cpus = 2;
+  const server_result r = simulate_server(two, closed_clients(1, 0), m, run_for(30));
+  EXPECT_EQ(r.replies, 5U);
+  EXPECT_DOUBLE_EQ(r.throughput, 1.0 / 6);
+  EXPECT_DOUBLE_EQ(r.mean_latency_s, 6);
+  const server_result same = simulate_server(default_server_config("epoll"), closed_clients(1, 0), m, run_for(30));
+  EXPECT_DOUBLE_EQ(same.throughput, 1.0 / 3);
+}
+
+TEST(EventLoopServerTest, TheWidthFactorIsTheCorpussPerDoublingWithItsDraw) {
+  const cpu_width_pricing w{2, -0.1, 0.05, 1.0};
+  EXPECT_DOUBLE_EQ(w.time_factor(1), 1);
+  EXPECT_DOUBLE_EQ(w.time_factor(2), 1);
+  EXPECT_NEAR(w.time_factor(8), std::exp(-(-0.1 * 2 + 0.05 * std::sqrt(2.0) * 1.0)), 1e-15);
+  EXPECT_NEAR(w.time_factor(16) / w.time_factor(4), std::exp(0.2 - 0.05 * (std::sqrt(3.0) - 1)), 1e-12);
+  EXPECT_DOUBLE_EQ(cpu_width_pricing{}.time_factor(128), 1);  // nothing known: the measured speed
+}
+
 // Every call is asked with the server's threads as the process's (a scan costs more once
 // the descriptor table is shared): a one-thread server asks with 1 and keeps its 1-s call,
 // a server of three threads asks with 3.

@@ -51,6 +51,24 @@ TEST(ServerEstimateTest, AClosedLoopWithoutThinkingServesEveryClientEachCycle) {
   EXPECT_FALSE(e.saturated);
 }
 
+// On a machine wider than its costs' own the estimate charges every CPU cost at the width's
+// multiple, as the simulation does (cost_model::width): measured on one CPU at half a CPU's
+// worth a doubling, one thread on two CPUs runs the closed loop above at twice its cycle.
+TEST(ServerEstimateTest, AWiderMachineThanTheCostsOwnTakesTheWidthsMultipleOfEveryCost) {
+  workload w;
+  w.active = 100;
+  w.idle = 10000;
+  cost_model m = poll_like();
+  m.width = cpu_width_pricing{1, std::log(0.5), 0.0, 0.0};
+  server_config two = default_server_config("poll");
+  two.cpus = 2;
+  const server_estimate narrow = estimate(default_server_config("poll"), w, m);
+  const server_estimate wide = estimate(two, w, m);
+  EXPECT_NEAR(wide.throughput, narrow.throughput / 2, 1e-3 * narrow.throughput);
+  EXPECT_NEAR(wide.latency_mean_s, 2 * narrow.latency_mean_s, 2e-3 * narrow.latency_mean_s);
+  EXPECT_NEAR(wide.cpu_utilisation, narrow.cpu_utilisation / 2, 1e-6);  // one thread busy of two CPUs
+}
+
 // The estimate asks its calls with the server's threads as the process's threads, as the
 // simulation does (wait_query::process_threads).
 TEST(ServerEstimateTest, CallsAreAskedWithTheServersThreads) {

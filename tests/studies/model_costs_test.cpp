@@ -263,6 +263,52 @@ TEST(ModelCostsTest, TheSpreadBetweenRunsMovesEachDrawsMachineByItsOwnFactor) {
   EXPECT_EQ(prov->between_runs->hosts, 8u);
 }
 
+// The corpus's capacity efficiency (model_set::efficiency) and the fitted run's CPUs
+// (context cpus_online) give a cost model its width pricing: drawn, a standard normal of the
+// draw's own per seed (the same seed, the same z; across draws normal, uncorrelated with the
+// machine's factor); predicted costs take z = 0; without the efficiency or a CPU count, none;
+// the model costs themselves are not moved (the width is the server's), and the provenance
+// names it.
+TEST(ModelCostsTest, AWiderServerThanTheFittedRunsMachineIsPricedByTheCorpussEfficiency) {
+  model::model_set fitted = test::synthetic_model();
+  fitted.between_runs = model::between_runs_spread{0.13, 576, 9, 8, "minutes", "2026-12-07", "b.json"};
+  const auto without = std::make_shared<const model::model_set>(fitted);
+  fitted.context["cpus_online"] = 2;
+  model::capacity_efficiency e;
+  e.log_mean = -0.038;
+  e.log_sd = 0.04;
+  e.rows = 109;
+  e.runs = 19;
+  e.hosts = 5;
+  fitted.efficiency = e;
+  const auto with = std::make_shared<const model::model_set>(fitted);
+  const sim::wait_query at500{500, 1, false};
+  double sum = 0, sum2 = 0, cross = 0;
+  const int draws = 4000;
+  for (int i = 0; i < draws; ++i) {
+    const auto seed = static_cast<std::uint64_t>(i);
+    auto prov = std::make_shared<cost_provenance>();
+    const sim::cost_model c = costs_from_model(with, {"poll", "pipe", "", cost_bound::drawn, seed}, prov);
+    ASSERT_EQ(c.width.measured_cpus, 2);
+    ASSERT_EQ(c.width.z, width_pricing(seed, true, fitted).z);
+    ASSERT_EQ(c.wait_call_s(at500),
+              costs_from_model(without, {"poll", "pipe", "", cost_bound::drawn, seed}, prov).wait_call_s(at500));
+    sum += c.width.z;
+    sum2 += c.width.z * c.width.z;
+    cross += c.width.z * std::log(c.machine_factor) / 0.13;
+  }
+  EXPECT_NEAR(sum / draws, 0, 0.05);              // se 0.016
+  EXPECT_NEAR(std::sqrt(sum2 / draws), 1, 0.05);  // se 0.011
+  EXPECT_NEAR(cross / draws, 0, 0.07);            // a correlation; se 0.016
+  auto prov = std::make_shared<cost_provenance>();
+  const sim::cost_model fixed = costs_from_model(with, {"poll", "pipe", "", cost_bound::predicted, 3}, prov);
+  EXPECT_EQ(fixed.width.z, 0);
+  EXPECT_NEAR(fixed.width.time_factor(8), std::exp(0.038 * 2), 1e-12);
+  ASSERT_TRUE(prov->capacity_efficiency.has_value());
+  EXPECT_EQ(prov->measured_cpus, 2);
+  EXPECT_EQ(costs_from_model(without, {"poll", "pipe", "", cost_bound::drawn, 3}, prov).width.measured_cpus, 0);
+}
+
 // A model fitted on a run whose host moved its two CPUs: poll's timeout-0 calls over pipes, the
 // wakeup round trip on one CPU and across two, and the handler with its peer on the other CPU.
 model::model_set placement_model(std::optional<datasets::placement_states> placement) {
