@@ -82,7 +82,8 @@ po::options_description fit_options_description() {
   // clang-format on
   add_capacity_efficiency_option(o,
                                  "copied into model.json capacity_efficiency, so that predict --cpus prices wider "
-                                 "machines' capacity bound as scale --from-cpus does");
+                                 "machines' capacity bound as scale --from-cpus does, and simulations on more CPUs "
+                                 "than this run had price each CPU by it");
   o.add(model_fit_options_description());
   return o;
 }
