@@ -27,7 +27,8 @@ void add_capacity_efficiency_option(po::options_description& o, const char* what
 }
 
 std::optional<model::capacity_efficiency> capacity_efficiency_wanted(const po::variables_map& vm,
-                                                                     std::string_view command) {
+                                                                     std::string_view command,
+                                                                     const std::string& statistic) {
   const std::string file = vm["capacity-efficiency"].as<std::string>();
   if (file.empty()) throw usage_error("--capacity-efficiency: empty; a file, or none");
   if (file == "none") return std::nullopt;
@@ -38,7 +39,7 @@ std::optional<model::capacity_efficiency> capacity_efficiency_wanted(const po::v
                  "narrowest series\n";
     return std::nullopt;
   }
-  model::capacity_efficiency e = model::read_capacity_efficiency(file);
+  model::capacity_efficiency e = model::read_capacity_efficiency(file, statistic);
   // The corpus's own file is named as the tree names it, not where this tree was built.
   if (defaulted) e.source = "datasets/machines/capacity_efficiency.json";
   return e;
@@ -47,8 +48,8 @@ std::optional<model::capacity_efficiency> capacity_efficiency_wanted(const po::v
 std::string capacity_efficiency_text(const model::capacity_efficiency& e) {
   return "wider machines' capacity bound as the corpus's machines deliver it: x" +
          format_number(std::exp(e.log_mean), 3) + " a doubling of the CPUs, log sd " + format_number(e.log_sd, 3) +
-         " (" + std::to_string(e.rows) + " rows of " + std::to_string(e.hosts) + " hosts, " + e.estimated + ", " +
-         e.source + "; fit or scale --capacity-efficiency none: leave it out)";
+         " (" + std::to_string(e.rows) + " rows as " + e.statistic + " of " + std::to_string(e.hosts) + " hosts, " +
+         e.estimated + ", " + e.source + "; fit or scale --capacity-efficiency none: leave it out)";
 }
 
 }  // namespace pollscale::app

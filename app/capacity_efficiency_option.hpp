@@ -18,12 +18,14 @@ namespace pollscale::app {
 /// The option, for `command`'s options_description (its help names what the command does with it).
 void add_capacity_efficiency_option(boost::program_options::options_description& o, const char* what_it_does);
 
-/// The estimate asked for, read before anything is fitted so that a bad file is the one line
+/// The estimate asked for, for the point statistic the command reads its rows as ("median",
+/// "fastest", "adjusted"), read before anything is fitted so that a bad file is the one line
 /// said: none for "none" or a default file that is not there (said on stderr, prefixed
 /// "pollscale COMMAND: "); throws usage_error for an empty value and datasets::input_error
 /// for a file that is unreadable or not a capacity-efficiency file.
 std::optional<model::capacity_efficiency> capacity_efficiency_wanted(const boost::program_options::variables_map& vm,
-                                                                     std::string_view command);
+                                                                     std::string_view command,
+                                                                     const std::string& statistic);
 
 /// "capacity bound as the corpus's machines deliver it: ×0.963 a doubling of the CPUs, log sd
 /// 0.040 (109 rows of 5 hosts, 2026-12-08, FILE; ...)" — the line `scale`, `fit` and `predict`

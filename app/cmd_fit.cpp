@@ -185,7 +185,9 @@ int cmd_fit(const args_t& args) {
   const bool check = simulator_check_wanted(vm);
   const auto spread = between_runs_wanted(vm, data);
   // A published table is another machine of another age: the corpus's guests do not speak for it.
-  const auto efficiency = data.historical ? std::nullopt : capacity_efficiency_wanted(vm, "fit");
+  const auto efficiency = data.historical
+                              ? std::nullopt
+                              : capacity_efficiency_wanted(vm, "fit", std::string(model::statistic_name(fo.statistic)));
   model::model_set models = model::fit_models(data, fo);
   carry_capacity_efficiency(efficiency, models);
   report_left_out("fit", models.skipped);

@@ -296,7 +296,8 @@ void write_result(const model::scaling_result& r, const std::string& source, out
 // --from-cpus: the wider-machine protocol on each source (model/scaling_wider.hpp).
 // --from-cpus and --cpus, checked before any data is read; empty without --from-cpus.
 std::optional<model::wider_protocol> wider_protocol_of(const po::variables_map& vm,
-                                                       const model::scaling_protocol& per_table) {
+                                                       const model::scaling_protocol& per_table,
+                                                       model::point_statistic statistic) {
   if (!vm.count("from-cpus")) {
     if (vm.count("cpus")) throw usage_error("--cpus: widths to predict from narrow series: give --from-cpus");
     if (vm.count("no-serial-stage")) throw usage_error("--no-serial-stage: only with --from-cpus");
@@ -304,7 +305,7 @@ std::optional<model::wider_protocol> wider_protocol_of(const po::variables_map& 
   }
   if (!per_table.train.empty()) throw usage_error("--from-cpus: trains on the narrow series itself; drop --train");
   model::wider_protocol protocol;
-  protocol.efficiency = capacity_efficiency_wanted(vm, "scale");
+  protocol.efficiency = capacity_efficiency_wanted(vm, "scale", std::string(model::statistic_name(statistic)));
   protocol.from_cpus = vm["from-cpus"].as<long long>();
   protocol.serial_stage = !vm.count("no-serial-stage");
   if (protocol.from_cpus < 1 || protocol.from_cpus > 100000)
@@ -362,7 +363,7 @@ int cmd_scale(const args_t& args) {
   } catch (const std::invalid_argument& e) {
     throw usage_error(std::string("--statistic: ") + e.what());
   }
-  const auto wider = wider_protocol_of(vm, protocol);
+  const auto wider = wider_protocol_of(vm, protocol, statistic);
   std::deque<model::observation_set> data;  // results point into it: stable addresses
   for (const auto& d : vm["data"].as<std::vector<std::string>>())
     for (const auto& s : model::find_sources(d)) data.push_back(model::load_observations(s, statistic));

@@ -33,8 +33,8 @@ double widened(double end, double value, double centre, double extra_var, double
 }  // namespace
 
 nlohmann::json to_json(const capacity_efficiency& e) {
-  return {{"log_mean", e.log_mean}, {"log_sd", e.log_sd},       {"rows", e.rows},    {"runs", e.runs},
-          {"hosts", e.hosts},       {"estimated", e.estimated}, {"source", e.source}};
+  return {{"log_mean", e.log_mean}, {"log_sd", e.log_sd},       {"rows", e.rows},           {"runs", e.runs},
+          {"hosts", e.hosts},       {"statistic", e.statistic}, {"estimated", e.estimated}, {"source", e.source}};
 }
 
 capacity_efficiency capacity_efficiency_from_json(const nlohmann::json& j) {
@@ -45,12 +45,13 @@ capacity_efficiency capacity_efficiency_from_json(const nlohmann::json& j) {
   out.rows = datasets::positive_count_at(j, "rows");
   out.runs = datasets::positive_count_at(j, "runs");
   out.hosts = datasets::positive_count_at(j, "hosts");
+  out.statistic = datasets::text_at(j, "statistic");
   out.estimated = datasets::text_at(j, "estimated");
   out.source = datasets::text_at(j, "source");
   return out;
 }
 
-capacity_efficiency read_capacity_efficiency(const std::filesystem::path& file) {
+capacity_efficiency read_capacity_efficiency(const std::filesystem::path& file, const std::string& statistic) {
   const nlohmann::json j = datasets::read_json_file(file);
   const std::string where = file.string();
   if (datasets::text_at(j, "kind") != capacity_efficiency_kind)
@@ -60,13 +61,18 @@ capacity_efficiency read_capacity_efficiency(const std::filesystem::path& file) 
     throw datasets::input_error(where + ": schema_version " + datasets::member(j, "schema_version").dump() +
                                 " is not supported (this build reads " +
                                 std::to_string(capacity_efficiency_schema_version) + ")");
+  const nlohmann::json& block = datasets::member(datasets::member(j, "per_statistic"), statistic.c_str());
+  if (block.is_null())
+    throw datasets::input_error(where + ": no estimate for the statistic '" + statistic +
+                                "' (per_statistic; scripts/corpus_capacity.py writes one for each)");
   try {
-    capacity_efficiency out = capacity_efficiency_from_json(datasets::member(j, "per_doubling"));
+    capacity_efficiency out = capacity_efficiency_from_json(block);
+    out.statistic = statistic;
     out.estimated = datasets::text_at(j, "estimated");
     out.source = where;
     return out;
   } catch (const std::invalid_argument& e) {
-    throw datasets::input_error(where + ": per_doubling: " + e.what());
+    throw datasets::input_error(where + ": per_statistic." + statistic + ": " + e.what());
   }
 }
 

@@ -38,6 +38,7 @@ struct capacity_efficiency {
   std::size_t rows = 0;   ///< rows it was estimated from, > 0
   std::size_t runs = 0;   ///< calibrations those rows came from, > 0
   std::size_t hosts = 0;  ///< distinct hosts among them, > 0
+  std::string statistic;  ///< the point statistic of the rows it was estimated from (observations.hpp)
   std::string estimated;  ///< the UTC date of the estimate (YYYY-MM-DD)
   std::string source;     ///< the file it was read from, as given
 };
@@ -46,12 +47,14 @@ struct capacity_efficiency {
 inline constexpr const char* capacity_efficiency_kind = "pollscale capacity efficiency";
 inline constexpr int capacity_efficiency_schema_version = 1;
 
-/// Reads a capacity-efficiency file (scripts/corpus_capacity.py writes one). Throws
-/// datasets::input_error ("file: what") when it is unreadable, not JSON, of another kind or
-/// version, or when log_mean is not a finite number in [-1, 1] (a factor of e per doubling
-/// is no machine worth modelling), log_sd not one in [0, 1], or rows, runs or hosts not a
-/// count > 0.
-capacity_efficiency read_capacity_efficiency(const std::filesystem::path& file);
+/// Reads the estimate for `statistic` ("median", "fastest" or "adjusted": what the rows a
+/// prediction comes from were summarised by; the fastest batch meets less interference, so
+/// its factor is nearer 1) from a capacity-efficiency file (scripts/corpus_capacity.py writes
+/// one). Throws datasets::input_error ("file: what") when it is unreadable, not JSON, of
+/// another kind or version, has no estimate for `statistic`, or when log_mean is not a
+/// finite number in [-1, 1] (a factor of e per doubling is no machine worth modelling),
+/// log_sd not one in [0, 1], or rows, runs or hosts not a count > 0.
+capacity_efficiency read_capacity_efficiency(const std::filesystem::path& file, const std::string& statistic);
 
 /// The model.json block, and back: capacity_efficiency_from_json throws
 /// std::invalid_argument naming the field for the same faults as the reader.

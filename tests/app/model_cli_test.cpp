@@ -519,9 +519,16 @@ TEST_F(ModelCliTest, ScaleFitAndPredictPriceWiderMachinesByTheCorpussCapacityEff
   EXPECT_TRUE(nlohmann::json::parse(none.out)["capacity_efficiency"].is_null());
 
   std::ofstream(dir_ / "efficiency.json") << R"({"kind": "pollscale capacity efficiency", "schema_version": 1,
-    "per_doubling": {"log_mean": -0.04, "log_sd": -2, "rows": 1, "runs": 1, "hosts": 1}})";
+    "per_statistic": {"median": {"log_mean": -0.04, "log_sd": -2, "rows": 1, "runs": 1, "hosts": 1}}})";
   expect_bad_input("scale " + corpus + " --from-cpus 1 --capacity-efficiency " + (dir_ / "efficiency.json").string(),
-                   "efficiency.json: per_doubling: log_sd -2");
+                   "efficiency.json: per_statistic.median: log_sd -2");
+  // Each statistic reads its own estimate: the fastest batch's factor is nearer 1.
+  const auto fastest = run_pollscale("scale " + corpus + " --from-cpus 1 --format json --statistic fastest");
+  ASSERT_EQ(fastest.rc, 0) << fastest.err;
+  const auto fe = nlohmann::json::parse(fastest.out)["capacity_efficiency"];
+  EXPECT_EQ(fe["statistic"], "fastest");
+  EXPECT_GT(fe["log_mean"].get<double>(), e["log_mean"].get<double>());
+  EXPECT_EQ(e["statistic"], "median");
   expect_bad_input("fit " + corpus + " --capacity-efficiency " + (dir_ / "absent.json").string(), "absent.json");
   expect_bad_input("scale " + corpus + " --from-cpus 1 --capacity-efficiency ''", "--capacity-efficiency: empty");
 }

@@ -38,6 +38,7 @@ capacity_efficiency planted_efficiency(double log_mean, double log_sd) {
   e.rows = 109;
   e.runs = 19;
   e.hosts = 5;
+  e.statistic = "median";
   e.estimated = "2026-12-08";
   e.source = "planted";
   return e;
@@ -207,8 +208,9 @@ class CapacityEfficiencyFileTest : public ::testing::Test {
   static nlohmann::json good() {
     return nlohmann::json::parse(R"({
       "kind": "pollscale capacity efficiency", "schema_version": 1, "estimated": "2026-12-08",
-      "per_doubling": {"log_mean": -0.038, "log_sd": 0.040, "rows": 109, "runs": 19, "hosts": 5},
-      "per_host": []})");
+      "per_statistic": {
+        "median": {"log_mean": -0.038, "log_sd": 0.040, "rows": 109, "runs": 19, "hosts": 5, "per_host": []},
+        "fastest": {"log_mean": -0.018, "log_sd": 0.021, "rows": 106, "runs": 19, "hosts": 5}}})");
   }
   void write_text(const std::string& text) const { std::ofstream(path_) << text; }
   std::string error_of(const nlohmann::json& j) const {
@@ -217,7 +219,7 @@ class CapacityEfficiencyFileTest : public ::testing::Test {
   }
   std::string error_now() const {
     try {
-      read_capacity_efficiency(path_);
+      read_capacity_efficiency(path_, "median");
     } catch (const datasets::input_error& e) {
       return e.what();
     }
@@ -229,7 +231,8 @@ class CapacityEfficiencyFileTest : public ::testing::Test {
 
 TEST_F(CapacityEfficiencyFileTest, TheEstimateIsReadWithTheFilesDateAndName) {
   write_text(good().dump());
-  const capacity_efficiency e = read_capacity_efficiency(path_);
+  const capacity_efficiency e = read_capacity_efficiency(path_, "median");
+  EXPECT_EQ(e.statistic, "median");
   EXPECT_DOUBLE_EQ(e.log_mean, -0.038);
   EXPECT_DOUBLE_EQ(e.log_sd, 0.040);
   EXPECT_EQ(e.rows, 109u);
@@ -239,7 +242,18 @@ TEST_F(CapacityEfficiencyFileTest, TheEstimateIsReadWithTheFilesDateAndName) {
   EXPECT_EQ(e.source, path_.string());
   const capacity_efficiency back = capacity_efficiency_from_json(to_json(e));
   EXPECT_DOUBLE_EQ(back.log_mean, e.log_mean);
+  EXPECT_EQ(back.statistic, "median");
   EXPECT_EQ(back.source, e.source);
+  // Each statistic its own estimate: the fastest batch meets less interference.
+  const capacity_efficiency fastest = read_capacity_efficiency(path_, "fastest");
+  EXPECT_DOUBLE_EQ(fastest.log_mean, -0.018);
+  EXPECT_EQ(fastest.statistic, "fastest");
+  try {
+    read_capacity_efficiency(path_, "adjusted");
+    ADD_FAILURE() << "a statistic the file has no estimate for was read";
+  } catch (const datasets::input_error& x) {
+    EXPECT_NE(std::string(x.what()).find("no estimate for the statistic 'adjusted'"), std::string::npos) << x.what();
+  }
 }
 
 TEST_F(CapacityEfficiencyFileTest, EveryMalformedFileIsRefusedNamingTheFileAndTheField) {
@@ -260,9 +274,9 @@ TEST_F(CapacityEfficiencyFileTest, EveryMalformedFileIsRefusedNamingTheFileAndTh
   };
   for (const auto& c : cases) {
     nlohmann::json j = good();
-    j["per_doubling"][c.field] = c.value;
+    j["per_statistic"]["median"][c.field] = c.value;
     const std::string what = error_of(j);
-    EXPECT_EQ(what.rfind(path_.string() + ": per_doubling: ", 0), 0u) << what;
+    EXPECT_EQ(what.rfind(path_.string() + ": per_statistic.median: ", 0), 0u) << what;
     EXPECT_NE(what.find(c.said), std::string::npos) << what;
   }
   nlohmann::json other = good();
@@ -272,8 +286,11 @@ TEST_F(CapacityEfficiencyFileTest, EveryMalformedFileIsRefusedNamingTheFileAndTh
   later["schema_version"] = 2;
   EXPECT_NE(error_of(later).find("schema_version 2 is not supported"), std::string::npos);
   nlohmann::json none = good();
-  none.erase("per_doubling");
-  EXPECT_NE(error_of(none).find("per_doubling: not an object"), std::string::npos);
+  none.erase("per_statistic");
+  EXPECT_NE(error_of(none).find("no estimate for the statistic 'median'"), std::string::npos);
+  nlohmann::json scalar = good();
+  scalar["per_statistic"]["median"] = 3;
+  EXPECT_NE(error_of(scalar).find("per_statistic.median: not an object"), std::string::npos);
   write_text("{ not json");
   EXPECT_NE(error_now().find(path_.string()), std::string::npos);
   fs::remove(path_);
