@@ -83,6 +83,26 @@ class CorpusCapacityTest(unittest.TestCase):
         self.assertAlmostEqual(priced["median_abs_error"], 1 - 0.95 * math.exp(0.04))
         self.assertLess(priced["mean_interval_score"], bare["mean_interval_score"])
 
+    def test_the_file_keeps_an_estimate_per_statistic_in_the_layout_the_reader_takes(self):
+        # model/capacity_efficiency.cpp reads kind, schema_version, estimated and, per
+        # statistic, log_mean in [-1, 1], log_sd in [0, 1] and rows, runs, hosts > 0.
+        by_host = {"a": {"quick-1": planted(-0.04, 0.04, 40, 5)}, "b": {"full-1": planted(-0.04, 0.04, 30, 6),
+                                                                     "quick-2": planted(-0.04, 0.04, 10, 7)}}
+        doc = cc.document({st: cc.estimate_block(by_host) for st in cc.STATISTICS})
+        self.assertEqual(doc["kind"], "pollscale capacity efficiency")
+        self.assertEqual(doc["schema_version"], 1)
+        self.assertRegex(doc["estimated"], r"^\d{4}-\d{2}-\d{2}$")
+        self.assertEqual(sorted(doc["per_statistic"]), sorted(cc.STATISTICS))
+        block = doc["per_statistic"]["median"]
+        self.assertTrue(-1 <= block["log_mean"] <= 1 and 0 <= block["log_sd"] <= 1)
+        self.assertEqual((block["rows"], block["runs"], block["hosts"]), (80, 3, 2))
+        # Each host judged by the other's estimate, with and without.
+        self.assertEqual([h["host"] for h in block["per_host"]], ["a", "b"])
+        for h in block["per_host"]:
+            self.assertIn("judged_by_others", h)
+            self.assertEqual(h["judged_by_others"]["rows"], h["without"]["rows"])
+        self.assertIn("median: per doubling of the CPUs x0.9", cc.markdown("median", block))
+
 
 if __name__ == "__main__":
     unittest.main()
