@@ -14,7 +14,8 @@
 # against what was measured, and 64 and 128 threads; then predict every series wider than
 # two CPUs from the one- and two-CPU series alone (scale --from-cpus 2, docs/scaling.md)
 # and print the error per C; then the protocol judged from 2, 4 and 8 CPUs, per table
-# (bench/scaling_wider.py, also in OUT_DIR/judged.md).
+# (bench/scaling_wider.py, also in OUT_DIR/judged.md); then the corpus's capacity efficiency
+# judged on this machine's series (bench/capacity_heldout.py, OUT_DIR/capacity_heldout.md).
 #
 # Usage: scripts/cpu_scaling_campaign.sh [OUT_DIR] [TRAIN_MAX]
 #   OUT_DIR    where the dataset and the predictions go (default out/cpu-scaling-<UTC time>)
@@ -77,4 +78,9 @@ sed -n '/^#  *C  *n /,$p' "$out/wider.txt"
 echo
 echo "the wider-machine protocol judged from C0 = 2, 4, 8 CPUs (bench/scaling_wider.py):"
 python3 "$root/bench/scaling_wider.py" --pollscale "$bin" "$out/dataset" | tee "$out/judged.md"
+# The corpus's capacity efficiency (what each doubling of the CPUs delivers, estimated on
+# machines of two CPUs and one of sixteen) judged on this machine's wider series from one CPU.
+echo
+echo "the corpus's capacity efficiency judged on this machine (bench/capacity_heldout.py):"
+python3 "$root/bench/capacity_heldout.py" --pollscale "$bin" "$out/dataset" | tee "$out/capacity_heldout.md"
 echo "cpu_scaling_campaign: $out/scale.txt holds the laws, $out/wider.txt the wider machines; total $(( $(date +%s) - start )) s" >&2
