@@ -158,9 +158,10 @@ void report_placement(const model::model_set& models) {
             << " wake-sentinel readings): drawn simulations meet each placement as often (simulate --placement)\n";
 }
 
-// The corpus's capacity efficiency into model.json, where the fit has CPU-scaling laws to carry it.
+// The corpus's capacity efficiency into model.json: the CPU-scaling laws price wider machines
+// by it, and so does a simulated server on more CPUs than the run had, laws or none.
 void carry_capacity_efficiency(const std::optional<model::capacity_efficiency>& e, model::model_set& models) {
-  if (!e || models.cpu_scaling.empty()) return;
+  if (!e) return;
   models.efficiency = e;
   for (auto& laws : models.cpu_scaling) laws.efficiency = e;
   std::cerr << "pollscale fit: " << capacity_efficiency_text(*e) << "\n";

@@ -137,8 +137,9 @@ struct model_set {
   /// What each CPU beyond the narrowest series delivers on the corpus's machines
   /// (capacity_efficiency.hpp; `pollscale fit --capacity-efficiency`): every entry of
   /// cpu_scaling carries it (cpu_scaling_laws::efficiency), so that `predict --cpus` prices
-  /// wider machines' capacity bound as `scale --from-cpus` does. None: fit
-  /// --capacity-efficiency none, no corpus file, no scaling series, older model files.
+  /// wider machines' capacity bound as `scale --from-cpus` does, and a simulated server on
+  /// more CPUs than the fitted run had prices its CPUs by it (studies::width_pricing). None: fit
+  /// --capacity-efficiency none, no corpus file, historical tables, older model files.
   std::optional<capacity_efficiency> efficiency;
 };
 

@@ -517,6 +517,13 @@ TEST_F(ModelCliTest, ScaleFitAndPredictPriceWiderMachinesByTheCorpussCapacityEff
   const auto none = run_pollscale("fit " + corpus + " --simulator-check off --capacity-efficiency none");
   ASSERT_EQ(none.rc, 0) << none.err;
   EXPECT_TRUE(nlohmann::json::parse(none.out)["capacity_efficiency"].is_null());
+  // A calibration without CPU-scaling series carries it too: its simulated servers on more
+  // CPUs than the run had price each CPU by it (docs/sim.md, "Wider machines than the costs' own").
+  const std::string plain_model = (dir_ / "no_scaling_model.json").string();
+  ASSERT_EQ(run_pollscale("fit " + fixture + " --simulator-check off -o " + plain_model).rc, 0);
+  const auto carried = nlohmann::json::parse(slurp(plain_model));
+  EXPECT_TRUE(carried["cpu_scaling"].empty());
+  EXPECT_EQ(carried["capacity_efficiency"]["log_mean"], e["log_mean"]);
 
   std::ofstream(dir_ / "efficiency.json") << R"({"kind": "pollscale capacity efficiency", "schema_version": 1,
     "per_statistic": {"median": {"log_mean": -0.04, "log_sd": -2, "rows": 1, "runs": 1, "hosts": 1}}})";
