@@ -29,48 +29,14 @@ using test::task_count_settled;
 
 datasets::key private_sets_key(int t, const std::string& pinning, const std::string& mech = "epoll",
                                const std::string& variant = "lt") {
-  datasets::key k;
-  k.scenario = "private_sets";
-  k.mechanism = mech;
-  k.variant = variant;
-  k.fd_kind = "pipe";
-  k.n_fds = t;
-  k.n_active = t;
-  k.blocking = 0;
-  k.threads = t;
-  k.pinning = pinning;
-  k.cpus = static_cast<std::int64_t>(datasets::pinning::parse(pinning).distinct_cpus());
-  k.metric = "throughput";
-  k.unit = "1/s";
-  return k;
+  return test::own_pipe_key("private_sets", t, pinning, mech, variant);
 }
-
-std::uint64_t sum(const std::vector<std::uint64_t>& v) { return std::accumulate(v.begin(), v.end(), std::uint64_t{0}); }
 
 TEST(PrivateSetsTest, EveryBatchMakesExactlyTheCallsItAskedFor) {
   const auto sel = test::small_selection();
-  for (const auto& [mech, variant] :
-       std::vector<std::pair<std::string, std::string>>{{"epoll", "lt"}, {"poll", ""}, {"io_uring", "oneshot"}})
-    for (const auto& cpus : placements())
-      for (int t : {1, 2, 3}) {
-        const auto k = private_sets_key(t, round_robin_pinning(cpus, t), mech, variant);
-        SCOPED_TRACE(datasets::describe(k) + " " + k.pinning);
-        try {
-          private_sets_driver d(k, sel);
-          ASSERT_EQ(d.threads(), static_cast<std::size_t>(t));
-          EXPECT_EQ(d.total(), 0u);  // the set-up's proof call is not counted
-          std::uint64_t asked = 0;
-          for (std::size_t calls : std::initializer_list<std::size_t>{1, 7, 1000, 5000}) {
-            EXPECT_GT(d.calls(calls), 0u);
-            asked += calls;
-            EXPECT_EQ(d.total(), asked);
-            EXPECT_EQ(sum(d.calls_per_thread()), asked);
-          }
-          EXPECT_GT(d.max_watched_fd(), 2);
-        } catch (const probe_skipped& e) {
-          EXPECT_EQ(mech, "io_uring") << e.what();  // a kernel that refuses io_uring
-        }
-      }
+  test::expect_exact_batches(
+      "private_sets", [&](const datasets::key& k) { return private_sets_driver(k, sel); },
+      [](const auto& d) { return d.threads(); }, [](const auto& d) { return d.calls_per_thread(); });
 }
 
 TEST(PrivateSetsTest, ThreadsOnCpusOfTheirOwnAllTakePart) {
@@ -190,28 +156,8 @@ TEST(PrivateSetsTest, MalformedPointsAreRefusedBeforeAnyThreadStarts) {
 }
 
 TEST(PrivateSetsTest, RunThroughTheRegistryAndManyInstancesLeaveNothingBehind) {
-  const auto* probe = find_probe("private_sets");
-  auto sel = test::small_selection();
-  sel.profile = profile_kind::full;
   const std::size_t fds = sys::open_fd_count(), tasks = task_count();
-  int ran = 0;
-  for (int round = 0; round < 3; ++round)
-    for (const auto& k : probe->points(sel, all_flavours())) {
-      if (*k.n_fds > 3) continue;
-      SCOPED_TRACE(datasets::describe(k) + " " + k.pinning);
-      try {
-        auto inst = probe->make(k, sel);
-        EXPECT_EQ(inst->min_batch(), 8192u);
-        EXPECT_GT(inst->run(300), 0u);
-        datasets::key annotated = k;
-        inst->annotate(annotated);
-        EXPECT_GE(annotated.max_fd.value_or(-1), 3);
-        ++ran;
-      } catch (const probe_skipped& e) {
-        EXPECT_EQ(k.mechanism, "io_uring") << e.what();
-      }
-    }
-  EXPECT_GT(ran, 0);
+  EXPECT_GT(test::run_small_registry_points("private_sets"), 0);
   EXPECT_EQ(sys::open_fd_count(), fds);
   EXPECT_EQ(task_count_settled(tasks), tasks);
 }

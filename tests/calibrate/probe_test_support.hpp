@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
+#include <numeric>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -18,7 +20,10 @@
 #include "calibrate/calibration.hpp"
 #include "calibrate/mechanism.hpp"
 #include "calibrate/probe.hpp"
+#include "calibrate/registry.hpp"
 #include "calibrate/sys/process.hpp"
+#include "datasets/pinning.hpp"
+#include "datasets/schema.hpp"
 
 namespace pollscale::calibrate::test {
 
@@ -64,6 +69,89 @@ inline std::string round_robin_pinning(const std::vector<int>& cpus, int threads
   for (int i = 0; i < threads; ++i)
     s += (i ? "+" : "") + std::to_string(cpus[static_cast<std::size_t>(i) % cpus.size()]);
   return s;
+}
+
+/// The key of a point whose T workers each wait on a pipe of their own (private_sets'
+/// threads, private_processes' processes): timeout-0 calls on `pinning`, throughput.
+inline datasets::key own_pipe_key(const char* scenario, int t, const std::string& pinning,
+                                  const std::string& mech = "epoll", const std::string& variant = "lt") {
+  datasets::key k;
+  k.scenario = scenario;
+  k.mechanism = mech;
+  k.variant = variant;
+  k.fd_kind = "pipe";
+  k.n_fds = t;
+  k.n_active = t;
+  k.blocking = 0;
+  k.threads = t;
+  k.pinning = pinning;
+  k.cpus = static_cast<std::int64_t>(datasets::pinning::parse(pinning).distinct_cpus());
+  k.metric = "throughput";
+  k.unit = "1/s";
+  return k;
+}
+
+/// The calls of a batch over all its workers.
+inline std::uint64_t calls_in_all(const std::vector<std::uint64_t>& per_worker) {
+  return std::accumulate(per_worker.begin(), per_worker.end(), std::uint64_t{0});
+}
+
+/// For poll, epoll and io_uring, every placement and T = 1..3 workers on pipes of their own:
+/// the driver `make(key)` returns has T workers (`workers(d)`), counts none of its set-up's
+/// proof calls, and each batch of 1, 7, 1000 and 5000 calls makes exactly that many, in
+/// total and over its workers (`per_worker(d)`). A kernel that refuses io_uring skips it.
+template <class Make, class Workers, class PerWorker>
+void expect_exact_batches(const char* scenario, Make make, Workers workers, PerWorker per_worker) {
+  for (const auto& [mech, variant] :
+       std::vector<std::pair<std::string, std::string>>{{"epoll", "lt"}, {"poll", ""}, {"io_uring", "oneshot"}})
+    for (const auto& cpus : placements())
+      for (int t : {1, 2, 3}) {
+        const auto k = own_pipe_key(scenario, t, round_robin_pinning(cpus, t), mech, variant);
+        SCOPED_TRACE(datasets::describe(k) + " " + k.pinning);
+        try {
+          auto d = make(k);
+          ASSERT_EQ(workers(d), static_cast<std::size_t>(t));
+          EXPECT_EQ(d.total(), 0u);
+          std::uint64_t asked = 0;
+          for (std::size_t calls : std::initializer_list<std::size_t>{1, 7, 1000, 5000}) {
+            EXPECT_GT(d.calls(calls), 0u);
+            asked += calls;
+            EXPECT_EQ(d.total(), asked);
+            EXPECT_EQ(calls_in_all(per_worker(d)), asked);
+          }
+          EXPECT_GT(d.max_watched_fd(), 2);
+        } catch (const probe_skipped& e) {
+          EXPECT_EQ(mech, "io_uring") << e.what();
+        }
+      }
+}
+
+/// Three rounds of every point of the registry's `scenario` (full profile) with at most three
+/// workers, each made, run for 300 calls and annotated: batches of 8192 calls, the watched
+/// descriptors above the standard three, io_uring's alone allowed to be skipped. Returns how
+/// many ran; the caller checks what its workers left behind.
+inline int run_small_registry_points(const char* scenario) {
+  const auto* probe = find_probe(scenario);
+  auto sel = small_selection();
+  sel.profile = profile_kind::full;
+  int ran = 0;
+  for (int round = 0; round < 3; ++round)
+    for (const auto& k : probe->points(sel, all_flavours())) {
+      if (*k.n_fds > 3) continue;
+      SCOPED_TRACE(datasets::describe(k) + " " + k.pinning);
+      try {
+        auto inst = probe->make(k, sel);
+        EXPECT_EQ(inst->min_batch(), 8192u);
+        EXPECT_GT(inst->run(300), 0u);
+        datasets::key annotated = k;
+        inst->annotate(annotated);
+        EXPECT_GE(annotated.max_fd.value_or(-1), 3);
+        ++ran;
+      } catch (const probe_skipped& e) {
+        EXPECT_EQ(k.mechanism, "io_uring") << e.what();
+      }
+    }
+  return ran;
 }
 
 /// The thread ids of this process (/proc/self/task).
