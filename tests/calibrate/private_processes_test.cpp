@@ -31,7 +31,7 @@ using test::round_robin_pinning;
 
 datasets::key private_processes_key(int t, const std::string& pinning, const std::string& mech = "epoll",
                                     const std::string& variant = "lt") {
-  return test::own_pipe_key("private_processes", t, pinning, mech, variant);
+  return test::pipes_key("private_processes", t, pinning, mech, variant);
 }
 
 /// The "Threads:" line of /proc/PID/status (0 when it cannot be read).

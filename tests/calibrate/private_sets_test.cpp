@@ -29,7 +29,7 @@ using test::task_count_settled;
 
 datasets::key private_sets_key(int t, const std::string& pinning, const std::string& mech = "epoll",
                                const std::string& variant = "lt") {
-  return test::own_pipe_key("private_sets", t, pinning, mech, variant);
+  return test::pipes_key("private_sets", t, pinning, mech, variant);
 }
 
 TEST(PrivateSetsTest, EveryBatchMakesExactlyTheCallsItAskedFor) {

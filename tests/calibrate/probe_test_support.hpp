@@ -71,10 +71,11 @@ inline std::string round_robin_pinning(const std::vector<int>& cpus, int threads
   return s;
 }
 
-/// The key of a point whose T workers each wait on a pipe of their own (private_sets'
-/// threads, private_processes' processes): timeout-0 calls on `pinning`, throughput.
-inline datasets::key own_pipe_key(const char* scenario, int t, const std::string& pinning,
-                                  const std::string& mech = "epoll", const std::string& variant = "lt") {
+/// The key of a point of T workers over T pipes (private_sets' threads and
+/// private_processes' processes each on a pipe of their own; shared_epoll's threads on one
+/// instance over all of them): timeout-0 calls, a token a pipe, on `pinning`, throughput.
+inline datasets::key pipes_key(const char* scenario, int t, const std::string& pinning,
+                               const std::string& mech = "epoll", const std::string& variant = "lt") {
   datasets::key k;
   k.scenario = scenario;
   k.mechanism = mech;
@@ -106,7 +107,7 @@ void expect_exact_batches(const char* scenario, Make make, Workers workers, PerW
        std::vector<std::pair<std::string, std::string>>{{"epoll", "lt"}, {"poll", ""}, {"io_uring", "oneshot"}})
     for (const auto& cpus : placements())
       for (int t : {1, 2, 3}) {
-        const auto k = own_pipe_key(scenario, t, round_robin_pinning(cpus, t), mech, variant);
+        const auto k = pipes_key(scenario, t, round_robin_pinning(cpus, t), mech, variant);
         SCOPED_TRACE(datasets::describe(k) + " " + k.pinning);
         try {
           auto d = make(k);

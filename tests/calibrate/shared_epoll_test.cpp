@@ -29,19 +29,9 @@ using test::task_count_settled;
 
 datasets::key shared_epoll_key(int t, const std::string& pinning, const std::string& variant = "lt",
                                std::optional<int> tokens = std::nullopt) {
-  datasets::key k;
-  k.scenario = "shared_epoll";
-  k.mechanism = "epoll";
-  k.variant = variant;
-  k.fd_kind = "pipe";
-  k.n_fds = t;
+  datasets::key k = test::pipes_key("shared_epoll", t, pinning, "epoll", variant);
   k.n_active = tokens.value_or(t);
   k.blocking = 1;
-  k.threads = t;
-  k.pinning = pinning;
-  k.cpus = static_cast<std::int64_t>(datasets::pinning::parse(pinning).distinct_cpus());
-  k.metric = "throughput";
-  k.unit = "1/s";
   return k;
 }
 
